@@ -1,0 +1,3 @@
+"""simkit: Monte Carlo balance analysis for tabletop games."""
+
+__version__ = "0.1.0"

@@ -1,0 +1,205 @@
+"""Game configs: TOML in, validated data out, with `--set key=value` overrides.
+
+A config is plain data (dicts, lists, numbers, strings). Entries of a list of tables are
+addressed by their `id` (or by position) in override keys, e.g.
+`ingredients.spider_venom.scores=[1,3,6,10]` or `options.picking_compulsory=false`.
+Any table may carry `placeholder = true` (the whole entry is not from a published source)
+or `placeholder = ["key", ...]` (only those keys are); `placeholders()` lists them.
+"""
+
+from __future__ import annotations
+
+import copy
+import difflib
+import hashlib
+import json
+import tomllib
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .errors import ConfigError
+
+CONFIG_DIR = Path(__file__).resolve().parent.parent / "configs"
+
+
+@dataclass(frozen=True)
+class GameConfig:
+    """A resolved game config: the data after overrides, and where it came from."""
+
+    game: str
+    source: str
+    data: dict[str, Any]
+    overrides: tuple[str, ...] = field(default_factory=tuple)
+
+    @property
+    def hash(self) -> str:
+        """Short content hash of the resolved data (same data, same hash)."""
+        text = json.dumps(self.data, sort_keys=True, separators=(",", ":"))
+        return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+    def placeholders(self) -> list[str]:
+        """Dotted keys of every value marked as a placeholder."""
+        return list(_walk_placeholders(self.data, ""))
+
+
+def load_toml(path: Path) -> dict[str, Any]:
+    """Read a TOML file, turning a syntax error into a ConfigError naming the file."""
+    try:
+        with open(path, "rb") as fh:
+            return tomllib.load(fh)
+    except FileNotFoundError:
+        raise ConfigError(str(path), "(file)", None, "file not found") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(str(path), "(syntax)", None, f"not valid TOML: {exc}") from None
+
+
+def load_config(game: str, path: Path | None = None, overrides: Iterable[str] = ()) -> GameConfig:
+    """Load `configs/<game>.toml` (or `path`) and apply `key=value` overrides."""
+    path = path or CONFIG_DIR / f"{game.replace('-', '_')}.toml"
+    data = load_toml(path)
+    overrides = tuple(overrides)
+    for item in overrides:
+        apply_override(data, item)
+    return GameConfig(game=game, source=str(path), data=data, overrides=overrides)
+
+
+def parse_value(text: str) -> Any:
+    """Parse an override value as TOML (`3`, `2.5`, `true`, `[1,2]`, `"x"`), else a string."""
+    try:
+        return tomllib.loads(f"v = {text}")["v"]
+    except tomllib.TOMLDecodeError:
+        return text
+
+
+def apply_override(data: dict[str, Any], item: str) -> None:
+    """Apply one `dotted.key=value` override in place; the key must already exist."""
+    if "=" not in item:
+        raise ConfigError("--set", item, None, "expected KEY=VALUE, e.g. options.max_rounds=50")
+    key, _, raw = item.partition("=")
+    key = key.strip()
+    value = parse_value(raw.strip())
+    parts = key.split(".")
+    parent: Any = data
+    for depth, part in enumerate(parts):
+        where = ".".join(parts[: depth + 1])
+        last = depth == len(parts) - 1
+        if isinstance(parent, dict):
+            if part not in parent:
+                known = [k for k in parent if k != "placeholder"]
+                hint = difflib.get_close_matches(part, known, n=1)
+                tip = f"; did you mean '{hint[0]}'?" if hint else f"; known: {', '.join(known)}"
+                raise ConfigError("--set", where, value, f"unknown key{tip}")
+            if last:
+                parent[part] = _checked(parent[part], value, key)
+            else:
+                parent = parent[part]
+        elif isinstance(parent, list):
+            index = _list_index(parent, part, where, value)
+            if last:
+                parent[index] = _checked(parent[index], value, key)
+            else:
+                parent = parent[index]
+        else:
+            raise ConfigError("--set", where, value, "cannot go deeper: this value is not a table")
+
+
+def _list_index(items: list[Any], part: str, where: str, value: Any) -> int:
+    if part.isdigit() and int(part) < len(items):
+        return int(part)
+    ids = [e.get("id") for e in items if isinstance(e, dict)]
+    if part in ids:
+        return ids.index(part)
+    raise ConfigError("--set", where, value, f"no entry with this id; known: {', '.join(map(str, ids))}")
+
+
+def _checked(old: Any, new: Any, key: str) -> Any:
+    """Accept `new` only if it has the type of the value it replaces."""
+    if isinstance(old, bool) or isinstance(new, bool):
+        ok = isinstance(old, bool) and isinstance(new, bool)
+    elif isinstance(old, float):
+        ok = isinstance(new, (int, float))
+        new = float(new) if ok else new
+    else:
+        ok = type(old) is type(new)
+    if not ok:
+        want = type(old).__name__
+        raise ConfigError("--set", key, new, f"expected a value of type {want} (currently {old!r})")
+    return copy.deepcopy(new)
+
+
+def _walk_placeholders(node: Any, prefix: str) -> Iterator[str]:
+    if isinstance(node, dict):
+        mark = node.get("placeholder")
+        if mark is True:
+            yield prefix or "(whole config)"
+        elif isinstance(mark, list):
+            for key in mark:
+                yield f"{prefix}.{key}" if prefix else str(key)
+        for key, value in node.items():
+            if key != "placeholder":
+                yield from _walk_placeholders(value, f"{prefix}.{key}" if prefix else key)
+    elif isinstance(node, list):
+        for i, value in enumerate(node):
+            name = value.get("id", i) if isinstance(value, dict) else i
+            yield from _walk_placeholders(value, f"{prefix}.{name}")
+
+
+class Reader:
+    """Typed access to a config's data; every failure names file, key and value."""
+
+    def __init__(self, config: GameConfig) -> None:
+        self.source = config.source
+        self.data = config.data
+
+    def error(self, key: str, value: Any, problem: str) -> ConfigError:
+        return ConfigError(self.source, key, value, problem)
+
+    def get(self, key: str, node: Any = None) -> Any:
+        """The value at dotted `key` (relative to `node`, else the root)."""
+        current = self.data if node is None else node
+        for part in key.split("."):
+            if not isinstance(current, dict) or part not in current:
+                raise self.error(key, None, "missing")
+            current = current[part]
+        return current
+
+    def int(self, key: str, lo: int, hi: int, node: Any = None, where: str = "") -> int:
+        value = self.get(key, node)
+        name = where or key
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise self.error(name, value, "expected an integer")
+        if not lo <= value <= hi:
+            raise self.error(name, value, f"must be between {lo} and {hi}")
+        return value
+
+    def bool(self, key: str, node: Any = None, where: str = "") -> bool:
+        value = self.get(key, node)
+        if not isinstance(value, bool):
+            raise self.error(where or key, value, "expected true or false")
+        return value
+
+    def choice(self, key: str, choices: Iterable[str], node: Any = None, where: str = "") -> str:
+        value = self.get(key, node)
+        choices = list(choices)
+        if value not in choices:
+            raise self.error(where or key, value, f"must be one of: {', '.join(choices)}")
+        return value
+
+    def table_list(self, key: str, lo: int, hi: int) -> list[dict[str, Any]]:
+        """A list of tables (`[[key]]`) with `lo..hi` entries, each with a unique `id`."""
+        value = self.get(key)
+        if not isinstance(value, list) or not all(isinstance(v, dict) for v in value):
+            raise self.error(key, None, "expected a list of tables ([[...]] entries)")
+        if not lo <= len(value) <= hi:
+            raise self.error(key, len(value), f"needs between {lo} and {hi} entries")
+        seen: set[str] = set()
+        for i, entry in enumerate(value):
+            ident = entry.get("id")
+            if not isinstance(ident, str) or not ident:
+                raise self.error(f"{key}[{i}].id", ident, "every entry needs a text id")
+            if ident in seen:
+                raise self.error(f"{key}.{ident}.id", ident, "duplicate id")
+            seen.add(ident)
+        return value

@@ -1,0 +1,218 @@
+"""Cauldron Master config -> validated numpy tables for the kernel.
+
+Tables are kernel arguments, never globals, so a `--set` override takes effect without
+recompiling.
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from simkit.config import GameConfig, Reader
+
+from . import layout as L
+
+TIE_BREAKS = ("shared", "most_potions")
+RECIPE_MATCHES = ("contains", "exact")
+
+
+class Tables(NamedTuple):
+    """Everything the kernel needs to know about the rules, as arrays."""
+
+    colour: np.ndarray  # int64[T]: colour index of each ingredient type
+    deck: np.ndarray  # int64[50]: ingredient type of each card, unshuffled
+    score: np.ndarray  # int64[T, MAX_CAPACITY+1]: points for k cards of type t in a potion
+    value_order: np.ndarray  # int64[T]: types by one-card score, best first
+    initiative: np.ndarray  # int64[W]
+    max_cards: np.ndarray  # int64[W]
+    colour_limit: np.ndarray  # int64[W, C]
+    capacity: np.ndarray  # int64[K]
+    recipe_types: np.ndarray  # int64[R, MAX_RECIPES, T]
+    recipe_colours: np.ndarray  # int64[R, MAX_RECIPES, C]
+    recipe_bonus: np.ndarray  # int64[R, MAX_RECIPES] (0 = no recipe in this slot)
+    recipe_need_type: np.ndarray  # int64[R, MAX_RECIPES, MAX_TYPES]: required types, listed
+    recipe_need_count: np.ndarray  # int64[R, MAX_RECIPES, MAX_TYPES]: ... and their counts
+    recipe_need_len: np.ndarray  # int64[R, MAX_RECIPES]: length of that list
+    recipe_colour_total: np.ndarray  # int64[R, MAX_RECIPES, C]: cards of colour c needed
+    recipe_size: np.ndarray  # int64[R, MAX_RECIPES]: cards the recipe needs in all
+    supply_size: np.ndarray  # int64[MAX_PLAYERS+1], by player count
+    compulsory: bool
+    recipe_exact: bool
+    tie_most_potions: bool
+    max_rounds: int
+
+
+class Names(NamedTuple):
+    """Display names and ids, for logs and result columns."""
+
+    colours: list[str]
+    ingredient_ids: list[str]
+    ingredients: list[str]
+    witch_ids: list[str]
+    witches: list[str]
+    recipe_ids: list[str]
+    recipes: list[str]
+    players: list[int]
+
+
+def compile_tables(config: GameConfig) -> tuple[Tables, Names]:
+    """Validate the config and build the kernel tables; errors name file, key and value."""
+    r = Reader(config)
+    players = r.get("game.players")
+    if not isinstance(players, list) or not players or not all(
+        isinstance(p, int) and not isinstance(p, bool) and 2 <= p <= L.MAX_PLAYERS for p in players
+    ):
+        raise r.error("game.players", players, f"expected a list of player counts in 2..{L.MAX_PLAYERS}")
+    colours = r.get("game.colours")
+    if not isinstance(colours, list) or not 1 <= len(colours) <= L.MAX_COLOURS:
+        raise r.error("game.colours", colours, f"expected a list of 1..{L.MAX_COLOURS} colour names")
+    caps = r.get("cauldrons.sizes")
+    if not isinstance(caps, list) or not 1 <= len(caps) <= L.MAX_CAULDRONS or not all(
+        isinstance(c, int) and not isinstance(c, bool) and 1 <= c <= L.MAX_CAPACITY for c in caps
+    ):
+        raise r.error("cauldrons.sizes", caps, f"expected 1..{L.MAX_CAULDRONS} sizes in 1..{L.MAX_CAPACITY}")
+    max_cap = max(caps)
+
+    ingredients = r.table_list("ingredients", 1, L.MAX_TYPES)
+    n_types = len(ingredients)
+    colour = np.zeros(n_types, np.int64)
+    score = np.zeros((n_types, L.MAX_CAPACITY + 1), np.int64)
+    deck: list[int] = []
+    for t, ing in enumerate(ingredients):
+        key = f"ingredients.{ing['id']}"
+        colour[t] = colours.index(r.choice("colour", colours, ing, f"{key}.colour"))
+        deck += [t] * r.int("copies", 1, 60, ing, f"{key}.copies")
+        points = r.get("scores", ing)
+        if not isinstance(points, list) or len(points) < max_cap or not all(
+            isinstance(x, int) and not isinstance(x, bool) and 0 <= x <= 1000 for x in points
+        ):
+            raise r.error(f"{key}.scores", points,
+                          f"expected {max_cap} (largest cauldron) scores in 0..1000")
+        score[t, 1 : len(points) + 1] = points[: L.MAX_CAPACITY]
+    if len(deck) > 255:
+        raise r.error("ingredients", len(deck), "at most 255 ingredient cards in total")
+
+    use_amateur = r.bool("options.amateur_witch")
+    witches = [w for w in r.table_list("witches", 1, L.MAX_WITCHES)
+               if use_amateur or not w.get("optional", False)]
+    n_w = len(witches)
+    initiative = np.zeros(n_w, np.int64)
+    max_cards = np.zeros(n_w, np.int64)
+    colour_limit = np.zeros((n_w, len(colours)), np.int64)
+    for w, witch in enumerate(witches):
+        key = f"witches.{witch['id']}"
+        initiative[w] = r.int("initiative", 0, 99, witch, f"{key}.initiative")
+        max_cards[w] = r.int("max_cards", 1, sum(caps), witch, f"{key}.max_cards")
+        limits = r.get("colour_limits", witch)
+        if not isinstance(limits, dict):
+            raise r.error(f"{key}.colour_limits", limits, "expected a table like { red = 1 }")
+        for name in limits:
+            if name not in colours:
+                raise r.error(f"{key}.colour_limits.{name}", limits[name],
+                              f"unknown colour; known: {', '.join(colours)}")
+            colour_limit[w, colours.index(name)] = r.int(
+                name, 0, 99, limits, f"{key}.colour_limits.{name}")
+
+    ids = [i["id"] for i in ingredients]
+    cards = r.table_list("recipe_cards", 1, L.MAX_RECIPE_CARDS)
+    n_r = len(cards)
+    recipe_types = np.zeros((n_r, L.MAX_RECIPES, n_types), np.int64)
+    recipe_colours = np.zeros((n_r, L.MAX_RECIPES, len(colours)), np.int64)
+    recipe_bonus = np.zeros((n_r, L.MAX_RECIPES), np.int64)
+    for c, card in enumerate(cards):
+        key = f"recipe_cards.{card['id']}.recipes"
+        recipes = r.get("recipes", card)
+        if not isinstance(recipes, list) or not 1 <= len(recipes) <= L.MAX_RECIPES:
+            raise r.error(key, recipes, f"expected 1..{L.MAX_RECIPES} recipes")
+        for j, recipe in enumerate(recipes):
+            rkey = f"{key}.{j}"
+            if not isinstance(recipe, dict):
+                raise r.error(rkey, recipe, "expected a table with ingredients/colours and bonus")
+            unknown = set(recipe) - {"ingredients", "colours", "bonus"}
+            if unknown:
+                raise r.error(f"{rkey}.{sorted(unknown)[0]}", None,
+                              "unknown key; use ingredients, colours, bonus")
+            recipe_bonus[c, j] = r.int("bonus", 1, 100, recipe, f"{rkey}.bonus")
+            for part, names, target in (("ingredients", ids, recipe_types),
+                                        ("colours", colours, recipe_colours)):
+                need = recipe.get(part, {})
+                if not isinstance(need, dict):
+                    raise r.error(f"{rkey}.{part}", need, "expected a table like { name = 2 }")
+                for name, count in need.items():
+                    if name not in names:
+                        raise r.error(f"{rkey}.{part}.{name}", count,
+                                      f"unknown name; known: {', '.join(names)}")
+                    target[c, j, names.index(name)] = r.int(
+                        name, 1, max_cap, need, f"{rkey}.{part}.{name}")
+            size = recipe_types[c, j].sum() + recipe_colours[c, j].sum()
+            if size == 0 or size > max_cap:
+                raise r.error(rkey, recipe, f"a recipe needs 1..{max_cap} cards (largest cauldron)")
+
+    # Compact forms for the kernel's recipe check: the specific ingredients as a short
+    # list, and per colour the total cards of that colour the recipe needs (its colour
+    # icons plus its specific ingredients of that colour).
+    need_type = np.zeros((n_r, L.MAX_RECIPES, L.MAX_TYPES), np.int64)
+    need_count = np.zeros((n_r, L.MAX_RECIPES, L.MAX_TYPES), np.int64)
+    need_len = np.zeros((n_r, L.MAX_RECIPES), np.int64)
+    colour_total = recipe_colours.copy()
+    for c in range(n_r):
+        for j in range(L.MAX_RECIPES):
+            for x in np.flatnonzero(recipe_types[c, j]):
+                need_type[c, j, need_len[c, j]] = x
+                need_count[c, j, need_len[c, j]] = recipe_types[c, j, x]
+                need_len[c, j] += 1
+                colour_total[c, j, colour[x]] += recipe_types[c, j, x]
+    recipe_size = recipe_types.sum(axis=2) + recipe_colours.sum(axis=2)
+
+    supply_size = np.zeros(L.MAX_PLAYERS + 1, np.int64)
+    sizes = r.get("supply.size")
+    for p in players:
+        supply_size[p] = r.int(str(p), 1, len(deck), sizes, f"supply.size.{p}")
+        if supply_size[p] > len(deck):
+            raise r.error(f"supply.size.{p}", supply_size[p], "larger than the deck")
+
+    tables = Tables(
+        colour=colour,
+        deck=np.array(deck, np.int64),
+        score=score,
+        value_order=np.argsort(-score[:, 1], kind="stable").astype(np.int64),
+        initiative=initiative,
+        max_cards=max_cards,
+        colour_limit=colour_limit,
+        capacity=np.array(caps, np.int64),
+        recipe_types=recipe_types,
+        recipe_colours=recipe_colours,
+        recipe_bonus=recipe_bonus,
+        recipe_need_type=need_type,
+        recipe_need_count=need_count,
+        recipe_need_len=need_len,
+        recipe_colour_total=colour_total,
+        recipe_size=recipe_size,
+        supply_size=supply_size,
+        compulsory=r.bool("options.picking_compulsory"),
+        recipe_exact=r.choice("options.recipe_match", RECIPE_MATCHES) == "exact",
+        tie_most_potions=r.choice("options.tie_break", TIE_BREAKS) == "most_potions",
+        max_rounds=r.int("options.max_rounds", 1, 10_000),
+    )
+    names = Names(
+        colours=list(colours),
+        ingredient_ids=ids,
+        ingredients=[str(i.get("name", i["id"])) for i in ingredients],
+        witch_ids=[w["id"] for w in witches],
+        witches=[str(w.get("name", w["id"])) for w in witches],
+        recipe_ids=[c["id"] for c in cards],
+        recipes=[str(c.get("name", c["id"])) for c in cards],
+        players=sorted(players),
+    )
+    if n_r < max(players):
+        raise r.error("recipe_cards", n_r, f"need at least one recipe card per player ({max(players)})")
+    return tables, names
+
+
+def describe(config: GameConfig) -> dict[str, Any]:
+    """Summary facts for `simkit show` (counts derived from the tables)."""
+    tables, names = compile_tables(config)
+    return {"ingredient cards": int(tables.deck.size), "ingredient types": len(names.ingredients),
+            "witches in hand": len(names.witches), "recipe cards": len(names.recipes)}

@@ -1,0 +1,523 @@
+"""Cauldron Master rules as numba kernels (state layout: see layout.py).
+
+One game is `play_game`; `simulate_batch` plays many in parallel, each from its own seed,
+so results do not depend on thread count or chunk size. The functions follow the
+rulebook's phases: setup, 1 select a witch, 2 player order, 3 pick ingredient cards,
+4 create potions, 5 end of round, end of game.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, prange
+
+from simkit.rng import game_seed, randint, stream_state
+from strategies.cauldron_master import choose
+
+from .layout import (
+    DECK_LEFT,
+    EV_END,
+    EV_HECATE,
+    EV_ORDER,
+    EV_POTION,
+    EV_REFILL,
+    EV_REVEAL,
+    EV_SETUP,
+    EV_TAKE,
+    FREE,
+    GAIN,
+    HECATE,
+    KIND,
+    MAX_COLOURS,
+    MAX_OPTIONS,
+    MAX_PLAYERS,
+    MAX_RECIPES,
+    N_COLS,
+    N_PLAYERS,
+    OPT_CARD,
+    OPT_STOP,
+    OPT_WITCH,
+    PHASE,
+    PHASE_PICK,
+    PHASE_WITCH,
+    PICKS_LEFT,
+    POINTS,
+    PUB_SIZE,
+    RECIPE,
+    REVEALED,
+    ROUND,
+    SAME,
+    SCORE,
+    SEAT,
+    SUPPLY,
+    TAKEN,
+    WITCH_NOW,
+    A,
+    B,
+    cauldron_at,
+    fill_at,
+    hand_at,
+)
+
+# Number of outputs per game, in the order of `new_outputs` (results.py names them).
+N_OUTPUTS = 11
+
+
+def new_outputs(n_games: int, n_players: int, n_witches: int, n_types: int) -> tuple:
+    """Allocate the per-game result arrays, in narrow dtypes."""
+    g, p = n_games, n_players
+    return (
+        np.zeros((g, p), np.int16),  # 0 score
+        np.zeros((g, p), np.int8),  # 1 rank (1 = best, ties share)
+        np.zeros((g, p), np.float32),  # 2 win share
+        np.zeros(g, np.int16),  # 3 rounds
+        np.zeros((g, p), np.int8),  # 4 strategy index (into the run's strategy list)
+        np.zeros((g, p), np.int8),  # 5 recipe card
+        np.zeros((g, p), np.uint8),  # 6 potions brewed
+        np.zeros((g, p), np.int16),  # 7 recipe bonus points
+        np.zeros((g, p), np.uint8),  # 8 cards left in incomplete cauldrons at the end
+        np.zeros((g, p, n_witches), np.uint8),  # 9 times each witch was played
+        np.zeros((g, p, n_types), np.uint8),  # 10 cards of each ingredient scored
+    )
+
+
+def new_trace() -> tuple:
+    """Buffers for one traced game: decisions, their option rows, events, counters."""
+    from .layout import DEC_COLS, EV_COLS, MAX_DECISIONS, MAX_EVENTS, MAX_TRACED_OPTIONS
+
+    return (
+        np.zeros((MAX_DECISIONS, DEC_COLS), np.int32),
+        np.zeros((MAX_TRACED_OPTIONS, N_COLS), np.int32),
+        np.zeros((MAX_EVENTS, 6), np.int32),
+        np.zeros(3, np.int64),  # decisions, option rows, events recorded
+    )
+
+
+# ---------------------------------------------------------------- scratch
+@njit(cache=True)
+def new_scratch(t):
+    """Per-thread work arrays, reused across games (every game resets what it uses)."""
+    return (
+        np.zeros(PUB_SIZE, np.int32),  # 0 public state
+        np.zeros((MAX_OPTIONS, N_COLS), np.int32),  # 1 option table
+        np.empty(t.deck.shape[0], np.int64),  # 2 ingredient deck (shuffled)
+        np.empty(t.recipe_bonus.shape[0], np.int64),  # 3 recipe cards (shuffled)
+        np.zeros((4, MAX_PLAYERS), np.int64),  # 4 chosen witch, turn order, sort key, potions
+        np.zeros((MAX_PLAYERS + 1, 1), np.uint64),  # 5 rng streams: deal, then one per seat
+        np.zeros((2, MAX_COLOURS), np.int64),  # 6 colour counts, colour limits left
+    )
+
+
+# ---------------------------------------------------------------- scoring (phase 4)
+@njit(cache=True)
+def potion_points(t, pub, p, k, extra):
+    """Score-table points of cauldron k of seat p, plus one card of type `extra` (-1: none)."""
+    base = cauldron_at(p, k, 0)
+    pts = 0
+    for x in range(t.colour.shape[0]):
+        n = pub[base + x] + (1 if x == extra else 0)
+        if n > 0:
+            pts += t.score[x, n]
+    return pts
+
+
+@njit(cache=True)
+def colour_counts(t, pub, p, k, counts):
+    """Cards of each colour in cauldron k of seat p, into `counts`."""
+    base = cauldron_at(p, k, 0)
+    for c in range(t.colour_limit.shape[1]):
+        counts[c] = 0
+    for x in range(t.colour.shape[0]):
+        counts[t.colour[x]] += pub[base + x]
+
+
+@njit(cache=True)
+def recipe_points(t, pub, p, k, extra, counts, size):
+    """Best single recipe bonus seat p's card gives cauldron k (+ card `extra`, -1: none).
+
+    `counts` are the cauldron's colour counts without `extra`; `size` its cards with it.
+    A recipe matches if the potion holds its specific ingredients and, per colour, at
+    least as many cards as its icons and ingredients of that colour need ("contains"),
+    and with options.recipe_match = "exact" nothing else.
+    """
+    card = pub[RECIPE + p]
+    base = cauldron_at(p, k, 0)
+    best = 0
+    for j in range(MAX_RECIPES):
+        bonus = t.recipe_bonus[card, j]
+        need = t.recipe_size[card, j]
+        if bonus <= best or size < need or (t.recipe_exact and size != need):
+            continue
+        ok = True
+        for i in range(t.recipe_need_len[card, j]):
+            x = t.recipe_need_type[card, j, i]
+            if pub[base + x] + (1 if x == extra else 0) < t.recipe_need_count[card, j, i]:
+                ok = False
+                break
+        if ok:
+            for c in range(t.colour_limit.shape[1]):
+                plus = 1 if extra >= 0 and t.colour[extra] == c else 0
+                if counts[c] + plus < t.recipe_colour_total[card, j, c]:
+                    ok = False
+                    break
+        if ok:
+            best = bonus
+    return best
+
+
+# ---------------------------------------------------------------- options
+@njit(cache=True)
+def witch_options(t, pub, p, opts, rem):
+    """Phase 1 options for seat p: each witch in hand, with what it could take right now."""
+    n_types = t.colour.shape[0]
+    free = 0
+    for k in range(t.capacity.shape[0]):
+        free += t.capacity[k] - pub[fill_at(p, k)]
+    n = 0
+    for w in range(t.initiative.shape[0]):
+        if pub[hand_at(p, w)] == 0:
+            continue
+        for c in range(t.colour_limit.shape[1]):
+            rem[c] = t.colour_limit[w, c]
+        limit = min(t.max_cards[w], free)
+        taken = 0
+        value = 0
+        for i in range(n_types):
+            x = t.value_order[i]
+            c = t.colour[x]
+            m = min(pub[SUPPLY + x], rem[c], limit - taken)
+            if m > 0:
+                taken += m
+                rem[c] -= m
+                value += m * t.score[x, 1]
+        opts[n, KIND] = OPT_WITCH
+        opts[n, A] = w
+        opts[n, B] = t.initiative[w]
+        opts[n, POINTS] = taken
+        opts[n, GAIN] = value
+        opts[n, SAME] = 0
+        opts[n, FREE] = 0
+        n += 1
+    return n
+
+
+@njit(cache=True)
+def card_options(t, pub, p, w, opts, counts):
+    """Phase 3 options for seat p playing witch w: each (cauldron, ingredient) it may take."""
+    n = 0
+    if pub[PICKS_LEFT] > 0:
+        for k in range(t.capacity.shape[0]):
+            fill = pub[fill_at(p, k)]
+            if fill >= t.capacity[k]:
+                continue
+            completes = fill + 1 == t.capacity[k]
+            base_points = 0
+            if completes:
+                base_points = potion_points(t, pub, p, k, -1)
+                colour_counts(t, pub, p, k, counts)
+            for x in range(t.colour.shape[0]):
+                c = t.colour[x]
+                if pub[SUPPLY + x] == 0 or pub[TAKEN + c] >= t.colour_limit[w, c]:
+                    continue
+                same = pub[cauldron_at(p, k, x)] + 1
+                gain = t.score[x, same] - t.score[x, same - 1]
+                points = 0
+                if completes:
+                    points = base_points + gain + recipe_points(t, pub, p, k, x, counts, fill + 1)
+                opts[n, KIND] = OPT_CARD
+                opts[n, A] = x
+                opts[n, B] = k
+                opts[n, POINTS] = points
+                opts[n, GAIN] = gain
+                opts[n, SAME] = same
+                opts[n, FREE] = t.capacity[k] - fill - 1
+                n += 1
+    if n > 0 and not t.compulsory:
+        opts[n, KIND] = OPT_STOP
+        opts[n, A] = -1
+        opts[n, B] = -1
+        for col in range(POINTS, N_COLS):
+            opts[n, col] = 0
+        n += 1
+    return n
+
+
+# ---------------------------------------------------------------- tracing
+@njit(cache=True)
+def record_event(trace, tracing, rnd, event, seat, a, b, c):
+    if not tracing:
+        return
+    i = trace[3][2]
+    if i < trace[2].shape[0]:
+        ev = trace[2]
+        ev[i, 0] = rnd
+        ev[i, 1] = event
+        ev[i, 2] = seat
+        ev[i, 3] = a
+        ev[i, 4] = b
+        ev[i, 5] = c
+        trace[3][2] = i + 1
+
+
+@njit(cache=True)
+def record_decision(trace, tracing, rnd, seat, opts, n, chosen):
+    if not tracing:
+        return
+    d = trace[3][0]
+    o = trace[3][1]
+    if d >= trace[0].shape[0] or o + n > trace[1].shape[0]:
+        return
+    dec = trace[0]
+    dec[d, 0] = rnd
+    dec[d, 1] = seat
+    dec[d, 2] = opts[0, KIND]
+    dec[d, 3] = n
+    dec[d, 4] = chosen
+    dec[d, 5] = o
+    for i in range(n):
+        for col in range(N_COLS):
+            trace[1][o + i, col] = opts[i, col]
+    trace[3][0] = d + 1
+    trace[3][1] = o + n
+
+
+@njit(cache=True)
+def ask(sid, opts, n, pub, t, params, rng):
+    """Ask a strategy for an option row; an out-of-range answer falls back to row 0."""
+    chosen = choose(sid, opts, n, pub, t, params, rng)
+    if chosen < 0 or chosen >= n:
+        return 0
+    return chosen
+
+
+# ---------------------------------------------------------------- one game
+@njit(cache=True)
+def play_game(t, n_players, seed, sids, params, out, g, scratch, trace, tracing):
+    """Play one game from `seed` into row g of `out`; seat s plays strategy sids[s]."""
+    n_types = t.colour.shape[0]
+    n_witches = t.initiative.shape[0]
+    n_cauldrons = t.capacity.shape[0]
+    pub, opts, deck, recipe_deck, seats, rngs, colours = scratch
+    chosen_witch, order, key, potions = seats[0], seats[1], seats[2], seats[3]
+    pub[:] = 0
+    potions[:] = 0
+    for s in range(n_players):
+        rngs[1 + s, 0] = stream_state(seed, np.uint64(1 + s))
+
+    # Setup: shuffle the ingredient deck, reveal the supply, deal recipe cards face up.
+    deal = rngs[0]
+    deal[0] = stream_state(seed, np.uint64(0))
+    deck[:] = t.deck
+    for i in range(deck.shape[0] - 1, 0, -1):
+        j = randint(deal, i + 1)
+        deck[i], deck[j] = deck[j], deck[i]
+    for i in range(recipe_deck.shape[0]):
+        recipe_deck[i] = i
+    for i in range(recipe_deck.shape[0] - 1, 0, -1):
+        j = randint(deal, i + 1)
+        recipe_deck[i], recipe_deck[j] = recipe_deck[j], recipe_deck[i]
+    supply_size = t.supply_size[n_players]
+    for i in range(supply_size):
+        pub[SUPPLY + deck[i]] += 1
+    top = supply_size
+    pub[N_PLAYERS] = n_players
+    pub[HECATE] = 0  # seat 0, the first player, starts with the Favour of Hecate
+    pub[DECK_LEFT] = deck.shape[0] - top
+    for s in range(n_players):
+        pub[RECIPE + s] = recipe_deck[s]
+        out[5][g, s] = recipe_deck[s]
+        record_event(trace, tracing, 0, EV_SETUP, s, recipe_deck[s], 0, 0)
+        for w in range(n_witches):
+            pub[hand_at(s, w)] = 1
+
+    rnd = 0
+    while True:
+        pub[ROUND] = rnd
+        # 1. Select a witch, secretly and simultaneously: choices stay out of `pub` until
+        #    everyone has chosen, so no strategy can see another's choice this round.
+        pub[PHASE] = PHASE_WITCH
+        pub[WITCH_NOW] = -1
+        pub[PICKS_LEFT] = 0
+        for s in range(n_players):
+            pub[REVEALED + s] = -1
+        for s in range(n_players):
+            pub[SEAT] = s
+            n = witch_options(t, pub, s, opts, colours[1])
+            c = ask(sids[s], opts, n, pub, t, params[s], rngs[1 + s])
+            record_decision(trace, tracing, rnd, s, opts, n, c)
+            chosen_witch[s] = opts[c, A]
+        for s in range(n_players):
+            pub[REVEALED + s] = chosen_witch[s]
+            out[9][g, s, chosen_witch[s]] += 1
+            record_event(trace, tracing, rnd, EV_REVEAL, s, chosen_witch[s], 0, 0)
+
+        # 2. Player order: lowest initiative first; ties go to the Hecate holder, then
+        #    clockwise (to the left, increasing seat) from them.
+        for s in range(n_players):
+            dist = (s - pub[HECATE] + n_players) % n_players
+            key[s] = t.initiative[chosen_witch[s]] * MAX_PLAYERS + dist
+            order[s] = s
+        for i in range(1, n_players):  # insertion sort: at most 4 seats
+            j = i
+            while j > 0 and key[order[j - 1]] > key[order[j]]:
+                order[j - 1], order[j] = order[j], order[j - 1]
+                j -= 1
+        for i in range(n_players):
+            record_event(trace, tracing, rnd, EV_ORDER, order[i], i, 0, 0)
+
+        # 3. Pick ingredient cards in turn order; the supply is not refilled between turns.
+        pub[PHASE] = PHASE_PICK
+        for i in range(n_players):
+            s = order[i]
+            w = chosen_witch[s]
+            pub[SEAT] = s
+            pub[WITCH_NOW] = w
+            pub[PICKS_LEFT] = t.max_cards[w]
+            for c in range(MAX_COLOURS):
+                pub[TAKEN + c] = 0
+            while True:
+                n = card_options(t, pub, s, w, opts, colours[0])
+                if n == 0:
+                    break  # nothing (more) this witch may take: "pick up the ones you can"
+                c = ask(sids[s], opts, n, pub, t, params[s], rngs[1 + s])
+                record_decision(trace, tracing, rnd, s, opts, n, c)
+                if opts[c, KIND] == OPT_STOP:
+                    break
+                x = opts[c, A]
+                k = opts[c, B]
+                pub[SUPPLY + x] -= 1
+                pub[cauldron_at(s, k, x)] += 1
+                pub[fill_at(s, k)] += 1
+                pub[TAKEN + t.colour[x]] += 1
+                pub[PICKS_LEFT] -= 1
+                record_event(trace, tracing, rnd, EV_TAKE, s, x, k, 0)
+        pub[WITCH_NOW] = -1
+        pub[PICKS_LEFT] = 0
+
+        # 4. Create potions: every full cauldron scores and is emptied.
+        for s in range(n_players):
+            for k in range(n_cauldrons):
+                size = pub[fill_at(s, k)]
+                if size < t.capacity[k]:
+                    continue
+                colour_counts(t, pub, s, k, colours[0])
+                base_points = potion_points(t, pub, s, k, -1)
+                bonus = recipe_points(t, pub, s, k, -1, colours[0], size)
+                pub[SCORE + s] += base_points + bonus
+                out[7][g, s] += bonus
+                potions[s] += 1
+                record_event(trace, tracing, rnd, EV_POTION, s, k, base_points, bonus)
+                for x in range(n_types):
+                    out[10][g, s, x] += pub[cauldron_at(s, k, x)]
+                    pub[cauldron_at(s, k, x)] = 0
+                pub[fill_at(s, k)] = 0
+
+        # 5. End of round: refill the supply; the game ends if the deck cannot fill it.
+        played = rnd + 1
+        in_supply = 0
+        for x in range(n_types):
+            in_supply += pub[SUPPLY + x]
+        needed = supply_size - in_supply
+        if needed > pub[DECK_LEFT]:
+            record_event(trace, tracing, rnd, EV_END, -1, needed, pub[DECK_LEFT], 0)
+            break
+        for i in range(needed):
+            pub[SUPPLY + deck[top]] += 1
+            top += 1
+        pub[DECK_LEFT] -= needed
+        record_event(trace, tracing, rnd, EV_REFILL, -1, needed, pub[DECK_LEFT], 0)
+        pub[HECATE] = (pub[HECATE] + 1) % n_players
+        record_event(trace, tracing, rnd, EV_HECATE, pub[HECATE], 0, 0, 0)
+        for s in range(n_players):
+            pub[hand_at(s, chosen_witch[s])] = 0  # used witches are set aside
+            held = 0
+            for w in range(n_witches):
+                held += pub[hand_at(s, w)]
+            if held == 0:  # every witch used: all go back to hand
+                for w in range(n_witches):
+                    pub[hand_at(s, w)] = 1
+        if played >= t.max_rounds:
+            record_event(trace, tracing, rnd, EV_END, -2, 0, 0, 0)
+            break
+        rnd = played
+
+    # End of game: incomplete cauldrons score nothing; rank by Spell Points.
+    out[3][g] = rnd + 1
+    for s in range(n_players):
+        left = 0
+        for k in range(n_cauldrons):
+            left += pub[fill_at(s, k)]
+        out[8][g, s] = left
+        out[6][g, s] = potions[s]
+        out[0][g, s] = pub[SCORE + s]
+        key[s] = pub[SCORE + s] * 256 + (potions[s] if t.tie_most_potions else 0)
+    winners = 0
+    for s in range(n_players):
+        better = 0
+        for q in range(n_players):
+            if key[q] > key[s]:
+                better += 1
+        out[1][g, s] = better + 1
+        if better == 0:
+            winners += 1
+    for s in range(n_players):
+        out[2][g, s] = np.float32(1.0 / winners) if out[1][g, s] == 1 else np.float32(0.0)
+
+
+@njit(cache=True)
+def prepare_game(n_players, master_seed, game, lineup, rotate, strategy_ids, strategy_params,
+                 out, row):
+    """Seed, strategy ids and params per seat of game `game` of a run.
+
+    When `rotate`, the run's strategies rotate through the seats over each deal: games
+    n*d .. n*d + n-1 share deal d (common random numbers), game n*d + r shifting by r.
+    """
+    deal = game // n_players if rotate else game
+    shift = game % n_players if rotate else 0
+    sids = np.empty(n_players, np.int64)
+    params = np.empty((n_players, strategy_params.shape[1]), np.float64)
+    for s in range(n_players):
+        index = lineup[(s + shift) % n_players]
+        sids[s] = strategy_ids[index]
+        params[s] = strategy_params[index]
+        out[4][row, s] = index
+    return game_seed(np.uint64(master_seed), np.uint64(deal)), sids, params
+
+
+@njit(cache=True)
+def new_trace_stub():
+    """Empty trace buffers for untraced play (same types as new_trace)."""
+    return (
+        np.zeros((1, 6), np.int32),
+        np.zeros((1, N_COLS), np.int32),
+        np.zeros((1, 6), np.int32),
+        np.zeros(3, np.int64),
+    )
+
+
+@njit(cache=True, parallel=True)
+def simulate_batch(t, n_players, master_seed, first_game, lineup, rotate, strategy_ids,
+                   strategy_params, out):
+    """Play games first_game .. first_game + len(out[0]) - 1 into `out` (new_outputs).
+
+    Games are split into blocks so that each thread allocates its work arrays once; every
+    game depends only on its own index, so the split never changes a result.
+    """
+    n_games = out[0].shape[0]
+    n_blocks = min(n_games, 256)
+    trace = new_trace_stub()
+    for b in prange(n_blocks):
+        scratch = new_scratch(t)
+        for i in range(b * n_games // n_blocks, (b + 1) * n_games // n_blocks):
+            seed, sids, params = prepare_game(n_players, master_seed, first_game + i, lineup,
+                                              rotate, strategy_ids, strategy_params, out, i)
+            play_game(t, n_players, seed, sids, params, out, i, scratch, trace, False)
+
+
+@njit(cache=True)
+def play_traced(t, n_players, master_seed, game, lineup, rotate, strategy_ids,
+                strategy_params, out, trace):
+    """Replay game `game` of a run into row 0 of `out`, recording it into `trace`."""
+    seed, sids, params = prepare_game(n_players, master_seed, game, lineup, rotate,
+                                      strategy_ids, strategy_params, out, 0)
+    play_game(t, n_players, seed, sids, params, out, 0, new_scratch(t), trace, True)

@@ -1,0 +1,97 @@
+"""Array layouts shared by the Cauldron Master kernel, its strategies and tools.
+
+Public state: one flat int32 array `pub`, the only game state a strategy sees.
+Everything in it is public at the moment a strategy is asked (the deck order is not in it;
+the witches chosen this round are -1 until all players have chosen).
+
+    offset          size            meaning
+    SEAT            1               seat being asked to decide
+    N_PLAYERS       1               players in this game
+    ROUND           1               round number, 0-based
+    HECATE          1               seat holding the Favour of Hecate
+    DECK_LEFT       1               cards left in the ingredient deck
+    PHASE           1               PHASE_WITCH or PHASE_PICK
+    PICKS_LEFT      1               cards the deciding player may still take this turn
+    WITCH_NOW       1               witch the deciding player plays (-1 while choosing)
+    SUPPLY          MAX_TYPES       supply count per ingredient type
+    SCORE           MAX_PLAYERS     Spell Points per seat
+    CAULDRON        P*K*T           cards of type t in cauldron k of seat p
+    FILL            P*K             cards in cauldron k of seat p
+    HAND            P*W             1 if seat p still holds witch w
+    REVEALED        MAX_PLAYERS     witch seat p revealed this round (-1 before reveal)
+    RECIPE          MAX_PLAYERS     recipe card dealt to seat p (face up)
+    TAKEN           MAX_COLOURS     cards of each colour the deciding player took this turn
+
+Option table: int32 rows, one per legal option, in canonical order (witches by id; cards
+by ingredient type then cauldron; "stop" last). Columns:
+
+    column      witch option (OPT_WITCH)        card option (OPT_CARD)      stop (OPT_STOP)
+    KIND        OPT_WITCH                       OPT_CARD                    OPT_STOP
+    A           witch id                        ingredient type             -1
+    B           initiative                      cauldron index              -1
+    POINTS      cards it could take now         points scored now if the    0
+                                                card fills the cauldron
+                                                (scores + recipe), else 0
+    GAIN        value of those cards (sum of    score-table gain of adding  0
+                one-card scores, best first)    the card to the cauldron
+    SAME        0                               cards of this type in the   0
+                                                cauldron after placing
+    FREE        0                               free space left after       0
+"""
+
+from numba import njit
+
+MAX_PLAYERS = 4
+MAX_TYPES = 16
+MAX_COLOURS = 4
+MAX_WITCHES = 8
+MAX_CAULDRONS = 4
+MAX_CAPACITY = 8
+MAX_RECIPE_CARDS = 32
+MAX_RECIPES = 4
+
+SEAT, N_PLAYERS, ROUND, HECATE, DECK_LEFT, PHASE, PICKS_LEFT, WITCH_NOW = range(8)
+SUPPLY = 8
+SCORE = SUPPLY + MAX_TYPES
+CAULDRON = SCORE + MAX_PLAYERS
+FILL = CAULDRON + MAX_PLAYERS * MAX_CAULDRONS * MAX_TYPES
+HAND = FILL + MAX_PLAYERS * MAX_CAULDRONS
+REVEALED = HAND + MAX_PLAYERS * MAX_WITCHES
+RECIPE = REVEALED + MAX_PLAYERS
+TAKEN = RECIPE + MAX_PLAYERS
+PUB_SIZE = TAKEN + MAX_COLOURS
+
+PHASE_WITCH, PHASE_PICK = 0, 1
+
+KIND, A, B, POINTS, GAIN, SAME, FREE = range(7)
+N_COLS = 7
+OPT_WITCH, OPT_CARD, OPT_STOP = 0, 1, 2
+MAX_OPTIONS = MAX_TYPES * MAX_CAULDRONS + 1
+
+# Trace of one game (for `simkit play` and the differential tests).
+# Decisions: [round, seat, kind of decision, number of options, chosen row, first option row]
+MAX_DECISIONS = 2048
+DEC_COLS = 6
+MAX_TRACED_OPTIONS = 1 << 16
+# Events: [round, event, seat, a, b, c]
+EV_REVEAL, EV_ORDER, EV_TAKE, EV_POTION, EV_REFILL, EV_HECATE, EV_END, EV_SETUP = range(8)
+MAX_EVENTS = 4096
+EV_COLS = 6
+
+
+@njit(cache=True, inline="always")
+def cauldron_at(p: int, k: int, t: int) -> int:
+    """Offset of cauldron k of seat p, ingredient type t, in `pub`."""
+    return CAULDRON + (p * MAX_CAULDRONS + k) * MAX_TYPES + t
+
+
+@njit(cache=True, inline="always")
+def fill_at(p: int, k: int) -> int:
+    """Offset of the fill count of cauldron k of seat p in `pub`."""
+    return FILL + p * MAX_CAULDRONS + k
+
+
+@njit(cache=True, inline="always")
+def hand_at(p: int, w: int) -> int:
+    """Offset of 'seat p holds witch w' in `pub`."""
+    return HAND + p * MAX_WITCHES + w

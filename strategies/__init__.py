@@ -1,0 +1,70 @@
+"""Heuristic players, one module per game, and their registry.
+
+A game's module defines `STRATEGIES` (a list of `StrategySpec`) and an @njit
+`choose(sid, opts, n, pub, tables, params, rng) -> row` that the game's kernel calls
+at every decision: `opts[:n]` is the option table, `pub` the public state (see the game's
+layout.py), `params` the seat's float parameter vector, `rng` its random stream.
+Built-in strategies are selected by integer id and inlined, so kernels cache.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+
+import numpy as np
+
+from simkit.errors import SimkitError
+
+MAX_PARAMS = 8
+
+
+@dataclass(frozen=True)
+class Param:
+    """A tunable strategy parameter with its default and allowed range."""
+
+    name: str
+    default: float
+    lo: float
+    hi: float
+    doc: str
+
+
+@dataclass(frozen=True)
+class StrategySpec:
+    """A built-in strategy: its name, kernel id, one-line description and parameters."""
+
+    name: str
+    sid: int
+    summary: str
+    params: tuple[Param, ...] = ()
+
+    def vector(self, values: dict[str, float] | None = None) -> np.ndarray:
+        """The parameter vector, defaults overridden by `values` (range-checked)."""
+        values = dict(values or {})
+        vec = np.zeros(MAX_PARAMS, np.float64)
+        for i, p in enumerate(self.params):
+            v = values.pop(p.name, p.default)
+            if not p.lo <= v <= p.hi:
+                raise SimkitError(
+                    f"strategy '{self.name}': parameter {p.name} = {v} is out of range "
+                    f"[{p.lo}, {p.hi}]"
+                )
+            vec[i] = v
+        if values:
+            known = ", ".join(p.name for p in self.params) or "none"
+            raise SimkitError(
+                f"strategy '{self.name}' has no parameter '{next(iter(values))}'; known: {known}"
+            )
+        return vec
+
+    def resolved(self, values: dict[str, float] | None = None) -> dict[str, float]:
+        """Parameter name -> value after overrides, for the manifest."""
+        vec = self.vector(values)
+        return {p.name: float(vec[i]) for i, p in enumerate(self.params)}
+
+
+def registry(module: str) -> dict[str, StrategySpec]:
+    """The built-in strategies of the game whose strategy module is `module`."""
+    mod = importlib.import_module(f"strategies.{module}")
+    return {spec.name: spec for spec in mod.STRATEGIES}

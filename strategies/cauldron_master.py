@@ -1,0 +1,173 @@
+"""Cauldron Master players (option table and `pub` layout: simkit/games/cauldron_master/layout.py).
+
+- random:  a uniformly random legal option.
+- greedy:  the best immediate value: the witch that could take the most valuable cards
+           now; the card whose placement scores the most now (or adds most to a set).
+- planner: plans potions: values a placement by what the cauldron can become (sets of one
+           ingredient, its recipe card), discounted by the cards still missing; weighs a
+           witch's haul against acting late.
+"""
+
+from __future__ import annotations
+
+from numba import njit
+
+from simkit.games.cauldron_master.layout import (
+    FREE,
+    GAIN,
+    KIND,
+    MAX_RECIPES,
+    OPT_CARD,
+    OPT_WITCH,
+    POINTS,
+    RECIPE,
+    SAME,
+    SEAT,
+    SUPPLY,
+    A,
+    B,
+    cauldron_at,
+)
+from simkit.rng import randint
+
+from . import Param, StrategySpec
+
+RANDOM, GREEDY, PLANNER = 0, 1, 2
+
+STRATEGIES = [
+    StrategySpec("random", RANDOM, "Picks a uniformly random legal option."),
+    StrategySpec(
+        "greedy",
+        GREEDY,
+        "Best immediate value: the richest witch now, the card that scores most now.",
+        (
+            Param("points_weight", 1.0, 0.0, 100.0, "weight of points scored by completing a potion"),
+            Param("gain_weight", 1.0, 0.0, 100.0, "weight of the score-table gain of a placement"),
+        ),
+    ),
+    StrategySpec(
+        "planner",
+        PLANNER,
+        "Plans potions: builds sets and its recipe, discounts missing cards, times witches.",
+        (
+            Param("discount", 0.6, 0.0, 1.0, "value kept per card still missing from a cauldron"),
+            Param("recipe_weight", 1.0, 0.0, 10.0, "weight of progress toward a recipe bonus"),
+            Param("mix_penalty", 1.0, 0.0, 20.0, "cost per extra ingredient type in one cauldron"),
+            Param("late_penalty", 0.4, 0.0, 10.0, "value lost per initiative step of a witch"),
+            Param("count_weight", 1.0, 0.0, 20.0, "value per card a witch could take"),
+        ),
+    ),
+]
+
+
+@njit(cache=True)
+def _argmax(scores, n):
+    best = 0
+    for i in range(1, n):
+        if scores[i] > scores[best]:
+            best = i
+    return best
+
+
+@njit(cache=True)
+def greedy(opts, n, params):
+    """Witch: most one-card value now. Card: points_weight*points + gain_weight*gain."""
+    best = 0
+    best_score = -1e300
+    for i in range(n):
+        if opts[i, KIND] == OPT_WITCH:
+            score = float(opts[i, GAIN])
+        elif opts[i, KIND] == OPT_CARD:
+            score = params[0] * opts[i, POINTS] + params[1] * opts[i, GAIN]
+        else:
+            score = 0.0
+        if score > best_score:
+            best_score = score
+            best = i
+    return best
+
+
+@njit(cache=True)
+def recipe_progress(t, pub, p, k, extra):
+    """Best bonus * (share of a feasible recipe already in cauldron k, + card `extra`)."""
+    card = pub[RECIPE + p]
+    n_types = t.colour.shape[0]
+    base = cauldron_at(p, k, 0)
+    best = 0.0
+    for j in range(MAX_RECIPES):
+        bonus = t.recipe_bonus[card, j]
+        if bonus == 0:
+            continue
+        size = 0
+        have = 0
+        for x in range(n_types):
+            need = t.recipe_types[card, j, x]
+            size += need
+            n = pub[base + x] + (1 if x == extra else 0)
+            have += min(n, need)
+        for c in range(t.recipe_colours.shape[2]):
+            need = t.recipe_colours[card, j, c]
+            size += need
+            spare = 0
+            for x in range(n_types):
+                if t.colour[x] == c:
+                    n = pub[base + x] + (1 if x == extra else 0)
+                    spare += max(0, n - t.recipe_types[card, j, x])
+            have += min(spare, need)
+        if size > t.capacity[k]:
+            continue
+        value = bonus * have / size
+        if value > best:
+            best = value
+    return best
+
+
+@njit(cache=True)
+def planner(opts, n, pub, t, params):
+    """Value placements by the potion they lead to; witches by haul minus lateness."""
+    discount, w_recipe, w_mix, w_late, w_count = params[0], params[1], params[2], params[3], params[4]
+    p = pub[SEAT]
+    best = 0
+    best_score = -1e300
+    for i in range(n):
+        kind = opts[i, KIND]
+        if kind == OPT_WITCH:
+            score = opts[i, GAIN] + w_count * opts[i, POINTS] - w_late * opts[i, B]
+        elif kind == OPT_CARD:
+            x = opts[i, A]
+            k = opts[i, B]
+            free = opts[i, FREE]
+            same = opts[i, SAME]
+            if free == 0:
+                score = float(opts[i, POINTS])
+            else:
+                # What this cauldron is worth if the rest of it is more of this ingredient;
+                # cards of x still in the supply make that likelier.
+                top = min(same + free, t.score.shape[1] - 1)
+                grow = t.score[x, top] - t.score[x, same - 1]
+                chance = discount ** free
+                if pub[SUPPLY + x] > 1:
+                    chance = min(1.0, chance / discount)
+                types = 0
+                base = cauldron_at(p, k, 0)
+                for y in range(t.colour.shape[0]):
+                    if pub[base + y] > 0 or y == x:
+                        types += 1
+                recipe = recipe_progress(t, pub, p, k, x) - recipe_progress(t, pub, p, k, -1)
+                score = chance * (grow + w_recipe * recipe) - w_mix * (types - 1)
+        else:
+            score = 0.0
+        if score > best_score:
+            best_score = score
+            best = i
+    return best
+
+
+@njit(cache=True)
+def choose(sid, opts, n, pub, t, params, rng):
+    """Dispatch to the built-in strategy `sid`; returns an option row in [0, n)."""
+    if sid == GREEDY:
+        return greedy(opts, n, params)
+    if sid == PLANNER:
+        return planner(opts, n, pub, t, params)
+    return randint(rng, n)
