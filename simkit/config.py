@@ -203,3 +203,16 @@ class Reader:
                 raise self.error(f"{key}.{ident}.id", ident, "duplicate id")
             seen.add(ident)
         return value
+
+
+def flatten(node: Any, prefix: str = "") -> Iterator[tuple[str, Any]]:
+    """(dotted key, leaf value) pairs, list-of-table entries keyed by id; skips marks."""
+    if isinstance(node, dict):
+        for key, value in node.items():
+            if key not in ("placeholder", "id"):
+                yield from flatten(value, f"{prefix}.{key}" if prefix else key)
+    elif isinstance(node, list) and node and all(isinstance(v, dict) for v in node):
+        for i, value in enumerate(node):
+            yield from flatten(value, f"{prefix}.{value.get('id', i)}")
+    else:
+        yield prefix, node

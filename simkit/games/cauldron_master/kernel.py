@@ -242,6 +242,21 @@ def card_options(t, pub, p, w, opts, counts):
     return n
 
 
+@njit(cache=True)
+def turn_order(t, n_players, hecate, chosen_witch, order, key):
+    """Phase 2: seats into `order`, lowest initiative first; ties go to the Favour of
+    Hecate holder, then clockwise (to the left, increasing seat) from them."""
+    for s in range(n_players):
+        dist = (s - hecate + n_players) % n_players
+        key[s] = t.initiative[chosen_witch[s]] * MAX_PLAYERS + dist
+        order[s] = s
+    for i in range(1, n_players):  # insertion sort: at most 4 seats
+        j = i
+        while j > 0 and key[order[j - 1]] > key[order[j]]:
+            order[j - 1], order[j] = order[j], order[j - 1]
+            j -= 1
+
+
 # ---------------------------------------------------------------- tracing
 @njit(cache=True)
 def record_event(trace, tracing, rnd, event, seat, a, b, c):
@@ -351,17 +366,8 @@ def play_game(t, n_players, seed, sids, params, out, g, scratch, trace, tracing)
             out[9][g, s, chosen_witch[s]] += 1
             record_event(trace, tracing, rnd, EV_REVEAL, s, chosen_witch[s], 0, 0)
 
-        # 2. Player order: lowest initiative first; ties go to the Hecate holder, then
-        #    clockwise (to the left, increasing seat) from them.
-        for s in range(n_players):
-            dist = (s - pub[HECATE] + n_players) % n_players
-            key[s] = t.initiative[chosen_witch[s]] * MAX_PLAYERS + dist
-            order[s] = s
-        for i in range(1, n_players):  # insertion sort: at most 4 seats
-            j = i
-            while j > 0 and key[order[j - 1]] > key[order[j]]:
-                order[j - 1], order[j] = order[j], order[j - 1]
-                j -= 1
+        # 2. Player order.
+        turn_order(t, n_players, pub[HECATE], chosen_witch, order, key)
         for i in range(n_players):
             record_event(trace, tracing, rnd, EV_ORDER, order[i], i, 0, 0)
 

@@ -1,0 +1,244 @@
+"""The batch driver: validate a run, simulate it in chunks, write results and manifest."""
+
+from __future__ import annotations
+
+import shlex
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numba
+import numpy as np
+import polars as pl
+
+from simkit.errors import SimkitError
+from simkit.games import Game, Lineup, get_game
+from simkit.results import (
+    GAMES_FILE,
+    MANIFEST_FILE,
+    SUMMARY_FILE,
+    ResultWriter,
+    long_table,
+    read_manifest,
+    versions,
+    write_manifest,
+)
+
+DEFAULT_CHUNK = 1 << 17
+MAX_SEED = (1 << 64) - 1
+
+
+@dataclass(frozen=True)
+class RunSpec:
+    """Everything that determines a run's results (and nothing that does not)."""
+
+    game: str
+    players: int
+    strategies: tuple[str, ...]
+    games: int
+    seed: int
+    overrides: tuple[str, ...] = ()
+    params: tuple[str, ...] = ()  # "strategy.param=value"
+    config_path: str | None = None  # a config file other than configs/<game>.toml
+
+    def command(self, out: str) -> str:
+        """The shell command that reproduces this run."""
+        parts = ["simkit", "run", self.game, "--players", str(self.players), "--strategies",
+                 ",".join(self.strategies), "--games", str(self.games), "--seed", str(self.seed),
+                 "--out", out]
+        if self.config_path:
+            parts += ["--config", self.config_path]
+        for item in self.overrides:
+            parts += ["--set", item]
+        for item in self.params:
+            parts += ["--param", item]
+        return shlex.join(parts)
+
+
+def parse_params(items: Sequence[str]) -> dict[str, dict[str, float]]:
+    """`strategy.param=value` items -> {strategy: {param: value}}."""
+    result: dict[str, dict[str, float]] = {}
+    for item in items:
+        key, sep, raw = item.partition("=")
+        strategy, dot, param = key.strip().partition(".")
+        if not sep or not dot or not param:
+            raise SimkitError(f"--param {item!r}: expected STRATEGY.PARAM=VALUE, "
+                              "e.g. planner.discount=0.5")
+        try:
+            value = float(raw)
+        except ValueError:
+            raise SimkitError(f"--param {item!r}: {raw!r} is not a number") from None
+        result.setdefault(strategy, {})[param] = value
+    return result
+
+
+def build_lineup(game: Game, strategies: Sequence[str], players: int,
+                 params: Sequence[str] = ()) -> Lineup:
+    """Resolve strategy names (one per seat, or one for all seats) and their parameters."""
+    specs = game.strategies()
+    names = list(strategies)
+    if len(names) == 1:
+        names *= players
+    if len(names) != players:
+        raise SimkitError(f"--strategies lists {len(names)} strategies for {players} players; "
+                          f"give one per seat or a single one for all seats")
+    for name in names:
+        if name not in specs:
+            raise SimkitError(f"unknown strategy '{name}' for {game.name}; "
+                              f"known: {', '.join(specs)}")
+    values = parse_params(params)
+    for strategy in values:
+        if strategy not in names:
+            raise SimkitError(f"--param names strategy '{strategy}', which is not playing "
+                              f"({', '.join(sorted(set(names)))})")
+    vectors = np.stack([specs[n].vector(values.get(n)) for n in names])
+    resolved = tuple(specs[n].resolved(values.get(n)) for n in names)
+    ids = np.array([specs[n].sid for n in names], np.int64)
+    return Lineup(tuple(names), ids, vectors, resolved)
+
+
+@dataclass
+class Prepared:
+    """A validated run: the game, its compiled rules and the lineup."""
+
+    spec: RunSpec
+    game: Game
+    config: Any
+    compiled: Any
+    lineup: Lineup
+
+
+def prepare(spec: RunSpec) -> Prepared:
+    """Validate everything about a run before any game is played."""
+    game = get_game(spec.game)
+    config = game.load_config(spec.overrides,
+                              Path(spec.config_path) if spec.config_path else None)
+    compiled = game.compile(config)
+    supported = game.players(compiled)
+    if spec.players not in supported:
+        raise SimkitError(f"{game.title} is played by {', '.join(map(str, supported))} players, "
+                          f"not {spec.players}")
+    if spec.games < 1:
+        raise SimkitError(f"--games must be at least 1, not {spec.games}")
+    if not 0 <= spec.seed <= MAX_SEED:
+        raise SimkitError(f"--seed must be between 0 and 2**64-1, not {spec.seed}")
+    lineup = build_lineup(game, spec.strategies, spec.players, spec.params)
+    return Prepared(spec, game, config, compiled, lineup)
+
+
+def set_threads(threads: int | None) -> int:
+    """Use `threads` numba threads (default: all); returns the number in use."""
+    available = numba.config.NUMBA_NUM_THREADS
+    if threads is not None:
+        if not 1 <= threads <= available:
+            raise SimkitError(f"--threads must be between 1 and {available}, not {threads}")
+        numba.set_num_threads(threads)
+    return numba.get_num_threads()
+
+
+def identity(p: Prepared) -> dict[str, Any]:
+    """What makes two runs the same run."""
+    return {"game": p.spec.game, "players": p.spec.players, "strategies": list(p.lineup.names),
+            "params": list(p.lineup.resolved_params), "games": p.spec.games,
+            "seed": p.spec.seed, "config_hash": p.config.hash}
+
+
+def check_output(run_dir: Path, p: Prepared, force: bool) -> bool:
+    """True if `run_dir` already holds this exact run; refuse to overwrite a different one."""
+    if not run_dir.exists():
+        return False
+    if not run_dir.is_dir():
+        raise SimkitError(f"--out {run_dir}: exists and is not a folder")
+    manifest = read_manifest(run_dir)
+    if manifest is not None:
+        if manifest.get("identity") == identity(p) and (run_dir / GAMES_FILE).exists():
+            return True
+        if not force:
+            raise SimkitError(f"--out {run_dir} already holds a different run "
+                              f"({manifest.get('command', '?')}); choose another folder "
+                              "or pass --force to replace it")
+    elif any(f.name not in {GAMES_FILE + ".partial"} for f in run_dir.iterdir()) and not force:
+        raise SimkitError(f"--out {run_dir} is not empty and holds no simkit run; "
+                          "choose another folder or pass --force")
+    return False
+
+
+def run(spec: RunSpec, run_dir: Path, threads: int | None = None,
+        chunk_size: int = DEFAULT_CHUNK, force: bool = False,
+        progress: Callable[[int], None] | None = None) -> dict[str, Any]:
+    """Simulate `spec` into `run_dir`; returns the manifest. Skips a run already complete."""
+    p = prepare(spec)
+    used_threads = set_threads(threads)
+    if chunk_size < 1:
+        raise SimkitError(f"--chunk-size must be at least 1, not {chunk_size}")
+    if check_output(run_dir, p, force):
+        manifest = read_manifest(run_dir)
+        assert manifest is not None
+        manifest["skipped"] = True
+        return manifest
+    run_dir.mkdir(parents=True, exist_ok=True)
+    (run_dir / MANIFEST_FILE).unlink(missing_ok=True)
+    (run_dir / GAMES_FILE).unlink(missing_ok=True)
+    started = time.perf_counter()
+    writer = ResultWriter(run_dir)
+    categories = p.game.categories(p.compiled)
+    try:
+        for first in range(0, spec.games, chunk_size):
+            n = min(chunk_size, spec.games - first)
+            columns = p.game.simulate(p.compiled, p.lineup, spec.seed, first, n)
+            writer.write(long_table(columns, first, p.lineup.rotate, list(p.lineup.names),
+                                    categories))
+            if progress is not None:
+                progress(n)
+        writer.close()
+    except BaseException:
+        writer.abort()
+        raise
+    elapsed = time.perf_counter() - started
+    manifest = {
+        "game": p.game.name,
+        "title": p.game.title,
+        "identity": identity(p),
+        "command": spec.command(str(run_dir)),
+        "players": spec.players,
+        "strategies": [{"seat": s, "name": n, "params": prm}
+                       for s, (n, prm) in enumerate(zip(p.lineup.names, p.lineup.resolved_params,
+                                                        strict=True))],
+        "rotation": p.lineup.rotate,
+        "seed": spec.seed,
+        "games": spec.games,
+        "rows": writer.rows,
+        "config": {"source": p.config.source, "hash": p.config.hash,
+                   "overrides": list(spec.overrides), "placeholders": p.config.placeholders(),
+                   "resolved": p.config.data},
+        "threads": used_threads,
+        "chunk_size": chunk_size,
+        "elapsed_seconds": round(elapsed, 3),
+        "versions": versions(),
+        "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+    }
+    write_manifest(run_dir, manifest)
+    write_summary(run_dir)
+    return manifest
+
+
+def summary_frame(run_dir: Path) -> pl.DataFrame:
+    """Win share and mean score by strategy and seat (a first look; see `simkit report`)."""
+    frame = pl.scan_parquet(run_dir / GAMES_FILE)
+    return (
+        frame.group_by("strategy", "seat")
+        .agg(games=pl.len(), win_share=pl.col("win_share").cast(pl.Float64).mean(),
+             mean_score=pl.col("score").cast(pl.Float64).mean(),
+             mean_rounds=pl.col("rounds").cast(pl.Float64).mean())
+        .with_columns(pl.col("strategy").cast(pl.String))
+        .sort("strategy", "seat")
+        .collect()
+    )
+
+
+def write_summary(run_dir: Path) -> pl.DataFrame:
+    table = summary_frame(run_dir)
+    table.write_csv(run_dir / SUMMARY_FILE)
+    return table

@@ -1,0 +1,53 @@
+"""A traced Cauldron Master game as a readable log (for `simkit play`)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from . import layout as L
+
+
+def format_log(compiled: Any, lineup: Any, replay: Any) -> str:
+    """Witches chosen, turn order, cards taken and placed, potions scored, final scores."""
+    names = compiled.names
+    caps = compiled.tables.capacity
+    out = replay.out
+    n_players = out[0].shape[1]
+    seat_name = [f"Seat {s} ({lineup.names[out[4][0, s]]})" for s in range(n_players)]
+    lines: list[str] = []
+    order: list[str] = []
+    current = -1
+    for rnd, event, seat, a, b, c in replay.events.tolist():
+        if event in (L.EV_REVEAL, L.EV_ORDER, L.EV_TAKE, L.EV_POTION) and rnd != current:
+            current = rnd
+            lines.append(f"\n== Round {rnd + 1} ==")
+        if event == L.EV_SETUP:
+            lines.append(f"{seat_name[seat]}: recipe card {names.recipes[a]}")
+        elif event == L.EV_REVEAL:
+            lines.append(f"{seat_name[seat]} reveals the {names.witches[a]} "
+                         f"(initiative {compiled.tables.initiative[a]})")
+        elif event == L.EV_ORDER:
+            order.append(f"seat {seat}")
+            if len(order) == n_players:
+                lines.append("Turn order: " + ", ".join(order))
+                order = []
+        elif event == L.EV_TAKE:
+            lines.append(f"  {seat_name[seat]} takes {names.ingredients[a]} "
+                         f"-> cauldron {b + 1} (size {caps[b]})")
+        elif event == L.EV_POTION:
+            extra = f" + {c} recipe bonus" if c else ""
+            lines.append(f"  {seat_name[seat]} brews cauldron {a + 1} (size {caps[a]}): "
+                         f"{b} points{extra}")
+        elif event == L.EV_REFILL:
+            lines.append(f"Supply refilled with {a} cards; {b} left in the deck")
+        elif event == L.EV_HECATE:
+            lines.append(f"The Favour of Hecate passes to seat {seat}")
+        elif event == L.EV_END:
+            why = ("the round limit (options.max_rounds) was reached" if seat == -2 else
+                   f"the deck ({b} cards) cannot refill the supply ({a} needed)")
+            lines.append(f"\nGame over after round {rnd + 1}: {why}.")
+    lines.append("Final scores:")
+    for s in range(n_players):
+        lines.append(f"  {seat_name[s]}: {out[0][0, s]} points, rank {out[1][0, s]}, "
+                     f"{out[6][0, s]} potions, {out[8][0, s]} cards left unbrewed")
+    return "\n".join(lines).lstrip("\n")

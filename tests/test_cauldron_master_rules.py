@@ -1,0 +1,167 @@
+"""The rulebook's worked examples, played through the kernel's own functions."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from simkit.games.cauldron_master import kernel as K
+from simkit.games.cauldron_master import layout as L
+
+
+def new_pub(recipe_card: int = 0) -> np.ndarray:
+    pub = np.zeros(L.PUB_SIZE, np.int32)
+    pub[L.N_PLAYERS] = 4
+    pub[L.RECIPE : L.RECIPE + 4] = recipe_card
+    return pub
+
+
+def brew(t, pub, seat, cauldron, cards):
+    """Put `cards` (type indices) into a cauldron and score it as phase 4 would."""
+    for x in cards:
+        pub[L.cauldron_at(seat, cauldron, x)] += 1
+        pub[L.fill_at(seat, cauldron)] += 1
+    counts = np.zeros(L.MAX_COLOURS, np.int64)
+    K.colour_counts(t, pub, seat, cauldron, counts)
+    base = K.potion_points(t, pub, seat, cauldron, -1)
+    bonus = K.recipe_points(t, pub, seat, cauldron, -1, counts, len(cards))
+    return base, bonus
+
+
+SIZE = {2: 0, 3: 1, 4: 2}  # cauldron index by capacity in the built-in config
+
+
+def test_spell_points_examples(cm, cm_ids):
+    t = cm[1].tables
+    no_recipe = cm_ids["ravens_brew"]  # needs Raven's Head: matches none of these potions
+    sv, ss, fb = cm_ids["spider_venom"], cm_ids["snake_skin"], cm_ids["frogs_blood"]
+    # Charlie: 2 Spider Venom + 2 Snake Skin in a size 4 cauldron = 3 + 6 = 9.
+    assert brew(t, new_pub(no_recipe), 0, SIZE[4], [sv, sv, ss, ss]) == (9, 0)
+    # Zoe: 3 Frog's Blood in a size 3 cauldron = 12.
+    assert brew(t, new_pub(no_recipe), 0, SIZE[3], [fb, fb, fb]) == (12, 0)
+    # One Frog's Blood is worth 2 (Paul's example: 2 Spider Venom + 1 Frog's Blood = 5).
+    assert t.score[fb, 1] == 2
+    assert brew(t, new_pub(no_recipe), 0, SIZE[3], [sv, sv, fb]) == (5, 0)
+
+
+def test_recipe_example(cm, cm_ids):
+    t = cm[1].tables
+    sv, fb = cm_ids["spider_venom"], cm_ids["frogs_blood"]
+    # Paul: size 3 cauldron, 2 Spider Venom + 1 Frog's Blood, with the recipe card: 5 + 2.
+    base, bonus = brew(t, new_pub(cm_ids["venom_draught"]), 0, SIZE[3], [sv, sv, fb])
+    assert (base, bonus, base + bonus) == (5, 2, 7)
+
+
+def test_only_one_recipe_per_potion(cm, cm_ids):
+    """Venom Draught's two recipes both match 2 SV + 1 FB + 1 green: only the best counts."""
+    t = cm[1].tables
+    sv, fb, cr = cm_ids["spider_venom"], cm_ids["frogs_blood"], cm_ids["crickets"]
+    base, bonus = brew(t, new_pub(cm_ids["venom_draught"]), 0, SIZE[4], [sv, sv, fb, cr])
+    assert bonus == 2
+
+
+def test_recipe_match_exact_option(cm_ids):
+    from simkit.games import get_game
+
+    game = get_game("cauldron-master")
+    exact = game.compile(game.load_config(("options.recipe_match=\"exact\"",))).tables
+    sv, fb, cr = cm_ids["spider_venom"], cm_ids["frogs_blood"], cm_ids["crickets"]
+    card = cm_ids["venom_draught"]
+    assert brew(exact, new_pub(card), 0, SIZE[3], [sv, sv, fb])[1] == 2
+    # With an extra card the potion is no longer exactly the recipe.
+    assert brew(exact, new_pub(card), 0, SIZE[4], [sv, sv, fb, fb])[1] == 0
+
+
+def test_turn_order_example(cm, cm_ids):
+    """Sam (Hecate) Shaman 4, Kit Mage 2, Charlie Mage 2, Paul Shaman 4 -> Kit, Charlie, Sam, Paul."""
+    t = cm[1].tables
+    sam, kit, charlie, paul = 0, 1, 2, 3  # clockwise seating: Kit sits to Sam's left
+    chosen = np.zeros(L.MAX_PLAYERS, np.int64)
+    chosen[sam] = chosen[paul] = cm_ids["shaman"]
+    chosen[kit] = chosen[charlie] = cm_ids["mage"]
+    assert t.initiative[cm_ids["shaman"]] == 4 and t.initiative[cm_ids["mage"]] == 2
+    order = np.zeros(L.MAX_PLAYERS, np.int64)
+    K.turn_order(t, 4, sam, chosen, order, np.zeros(L.MAX_PLAYERS, np.int64))
+    assert list(order) == [kit, charlie, sam, paul]
+
+
+@pytest.mark.parametrize("hecate,expected", [(0, [0, 1, 2, 3]), (2, [2, 3, 0, 1]), (3, [3, 0, 1, 2])])
+def test_full_tie_goes_clockwise_from_hecate(cm, cm_ids, hecate, expected):
+    t = cm[1].tables
+    chosen = np.full(L.MAX_PLAYERS, cm_ids["goddess"], np.int64)
+    order = np.zeros(L.MAX_PLAYERS, np.int64)
+    K.turn_order(t, 4, hecate, chosen, order, np.zeros(L.MAX_PLAYERS, np.int64))
+    assert list(order) == expected
+
+
+def pick_options(t, pub, seat, witch):
+    pub[L.PICKS_LEFT] = t.max_cards[witch]
+    opts = np.zeros((L.MAX_OPTIONS, L.N_COLS), np.int32)
+    n = K.card_options(t, pub, seat, witch, opts, np.zeros(L.MAX_COLOURS, np.int64))
+    return opts[:n]
+
+
+def test_mage_may_not_take_red(cm, cm_ids):
+    """Kit's Mage faces 2 red cards and 1 green: she can only take the green one."""
+    t = cm[1].tables
+    pub = new_pub()
+    pub[L.SUPPLY + cm_ids["bats_heart"]] = 1
+    pub[L.SUPPLY + cm_ids["cats_skull"]] = 1
+    pub[L.SUPPLY + cm_ids["crickets"]] = 1
+    opts = pick_options(t, pub, 1, cm_ids["mage"])
+    assert set(opts[:, L.A]) == {cm_ids["crickets"]}
+    assert len(opts) == 3  # the one green card, into any of the three cauldrons
+
+
+def test_shaman_takes_one_red_and_one_green(cm, cm_ids):
+    t = cm[1].tables
+    pub = new_pub()
+    for ident in ("ravens_head", "bats_heart", "spider_venom", "crickets", "snake_skin"):
+        pub[L.SUPPLY + cm_ids[ident]] = 1
+    shaman = cm_ids["shaman"]
+    opts = pick_options(t, pub, 0, shaman)
+    colours = {t.colour[x] for x in opts[:, L.A]}
+    assert colours == {0, 2}  # red and green, never orange
+    # After one red card, only green remains takeable.
+    pub[L.TAKEN + 0] = 1
+    pub[L.PICKS_LEFT] = 1
+    opts = np.zeros((L.MAX_OPTIONS, L.N_COLS), np.int32)
+    n = K.card_options(t, pub, 0, shaman, opts, np.zeros(L.MAX_COLOURS, np.int64))
+    assert {t.colour[x] for x in opts[:n, L.A]} == {2}
+
+
+def test_cauldrons_never_overfill(cm, cm_ids):
+    """A full cauldron offers no place; cards only go where there is room."""
+    t = cm[1].tables
+    pub = new_pub()
+    pub[L.SUPPLY + cm_ids["crickets"]] = 3
+    for k, cap in enumerate(t.capacity):
+        pub[L.fill_at(0, k)] = cap - (1 if k == 2 else 0)
+        pub[L.cauldron_at(0, k, cm_ids["swamp_moss"])] = pub[L.fill_at(0, k)]
+    opts = pick_options(t, pub, 0, cm_ids["herbalist"])
+    assert set(opts[:, L.B]) == {2}
+    assert (opts[:, L.FREE] == 0).all()
+
+
+def test_option_points_match_scoring(cm, cm_ids):
+    """An option's POINTS is exactly what phase 4 would score for that potion."""
+    t = cm[1].tables
+    sv, fb = cm_ids["spider_venom"], cm_ids["frogs_blood"]
+    pub = new_pub(cm_ids["venom_draught"])
+    pub[L.SUPPLY + fb] = 1
+    pub[L.cauldron_at(0, SIZE[3], sv)] = 2
+    pub[L.fill_at(0, SIZE[3])] = 2
+    opts = pick_options(t, pub, 0, cm_ids["herbalist"])
+    row = [r for r in opts if r[L.B] == SIZE[3]][0]
+    assert row[L.POINTS] == 7 and row[L.FREE] == 0
+
+
+def test_picking_optional_adds_stop(cm_ids):
+    from simkit.games import get_game
+
+    game = get_game("cauldron-master")
+    t = game.compile(game.load_config(("options.picking_compulsory=false",))).tables
+    pub = new_pub()
+    pub[L.SUPPLY + cm_ids["crickets"]] = 1
+    opts = pick_options(t, pub, 0, cm_ids["herbalist"])
+    assert opts[-1, L.KIND] == L.OPT_STOP and (opts[:-1, L.KIND] == L.OPT_CARD).all()
