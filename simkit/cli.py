@@ -56,7 +56,7 @@ param_option = click.option("--param", "params", multiple=True, metavar="STRATEG
 @main.command(context_settings=CONTEXT)
 def games() -> None:
     """List the games simkit models.  Example: simkit games"""
-    from simkit.games import get_game, game_names
+    from simkit.games import game_names, get_game
 
     for name in game_names():
         game = get_game(name)
@@ -161,12 +161,15 @@ def run(game: str, strategy_list: str, players: int, seed: int, n_games: int, ou
 
     spec = engine.RunSpec(game, players, tuple(_split(strategy_list)), n_games, seed,
                           overrides, params, config_path)
+    prepared = engine.prepare(spec)  # every input error surfaces before any work starts
+    engine.set_threads(threads)
+    engine.check_output(out_dir, prepared, force)
     label = f"{game}: {n_games:,} games"
     with click.progressbar(length=n_games, label=label, file=sys.stderr,
                            show_pos=True) as bar:
         manifest = engine.run(spec, out_dir, threads=threads,
                               chunk_size=chunk_size or engine.DEFAULT_CHUNK, force=force,
-                              progress=bar.update)
+                              progress=bar.update, prepared=prepared)
     if manifest.get("skipped"):
         click.echo(f"{out_dir} already holds this exact run; nothing to do.")
     else:

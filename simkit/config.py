@@ -111,7 +111,8 @@ def _list_index(items: list[Any], part: str, where: str, value: Any) -> int:
     ids = [e.get("id") for e in items if isinstance(e, dict)]
     if part in ids:
         return ids.index(part)
-    raise ConfigError("--set", where, value, f"no entry with this id; known: {', '.join(map(str, ids))}")
+    known = ", ".join(map(str, ids))
+    raise ConfigError("--set", where, value, f"no entry with this id; known: {known}")
 
 
 def _checked(old: Any, new: Any, key: str) -> Any:

@@ -167,9 +167,10 @@ def check_output(run_dir: Path, p: Prepared, force: bool) -> bool:
 
 def run(spec: RunSpec, run_dir: Path, threads: int | None = None,
         chunk_size: int = DEFAULT_CHUNK, force: bool = False,
-        progress: Callable[[int], None] | None = None) -> dict[str, Any]:
+        progress: Callable[[int], None] | None = None,
+        prepared: Prepared | None = None) -> dict[str, Any]:
     """Simulate `spec` into `run_dir`; returns the manifest. Skips a run already complete."""
-    p = prepare(spec)
+    p = prepared or prepare(spec)
     used_threads = set_threads(threads)
     if chunk_size < 1:
         raise SimkitError(f"--chunk-size must be at least 1, not {chunk_size}")

@@ -41,7 +41,7 @@ STRATEGIES = [
         GREEDY,
         "Best immediate value: the richest witch now, the card that scores most now.",
         (
-            Param("points_weight", 1.0, 0.0, 100.0, "weight of points scored by completing a potion"),
+            Param("points_weight", 1.0, 0.0, 100.0, "weight of points scored by a completed potion"),
             Param("gain_weight", 1.0, 0.0, 100.0, "weight of the score-table gain of a placement"),
         ),
     ),
@@ -125,7 +125,8 @@ def recipe_progress(t, pub, p, k, extra):
 @njit(cache=True)
 def planner(opts, n, pub, t, params):
     """Value placements by the potion they lead to; witches by haul minus lateness."""
-    discount, w_recipe, w_mix, w_late, w_count = params[0], params[1], params[2], params[3], params[4]
+    discount, w_recipe, w_mix = params[0], params[1], params[2]
+    w_late, w_count = params[3], params[4]
     p = pub[SEAT]
     best = 0
     best_score = -1e300

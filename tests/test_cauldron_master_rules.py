@@ -65,7 +65,7 @@ def test_recipe_match_exact_option(cm_ids):
 
     game = get_game("cauldron-master")
     exact = game.compile(game.load_config(("options.recipe_match=\"exact\"",))).tables
-    sv, fb, cr = cm_ids["spider_venom"], cm_ids["frogs_blood"], cm_ids["crickets"]
+    sv, fb = cm_ids["spider_venom"], cm_ids["frogs_blood"]
     card = cm_ids["venom_draught"]
     assert brew(exact, new_pub(card), 0, SIZE[3], [sv, sv, fb])[1] == 2
     # With an extra card the potion is no longer exactly the recipe.
@@ -73,7 +73,9 @@ def test_recipe_match_exact_option(cm_ids):
 
 
 def test_turn_order_example(cm, cm_ids):
-    """Sam (Hecate) Shaman 4, Kit Mage 2, Charlie Mage 2, Paul Shaman 4 -> Kit, Charlie, Sam, Paul."""
+    """Sam (Hecate) Shaman 4, Kit Mage 2, Charlie Mage 2, Paul Shaman 4.
+
+    The rulebook's order: Kit, Charlie, Sam, Paul."""
     t = cm[1].tables
     sam, kit, charlie, paul = 0, 1, 2, 3  # clockwise seating: Kit sits to Sam's left
     chosen = np.zeros(L.MAX_PLAYERS, np.int64)
@@ -85,7 +87,9 @@ def test_turn_order_example(cm, cm_ids):
     assert list(order) == [kit, charlie, sam, paul]
 
 
-@pytest.mark.parametrize("hecate,expected", [(0, [0, 1, 2, 3]), (2, [2, 3, 0, 1]), (3, [3, 0, 1, 2])])
+@pytest.mark.parametrize(
+    "hecate,expected", [(0, [0, 1, 2, 3]), (2, [2, 3, 0, 1]), (3, [3, 0, 1, 2])]
+)
 def test_full_tie_goes_clockwise_from_hecate(cm, cm_ids, hecate, expected):
     t = cm[1].tables
     chosen = np.full(L.MAX_PLAYERS, cm_ids["goddess"], np.int64)

@@ -19,7 +19,7 @@ What the reference shares with the kernel by convention (not by rule):
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 from typing import Any
 
 from simkit.config import load_config
@@ -78,7 +78,7 @@ class Rules:
         return len(self.initiative)
 
 
-@lru_cache(maxsize=None)
+@cache
 def load_rules(overrides: tuple[str, ...] = ()) -> Rules:
     tables, _names = compile_tables(load_config("cauldron-master", overrides=overrides))
     n_types = len(tables.colour)

@@ -64,15 +64,18 @@ def compile_tables(config: GameConfig) -> tuple[Tables, Names]:
     if not isinstance(players, list) or not players or not all(
         isinstance(p, int) and not isinstance(p, bool) and 2 <= p <= L.MAX_PLAYERS for p in players
     ):
-        raise r.error("game.players", players, f"expected a list of player counts in 2..{L.MAX_PLAYERS}")
+        raise r.error("game.players", players,
+                      f"expected a list of player counts in 2..{L.MAX_PLAYERS}")
     colours = r.get("game.colours")
     if not isinstance(colours, list) or not 1 <= len(colours) <= L.MAX_COLOURS:
-        raise r.error("game.colours", colours, f"expected a list of 1..{L.MAX_COLOURS} colour names")
+        raise r.error("game.colours", colours,
+                      f"expected a list of 1..{L.MAX_COLOURS} colour names")
     caps = r.get("cauldrons.sizes")
     if not isinstance(caps, list) or not 1 <= len(caps) <= L.MAX_CAULDRONS or not all(
         isinstance(c, int) and not isinstance(c, bool) and 1 <= c <= L.MAX_CAPACITY for c in caps
     ):
-        raise r.error("cauldrons.sizes", caps, f"expected 1..{L.MAX_CAULDRONS} sizes in 1..{L.MAX_CAPACITY}")
+        raise r.error("cauldrons.sizes", caps,
+                      f"expected 1..{L.MAX_CAULDRONS} sizes in 1..{L.MAX_CAPACITY}")
     max_cap = max(caps)
 
     ingredients = r.table_list("ingredients", 1, L.MAX_TYPES)
@@ -207,7 +210,8 @@ def compile_tables(config: GameConfig) -> tuple[Tables, Names]:
         players=sorted(players),
     )
     if n_r < max(players):
-        raise r.error("recipe_cards", n_r, f"need at least one recipe card per player ({max(players)})")
+        raise r.error("recipe_cards", n_r,
+                      f"need at least one recipe card per player ({max(players)})")
     return tables, names
 
 

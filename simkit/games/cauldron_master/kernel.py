@@ -83,7 +83,7 @@ def new_outputs(n_games: int, n_players: int, n_witches: int, n_types: int) -> t
 
 def new_trace() -> tuple:
     """Buffers for one traced game: decisions, their option rows, events, counters."""
-    from .layout import DEC_COLS, EV_COLS, MAX_DECISIONS, MAX_EVENTS, MAX_TRACED_OPTIONS
+    from .layout import DEC_COLS, MAX_DECISIONS, MAX_EVENTS, MAX_TRACED_OPTIONS
 
     return (
         np.zeros((MAX_DECISIONS, DEC_COLS), np.int32),
@@ -427,7 +427,7 @@ def play_game(t, n_players, seed, sids, params, out, g, scratch, trace, tracing)
         if needed > pub[DECK_LEFT]:
             record_event(trace, tracing, rnd, EV_END, -1, needed, pub[DECK_LEFT], 0)
             break
-        for i in range(needed):
+        for _ in range(needed):
             pub[SUPPLY + deck[top]] += 1
             top += 1
         pub[DECK_LEFT] -= needed

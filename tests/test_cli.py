@@ -1,0 +1,140 @@
+"""The command line: each command's output, and one clear line for every bad input."""
+
+from __future__ import annotations
+
+import json
+
+import polars as pl
+import pytest
+from click.testing import CliRunner
+
+from simkit.cli import main
+
+
+@pytest.fixture()
+def cli(cm):
+    runner = CliRunner()
+
+    def invoke(*args: str):
+        return runner.invoke(main, list(args), catch_exceptions=False)
+
+    return invoke
+
+
+def test_games_and_strategies(cli):
+    assert "cauldron-master" in cli("games").output
+    out = cli("strategies", "cauldron-master").output
+    for name in ("random", "greedy", "planner", "discount"):
+        assert name in out
+
+
+def test_show_marks_placeholders(cli):
+    out = cli("show", "cauldron-master").output
+    assert "ingredients.spider_venom.scores = [1, 3, 6, 10]   # PLACEHOLDER" in out
+    assert "supply.size.4 = 12\n" in out  # from the rule text: not marked
+    out = cli("show", "cauldron-master", "--set", "supply.size.4=10").output
+    assert "supply.size.4 = 10" in out
+
+
+def test_play_prints_a_readable_game(cli):
+    result = cli("play", "cauldron-master", "--players", "3", "--strategies",
+                 "planner,greedy,random", "--seed", "4")
+    assert result.exit_code == 0
+    for text in ("== Round 1 ==", "reveals the", "Turn order:", "takes", "brews",
+                 "Final scores:", "Game over"):
+        assert text in result.output
+
+
+def test_run_then_files(cli, tmp_path):
+    out = tmp_path / "run"
+    result = cli("run", "cauldron-master", "--players", "2", "--strategies", "greedy,random",
+                 "--games", "500", "--seed", "3", "--out", str(out), "--set",
+                 "options.tie_break=\"most_potions\"")
+    assert result.exit_code == 0, result.output
+    assert "win_share" in result.output and "placeholder" in result.output
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert "--set 'options.tie_break=\"most_potions\"'" in manifest["command"]
+    assert pl.read_parquet(out / "games.parquet").height == 1000
+    assert (out / "summary.csv").exists()
+
+
+BAD = [
+    (["run", "chess", "--out", "x"], "unknown game 'chess'"),
+    (["run", "cauldron-master", "--players", "5", "--out", "x"], "not 5"),
+    (["run", "cauldron-master", "--players", "1", "--out", "x"], "not 1"),
+    (["run", "cauldron-master", "--strategies", "greedy,random", "--out", "x"],
+     "lists 2 strategies for 4 players"),
+    (["run", "cauldron-master", "--strategies", "wizard", "--out", "x"], "unknown strategy"),
+    (["run", "cauldron-master", "--set", "options.nope=1", "--out", "x"],
+     "options.nope = 1: unknown key"),
+    (["run", "cauldron-master", "--set", "options.max_rounds=many", "--out", "x"],
+     "expected a value of type int"),
+    (["run", "cauldron-master", "--set", "supply.size.4=0", "--out", "x"],
+     "supply.size.4 = 0: must be between"),
+    (["run", "cauldron-master", "--set", "witches.wizard.initiative=1", "--out", "x"],
+     "no entry with this id"),
+    (["run", "cauldron-master", "--games", "0", "--out", "x"], "--games must be at least 1"),
+    (["run", "cauldron-master", "--threads", "64", "--out", "x"], "--threads must be between"),
+    (["run", "cauldron-master", "--param", "greedy.points_weight=-1", "--out", "x"],
+     "out of range"),
+    (["run", "cauldron-master", "--set", "nonsense", "--out", "x"], "expected KEY=VALUE"),
+    (["strategies", "chess"], "unknown game"),
+]
+
+
+@pytest.mark.parametrize("args,message", BAD)
+def test_bad_input_is_one_clear_line(cli, tmp_path, monkeypatch, args, message):
+    monkeypatch.chdir(tmp_path)
+    result = cli(*args)
+    assert result.exit_code != 0
+    assert message in result.output
+    assert "Traceback" not in result.output
+    assert result.output.strip().startswith("Error:")
+    assert not (tmp_path / "x" / "games.parquet").exists()
+
+
+def write_config(tmp_path, old: str, new: str):
+    from simkit.config import CONFIG_DIR
+
+    text = (CONFIG_DIR / "cauldron_master.toml").read_text()
+    assert old in text
+    path = tmp_path / "custom.toml"
+    path.write_text(text.replace(old, new, 1))
+    return path
+
+
+@pytest.mark.parametrize("old,new,message", [
+    ('colour = "red"', 'colour = "purple"', "ingredients.bats_heart.colour = 'purple'"),
+    ("scores = [4, 10, 18, 28]", "scores = [4, 10]", "ingredients.bats_heart.scores"),
+    ("copies = 3", "copies = -3", "ingredients.bats_heart.copies = -3"),
+    ("initiative = 1", 'initiative = "first"', "witches.apprentice.initiative = 'first'"),
+    ("spider_venom = 2, frogs_blood = 1", "spider_venom = 2, dragon = 1",
+     "recipe_cards.venom_draught.recipes.0.ingredients.dragon"),
+    ("[game]", "[game", "not valid TOML"),
+])
+def test_bad_config_names_file_key_value(cli, tmp_path, old, new, message):
+    path = write_config(tmp_path, old, new)
+    result = cli("run", "cauldron-master", "--config", str(path), "--out", str(tmp_path / "o"))
+    assert result.exit_code != 0
+    assert str(path) in result.output and message in result.output
+    assert "Traceback" not in result.output
+
+
+def test_refuses_to_overwrite_a_different_run(cli, tmp_path):
+    out = str(tmp_path / "run")
+    assert cli("run", "cauldron-master", "--games", "50", "--out", out).exit_code == 0
+    before = (tmp_path / "run" / "games.parquet").read_bytes()
+    result = cli("run", "cauldron-master", "--games", "60", "--out", out)
+    assert result.exit_code != 0 and "already holds a different run" in result.output
+    assert (tmp_path / "run" / "games.parquet").read_bytes() == before
+    again = cli("run", "cauldron-master", "--games", "50", "--out", out)
+    assert again.exit_code == 0 and "nothing to do" in again.output
+    forced = cli("run", "cauldron-master", "--games", "60", "--out", out, "--force")
+    assert forced.exit_code == 0
+    assert pl.read_parquet(tmp_path / "run" / "games.parquet").height == 240
+
+
+def test_help_everywhere(cli):
+    for cmd in ([], ["run"], ["play"], ["show"], ["bench"], ["games"], ["strategies"]):
+        result = cli(*cmd, "-h")
+        assert result.exit_code == 0 and "Usage:" in result.output
