@@ -358,6 +358,8 @@ def play(config_overrides: tuple[str, ...], n_players: int, master_seed: int, ga
     checks: list[tuple[int, str, int, bool]] = []  # (round, boundary, cards seen, caps ok)
     orders: list[list[int]] = []
     brewed: list[tuple[int, int, int, int, int]] = []  # (round, seat, cauldron, points, bonus)
+    refills: list[tuple[int, int, int]] = []  # (round, cards drawn, deck left after)
+    end: tuple[int, int, int] = (0, 0, 0)  # (round, cards needed, deck left) or (round, -2, 0)
 
     def check(label: str) -> None:
         caps_ok = all(st.fill(p, k) <= cap for p in range(n)
@@ -439,10 +441,12 @@ def play(config_overrides: tuple[str, ...], n_players: int, master_seed: int, ga
         played = st.round + 1
         needed = supply_size - sum(st.supply)
         if needed > st.deck_left():
+            end = (st.round, needed, st.deck_left())
             break
         for x in st.deck[st.top: st.top + needed]:
             st.supply[x] += 1
         st.top += needed
+        refills.append((st.round, needed, st.deck_left()))
         st.hecate = (st.hecate + 1) % n  # to the player left of the holder
         for s in range(n):
             st.hand[s][chosen[s]] = False  # the used witch is set aside
@@ -450,6 +454,7 @@ def play(config_overrides: tuple[str, ...], n_players: int, master_seed: int, ga
                 st.hand[s] = [True] * rules.n_witches
         check("refill")
         if played >= rules.max_rounds:  # safety stop (options.max_rounds), not a rule
+            end = (st.round, -2, 0)
             break
         st.round = played
 
@@ -474,6 +479,8 @@ def play(config_overrides: tuple[str, ...], n_players: int, master_seed: int, ga
         "scored_cards": st.scored,
         "turn_orders": orders,
         "potion_log": brewed,
+        "refills": refills,
+        "end": end,
         "checks": checks,
         "n_cards": len(rules.deck),
     }
