@@ -69,7 +69,7 @@ def _argmax(scores, n):
     return best
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def greedy(opts, n, params):
     """Witch: most one-card value now. Card: points_weight*points + gain_weight*gain."""
     best = 0
@@ -164,7 +164,7 @@ def planner(opts, n, pub, t, params):
     return best
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def choose(sid, opts, n, pub, t, params, rng):
     """Dispatch to the built-in strategy `sid`; returns an option row in [0, n)."""
     if sid == GREEDY:

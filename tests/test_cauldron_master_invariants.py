@@ -14,6 +14,7 @@ OPTIONS = st.sampled_from([
     ("options.recipe_match=\"exact\"",),
     ("options.tie_break=\"most_potions\"",),
     ("options.amateur_witch=true",),
+    ("options.end_trigger=\"deck_empty\"",),
 ])
 
 
@@ -56,6 +57,8 @@ def test_game_invariants(cm, players, seed, index, names, overrides):
             ends += 1
             if seat == -1:  # the deck could not refill the supply
                 assert a > b == deck_left
+            elif seat == -3:  # options.end_trigger = "deck_empty"
+                assert deck_left == 0
         # Every card is somewhere: deck, supply, a cauldron, or brewed.
         in_cauldrons = sum(map(sum, fill))
         assert deck_left + in_supply + in_cauldrons + brewed_cards == n_cards

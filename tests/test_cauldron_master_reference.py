@@ -26,6 +26,7 @@ VARIANT = (
     'options.recipe_match="exact"',
     'options.tie_break="most_potions"',
     "options.amateur_witch=true",
+    'options.end_trigger="deck_empty"',
 )
 # Recipes mixing specific ingredients with icons of the same colour (the default cards
 # never do), four cauldrons including a size-1 one, a smaller supply, a bigger Goddess.
@@ -83,7 +84,7 @@ def kernel_view(rep) -> dict:
         if e == L.EV_ORDER:
             orders.setdefault(rnd, []).append(seat)
     out = rep.out
-    ends = [(rnd, a if seat == -1 else -2, b if seat == -1 else 0)
+    ends = [(rnd, a, b) if seat == -1 else (rnd, seat, 0)  # seat -2/-3: other end reasons
             for rnd, e, seat, a, b, _ in ev if e == L.EV_END]
     return {
         "decisions": decisions,

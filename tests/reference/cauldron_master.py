@@ -70,6 +70,7 @@ class Rules:
     compulsory: bool
     recipe_exact: bool
     tie_most_potions: bool
+    end_on_empty_deck: bool
     max_rounds: int
     tables: Any  # the numpy Tables, only for calling the compiled planner strategy
 
@@ -109,6 +110,7 @@ def load_rules(overrides: tuple[str, ...] = ()) -> Rules:
         compulsory=bool(tables.compulsory),
         recipe_exact=bool(tables.recipe_exact),
         tie_most_potions=bool(tables.tie_most_potions),
+        end_on_empty_deck=bool(tables.end_on_empty_deck),
         max_rounds=int(tables.max_rounds),
         tables=tables,
     )
@@ -247,7 +249,12 @@ def witch_options(st: State, p: int) -> list[tuple[int, ...]]:
 def card_options(st: State, p: int, w: int, picks_left: int,
                  taken: list[int]) -> list[tuple[int, ...]]:
     """Phase 3 options: each (cauldron with space, ingredient in the supply the witch may
-    still take) pair, cauldron-major; then "stop" if picking is not compulsory."""
+    still take) pair; then "stop" if picking is not compulsory.
+
+    Row order is cauldron-major (cauldron, then ingredient type), as the kernel does; note
+    layout.py's docstring says "cards by ingredient type then cauldron". The order is not
+    a rule, but it decides greedy's ties and which row a random index hits.
+    """
     rules = st.rules
     rows: list[tuple[int, ...]] = []
     if picks_left > 0:
@@ -387,6 +394,7 @@ def play(config_overrides: tuple[str, ...], n_players: int, master_seed: int, ga
         chosen = [0] * n
         for s in range(n):
             rows = witch_options(st, s)
+            # TAKEN is 0 here per layout.py (the kernel leaves last turn's counts in it).
             c = ask(seat_name[s], seat_params[s], rows, streams[s], st,
                     (s, L.PHASE_WITCH, 0, -1, revealed, [0] * L.MAX_COLOURS))
             decisions.append((st.round, s, rows[0][KIND], rows, c))
@@ -447,6 +455,9 @@ def play(config_overrides: tuple[str, ...], n_players: int, master_seed: int, ga
             st.supply[x] += 1
         st.top += needed
         refills.append((st.round, needed, st.deck_left()))
+        if rules.end_on_empty_deck and st.deck_left() == 0:  # the Overview's reading
+            end = (st.round, -3, 0)
+            break
         st.hecate = (st.hecate + 1) % n  # to the player left of the holder
         for s in range(n):
             st.hand[s][chosen[s]] = False  # the used witch is set aside

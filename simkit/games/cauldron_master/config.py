@@ -16,6 +16,7 @@ from . import layout as L
 
 TIE_BREAKS = ("shared", "most_potions")
 RECIPE_MATCHES = ("contains", "exact")
+END_TRIGGERS = ("cannot_refill", "deck_empty")
 
 
 class Tables(NamedTuple):
@@ -41,6 +42,7 @@ class Tables(NamedTuple):
     compulsory: bool
     recipe_exact: bool
     tie_most_potions: bool
+    end_on_empty_deck: bool
     max_rounds: int
 
 
@@ -197,6 +199,7 @@ def compile_tables(config: GameConfig) -> tuple[Tables, Names]:
         compulsory=r.bool("options.picking_compulsory"),
         recipe_exact=r.choice("options.recipe_match", RECIPE_MATCHES) == "exact",
         tie_most_potions=r.choice("options.tie_break", TIE_BREAKS) == "most_potions",
+        end_on_empty_deck=r.choice("options.end_trigger", END_TRIGGERS) == "deck_empty",
         max_rounds=r.int("options.max_rounds", 1, 10_000),
     )
     names = Names(

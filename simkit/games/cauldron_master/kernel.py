@@ -109,7 +109,7 @@ def new_scratch(t):
 
 
 # ---------------------------------------------------------------- scoring (phase 4)
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def potion_points(t, pub, p, k, extra):
     """Score-table points of cauldron k of seat p, plus one card of type `extra` (-1: none)."""
     base = cauldron_at(p, k, 0)
@@ -121,7 +121,7 @@ def potion_points(t, pub, p, k, extra):
     return pts
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def colour_counts(t, pub, p, k, counts):
     """Cards of each colour in cauldron k of seat p, into `counts`."""
     base = cauldron_at(p, k, 0)
@@ -131,7 +131,7 @@ def colour_counts(t, pub, p, k, counts):
         counts[t.colour[x]] += pub[base + x]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def recipe_points(t, pub, p, k, extra, counts, size):
     """Best single recipe bonus seat p's card gives cauldron k (+ card `extra`, -1: none).
 
@@ -258,7 +258,7 @@ def turn_order(t, n_players, hecate, chosen_witch, order, key):
 
 
 # ---------------------------------------------------------------- tracing
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def record_event(trace, tracing, rnd, event, seat, a, b, c):
     if not tracing:
         return
@@ -274,7 +274,7 @@ def record_event(trace, tracing, rnd, event, seat, a, b, c):
         trace[3][2] = i + 1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def record_decision(trace, tracing, rnd, seat, opts, n, chosen):
     if not tracing:
         return
@@ -296,7 +296,7 @@ def record_decision(trace, tracing, rnd, seat, opts, n, chosen):
     trace[3][1] = o + n
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def ask(sid, opts, n, pub, t, params, rng):
     """Ask a strategy for an option row; an out-of-range answer falls back to row 0."""
     chosen = choose(sid, opts, n, pub, t, params, rng)
@@ -353,6 +353,8 @@ def play_game(t, n_players, seed, sids, params, out, g, scratch, trace, tracing)
         pub[PHASE] = PHASE_WITCH
         pub[WITCH_NOW] = -1
         pub[PICKS_LEFT] = 0
+        for c in range(MAX_COLOURS):
+            pub[TAKEN + c] = 0
         for s in range(n_players):
             pub[REVEALED + s] = -1
         for s in range(n_players):
@@ -432,6 +434,9 @@ def play_game(t, n_players, seed, sids, params, out, g, scratch, trace, tracing)
             top += 1
         pub[DECK_LEFT] -= needed
         record_event(trace, tracing, rnd, EV_REFILL, -1, needed, pub[DECK_LEFT], 0)
+        if t.end_on_empty_deck and pub[DECK_LEFT] == 0:
+            record_event(trace, tracing, rnd, EV_END, -3, 0, 0, 0)
+            break
         pub[HECATE] = (pub[HECATE] + 1) % n_players
         record_event(trace, tracing, rnd, EV_HECATE, pub[HECATE], 0, 0, 0)
         for s in range(n_players):

@@ -22,8 +22,11 @@ the witches chosen this round are -1 until all players have chosen).
     RECIPE          MAX_PLAYERS     recipe card dealt to seat p (face up)
     TAKEN           MAX_COLOURS     cards of each colour the deciding player took this turn
 
+`HAND` still shows a witch played this round until the end of the round, when it is set
+aside. `TAKEN` is all zeros while witches are chosen.
+
 Option table: int32 rows, one per legal option, in canonical order (witches by id; cards
-by ingredient type then cauldron; "stop" last). Columns:
+by cauldron, then ingredient type; "stop" last). Columns:
 
     column      witch option (OPT_WITCH)        card option (OPT_CARD)      stop (OPT_STOP)
     KIND        OPT_WITCH                       OPT_CARD                    OPT_STOP

@@ -43,8 +43,9 @@ def format_log(compiled: Any, lineup: Any, replay: Any) -> str:
         elif event == L.EV_HECATE:
             lines.append(f"The Favour of Hecate passes to seat {seat}")
         elif event == L.EV_END:
-            why = ("the round limit (options.max_rounds) was reached" if seat == -2 else
-                   f"the deck ({b} cards) cannot refill the supply ({a} needed)")
+            why = {-2: "the round limit (options.max_rounds) was reached",
+                   -3: "the deck is empty (options.end_trigger = deck_empty)"}.get(
+                seat, f"the deck ({b} cards) cannot refill the supply ({a} needed)")
             lines.append(f"\nGame over after round {rnd + 1}: {why}.")
     lines.append("Final scores:")
     for s in range(n_players):
