@@ -41,7 +41,7 @@ STRATEGIES = [
         GREEDY,
         "Best immediate value: the richest witch now, the card that scores most now.",
         (
-            Param("points_weight", 1.0, 0.0, 100.0, "weight of points scored by a completed potion"),
+            Param("points_weight", 1.0, 0.0, 100.0, "weight of points a completed potion scores"),
             Param("gain_weight", 1.0, 0.0, 100.0, "weight of the score-table gain of a placement"),
         ),
     ),
