@@ -50,11 +50,11 @@ STRATEGIES = [
         PLANNER,
         "Plans potions: builds sets and its recipe, discounts missing cards, times witches.",
         (
-            Param("discount", 0.6, 0.0, 1.0, "value kept per card still missing from a cauldron"),
+            Param("discount", 0.3, 0.0, 1.0, "value kept per card still missing from a cauldron"),
             Param("recipe_weight", 1.0, 0.0, 10.0, "weight of progress toward a recipe bonus"),
             Param("mix_penalty", 1.0, 0.0, 20.0, "cost per extra ingredient type in one cauldron"),
-            Param("late_penalty", 0.4, 0.0, 10.0, "value lost per initiative step of a witch"),
-            Param("count_weight", 1.0, 0.0, 20.0, "value per card a witch could take"),
+            Param("late_penalty", 2.0, 0.0, 10.0, "value lost per initiative step of a witch"),
+            Param("count_weight", 0.0, 0.0, 20.0, "value per card a witch could take"),
         ),
     ),
 ]
