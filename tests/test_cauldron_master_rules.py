@@ -101,7 +101,8 @@ def test_full_tie_goes_clockwise_from_hecate(cm, cm_ids, hecate, expected):
 def pick_options(t, pub, seat, witch):
     pub[L.PICKS_LEFT] = t.max_cards[witch]
     opts = np.zeros((L.MAX_OPTIONS, L.N_COLS), np.int32)
-    n = K.card_options(t, pub, seat, witch, opts, np.zeros(L.MAX_COLOURS, np.int64))
+    n = K.card_options(t, pub, seat, witch, opts, np.zeros(L.MAX_COLOURS, np.int64),
+                        np.zeros(L.MAX_TYPES, np.int64))
     return opts[:n]
 
 
@@ -130,7 +131,8 @@ def test_shaman_takes_one_red_and_one_green(cm, cm_ids):
     pub[L.TAKEN + 0] = 1
     pub[L.PICKS_LEFT] = 1
     opts = np.zeros((L.MAX_OPTIONS, L.N_COLS), np.int32)
-    n = K.card_options(t, pub, 0, shaman, opts, np.zeros(L.MAX_COLOURS, np.int64))
+    n = K.card_options(t, pub, 0, shaman, opts, np.zeros(L.MAX_COLOURS, np.int64),
+                        np.zeros(L.MAX_TYPES, np.int64))
     assert {t.colour[x] for x in opts[:n, L.A]} == {2}
 
 

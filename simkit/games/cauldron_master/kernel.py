@@ -32,6 +32,7 @@ from .layout import (
     MAX_OPTIONS,
     MAX_PLAYERS,
     MAX_RECIPES,
+    MAX_TYPES,
     N_COLS,
     N_PLAYERS,
     OPT_CARD,
@@ -105,6 +106,7 @@ def new_scratch(t):
         np.zeros((4, MAX_PLAYERS), np.int64),  # 4 chosen witch, turn order, sort key, potions
         np.zeros((MAX_PLAYERS + 1, 1), np.uint64),  # 5 rng streams: deal, then one per seat
         np.zeros((2, MAX_COLOURS), np.int64),  # 6 colour counts, colour limits left
+        np.zeros(MAX_TYPES, np.int64),  # 7 ingredient types on offer (compact list)
     )
 
 
@@ -167,9 +169,14 @@ def recipe_points(t, pub, p, k, extra, counts, size):
 
 # ---------------------------------------------------------------- options
 @njit(cache=True)
-def witch_options(t, pub, p, opts, rem):
+def witch_options(t, pub, p, opts, rem, offer):
     """Phase 1 options for seat p: each witch in hand, with what it could take right now."""
-    n_types = t.colour.shape[0]
+    n_offer = 0  # types in the supply, most valuable first
+    for i in range(t.colour.shape[0]):
+        x = t.value_order[i]
+        if pub[SUPPLY + x] > 0:
+            offer[n_offer] = x
+            n_offer += 1
     free = 0
     for k in range(t.capacity.shape[0]):
         free += t.capacity[k] - pub[fill_at(p, k)]
@@ -182,8 +189,10 @@ def witch_options(t, pub, p, opts, rem):
         limit = min(t.max_cards[w], free)
         taken = 0
         value = 0
-        for i in range(n_types):
-            x = t.value_order[i]
+        for i in range(n_offer):
+            if taken >= limit:
+                break
+            x = offer[i]
             c = t.colour[x]
             m = min(pub[SUPPLY + x], rem[c], limit - taken)
             if m > 0:
@@ -202,10 +211,16 @@ def witch_options(t, pub, p, opts, rem):
 
 
 @njit(cache=True)
-def card_options(t, pub, p, w, opts, counts):
+def card_options(t, pub, p, w, opts, counts, offer):
     """Phase 3 options for seat p playing witch w: each (cauldron, ingredient) it may take."""
     n = 0
-    if pub[PICKS_LEFT] > 0:
+    n_offer = 0  # types in the supply that this witch may still take
+    for x in range(t.colour.shape[0]):
+        c = t.colour[x]
+        if pub[SUPPLY + x] > 0 and pub[TAKEN + c] < t.colour_limit[w, c]:
+            offer[n_offer] = x
+            n_offer += 1
+    if pub[PICKS_LEFT] > 0 and n_offer > 0:
         for k in range(t.capacity.shape[0]):
             fill = pub[fill_at(p, k)]
             if fill >= t.capacity[k]:
@@ -215,10 +230,8 @@ def card_options(t, pub, p, w, opts, counts):
             if completes:
                 base_points = potion_points(t, pub, p, k, -1)
                 colour_counts(t, pub, p, k, counts)
-            for x in range(t.colour.shape[0]):
-                c = t.colour[x]
-                if pub[SUPPLY + x] == 0 or pub[TAKEN + c] >= t.colour_limit[w, c]:
-                    continue
+            for i in range(n_offer):
+                x = offer[i]
                 same = pub[cauldron_at(p, k, x)] + 1
                 gain = t.score[x, same] - t.score[x, same - 1]
                 points = 0
@@ -312,7 +325,7 @@ def play_game(t, n_players, seed, sids, params, out, g, scratch, trace, tracing)
     n_types = t.colour.shape[0]
     n_witches = t.initiative.shape[0]
     n_cauldrons = t.capacity.shape[0]
-    pub, opts, deck, recipe_deck, seats, rngs, colours = scratch
+    pub, opts, deck, recipe_deck, seats, rngs, colours, offer = scratch
     chosen_witch, order, key, potions = seats[0], seats[1], seats[2], seats[3]
     pub[:] = 0
     potions[:] = 0
@@ -359,7 +372,7 @@ def play_game(t, n_players, seed, sids, params, out, g, scratch, trace, tracing)
             pub[REVEALED + s] = -1
         for s in range(n_players):
             pub[SEAT] = s
-            n = witch_options(t, pub, s, opts, colours[1])
+            n = witch_options(t, pub, s, opts, colours[1], offer)
             c = ask(sids[s], opts, n, pub, t, params[s], rngs[1 + s])
             record_decision(trace, tracing, rnd, s, opts, n, c)
             chosen_witch[s] = opts[c, A]
@@ -384,7 +397,7 @@ def play_game(t, n_players, seed, sids, params, out, g, scratch, trace, tracing)
             for c in range(MAX_COLOURS):
                 pub[TAKEN + c] = 0
             while True:
-                n = card_options(t, pub, s, w, opts, colours[0])
+                n = card_options(t, pub, s, w, opts, colours[0], offer)
                 if n == 0:
                     break  # nothing (more) this witch may take: "pick up the ones you can"
                 c = ask(sids[s], opts, n, pub, t, params[s], rngs[1 + s])
