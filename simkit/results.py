@@ -57,7 +57,7 @@ class ResultWriter:
 
     def write(self, table: pa.Table) -> None:
         if self.writer is None:
-            self.writer = pq.ParquetWriter(self.partial, table.schema, compression="zstd")
+            self.writer = pq.ParquetWriter(self.partial, table.schema, compression="lz4")
         self.writer.write_table(table)
         self.rows += table.num_rows
 
