@@ -19,6 +19,7 @@ import pytest
 from simkit.engine import build_lineup
 from simkit.games import get_game
 from simkit.games.cauldron_master import layout as L
+from simkit.kernels import MAX_DECISIONS
 from tests.reference import cauldron_master as reference
 
 VARIANT = (
@@ -158,7 +159,7 @@ def run_games(get, overrides: tuple[str, ...], names: list[str], seed: int, game
     vectors = [[float(v) for v in row] for row in lineup.params]
     for g in games:
         rep = game.replay(compiled, lineup, seed, g)
-        assert len(rep.decisions) < L.MAX_DECISIONS, "kernel trace truncated"
+        assert len(rep.decisions) < MAX_DECISIONS, "kernel trace truncated"
         ref = reference.play(overrides, n, seed, g, list(lineup.names), vectors)
         where = f"overrides={overrides} lineup={names} params={params} seed={seed} game={g}"
         problem = check_reference_invariants(ref, rules)

@@ -8,9 +8,11 @@ import numpy as np
 
 from simkit.config import GameConfig
 from simkit.games.base import Game, Lineup
+from simkit.kernels import new_trace
 
 from . import kernel
 from .config import Names, Tables, compile_tables
+from .layout import N_COLS
 
 
 class Compiled(NamedTuple):
@@ -75,7 +77,7 @@ class CauldronMaster(Game):
     def replay(self, compiled: Compiled, lineup: Lineup, seed: int, game: int) -> Replay:
         """Replay game `game` of a run, with every decision and event recorded."""
         out = self._outputs(compiled, 1, lineup.n_players)
-        trace = kernel.new_trace()
+        trace = new_trace(N_COLS)
         kernel.play_traced(compiled.tables, lineup.n_players, np.uint64(seed), game,
                            lineup.index, lineup.rotate, lineup.ids, lineup.params, out, trace)
         n_dec, n_opt, n_ev = (int(v) for v in trace[3])

@@ -11,7 +11,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from simkit.rng import game_seed, randint, stream_state
+from simkit.kernels import new_trace_stub, prepare_game, record_decision, record_event
+from simkit.rng import randint, stream_state
 from strategies.cauldron_master import choose
 
 from .layout import (
@@ -79,18 +80,6 @@ def new_outputs(n_games: int, n_players: int, n_witches: int, n_types: int) -> t
         np.zeros((g, p), np.uint8),  # 8 cards left in incomplete cauldrons at the end
         np.zeros((g, p, n_witches), np.uint8),  # 9 times each witch was played
         np.zeros((g, p, n_types), np.uint8),  # 10 cards of each ingredient scored
-    )
-
-
-def new_trace() -> tuple:
-    """Buffers for one traced game: decisions, their option rows, events, counters."""
-    from .layout import DEC_COLS, MAX_DECISIONS, MAX_EVENTS, MAX_TRACED_OPTIONS
-
-    return (
-        np.zeros((MAX_DECISIONS, DEC_COLS), np.int32),
-        np.zeros((MAX_TRACED_OPTIONS, N_COLS), np.int32),
-        np.zeros((MAX_EVENTS, 6), np.int32),
-        np.zeros(3, np.int64),  # decisions, option rows, events recorded
     )
 
 
@@ -270,45 +259,7 @@ def turn_order(t, n_players, hecate, chosen_witch, order, key):
             j -= 1
 
 
-# ---------------------------------------------------------------- tracing
-@njit(cache=True, inline="always")
-def record_event(trace, tracing, rnd, event, seat, a, b, c):
-    if not tracing:
-        return
-    i = trace[3][2]
-    if i < trace[2].shape[0]:
-        ev = trace[2]
-        ev[i, 0] = rnd
-        ev[i, 1] = event
-        ev[i, 2] = seat
-        ev[i, 3] = a
-        ev[i, 4] = b
-        ev[i, 5] = c
-        trace[3][2] = i + 1
-
-
-@njit(cache=True, inline="always")
-def record_decision(trace, tracing, rnd, seat, opts, n, chosen):
-    if not tracing:
-        return
-    d = trace[3][0]
-    o = trace[3][1]
-    if d >= trace[0].shape[0] or o + n > trace[1].shape[0]:
-        return
-    dec = trace[0]
-    dec[d, 0] = rnd
-    dec[d, 1] = seat
-    dec[d, 2] = opts[0, KIND]
-    dec[d, 3] = n
-    dec[d, 4] = chosen
-    dec[d, 5] = o
-    for i in range(n):
-        for col in range(N_COLS):
-            trace[1][o + i, col] = opts[i, col]
-    trace[3][0] = d + 1
-    trace[3][1] = o + n
-
-
+# ---------------------------------------------------------------- decisions
 @njit(cache=True, inline="always")
 def ask(sid, opts, n, pub, t, params, rng):
     """Ask a strategy for an option row; an out-of-range answer falls back to row 0."""
@@ -488,37 +439,6 @@ def play_game(t, n_players, seed, sids, params, out, g, scratch, trace, tracing)
         out[2][g, s] = np.float32(1.0 / winners) if out[1][g, s] == 1 else np.float32(0.0)
 
 
-@njit(cache=True)
-def prepare_game(n_players, master_seed, game, lineup, rotate, strategy_ids, strategy_params,
-                 out, row):
-    """Seed, strategy ids and params per seat of game `game` of a run.
-
-    When `rotate`, the run's strategies rotate through the seats over each deal: games
-    n*d .. n*d + n-1 share deal d (common random numbers), game n*d + r shifting by r.
-    """
-    deal = game // n_players if rotate else game
-    shift = game % n_players if rotate else 0
-    sids = np.empty(n_players, np.int64)
-    params = np.empty((n_players, strategy_params.shape[1]), np.float64)
-    for s in range(n_players):
-        index = lineup[(s + shift) % n_players]
-        sids[s] = strategy_ids[index]
-        params[s] = strategy_params[index]
-        out[4][row, s] = index
-    return game_seed(np.uint64(master_seed), np.uint64(deal)), sids, params
-
-
-@njit(cache=True)
-def new_trace_stub():
-    """Empty trace buffers for untraced play (same types as new_trace)."""
-    return (
-        np.zeros((1, 6), np.int32),
-        np.zeros((1, N_COLS), np.int32),
-        np.zeros((1, 6), np.int32),
-        np.zeros(3, np.int64),
-    )
-
-
 @njit(cache=True, parallel=True)
 def simulate_batch(t, n_players, master_seed, first_game, lineup, rotate, strategy_ids,
                    strategy_params, out):
@@ -529,12 +449,12 @@ def simulate_batch(t, n_players, master_seed, first_game, lineup, rotate, strate
     """
     n_games = out[0].shape[0]
     n_blocks = min(n_games, 256)
-    trace = new_trace_stub()
+    trace = new_trace_stub(N_COLS)
     for b in prange(n_blocks):
         scratch = new_scratch(t)
         for i in range(b * n_games // n_blocks, (b + 1) * n_games // n_blocks):
             seed, sids, params = prepare_game(n_players, master_seed, first_game + i, lineup,
-                                              rotate, strategy_ids, strategy_params, out, i)
+                                              rotate, strategy_ids, strategy_params, out[4], i)
             play_game(t, n_players, seed, sids, params, out, i, scratch, trace, False)
 
 
@@ -543,5 +463,5 @@ def play_traced(t, n_players, master_seed, game, lineup, rotate, strategy_ids,
                 strategy_params, out, trace):
     """Replay game `game` of a run into row 0 of `out`, recording it into `trace`."""
     seed, sids, params = prepare_game(n_players, master_seed, game, lineup, rotate,
-                                      strategy_ids, strategy_params, out, 0)
+                                      strategy_ids, strategy_params, out[4], 0)
     play_game(t, n_players, seed, sids, params, out, 0, new_scratch(t), trace, True)

@@ -71,15 +71,8 @@ N_COLS = 7
 OPT_WITCH, OPT_CARD, OPT_STOP = 0, 1, 2
 MAX_OPTIONS = MAX_TYPES * MAX_CAULDRONS + 1
 
-# Trace of one game (for `simkit play` and the differential tests).
-# Decisions: [round, seat, kind of decision, number of options, chosen row, first option row]
-MAX_DECISIONS = 2048
-DEC_COLS = 6
-MAX_TRACED_OPTIONS = 1 << 16
-# Events: [round, event, seat, a, b, c]
+# Trace events (buffers: simkit/kernels.py): [round, event, seat, a, b, c]
 EV_REVEAL, EV_ORDER, EV_TAKE, EV_POTION, EV_REFILL, EV_HECATE, EV_END, EV_SETUP = range(8)
-MAX_EVENTS = 4096
-EV_COLS = 6
 
 
 @njit(cache=True, inline="always")

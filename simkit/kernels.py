@@ -1,0 +1,103 @@
+"""Compiled pieces every game's kernel shares: seating a run's strategies, and tracing.
+
+Trace buffers (one traced game, for `simkit play` and the differential tests):
+
+    decisions   int32[D, 6]   round, seat, option kind of row 0, options, chosen row,
+                              index of its first row in `options`
+    options     int32[O, C]   the option rows offered at each decision (C = table width)
+    events      int32[E, 6]   round, event code, seat, a, b, c (codes: the game's layout)
+    counts      int64[3]      decisions, option rows and events recorded
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from simkit.rng import game_seed
+
+MAX_DECISIONS = 4096
+MAX_TRACED_OPTIONS = 1 << 16
+MAX_EVENTS = 8192
+
+
+def new_trace(n_cols: int) -> tuple:
+    """Buffers for one traced game whose option tables are `n_cols` wide."""
+    return (
+        np.zeros((MAX_DECISIONS, 6), np.int32),
+        np.zeros((MAX_TRACED_OPTIONS, n_cols), np.int32),
+        np.zeros((MAX_EVENTS, 6), np.int32),
+        np.zeros(3, np.int64),
+    )
+
+
+@njit(cache=True)
+def new_trace_stub(n_cols):
+    """Empty buffers of the same types, for untraced play."""
+    return (
+        np.zeros((1, 6), np.int32),
+        np.zeros((1, n_cols), np.int32),
+        np.zeros((1, 6), np.int32),
+        np.zeros(3, np.int64),
+    )
+
+
+@njit(cache=True, inline="always")
+def record_event(trace, tracing, rnd, event, seat, a, b, c):
+    """Append one event to the trace (a no-op when not tracing or when full)."""
+    if not tracing:
+        return
+    i = trace[3][2]
+    if i < trace[2].shape[0]:
+        ev = trace[2]
+        ev[i, 0] = rnd
+        ev[i, 1] = event
+        ev[i, 2] = seat
+        ev[i, 3] = a
+        ev[i, 4] = b
+        ev[i, 5] = c
+        trace[3][2] = i + 1
+
+
+@njit(cache=True, inline="always")
+def record_decision(trace, tracing, rnd, seat, opts, n, chosen):
+    """Append one decision and its option rows (column 0 of a row is its kind)."""
+    if not tracing:
+        return
+    d = trace[3][0]
+    o = trace[3][1]
+    if d >= trace[0].shape[0] or o + n > trace[1].shape[0]:
+        return
+    dec = trace[0]
+    dec[d, 0] = rnd
+    dec[d, 1] = seat
+    dec[d, 2] = opts[0, 0]
+    dec[d, 3] = n
+    dec[d, 4] = chosen
+    dec[d, 5] = o
+    for i in range(n):
+        for col in range(trace[1].shape[1]):
+            trace[1][o + i, col] = opts[i, col]
+    trace[3][0] = d + 1
+    trace[3][1] = o + n
+
+
+@njit(cache=True)
+def prepare_game(n_players, master_seed, game, lineup, rotate, strategy_ids, strategy_params,
+                 strategy_out, row):
+    """Seed, strategy ids and params per seat of game `game` of a run.
+
+    When `rotate`, the run's strategies rotate through the seats over each deal: games
+    n*d .. n*d + n-1 share deal d (common random numbers), game n*d + r shifting by r.
+    Writes each seat's strategy index into strategy_out[row].
+    """
+    deal = game // n_players if rotate else game
+    shift = game % n_players if rotate else 0
+    sids = np.empty(n_players, np.int64)
+    params = np.empty((n_players, strategy_params.shape[1]), np.float64)
+    for s in range(n_players):
+        index = lineup[(s + shift) % n_players]
+        sids[s] = strategy_ids[index]
+        params[s] = strategy_params[index]
+        strategy_out[row, s] = index
+    return game_seed(np.uint64(master_seed), np.uint64(deal)), sids, params
