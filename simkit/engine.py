@@ -18,11 +18,19 @@ from simkit.games import Game, Lineup, get_game
 from simkit.results import (
     GAMES_FILE,
     MANIFEST_FILE,
+    RUN_FILE,
     SUMMARY_FILE,
-    ResultWriter,
+    clear_chunks,
+    finished_chunks,
     long_table,
+    merge_chunks,
+    missing_ranges,
+    read_json,
     read_manifest,
+    remove_report,
     versions,
+    write_chunk,
+    write_json,
     write_manifest,
 )
 
@@ -145,58 +153,81 @@ def identity(p: Prepared) -> dict[str, Any]:
             "seed": p.spec.seed, "config_hash": p.config.hash}
 
 
-def check_output(run_dir: Path, p: Prepared, force: bool) -> bool:
-    """True if `run_dir` already holds this exact run; refuse to overwrite a different one."""
+def check_output(run_dir: Path, p: Prepared, force: bool) -> str:
+    """What `run_dir` holds for this run: "new", "resume" (same run, unfinished) or "done".
+
+    Refuses a folder holding a different run, finished or not, unless `force`.
+    """
     if not run_dir.exists():
-        return False
+        return "new"
     if not run_dir.is_dir():
         raise SimkitError(f"--out {run_dir}: exists and is not a folder")
     manifest = read_manifest(run_dir)
+    unfinished = read_json(run_dir / RUN_FILE)
     if manifest is not None:
         if manifest.get("identity") == identity(p) and (run_dir / GAMES_FILE).exists():
-            return True
+            return "done"
         if not force:
             raise SimkitError(f"--out {run_dir} already holds a different run "
                               f"({manifest.get('command', '?')}); choose another folder "
                               "or pass --force to replace it")
-    elif any(f.name not in {GAMES_FILE + ".partial"} for f in run_dir.iterdir()) and not force:
+    elif unfinished is not None:
+        if unfinished.get("identity") == identity(p):
+            return "resume"
+        if not force:
+            raise SimkitError(f"--out {run_dir} holds an unfinished different run "
+                              f"({unfinished.get('command', '?')}); rerun that command to "
+                              "finish it, choose another folder, or pass --force")
+    elif any(run_dir.iterdir()) and not force:
         raise SimkitError(f"--out {run_dir} is not empty and holds no simkit run; "
                           "choose another folder or pass --force")
-    return False
+    return "new"
 
 
 def run(spec: RunSpec, run_dir: Path, threads: int | None = None,
         chunk_size: int = DEFAULT_CHUNK, force: bool = False,
         progress: Callable[[int], None] | None = None,
         prepared: Prepared | None = None) -> dict[str, Any]:
-    """Simulate `spec` into `run_dir`; returns the manifest. Skips a run already complete."""
+    """Simulate `spec` into `run_dir`; returns the manifest.
+
+    Each chunk of games is written atomically as it finishes, so an interrupted run
+    (Ctrl-C, a killed process, a full disk) started again with the same command plays
+    only the missing games; the merged results equal an uninterrupted run's. A run
+    already complete is left as it is (the manifest comes back with "skipped").
+    """
     p = prepared or prepare(spec)
     used_threads = set_threads(threads)
     if chunk_size < 1:
         raise SimkitError(f"--chunk-size must be at least 1, not {chunk_size}")
-    if check_output(run_dir, p, force):
+    state = check_output(run_dir, p, force)
+    if state == "done":
         manifest = read_manifest(run_dir)
         assert manifest is not None
         manifest["skipped"] = True
         return manifest
     run_dir.mkdir(parents=True, exist_ok=True)
-    (run_dir / MANIFEST_FILE).unlink(missing_ok=True)
-    (run_dir / GAMES_FILE).unlink(missing_ok=True)
+    if state == "new":
+        for name in (MANIFEST_FILE, GAMES_FILE, SUMMARY_FILE):
+            (run_dir / name).unlink(missing_ok=True)
+        remove_report(run_dir)
+        clear_chunks(run_dir)
+        write_json(run_dir / RUN_FILE, {"identity": identity(p),
+                                        "command": spec.command(str(run_dir))})
     started = time.perf_counter()
-    writer = ResultWriter(run_dir)
+    done = finished_chunks(run_dir)
+    if progress is not None and done:
+        progress(sum(n for _, n in done))
     categories = p.game.categories(p.compiled)
-    try:
-        for first in range(0, spec.games, chunk_size):
-            n = min(chunk_size, spec.games - first)
+    for gap_first, gap_n in missing_ranges(done, spec.games):
+        for first in range(gap_first, gap_first + gap_n, chunk_size):
+            n = min(chunk_size, gap_first + gap_n - first)
             columns = p.game.simulate(p.compiled, p.lineup, spec.seed, first, n)
-            writer.write(long_table(columns, first, p.lineup.rotate, list(p.lineup.names),
-                                    categories))
+            table = long_table(columns, first, p.lineup.rotate, list(p.lineup.names),
+                               categories)
+            write_chunk(run_dir, first, n, table)
             if progress is not None:
                 progress(n)
-        writer.close()
-    except BaseException:
-        writer.abort()
-        raise
+    rows = merge_chunks(run_dir)
     elapsed = time.perf_counter() - started
     manifest = {
         "game": p.game.name,
@@ -210,17 +241,19 @@ def run(spec: RunSpec, run_dir: Path, threads: int | None = None,
         "rotation": p.lineup.rotate,
         "seed": spec.seed,
         "games": spec.games,
-        "rows": writer.rows,
+        "rows": rows,
         "config": {"source": p.config.source, "hash": p.config.hash,
                    "overrides": list(spec.overrides), "placeholders": p.config.placeholders(),
                    "resolved": p.config.data},
         "threads": used_threads,
         "chunk_size": chunk_size,
+        "resumed": state == "resume",
         "elapsed_seconds": round(elapsed, 3),
         "versions": versions(),
         "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
     }
     write_manifest(run_dir, manifest)
+    (run_dir / RUN_FILE).unlink(missing_ok=True)
     write_summary(run_dir)
     return manifest
 

@@ -16,6 +16,12 @@ import pyarrow.parquet as pq
 GAMES_FILE = "games.parquet"
 MANIFEST_FILE = "manifest.json"
 SUMMARY_FILE = "summary.csv"
+RUN_FILE = "run.json"  # an unfinished run's identity, removed when the run completes
+CHUNK_DIR = "chunks.partial"  # finished chunks of an unfinished run, one file each
+# Written by `simkit report` (reports/render.py); a new run in the folder removes them.
+REPORT_FILE = "report.html"
+REPORT_SUMMARY_FILE = "summary.md"
+REPORT_TABLES_DIR = "report_tables"
 SHARED_COLUMNS = ("game", "deal", "seat", "strategy", "score", "rank", "win_share", "rounds")
 
 
@@ -46,30 +52,85 @@ def long_table(columns: Mapping[str, np.ndarray], first_game: int, rotate: bool,
     return pa.table(ordered)
 
 
-class ResultWriter:
-    """Writes games.parquet chunk by chunk (one row group each), atomically at close."""
+def chunk_path(run_dir: Path, first: int, n: int) -> Path:
+    return run_dir / CHUNK_DIR / f"games-{first:012d}-{n:09d}.parquet"
 
-    def __init__(self, run_dir: Path) -> None:
-        self.final = run_dir / GAMES_FILE
-        self.partial = run_dir / (GAMES_FILE + ".partial")
-        self.writer: pq.ParquetWriter | None = None
-        self.rows = 0
 
-    def write(self, table: pa.Table) -> None:
-        if self.writer is None:
-            self.writer = pq.ParquetWriter(self.partial, table.schema, compression="lz4")
-        self.writer.write_table(table)
-        self.rows += table.num_rows
+def write_chunk(run_dir: Path, first: int, n: int, table: pa.Table) -> None:
+    """Write games first..first+n-1 atomically: a chunk file exists only if complete."""
+    final = chunk_path(run_dir, first, n)
+    final.parent.mkdir(exist_ok=True)
+    tmp = final.with_suffix(".tmp")
+    pq.write_table(table, tmp, compression="lz4")
+    os.replace(tmp, final)
 
-    def close(self) -> None:
-        if self.writer is not None:
-            self.writer.close()
-            os.replace(self.partial, self.final)
 
-    def abort(self) -> None:
-        if self.writer is not None:
-            self.writer.close()
-        self.partial.unlink(missing_ok=True)
+def finished_chunks(run_dir: Path) -> list[tuple[int, int]]:
+    """(first game, games) of every complete chunk file, in game order."""
+    folder = run_dir / CHUNK_DIR
+    if not folder.is_dir():
+        return []
+    chunks = []
+    for path in folder.glob("games-*-*.parquet"):
+        _, first, n = path.stem.split("-")
+        chunks.append((int(first), int(n)))
+    return sorted(chunks)
+
+
+def missing_ranges(chunks: list[tuple[int, int]], games: int) -> list[tuple[int, int]]:
+    """(first, n) ranges of games 0..games-1 that no chunk covers."""
+    gaps, at = [], 0
+    for first, n in chunks:
+        if first > at:
+            gaps.append((at, first - at))
+        at = max(at, first + n)
+    if at < games:
+        gaps.append((at, games - at))
+    return gaps
+
+
+def merge_chunks(run_dir: Path) -> int:
+    """Concatenate the chunk files, in game order, into games.parquet (atomically)."""
+    final = run_dir / GAMES_FILE
+    partial = run_dir / (GAMES_FILE + ".partial")
+    writer: pq.ParquetWriter | None = None
+    rows = 0
+    try:
+        for first, n in finished_chunks(run_dir):
+            table = pq.read_table(chunk_path(run_dir, first, n))
+            if writer is None:
+                writer = pq.ParquetWriter(partial, table.schema, compression="lz4")
+            writer.write_table(table)
+            rows += table.num_rows
+    finally:
+        if writer is not None:
+            writer.close()
+    os.replace(partial, final)
+    clear_chunks(run_dir, keep_marker=True)  # the marker goes once the manifest is written
+    return rows
+
+
+def clear_chunks(run_dir: Path, keep_marker: bool = False) -> None:
+    """Remove an unfinished run's chunk files (and its run.json marker)."""
+    folder = run_dir / CHUNK_DIR
+    if folder.is_dir():
+        for f in folder.iterdir():
+            f.unlink()
+        folder.rmdir()
+    if not keep_marker:
+        (run_dir / RUN_FILE).unlink(missing_ok=True)
+    (run_dir / (GAMES_FILE + ".partial")).unlink(missing_ok=True)
+
+
+def remove_report(run_dir: Path) -> None:
+    """Delete a report left by an earlier run, so it can never describe the wrong results."""
+    for name in (REPORT_FILE, REPORT_SUMMARY_FILE):
+        (run_dir / name).unlink(missing_ok=True)
+    tables = run_dir / REPORT_TABLES_DIR
+    if tables.is_dir():
+        for f in tables.iterdir():
+            f.unlink()
+        tables.rmdir()
 
 
 def versions() -> dict[str, str]:
@@ -86,9 +147,18 @@ def versions() -> dict[str, str]:
 
 def write_manifest(run_dir: Path, manifest: dict[str, Any]) -> None:
     """Write manifest.json atomically (its presence marks a complete run)."""
-    tmp = run_dir / (MANIFEST_FILE + ".partial")
-    tmp.write_text(json.dumps(manifest, indent=2, sort_keys=False) + "\n")
-    os.replace(tmp, run_dir / MANIFEST_FILE)
+    write_json(run_dir / MANIFEST_FILE, manifest)
+
+
+def write_json(path: Path, data: dict[str, Any]) -> None:
+    """Write a JSON file atomically."""
+    tmp = path.with_name(path.name + ".partial")
+    tmp.write_text(json.dumps(data, indent=2) + "\n")
+    os.replace(tmp, path)
+
+
+def read_json(path: Path) -> dict[str, Any] | None:
+    return json.loads(path.read_text()) if path.exists() else None
 
 
 def read_manifest(run_dir: Path) -> dict[str, Any] | None:
