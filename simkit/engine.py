@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import shlex
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -187,18 +187,23 @@ def check_output(run_dir: Path, p: Prepared, force: bool) -> str:
 def run(spec: RunSpec, run_dir: Path, threads: int | None = None,
         chunk_size: int = DEFAULT_CHUNK, force: bool = False,
         progress: Callable[[int], None] | None = None,
-        prepared: Prepared | None = None) -> dict[str, Any]:
+        prepared: Prepared | None = None, scheduler: str | None = None,
+        workers: int | None = None) -> dict[str, Any]:
     """Simulate `spec` into `run_dir`; returns the manifest.
 
     Each chunk of games is written atomically as it finishes, so an interrupted run
     (Ctrl-C, a killed process, a full disk) started again with the same command plays
     only the missing games; the merged results equal an uninterrupted run's. A run
     already complete is left as it is (the manifest comes back with "skipped").
+    With `scheduler` (a dask scheduler address) or `workers` (a local dask cluster of
+    that many processes) the chunks are played on the cluster; the results are the same.
     """
     p = prepared or prepare(spec)
     used_threads = set_threads(threads)
     if chunk_size < 1:
         raise SimkitError(f"--chunk-size must be at least 1, not {chunk_size}")
+    if workers is not None and workers < 1:
+        raise SimkitError(f"--workers must be at least 1, not {workers}")
     state = check_output(run_dir, p, force)
     if state == "done":
         manifest = read_manifest(run_dir)
@@ -217,16 +222,13 @@ def run(spec: RunSpec, run_dir: Path, threads: int | None = None,
     done = finished_chunks(run_dir)
     if progress is not None and done:
         progress(sum(n for _, n in done))
-    categories = p.game.categories(p.compiled)
-    for gap_first, gap_n in missing_ranges(done, spec.games):
-        for first in range(gap_first, gap_first + gap_n, chunk_size):
-            n = min(chunk_size, gap_first + gap_n - first)
-            columns = p.game.simulate(p.compiled, p.lineup, spec.seed, first, n)
-            table = long_table(columns, first, p.lineup.rotate, list(p.lineup.names),
-                               categories)
-            write_chunk(run_dir, first, n, table)
-            if progress is not None:
-                progress(n)
+    todo = [(first, min(chunk_size, gap_first + gap_n - first))
+            for gap_first, gap_n in missing_ranges(done, spec.games)
+            for first in range(gap_first, gap_first + gap_n, chunk_size)]
+    for first, n, table in _play(p, todo, scheduler, workers):
+        write_chunk(run_dir, first, n, table)
+        if progress is not None:
+            progress(n)
     rows = merge_chunks(run_dir)
     elapsed = time.perf_counter() - started
     manifest = {
@@ -246,6 +248,8 @@ def run(spec: RunSpec, run_dir: Path, threads: int | None = None,
                    "overrides": list(spec.overrides), "placeholders": p.config.placeholders(),
                    "resolved": p.config.data},
         "threads": used_threads,
+        "cluster": ({"scheduler": scheduler, "workers": workers}
+                    if scheduler or workers else None),
         "chunk_size": chunk_size,
         "resumed": state == "resume",
         "elapsed_seconds": round(elapsed, 3),
@@ -256,6 +260,22 @@ def run(spec: RunSpec, run_dir: Path, threads: int | None = None,
     (run_dir / RUN_FILE).unlink(missing_ok=True)
     write_summary(run_dir)
     return manifest
+
+
+def _play(p: Prepared, chunks: list[tuple[int, int]], scheduler: str | None,
+          workers: int | None) -> Iterator[tuple[int, int, Any]]:
+    """(first, n, rows) for each chunk: in this process, or on a dask cluster."""
+    if scheduler is None and workers is None:
+        categories = p.game.categories(p.compiled)
+        for first, n in chunks:
+            columns = p.game.simulate(p.compiled, p.lineup, p.spec.seed, first, n)
+            yield first, n, long_table(columns, first, p.lineup.rotate, list(p.lineup.names),
+                                       categories)
+        return
+    from simkit.cluster import connect, play_chunks
+
+    with connect(scheduler, workers) as client:
+        yield from play_chunks(client, p.spec, chunks)
 
 
 def summary_frame(run_dir: Path) -> pl.DataFrame:
