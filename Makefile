@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: demo test lint bench clean
+.PHONY: demo test lint bench clean chromium
 
 $(BIN)/simkit: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -13,11 +13,19 @@ $(BIN)/simkit: pyproject.toml
 
 demo: $(BIN)/simkit
 	$(BIN)/simkit run cauldron-master --players 4 --strategies planner,greedy,random,greedy \
-		--games 200000 --seed 2026 --out runs/demo
+		--games 200000 --seed 2026 --out runs/demo --report
 	@echo "Results: runs/demo/games.parquet (one row per game and seat), runs/demo/summary.csv"
+	@echo "Balance report: open runs/demo/report.html in a browser (text: runs/demo/summary.md)"
 
-test: $(BIN)/simkit
+test: $(BIN)/simkit chromium
 	$(BIN)/python -m pytest -q
+
+# The report tests open report.html in headless Chromium: install Debian's package when
+# it is missing and we may (root with apt-get); otherwise those tests say what is missing.
+chromium:
+	@command -v chromium >/dev/null 2>&1 || { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null \
+		&& apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; } \
+		|| echo "note: chromium is not installed; the report's browser test will fail"
 
 lint: $(BIN)/simkit
 	$(BIN)/ruff check . && $(BIN)/ruff format --check .

@@ -23,7 +23,8 @@ class SimkitGroup(click.Group):
         except SimkitError as exc:
             raise click.ClickException(str(exc)) from None
         except KeyboardInterrupt:
-            click.echo("\nInterrupted; nothing partial was kept.", err=True)
+            click.echo("\nInterrupted. Every finished chunk of games is saved: run the same "
+                       "command again to resume.", err=True)
             sys.exit(130)
 
 
@@ -145,12 +146,14 @@ def play(game: str, strategy_list: str, players: int, seed: int, game_index: int
 @click.option("--chunk-size", type=int, default=None,
               help="Games per chunk (results never depend on it).")
 @click.option("--force", is_flag=True, help="Replace a different run already in --out.")
+@click.option("--report", "with_report", is_flag=True,
+              help="Write the balance report (OUT/report.html) right after the run.")
 @set_option
 @param_option
 @config_option
 def run(game: str, strategy_list: str, players: int, seed: int, n_games: int, out_dir: Path,
-        threads: int | None, chunk_size: int | None, force: bool, overrides: tuple[str, ...],
-        params: tuple[str, ...], config_path: str | None) -> None:
+        threads: int | None, chunk_size: int | None, force: bool, with_report: bool,
+        overrides: tuple[str, ...], params: tuple[str, ...], config_path: str | None) -> None:
     """Simulate many games and write one row per game and seat to OUT/games.parquet.
 
     When the strategies differ they rotate through the seats over the same deals.
@@ -180,6 +183,42 @@ def run(game: str, strategy_list: str, players: int, seed: int, n_games: int, ou
     if manifest["config"]["placeholders"]:
         click.echo(f"Note: this run used {len(manifest['config']['placeholders'])} placeholder "
                    "values (see `simkit show " + game + "`); not the published card data.")
+    if with_report:
+        _report(out_dir)
+
+
+def _report(run_dir: Path, out_dir: Path | None = None, targets: Path | None = None,
+            set_targets: tuple[str, ...] = ()) -> None:
+    import time
+
+    from reports import make_report
+
+    started = time.perf_counter()
+    written = make_report(run_dir, out_dir, targets, set_targets)
+    click.echo(f"Wrote the balance report {written.html} ({written.summary.name}, "
+               f"{len(written.tables)} CSV tables in {written.tables[0].parent.name}/) "
+               f"in {time.perf_counter() - started:.1f} s.")
+
+
+@main.command(context_settings=CONTEXT)
+@click.argument("run_dir", type=click.Path(path_type=Path))
+@click.option("--out", "out_dir", type=click.Path(path_type=Path), default=None,
+              help="Write the report here instead of into RUN_DIR.")
+@click.option("--targets", "targets", type=click.Path(path_type=Path, dir_okay=False),
+              default=None, help="Balance targets file (default: configs/targets.toml).")
+@click.option("--set-target", "set_targets", multiple=True, metavar="METRIC.SETTING=VALUE",
+              help="Override a target, e.g. --set-target seat_advantage.max_points=2 "
+                   "(repeatable).")
+def report(run_dir: Path, out_dir: Path | None, targets: Path | None,
+           set_targets: tuple[str, ...]) -> None:
+    """Write a run's balance report: report.html, summary.md and CSV tables.
+
+    The report opens with a scorecard of balance targets (PASS / FAIL / NOT YET SURE),
+    then win shares, seat advantage, scores, game endings, component value and the
+    game's own sections, every estimate with its 95% interval.
+    Example: simkit report runs/demo
+    """
+    _report(run_dir, out_dir, targets, set_targets)
 
 
 @main.command(context_settings=CONTEXT)

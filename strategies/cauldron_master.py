@@ -147,7 +147,7 @@ def planner(opts, n, pub, t, params):
                 top = min(same + free, t.score.shape[1] - 1)
                 grow = t.score[x, top] - t.score[x, same - 1]
                 chance = discount ** free
-                if pub[SUPPLY + x] > 1:
+                if pub[SUPPLY + x] > 1 and discount > 0.0:
                     chance = min(1.0, chance / discount)
                 types = 0
                 base = cauldron_at(p, k, 0)

@@ -34,3 +34,15 @@ def test_parameters_change_play(cm):
     tweak = game.simulate(compiled, build_lineup(game, names, 2, ["planner.late_penalty=0"]),
                           3, 0, 500)
     assert not np.array_equal(base["score"], tweak["score"])
+
+
+def test_extreme_parameters_stay_legal(cm):
+    """Parameters at the ends of their ranges still give legal, finite play."""
+    game, compiled = cm
+    for spec in game.strategies().values():
+        for end in ("lo", "hi"):
+            params = [f"{spec.name}.{p.name}={getattr(p, end)}" for p in spec.params]
+            lineup = build_lineup(game, [spec.name, "random"], 2, params)
+            cols = game.simulate(compiled, lineup, 1, 0, 300)
+            assert np.isfinite(cols["win_share"]).all()
+            assert (cols["score"] >= 0).all()

@@ -11,10 +11,16 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
+import simkit.kernels
+import simkit.rng
+import strategies.cauldron_master
+from simkit.jitcache import drop_stale_cache
 from simkit.kernels import new_trace_stub, prepare_game, record_decision, record_event
 from simkit.rng import randint, stream_state
 from strategies.cauldron_master import choose
 
+from . import config as _config
+from . import layout as _layout
 from .layout import (
     DECK_LEFT,
     EV_END,
@@ -60,6 +66,9 @@ from .layout import (
     fill_at,
     hand_at,
 )
+
+drop_stale_cache(__file__, strategies.cauldron_master.__file__, simkit.kernels.__file__,
+                 simkit.rng.__file__, _layout.__file__, _config.__file__)
 
 # Number of outputs per game, in the order of `new_outputs` (results.py names them).
 N_OUTPUTS = 11

@@ -1,0 +1,330 @@
+"""Assemble a report: run -> metrics -> scorecard and sections (the game-agnostic part).
+
+`build(run, targets)` computes every generic metric once, asks the game's hooks for its
+components and extra sections, and returns a `Report` that `render.py` writes out.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import polars as pl
+
+from reports import charts, metrics
+from reports.document import Chart, Column, Note, Section, Table
+from reports.hooks import Context, GameHooks, hooks_for
+from reports.load import Run
+from reports.targets import Targets, scorecard
+
+
+@dataclass
+class Report:
+    """Everything on the page, as data."""
+
+    title: str
+    subtitle: str
+    facts: list[tuple[str, str]]
+    command: str
+    placeholders: list[tuple[str, str]]
+    placeholder_notes: list[str]
+    scorecard: pl.DataFrame
+    targets_source: str
+    findings: list[str]
+    sections: list[Section]
+    footer: list[tuple[str, str]] = field(default_factory=list)
+
+
+def _pts(x: float) -> str:
+    return f"{x * 100:+.1f}" if math.isfinite(x) else "n/a"
+
+
+def _pct(x: float) -> str:
+    return f"{x * 100:.1f}%" if math.isfinite(x) else "n/a"
+
+
+def _target(targets: Targets, metric: str, setting: str) -> float | None:
+    return targets.settings.get(metric, {}).get(setting)
+
+
+def build(run: Run, targets: Targets, hooks: GameHooks | None = None) -> Report:
+    """Compute the metrics of `run` and lay out the report."""
+    hooks = hooks or hooks_for(run.game)
+    frame = run.frame
+    n = run.n_players
+    fair = 1.0 / n
+    label: Callable[[int], str] = hooks.seat_label
+    games = metrics.per_game(frame)
+    ctx = Context(run, frame, games, targets, label)
+    run_games = games.height
+
+    by_strategy = metrics.win_share_by(frame, "strategy")
+    by_seat = metrics.win_share_by(frame, "seat").with_columns(
+        label=pl.col("seat").map_elements(label, return_dtype=pl.String))
+    seats = metrics.seat_advantage(frame).with_columns(
+        label=pl.col("seat").map_elements(label, return_dtype=pl.String))
+    ties = metrics.tie_rate(games)
+    length = metrics.summary(games, "rounds")
+    margin = metrics.summary(games, "margin")
+    components = metrics.component_effects(frame, hooks.components(ctx))
+    card = scorecard(targets, run_games=run_games, seat_advantage=seats, components=components,
+                     tie_rate=ties, game_length=length, seat_label=label)
+
+    sections = [
+        _winners(by_strategy, by_seat, fair, n),
+        _seat_section(seats, n, _target(targets, "seat_advantage", "max_points"), hooks),
+        _scores(frame, label, by_strategy, by_seat),
+        _endings(games, ties, length, margin, hooks.length_unit),
+    ]
+    if components.height:
+        sections.append(_components(components, _target(targets, "component_effect",
+                                                        "max_points")))
+    sections += hooks.sections(ctx)
+
+    m = run.manifest
+    shown, notes = hooks.placeholders(run)
+    strategies = ", ".join(f"{s['name']} ({label(s['seat'])})" for s in m["strategies"])
+    config = m["config"]
+    facts = [
+        ("Game", f"{m['title']} ({m['game']}), {n} players"),
+        ("Strategies", strategies + ("; they rotate through the seats on every deal"
+                                     if m.get("rotation") else "")),
+        ("Games", f"{m['games']:,} ({m['rows']:,} player rows)"),
+        ("Seed", str(m["seed"])),
+        ("Config", f"{config['source']} (hash {config['hash']})"),
+        ("Overrides", ", ".join(config.get("overrides") or []) or "none"),
+        ("Targets", targets.source),
+    ]
+    versions = m.get("versions") or {}
+    footer = [("Created", str(m.get("created", "?"))),
+              ("Versions", ", ".join(f"{k} {v}" for k, v in versions.items()) or "?")]
+    findings = _findings(by_strategy, seats, ties, components, fair, n)
+    return Report(title=f"{m['title']}: balance report",
+                  subtitle=f"{m['games']:,} simulated games with {n} players",
+                  facts=facts, command=str(m["command"]), placeholders=shown,
+                  placeholder_notes=notes, scorecard=card, targets_source=targets.source,
+                  findings=findings, sections=sections, footer=footer)
+
+
+def _findings(by_strategy: pl.DataFrame, seats: pl.DataFrame, ties: pl.DataFrame,
+              components: pl.DataFrame, fair: float, n: int) -> list[str]:
+    out = []
+    best = by_strategy.sort("win_share", descending=True).row(0, named=True)
+    if by_strategy.height > 1:
+        worst = by_strategy.sort("win_share").row(0, named=True)
+        out.append(f"Strongest strategy: {best['strategy']}, with {_pct(best['win_share'])} of "
+                   f"wins per player (fair share {_pct(fair)}); weakest: {worst['strategy']}, "
+                   f"{_pct(worst['win_share'])}.")
+    big = seats.with_columns(size=pl.col("advantage").abs()).sort("size", descending=True)
+    row = big.row(0, named=True)
+    clear = "a clear" if row["significant"] else "no clear"
+    out.append(f"Largest seat effect: the {row['label']}, {_pts(row['advantage'])} points from "
+               f"the fair share [{_pts(row['advantage_lo'])}, {_pts(row['advantage_hi'])}] "
+               f"({clear} difference at 95%).")
+    t = ties.row(0, named=True)
+    out.append(f"Shared wins: {_pct(t['tie_rate'])} of games "
+               f"[{_pct(t['tie_rate_lo'])}, {_pct(t['tie_rate_hi'])}].")
+    if components.height:
+        compared = components.filter(pl.col("compared"))
+        if compared.height:
+            top = compared.with_columns(size=pl.col("effect").abs()).sort(
+                "size", descending=True).row(0, named=True)
+            out.append(f"Largest component effect: {top['name']} ({top['kind'].lower()}), "
+                       f"{_pts(top['effect'])} points of win share for players who "
+                       f"{top['verb']} it [{_pts(top['effect_lo'])}, {_pts(top['effect_hi'])}].")
+    return out
+
+
+def _winners(by_strategy: pl.DataFrame, by_seat: pl.DataFrame, fair: float,
+             n: int) -> Section:
+    cols = [Column("games", "Games", "int"),
+            Column("win_share", "Win share", "ci_pct"),
+            Column("score", "Mean score", "ci_num")]
+    fair_text = f"the fair share with {n} players is 1/{n} = {_pct(fair)}"
+    blocks: list[Any] = [
+        Table("Win share by strategy",
+              f"The share of wins a player of this strategy takes (a strategy in several seats "
+              f"is averaged over them); {fair_text}.",
+              by_strategy.sort("win_share", descending=True),
+              [Column("strategy", "Strategy"), *cols], csv="win_share_by_strategy"),
+        Chart("Win share by strategy",
+              "Bars are win shares with their 95% intervals; the dashed line is the fair share.",
+              charts.interval_bars(by_strategy.sort("win_share", descending=True),
+                                   label="strategy", value="win_share",
+                                   title="Win share by strategy",
+                                   xlabel="win share (%; ties shared)", reference=fair,
+                                   reference_label=f"fair share {fair * 100:.0f}%", unit="%")),
+        Table("Win share by seat",
+              f"The share of wins taken from each seat, whatever strategy sat there; "
+              f"{fair_text}.",
+              by_seat, [Column("label", "Seat"), *cols], csv="win_share_by_seat"),
+        Chart("Win share by seat",
+              "Bars are win shares by seat with their 95% intervals; the dashed line is the "
+              "fair share.",
+              charts.interval_bars(by_seat, label="label", value="win_share",
+                                   title="Win share by seat",
+                                   xlabel="win share (%; ties shared)", reference=fair,
+                                   reference_label=f"fair share {fair * 100:.0f}%", unit="%")),
+    ]
+    return Section("winners", "Who wins",
+                   "How often each strategy and each seat wins; a win shared by k players "
+                   "counts 1/k for each, so the shares of one game add up to one.", blocks)
+
+
+def _seat_section(seats: pl.DataFrame, n: int, max_points: float | None,
+                  hooks: GameHooks) -> Section:
+    paired = bool(seats["paired"].any())
+    deals = int(seats["deals"].max())
+    how = (f"Paired: on every deal each strategy sat once in each seat, so strategies cancel "
+           f"out and the seats are compared on identical cards; the interval is taken over "
+           f"{deals:,} complete deals." if paired else
+           f"Every seat played the same strategy, so each of the {deals:,} games compares the "
+           "seats directly; the interval is taken over games.")
+    frame = seats.with_columns(
+        clear=pl.when(pl.col("significant")).then(pl.lit("yes")).otherwise(pl.lit("no")))
+    blocks: list[Any] = [
+        Table("Seat advantage",
+              f"Each seat's win share minus the fair share 1/{n}, in percentage points; "
+              "'clear' means the 95% interval excludes zero.",
+              frame, [Column("label", "Seat"), Column("games", "Games", "int"),
+                      Column("win_share", "Win share", "ci_pct"),
+                      Column("advantage", "Advantage (points)", "ci_pp"),
+                      Column("clear", "Clear?")], csv="seat_advantage"),
+        Note(how + " " + hooks.seat_note),
+        Chart("Seat advantage",
+              "Bars are each seat's distance from the fair share with 95% intervals; the "
+              "shaded band is the scorecard's target, red bars lie wholly outside it.",
+              charts.interval_bars(frame, label="label", value="advantage",
+                                   title="Seat advantage over the fair share",
+                                   xlabel="win share minus fair share (percentage points)",
+                                   band=max_points, signed=True)),
+    ]
+    return Section("seats", "Seat advantage",
+                   "Does the order of play help or hurt? Each seat against the fair share, "
+                   "with the strategies held equal.", blocks)
+
+
+def _scores(frame: pl.DataFrame, label: Callable[[int], str], strategy_means: pl.DataFrame,
+            seat_means: pl.DataFrame) -> Section:
+    quant_cols = [Column("score", "Mean", "ci_num"), Column("min", "Min", "int"),
+                  Column("p5", "5%", "int"), Column("p25", "25%", "int"),
+                  Column("median", "Median", "int"), Column("p75", "75%", "int"),
+                  Column("p95", "95%", "int"), Column("max", "Max", "int")]
+    by_strategy = metrics.score_distribution(frame, "strategy", strategy_means)
+    by_seat = metrics.score_distribution(frame, "seat", seat_means.drop("label")).with_columns(
+        label=pl.col("seat").map_elements(label, return_dtype=pl.String))
+    hist_strategy = metrics.histogram(frame, "score", "strategy")
+    hist_seat = metrics.histogram(frame, "score", "seat").with_columns(
+        label=pl.col("seat").map_elements(label, return_dtype=pl.String))
+    blocks: list[Any] = [
+        Table("Scores by strategy",
+              "Final scores of the players of each strategy: the mean with its 95% interval "
+              "and the quantiles (5% of players score at most the '5%' value).",
+              by_strategy, [Column("strategy", "Strategy"),
+                            Column("players", "Players", "int"), *quant_cols],
+              csv="scores_by_strategy"),
+        Chart("Score distribution by strategy",
+              "The share of players ending on each score, one line per strategy.",
+              charts.distribution_lines(hist_strategy, group="strategy", value="score",
+                                        title="Score distribution by strategy",
+                                        xlabel="final score (points)")),
+        Table("Scores by seat",
+              "Final scores by seat, whatever strategy sat there.",
+              by_seat, [Column("label", "Seat"), Column("players", "Players", "int"),
+                        *quant_cols], csv="scores_by_seat"),
+        Chart("Score distribution by seat",
+              "The share of players ending on each score, one line per seat.",
+              charts.distribution_lines(hist_seat, group="label", value="score",
+                                        title="Score distribution by seat",
+                                        xlabel="final score (points)")),
+    ]
+    return Section("scores", "Scores",
+                   "How many points players end with, by strategy and by seat.", blocks)
+
+
+def _endings(games: pl.DataFrame, ties: pl.DataFrame, length: pl.DataFrame,
+             margin: pl.DataFrame, unit: str) -> Section:
+    t, ln, mg = ties.row(0, named=True), length.row(0, named=True), margin.row(0, named=True)
+    rows = [
+        {"measure": "Tie rate (% of games)", "games": t["games"], "value": t["tie_rate"] * 100,
+         "value_lo": t["tie_rate_lo"] * 100, "value_hi": t["tie_rate_hi"] * 100,
+         "median": None, "p5": None, "p95": None,
+         "meaning": "Games whose win is shared by two or more players."},
+        {"measure": "Margin of victory (points)", "games": mg["games"], "value": mg["margin"],
+         "value_lo": mg["margin_lo"], "value_hi": mg["margin_hi"], "median": mg["median"],
+         "p5": mg["p5"], "p95": mg["p95"],
+         "meaning": "The winner's score minus the best other score (0 when tied on points)."},
+        {"measure": f"Game length ({unit})", "games": ln["games"], "value": ln["rounds"],
+         "value_lo": ln["rounds_lo"], "value_hi": ln["rounds_hi"], "median": ln["median"],
+         "p5": ln["p5"], "p95": ln["p95"],
+         "meaning": f"How many {unit} a game lasts."},
+    ]
+    frame = pl.DataFrame(rows, schema={"measure": pl.String, "games": pl.Int64,
+                                       "value": pl.Float64, "value_lo": pl.Float64,
+                                       "value_hi": pl.Float64, "median": pl.Float64,
+                                       "p5": pl.Float64, "p95": pl.Float64,
+                                       "meaning": pl.String})
+    blocks: list[Any] = [
+        Table("How games end",
+              "Means with 95% intervals and, for points and length, the median and the range "
+              "holding the middle 90% of games.",
+              frame, [Column("measure", "Measure"), Column("games", "Games", "int"),
+                      Column("value", "Mean", "ci_num", 2), Column("median", "Median", "num", 0),
+                      Column("p5", "5%", "num", 0), Column("p95", "95%", "num", 0),
+                      Column("meaning", "What it means")], csv="game_endings"),
+        Chart("Margin of victory",
+              "How many points separate the winner from the runner-up; the bar at 0 is the "
+              "games tied on points.",
+              charts.count_bars(metrics.histogram(games, "margin"), value="margin",
+                                title="Margin of victory", xlabel="winner's lead (points)",
+                                mean=mg["margin"])),
+        Chart("Game length",
+              f"How many {unit} games last.",
+              charts.count_bars(metrics.histogram(games, "rounds"), value="rounds",
+                                title="Game length", xlabel=f"game length ({unit})",
+                                mean=ln["rounds"])),
+    ]
+    return Section("endings", "How games end",
+                   "How close games are and how long they last.", blocks)
+
+
+def _components(components: pl.DataFrame, max_points: float | None) -> Section:
+    blocks: list[Any] = [Note(
+        "An effect compares players who had or used a component with players who did not, "
+        "over all games. For components dealt at random it measures the component; for "
+        "components players choose it is an association (strong players seek strong cards, "
+        "and a card's presence can also reflect how the game went). Intervals are Welch's.")]
+    for kind in dict.fromkeys(components["kind"].to_list()):
+        part = components.filter(pl.col("kind") == kind)
+        verb = part["verb"][0]
+        extra = part["extra_label"][0]
+        cols = [Column("name", kind), Column("share_with", f"Players who {verb} it", "pct"),
+                Column("win_with", "Win share with", "pct"),
+                Column("win_without", "without", "pct"),
+                Column("effect", "Effect (points)", "ci_pp"),
+                Column("score_effect", "Score difference", "ci_num")]
+        if extra:
+            cols.append(Column("extra", extra.capitalize(), "ci_num", 2))
+        plural = kind.lower() + ("es" if kind.lower().endswith(("ch", "sh")) else "s")
+        stem = "components_" + plural.replace(" ", "_")
+        blocks.append(Table(
+            f"{kind} value",
+            f"Win share of players who {verb} each {kind.lower()} minus that of players who "
+            f"did not (percentage points), and the same for mean score; largest effects "
+            f"first, '—' where nearly every player (or none) {verb} it.",
+            part, cols, csv=stem))
+        charted = part.filter(pl.col("compared"))
+        if charted.height:
+            blocks.append(Chart(
+                f"{kind} value",
+                "Bars are win-share effects with 95% intervals; the shaded band is the "
+                "scorecard's target, red bars lie wholly outside it.",
+                charts.interval_bars(charted, label="name", value="effect",
+                                     title=f"{kind}: win-share effect of players who {verb} it",
+                                     xlabel="win share with minus without (percentage points)",
+                                     band=max_points, signed=True)))
+    return Section("components", "Component value",
+                   "Which components go with winning: the win share of players who had or "
+                   "used each one against those who did not.", blocks)

@@ -1,0 +1,201 @@
+"""Charts: metric frame in, matplotlib Figure out. No files, no pyplot state (Agg only).
+
+Every chart has a title, labelled axes and, where there is an estimate, its 95% interval
+as an error bar. Labels come from the metric frames, which already hold the game's own
+names (e.g. "Bat's Heart", "1st player"), never column names.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.ticker as mticker  # noqa: E402
+import numpy as np  # noqa: E402
+import polars as pl  # noqa: E402
+from matplotlib.figure import Figure  # noqa: E402
+
+INK = "#1f2933"
+MUTED = "#7b8794"
+GRID = "#e4e7eb"
+BLUE = "#2f6f9f"
+RED = "#c23b22"
+BAND = "#e3f1e6"
+PALETTE = ["#2f6f9f", "#d9822b", "#3c9d5d", "#8e5ea2", "#c23b22", "#6b7c8f", "#b59a2c",
+           "#2a9d8f"]
+WIDTH = 8.9  # inches; at 110 dpi about the width of the report column (980 px)
+
+STYLE = {
+    "font.size": 10, "axes.titlesize": 12, "axes.titleweight": "bold", "axes.titlepad": 10,
+    "axes.labelsize": 10, "axes.labelcolor": INK, "axes.edgecolor": MUTED,
+    "axes.spines.top": False, "axes.spines.right": False, "xtick.color": INK,
+    "ytick.color": INK, "text.color": INK, "axes.titlelocation": "left",
+    "font.family": "DejaVu Sans",
+}
+
+
+def _styled(fn: Callable[..., Figure]) -> Callable[..., Figure]:
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Figure:
+        with matplotlib.rc_context(STYLE):
+            return fn(*args, **kwargs)
+    return wrapper
+
+
+def _scaled(frame: pl.DataFrame, key: str, scale: float) -> np.ndarray:
+    return frame[key].cast(pl.Float64).fill_null(math.nan).to_numpy() * scale
+
+
+@_styled
+def interval_bars(frame: pl.DataFrame, *, label: str, value: str, title: str, xlabel: str,
+                  scale: float = 100.0, reference: float | None = None,
+                  reference_label: str | None = None, band: float | None = None,
+                  unit: str = "", signed: bool = False, digits: int = 1) -> Figure:
+    """Horizontal bars of `value` per row (top to bottom in frame order), with the interval
+    `<value>_lo`..`<value>_hi` as error bars.
+
+    `reference` draws a dashed line (e.g. the fair share); `band` shades +-band around zero
+    (a target) and colours red the bars whose whole interval lies outside it. Values are
+    multiplied by `scale` (100: fractions shown as percent or percentage points).
+    """
+    labels = [str(x) for x in frame[label].to_list()]
+    est = _scaled(frame, value, scale)
+    lo = _scaled(frame, f"{value}_lo", scale) if f"{value}_lo" in frame.columns else est
+    hi = _scaled(frame, f"{value}_hi", scale) if f"{value}_hi" in frame.columns else est
+    n = len(labels)
+    fig = Figure(layout="constrained", figsize=(WIDTH, 1.2 + 0.36 * max(n, 2)))
+    ax = fig.add_subplot()
+    y = np.arange(n)[::-1]
+    outside = np.zeros(n, bool)
+    if band is not None:
+        ax.axvspan(-band, band, color=BAND, zorder=0, label=f"target ±{band:g}")
+        outside = (lo > band) | (hi < -band)
+    colours = [RED if o else BLUE for o in outside]
+    shown = np.nan_to_num(est)
+    ax.barh(y, shown, color=colours, height=0.62, zorder=2)
+    err = np.vstack([np.clip(est - lo, 0, None), np.clip(hi - est, 0, None)])
+    ok = np.isfinite(est)
+    ax.errorbar(est[ok], y[ok], xerr=err[:, ok], fmt="none", ecolor=INK, elinewidth=1.1,
+                capsize=3, zorder=3)
+    if reference is not None:
+        ax.axvline(reference * scale, color=INK, ls="--", lw=1, zorder=4,
+                   label=reference_label)
+    if signed or band is not None:
+        ax.axvline(0, color=MUTED, lw=0.8, zorder=1)
+    span = np.nanmax(np.abs(np.concatenate([lo[ok], hi[ok], [0.0]]))) if ok.any() else 1.0
+    pad = 0.012 * (span if signed or band is not None else np.nanmax(np.r_[hi[ok], 1e-9]))
+    for yi, e, l_, h in zip(y, est, lo, hi, strict=True):
+        if not math.isfinite(e):
+            ax.text(0, yi, "  no estimate", va="center", fontsize=8.5, color=MUTED)
+            continue
+        text = f"{e:+.{digits}f}{unit}" if signed else f"{e:.{digits}f}{unit}"
+        text = text.replace("-", "\u2212")
+        right = e >= 0 or not signed
+        ax.text((h + pad) if right else (l_ - pad), yi, text, va="center",
+                ha="left" if right else "right", fontsize=8.5, color=INK)
+    ax.set_yticks(y, labels)
+    ax.set_xlabel(xlabel)
+    ax.set_title(title)
+    ax.grid(axis="x", color=GRID, zorder=0)
+    ax.tick_params(axis="y", length=0)
+    if signed or band is not None:
+        lim = max(span * 1.25, (band or 0) * 1.4, 1e-9)
+        ax.set_xlim(-lim, lim)
+    else:
+        right = np.nanmax(np.r_[hi[ok], (reference or 0) * scale, 1e-9])
+        ax.set_xlim(0, right * 1.18)
+    if reference_label or band is not None:
+        ax.legend(loc="lower right", fontsize=8.5, frameon=False)
+    return fig
+
+
+@_styled
+def distribution_lines(hist: pl.DataFrame, *, group: str, value: str, title: str,
+                       xlabel: str, ylabel: str = "share of players",
+                       order: Sequence[str] | None = None) -> Figure:
+    """One line per group: the share of each `value` (a `histogram` frame with a group)."""
+    fig = Figure(layout="constrained", figsize=(WIDTH, 3.6))
+    ax = fig.add_subplot()
+    groups = list(order) if order is not None else list(dict.fromkeys(hist[group].to_list()))
+    few = hist[value].n_unique() <= 15  # few values: points joined by lines
+    for i, g in enumerate(groups):
+        part = hist.filter(pl.col(group) == g).sort(value)
+        style: dict[str, Any] = {"marker": "o", "ms": 4} if few else {"drawstyle": "steps-mid"}
+        ax.plot(part[value].to_numpy(), part["share"].to_numpy() * 100, lw=1.8,
+                color=PALETTE[i % len(PALETTE)], label=str(g), **style)
+    ax.set_title(title)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel + " (%)")
+    ax.grid(color=GRID)
+    ax.set_ylim(bottom=0)
+    if few:
+        ax.xaxis.set_major_locator(mticker.MaxNLocator(integer=True))
+    ax.yaxis.set_major_formatter(mticker.FormatStrFormatter("%g"))
+    ax.legend(fontsize=8.5, frameon=False, loc="upper left", bbox_to_anchor=(1.01, 1))
+    return fig
+
+
+@_styled
+def count_bars(hist: pl.DataFrame, *, value: str, title: str, xlabel: str,
+               ylabel: str = "share of games", mean: float | None = None) -> Figure:
+    """Vertical bars: the share of each `value` (a `histogram` frame without a group)."""
+    fig = Figure(layout="constrained", figsize=(WIDTH, 3.2))
+    ax = fig.add_subplot()
+    x = hist[value].to_numpy()
+    share = hist["share"].to_numpy() * 100
+    ax.bar(x, share, width=0.8, color=BLUE, zorder=2)
+    if mean is not None:
+        ax.axvline(mean, color=INK, ls="--", lw=1, label=f"mean {mean:.2f}", zorder=3)
+        ax.legend(fontsize=8.5, frameon=False)
+    for xi, s in zip(x, share, strict=True):
+        if len(x) <= 16 and s >= 0.05:
+            ax.text(xi, s, f"{s:.1f}%" if s >= 1 else f"{s:.2f}%", ha="center", va="bottom",
+                    fontsize=8, color=INK)
+    ax.set_title(title)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel + " (%)")
+    ax.xaxis.set_major_locator(mticker.MaxNLocator(integer=True))
+    ax.grid(axis="y", color=GRID, zorder=0)
+    return fig
+
+
+@_styled
+def grouped_bars(frame: pl.DataFrame, *, category: str, group: str, value: str, title: str,
+                 xlabel: str, ylabel: str, scale: float = 100.0,
+                 reference: float | None = None, reference_label: str | None = None,
+                 order: Sequence[str] | None = None) -> Figure:
+    """Vertical bars of `value` by `category`, one colour per `group`, with intervals."""
+    cats = list(dict.fromkeys(frame[category].to_list()))
+    groups = list(order) if order is not None else list(dict.fromkeys(frame[group].to_list()))
+    fig = Figure(layout="constrained", figsize=(WIDTH, 3.6))
+    ax = fig.add_subplot()
+    width = 0.8 / max(len(groups), 1)
+    for j, g in enumerate(groups):
+        part = frame.filter(pl.col(group) == g)
+        pos = {c: i for i, c in enumerate(cats)}
+        xs = np.array([pos[c] for c in part[category].to_list()], float) + (j - (len(groups) - 1)
+                                                                            / 2) * width
+        est = _scaled(part, value, scale)
+        lo = _scaled(part, f"{value}_lo", scale)
+        hi = _scaled(part, f"{value}_hi", scale)
+        ax.bar(xs, est, width=width * 0.92, color=PALETTE[j % len(PALETTE)], label=str(g),
+               zorder=2)
+        ok = np.isfinite(lo) & np.isfinite(hi)
+        err = np.clip(np.vstack([est - lo, hi - est]), 0, None)
+        ax.errorbar(xs[ok], est[ok], yerr=err[:, ok], fmt="none",
+                    ecolor=INK, elinewidth=1, capsize=2.5, zorder=3)
+    if reference is not None:
+        ax.axhline(reference * scale, color=INK, ls="--", lw=1, label=reference_label, zorder=4)
+    ax.set_xticks(range(len(cats)), [str(c) for c in cats])
+    ax.set_title(title)
+    ax.set_xlabel(xlabel, labelpad=8)
+    ax.set_ylabel(ylabel)
+    ax.grid(axis="y", color=GRID, zorder=0)
+    ax.legend(fontsize=8.5, frameon=False, loc="upper left", bbox_to_anchor=(1.01, 1))
+    return fig

@@ -1,0 +1,121 @@
+"""Per-game report hooks: the small game-specific part of a report, keyed by game name.
+
+A game's hooks say which components it has (cards, witches, spaces... and how a results
+row shows that a player had or used one), which placeholder marks matter for a run, and
+which extra sections tell a designer something about that game. Everything else in the
+report is generic. To add a game: write `reports/<module>.py` with a `GameHooks` subclass
+decorated `@register("<game name>")`, and list the module in `_MODULES`.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import polars as pl
+
+from reports.document import Section
+from reports.load import Run
+from reports.metrics import Component
+from reports.targets import Targets
+
+_MODULES = {"cauldron-master": "reports.cauldron_master"}
+_REGISTRY: dict[str, type[GameHooks]] = {}
+
+
+@dataclass
+class Context:
+    """What a hook may use: the run, its results and the generic per-game frame."""
+
+    run: Run
+    frame: pl.DataFrame  # one row per game and seat
+    games: pl.DataFrame  # metrics.per_game(frame)
+    targets: Targets
+    seat_label: Callable[[int], str]
+
+    @property
+    def n_players(self) -> int:
+        return self.run.n_players
+
+
+def ordinal(n: int) -> str:
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
+
+
+class GameHooks:
+    """Defaults that suit any game: no components, no extra sections."""
+
+    length_unit = "rounds"  # what the results' `rounds` column counts
+    seat_note = "Seat 0 is the first player."
+
+    def seat_label(self, seat: int) -> str:
+        return f"{ordinal(seat + 1)} player"
+
+    def components(self, ctx: Context) -> list[Component]:
+        return []
+
+    def sections(self, ctx: Context) -> list[Section]:
+        return []
+
+    def placeholders(self, run: Run) -> tuple[list[tuple[str, str]], list[str]]:
+        """(placeholder values this run used as (label, value), notes on marks left out)."""
+        keys = run.manifest["config"].get("placeholders") or []
+        return [describe_placeholder(run.resolved, k) for k in keys], []
+
+
+def register(game: str) -> Callable[[type[GameHooks]], type[GameHooks]]:
+    def deco(cls: type[GameHooks]) -> type[GameHooks]:
+        _REGISTRY[game] = cls
+        return cls
+    return deco
+
+
+def hooks_for(game: str) -> GameHooks:
+    """The hooks for `game`; the generic defaults for a game without any."""
+    if game not in _REGISTRY and game in _MODULES:
+        importlib.import_module(_MODULES[game])
+    return _REGISTRY.get(game, GameHooks)()
+
+
+def _title(key: str) -> str:
+    return key.replace("_", " ").capitalize()
+
+
+def _compact(value: Any) -> str:
+    """A config value in a line: scalars as JSON, tables as "key value" pairs."""
+    if isinstance(value, dict):
+        items = [(k.replace("_", " "), v) for k, v in value.items()
+                 if k not in ("id", "name", "placeholder", "optional")]
+        if all(not isinstance(v, dict | list) for _, v in items):
+            return ", ".join(f"{k} {_compact(v)}" for k, v in items)
+        return " · ".join(f"{k}: {_compact(v)}" for k, v in items)
+    if isinstance(value, list) and any(isinstance(v, dict) for v in value):
+        return "; ".join(_compact(v) for v in value)
+    return json.dumps(value, ensure_ascii=False)
+
+
+def describe_placeholder(resolved: dict[str, Any], key: str) -> tuple[str, str]:
+    """A placeholder mark as (readable label, value), e.g. ("Ingredients › Bat's Heart ›
+    scores", "[4, 10, 18, 28]"). List entries are found by `id` and shown by `name`."""
+    node: Any = resolved
+    labels: list[str] = []
+    for depth, part in enumerate(key.split(".")):
+        if isinstance(node, dict) and part in node:
+            node = node[part]
+            labels.append(_title(part) if depth == 0 else part.replace("_", " "))
+        elif isinstance(node, list):
+            match = next((e for e in node if isinstance(e, dict) and str(e.get("id")) == part),
+                         None)
+            if match is None and part.isdigit() and int(part) < len(node):
+                match = node[int(part)]
+            if match is None:
+                return key, "(not in the resolved config)"
+            node = match
+            labels.append(str(match.get("name", part)) if isinstance(match, dict) else part)
+        else:
+            return key, "(not in the resolved config)"
+    return " › ".join(labels), _compact(node)

@@ -1,0 +1,368 @@
+"""Write a report: one self-contained report.html, summary.md and the tables as CSV.
+
+report.html has no external references: charts are base64 PNGs and the style is inline,
+so it opens offline in any browser and can be mailed as one file. Files are written aside
+and renamed into place, so a failed report never leaves a half-written file behind.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import io
+import math
+import os
+import shutil
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from reports.build import Report, build
+from reports.document import Chart, Note, Section, Table
+from reports.hooks import hooks_for
+from reports.load import open_run, read_run_manifest
+from reports.targets import FAIL, PASS, load_targets
+from simkit.errors import SimkitError
+from simkit.results import REPORT_FILE, REPORT_SUMMARY_FILE, REPORT_TABLES_DIR
+
+DPI = 110
+
+
+@dataclass
+class Written:
+    html: Path
+    summary: Path
+    tables: list[Path]
+
+
+def make_report(run_dir: Path, out_dir: Path | None = None, targets_path: Path | None = None,
+                set_targets: Sequence[str] = ()) -> Written:
+    """Report on the run in `run_dir`, written to `out_dir` (default: the run folder)."""
+    run_dir = Path(run_dir)
+    manifest = read_run_manifest(run_dir)  # cheap checks first, then the targets
+    targets = load_targets(targets_path, str(manifest["game"]), set_targets)
+    run = open_run(run_dir)
+    report = build(run, targets, hooks_for(run.game))
+    out = Path(out_dir) if out_dir is not None else run_dir
+    if out.exists() and not out.is_dir():
+        raise SimkitError(f"--out {out}: exists and is not a folder")
+    out.mkdir(parents=True, exist_ok=True)
+    return write(report, out)
+
+
+# ------------------------------------------------------------------ formatting
+def _missing(v: Any) -> bool:
+    return v is None or (isinstance(v, float) and not math.isfinite(v))
+
+
+def _minus(text: str) -> str:
+    return text.replace("-", "\u2212")
+
+
+def fmt_value(v: Any, fmt: str, digits: int = 1) -> str:
+    """A single value as shown in a table ('—' when there is none)."""
+    if _missing(v):
+        return "—"
+    if fmt == "int":
+        return f"{round(float(v)):,}"
+    if fmt in ("num", "ci_num"):
+        return _minus(f"{float(v):,.{digits}f}")
+    if fmt in ("pct", "ci_pct"):
+        return _minus(f"{float(v) * 100:.{digits}f}%")
+    if fmt in ("pp", "ci_pp"):
+        return _minus(f"{float(v) * 100:+.{digits}f}")
+    return str(v)
+
+
+def fmt_interval(lo: Any, hi: Any, fmt: str, digits: int = 1) -> str:
+    if _missing(lo) or _missing(hi):
+        return ""
+    scale = 100.0 if fmt in ("ci_pct", "ci_pp") else 1.0
+    return _minus(f"[{float(lo) * scale:.{digits}f}, {float(hi) * scale:.{digits}f}]")
+
+
+def _cells(table: Table, row: dict[str, Any]) -> list[tuple[str, str, bool]]:
+    """(value, interval, numeric) per column."""
+    out = []
+    for c in table.columns:
+        v = row.get(c.key)
+        interval = ""
+        if c.fmt.startswith("ci_"):
+            interval = fmt_interval(row.get(f"{c.key}_lo"), row.get(f"{c.key}_hi"), c.fmt,
+                                    c.digits)
+        out.append((fmt_value(v, c.fmt, c.digits), interval, c.fmt != "text"))
+    return out
+
+
+# ------------------------------------------------------------------ HTML
+CSS = """
+:root { --ink:#1f2933; --muted:#616e7c; --line:#e4e7eb; --soft:#f5f7fa; --accent:#2f6f9f;
+  --pass:#1e7b45; --pass-bg:#e3f4e9; --fail:#b4261a; --fail-bg:#fbe6e3; --unsure:#8a5a00;
+  --unsure-bg:#fdf1d6; }
+* { box-sizing: border-box; }
+body { margin:0; font:15px/1.5 -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial,
+  sans-serif; color:var(--ink); background:#fff; }
+.wrap { max-width: 1040px; margin: 0 auto; padding: 0 28px; }
+header.top { background: #17324d; color: #fff; padding: 30px 0 24px; }
+header.top .eyebrow { text-transform: uppercase; letter-spacing: .12em; font-size: 12px;
+  color: #9fb3c8; }
+header.top h1 { margin: 4px 0 2px; font-size: 30px; font-weight: 650; }
+header.top .sub { margin: 0 0 18px; color: #d9e2ec; font-size: 16px; }
+dl.facts { display: grid; grid-template-columns: 130px 1fr; gap: 3px 16px; margin: 0;
+  font-size: 14px; }
+dl.facts dt { color: #9fb3c8; } dl.facts dd { margin: 0; color: #f0f4f8; }
+.cmd { margin-top: 14px; background: rgba(255,255,255,.08); border-radius: 6px;
+  padding: 10px 12px; font-size: 13px; }
+.cmd span { display:block; color:#9fb3c8; font-size:12px; text-transform:uppercase;
+  letter-spacing:.08em; margin-bottom:2px; }
+.cmd code { color: #fff; word-break: break-all; }
+code { font-family: "SFMono-Regular", Menlo, Consolas, monospace; font-size: 13px; }
+nav.toc { border-bottom: 1px solid var(--line); background: var(--soft); font-size: 14px; }
+nav.toc .wrap { padding-top: 10px; padding-bottom: 10px; display: flex; flex-wrap: wrap;
+  gap: 4px 20px; }
+nav.toc a { color: var(--accent); text-decoration: none; white-space: nowrap; }
+main section { padding: 26px 0 8px; border-bottom: 1px solid var(--line); }
+h2 { font-size: 22px; margin: 0 0 4px; }
+h3 { font-size: 16px; margin: 22px 0 2px; }
+p.intro { margin: 0 0 10px; color: var(--muted); font-size: 15px; }
+p.explain { margin: 0 0 8px; color: var(--muted); font-size: 13.5px; }
+.warn { background: var(--unsure-bg); border: 1px solid #f0c869; border-left: 6px solid #e0a526;
+  border-radius: 6px; padding: 14px 18px; margin: 24px 0 0; }
+.warn h2 { font-size: 18px; color: #6b4500; }
+.warn p { margin: 4px 0 8px; }
+.warn ul { columns: 2; column-gap: 28px; margin: 6px 0 4px; padding-left: 18px;
+  font-size: 13px; }
+.warn li { break-inside: avoid; margin-bottom: 2px; }
+.warn .v { color: #6b4500; font-family: "SFMono-Regular", Menlo, Consolas, monospace;
+  font-size: 12px; }
+.note { background: var(--soft); border-left: 4px solid #9fb3c8; padding: 8px 12px;
+  font-size: 13.5px; margin: 10px 0; color: #3e4c59; }
+table { border-collapse: collapse; width: 100%; margin: 6px 0 14px; font-size: 13.5px; }
+th { text-align: left; font-weight: 600; color: var(--muted); border-bottom: 2px solid
+  var(--line); padding: 6px 8px; font-size: 12.5px; text-transform: uppercase;
+  letter-spacing: .03em; }
+td { border-bottom: 1px solid var(--line); padding: 6px 8px; vertical-align: top; }
+td.n, th.n { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
+td .ci { color: #8794a3; font-size: 12px; margin-left: 5px; }
+tbody tr:hover { background: #fafbfc; }
+table.scorecard td { font-size: 14px; }
+.pill { display: inline-block; padding: 2px 10px; border-radius: 999px; font-weight: 700;
+  font-size: 12px; letter-spacing: .04em; white-space: nowrap; }
+.pill.pass { background: var(--pass-bg); color: var(--pass); }
+.pill.fail { background: var(--fail-bg); color: var(--fail); }
+.pill.unsure { background: var(--unsure-bg); color: var(--unsure); }
+.small { font-size: 12.5px; color: var(--muted); }
+ul.findings { margin: 6px 0 12px; padding-left: 20px; }
+ul.findings li { margin-bottom: 4px; }
+figure { margin: 8px 0 18px; }
+figure img { max-width: 100%; height: auto; display: block; border: 1px solid var(--line);
+  border-radius: 4px; }
+figcaption { font-size: 13px; color: var(--muted); margin-top: 4px; }
+footer { color: var(--muted); font-size: 12.5px; padding: 18px 0 40px; }
+"""
+
+
+def _e(text: Any) -> str:
+    return html.escape(str(text), quote=True)
+
+
+def png_base64(figure: Any) -> str:
+    buf = io.BytesIO()
+    figure.savefig(buf, format="png", dpi=DPI, metadata={"Software": None})
+    return base64.b64encode(buf.getvalue()).decode("ascii")
+
+
+def _html_table(table: Table, css: str = "") -> str:
+    head = "".join(f'<th class="{"n" if c.fmt != "text" else ""}">{_e(c.label)}</th>'
+                   for c in table.columns)
+    body = []
+    for row in table.frame.iter_rows(named=True):
+        tds = []
+        for value, interval, numeric in _cells(table, row):
+            ci = f'<span class="ci">{_e(interval)}</span>' if interval else ""
+            tds.append(f'<td class="{"n" if numeric else ""}">{_e(value)}{ci}</td>')
+        body.append("<tr>" + "".join(tds) + "</tr>")
+    cls = f' class="{css}"' if css else ""
+    return f"<table{cls}><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
+
+
+def _html_block(block: Any) -> str:
+    if isinstance(block, Table):
+        return (f"<h3>{_e(block.title)}</h3><p class=\"explain\">{_e(block.explain)}</p>"
+                + _html_table(block))
+    if isinstance(block, Chart):
+        data = png_base64(block.figure)
+        alt = block.alt or block.title
+        return (f'<figure><img alt="{_e(alt)}" src="data:image/png;base64,{data}">'
+                f"<figcaption>{_e(block.explain)}</figcaption></figure>")
+    if isinstance(block, Note):
+        return f'<div class="note">{_e(block.text)}</div>'
+    raise TypeError(f"unknown block {block!r}")
+
+
+def _verdict_class(verdict: str) -> str:
+    return {PASS: "pass", FAIL: "fail"}.get(verdict, "unsure")
+
+
+def render_html(report: Report) -> str:
+    facts = "".join(f"<dt>{_e(k)}</dt><dd>{_e(v)}</dd>" for k, v in report.facts)
+    toc = [("scorecard", "Scorecard")]
+    if report.placeholders:
+        toc.insert(0, ("placeholders", "Placeholder data"))
+    toc += [(s.key, s.title) for s in report.sections] + [("method", "How to read this")]
+    nav = "".join(f'<a href="#{k}">{_e(t)}</a>' for k, t in toc)
+    parts = [
+        "<!doctype html>", '<html lang="en"><head><meta charset="utf-8">',
+        '<meta name="viewport" content="width=device-width, initial-scale=1">',
+        f"<title>{_e(report.title)}</title><style>{CSS}</style></head><body>",
+        f'<header class="top"><div class="wrap"><div class="eyebrow">simkit balance report'
+        f'</div><h1>{_e(report.title)}</h1><p class="sub">{_e(report.subtitle)}</p>'
+        f'<dl class="facts">{facts}</dl><div class="cmd"><span>Reproduce this run</span>'
+        f"<code>{_e(report.command)}</code></div></div></header>",
+        f'<nav class="toc"><div class="wrap">{nav}</div></nav><main class="wrap">',
+    ]
+    if report.placeholders or report.placeholder_notes:
+        items = "".join(f'<li>{_e(k)} <span class="v">= {_e(v)}</span></li>'
+                        for k, v in report.placeholders)
+        notes = "".join(f'<p class="small">{_e(n)}</p>' for n in report.placeholder_notes)
+        if report.placeholders:
+            parts.append(
+                f'<section id="placeholders" class="warn"><h2>&#9888; This run used '
+                f"{len(report.placeholders)} placeholder values</h2><p>These numbers are not "
+                "from a published source. Results that depend on them describe the "
+                "placeholder data, not the published game. Replace them in the config (or "
+                "with <code>--set</code>) and run again.</p>"
+                f"<ul>{items}</ul>{notes}</section>")
+        else:
+            parts.append(f'<section id="placeholders-note" class="note">{notes}</section>')
+    rows = []
+    for r in report.scorecard.iter_rows(named=True):
+        pill = f'<span class="pill {_verdict_class(r["verdict"])}">{_e(r["verdict"])}</span>'
+        rows.append(f"<tr><td><strong>{_e(r['title'])}</strong><br>"
+                    f'<span class="small">{_e(r["meaning"])}</span></td>'
+                    f"<td>{_e(r['target'])}</td><td>{pill}</td>"
+                    f"<td>{_e(_minus(r['estimate']))}<br><span class=\"small\">"
+                    f"{_e(r['detail'])}</span></td></tr>")
+    card = ("<table class=\"scorecard\"><thead><tr><th>Metric</th><th>Target</th>"
+            "<th>Verdict</th><th>Estimate [95% interval]</th></tr></thead><tbody>"
+            + "".join(rows) + "</tbody></table>") if rows else (
+            '<p class="note">No targets in force.</p>')
+    findings = "".join(f"<li>{_e(_minus(f))}</li>" for f in report.findings)
+    parts.append(
+        '<section id="scorecard"><h2>Balance scorecard</h2><p class="intro">Each target is '
+        "judged against the 95% interval of its estimate: PASS when the whole interval meets "
+        "it, FAIL when the whole interval misses it, NOT YET SURE when more games are needed "
+        f"to tell.</p>{card}<p class=\"small\">Targets: {_e(report.targets_source)}</p>"
+        f"<h3>At a glance</h3><ul class=\"findings\">{findings}</ul></section>")
+    for section in report.sections:
+        parts.append(_html_section(section))
+    parts.append(
+        '<section id="method"><h2>How to read this report</h2><p class="intro">What the '
+        "numbers are and how far to trust them.</p><ul class=\"findings\">"
+        "<li><strong>Win share</strong>: a sole winner scores 1, each of k tied winners 1/k, "
+        "everyone else 0; with N players the fair share is 1/N.</li>"
+        "<li><strong>Intervals</strong> are 95% confidence intervals. Players of one game, "
+        "and games played on one deal, are not independent, so means are taken per deal and "
+        "the interval comes from the spread between deals; proportions use Wilson's "
+        "interval; differences between two groups use Welch's.</li>"
+        "<li><strong>Points</strong> of win share are percentage points: 25% to 28% is +3 "
+        "points.</li>"
+        "<li><strong>Simulated players</strong> are heuristics, not people: a result says "
+        "what happens when these strategies play these rules and this card data.</li>"
+        "<li>Every table is also in <code>report_tables/</code> as CSV.</li></ul></section>")
+    foot = " · ".join(f"{_e(k)}: {_e(v)}" for k, v in report.footer)
+    parts.append(f'</main><footer class="wrap">{foot}</footer></body></html>')
+    return "\n".join(parts)
+
+
+def _html_section(section: Section) -> str:
+    blocks = "".join(_html_block(b) for b in section.blocks)
+    return (f'<section id="{_e(section.key)}"><h2>{_e(section.title)}</h2>'
+            f'<p class="intro">{_e(section.intro)}</p>{blocks}</section>')
+
+
+# ------------------------------------------------------------------ Markdown
+def _md_escape(text: str) -> str:
+    return text.replace("|", "\\|")
+
+
+def _md_table(table: Table) -> str:
+    head = "| " + " | ".join(_md_escape(c.label) for c in table.columns) + " |"
+    sep = "|" + "|".join("---:" if c.fmt != "text" else "---" for c in table.columns) + "|"
+    lines = [head, sep]
+    for row in table.frame.iter_rows(named=True):
+        cells = [_md_escape(v + (" " + i if i else "")) for v, i, _ in _cells(table, row)]
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def render_markdown(report: Report) -> str:
+    out = [f"# {report.title}", "", f"{report.subtitle}. Charts: `report.html`; every table as "
+           "CSV: `report_tables/`.", ""]
+    out += [f"- **{k}**: {v}" for k, v in report.facts]
+    out += ["", "Reproduce this run:", "", "```sh", report.command, "```", ""]
+    if report.placeholders:
+        out += [f"> **Warning: this run used {len(report.placeholders)} placeholder values**, "
+                "not from a published source. Results that depend on them describe the "
+                "placeholder data, not the published game.", ">"]
+        out += [f"> - {k} = `{v}`" for k, v in report.placeholders]
+        out += [f"> - {n}" for n in report.placeholder_notes]
+        out.append("")
+    out += ["## Balance scorecard", "",
+            "| Metric | Target | Verdict | Estimate [95% interval] | Detail |",
+            "|---|---|---|---|---|"]
+    for r in report.scorecard.iter_rows(named=True):
+        out.append(f"| {_md_escape(r['title'])} | {_md_escape(r['target'])} | "
+                   f"**{r['verdict']}** | {_md_escape(_minus(r['estimate']))} | "
+                   f"{_md_escape(r['detail'])} |")
+    out += ["", f"Targets: {report.targets_source}", "", "## At a glance", ""]
+    out += [f"- {_minus(f)}" for f in report.findings]
+    for section in report.sections:
+        out += ["", f"## {section.title}", "", section.intro]
+        for block in section.blocks:
+            if isinstance(block, Table):
+                out += ["", f"### {block.title}", "", block.explain, "", _md_table(block)]
+            elif isinstance(block, Note):
+                out += ["", f"_{block.text}_"]
+    out += ["", "---", ""] + [f"{k}: {v}  " for k, v in report.footer]
+    return "\n".join(out) + "\n"
+
+
+# ------------------------------------------------------------------ files
+def _atomic_write(path: Path, text: str) -> None:
+    tmp = path.with_name(path.name + ".partial")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def tables_of(report: Report) -> list[tuple[str, pl.DataFrame]]:
+    """(csv stem, frame) for the scorecard and every table with a CSV name."""
+    out = [("scorecard", report.scorecard)]
+    for section in report.sections:
+        out += [(b.csv, b.frame) for b in section.blocks if isinstance(b, Table) and b.csv]
+    return out
+
+
+def write(report: Report, out: Path) -> Written:
+    """Write report.html, summary.md and report_tables/*.csv into `out`."""
+    tables_dir = out / REPORT_TABLES_DIR
+    staging = out / (REPORT_TABLES_DIR + ".partial")
+    shutil.rmtree(staging, ignore_errors=True)
+    staging.mkdir()
+    names = []
+    for stem, frame in tables_of(report):
+        name = f"{stem}.csv"
+        if name in names:
+            raise ValueError(f"two report tables would both be written to {name}")
+        frame.write_csv(staging / name)
+        names.append(name)
+    page = render_html(report)
+    _atomic_write(out / REPORT_SUMMARY_FILE, render_markdown(report))
+    shutil.rmtree(tables_dir, ignore_errors=True)
+    os.replace(staging, tables_dir)
+    _atomic_write(out / REPORT_FILE, page)
+    return Written(out / REPORT_FILE, out / REPORT_SUMMARY_FILE,
+                   [tables_dir / n for n in names])

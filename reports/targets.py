@@ -1,0 +1,284 @@
+"""The balance scorecard: targets from `configs/targets.toml`, judged against intervals.
+
+A target is met (PASS) when the whole 95% interval of its estimate lies inside the allowed
+range, missed (FAIL) when the whole interval lies outside, and NOT YET SURE otherwise, with
+the number of games that would shrink the interval enough to decide it.
+"""
+
+from __future__ import annotations
+
+import math
+import tomllib
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from reports.stats import Z, games_needed
+from simkit.config import CONFIG_DIR
+from simkit.errors import SimkitError
+
+DEFAULT_TARGETS = CONFIG_DIR / "targets.toml"
+PASS, FAIL, UNSURE = "PASS", "FAIL", "NOT YET SURE"
+
+
+@dataclass(frozen=True)
+class Metric:
+    """A metric a target can be set on: its settings and what the target means."""
+
+    title: str
+    settings: dict[str, str]  # setting -> what it means
+    meaning: str
+
+
+METRICS: dict[str, Metric] = {
+    "seat_advantage": Metric(
+        "Seat advantage", {"max_points": "largest allowed distance from the fair share, in "
+                                         "percentage points"},
+        "Every seat's win share lies within the allowed distance of the fair share 1/N."),
+    "component_effect": Metric(
+        "Component effect", {"max_points": "largest allowed win-share effect of any "
+                                           "component, in percentage points"},
+        "No component moves the win share of players who have it by more than the limit."),
+    "tie_rate": Metric(
+        "Tie rate", {"max_percent": "largest allowed share of games with a shared win, "
+                                    "in percent"},
+        "Shared wins are rare enough."),
+    "game_length": Metric(
+        "Game length", {"min_rounds": "shortest allowed mean game length, in rounds",
+                        "max_rounds": "longest allowed mean game length, in rounds"},
+        "Games last as long as intended, on average."),
+}
+
+
+@dataclass
+class Targets:
+    """The targets in force for one report: metric -> setting -> value."""
+
+    source: str
+    settings: dict[str, dict[str, float]] = field(default_factory=dict)
+
+
+def _number(where: str, value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        raise SimkitError(f"{where} = {value!r}: expected a number")
+    return float(value)
+
+
+def _check_table(source: str, table: Any, prefix: str = "") -> dict[str, dict[str, float]]:
+    if not isinstance(table, dict):
+        raise SimkitError(f"{source}: {prefix or '(top level)'}: expected a table")
+    out: dict[str, dict[str, float]] = {}
+    for metric, settings in table.items():
+        where = f"{prefix}{metric}"
+        if metric not in METRICS:
+            raise SimkitError(f"{source}: unknown metric '{where}'; known metrics: "
+                              f"{', '.join(METRICS)}")
+        if not isinstance(settings, dict):
+            raise SimkitError(f"{source}: {where}: expected a table of settings "
+                              f"({', '.join(METRICS[metric].settings)})")
+        allowed = METRICS[metric].settings
+        checked: dict[str, float] = {}
+        for key, value in settings.items():
+            if key not in allowed:
+                raise SimkitError(f"{source}: {where}.{key}: unknown setting for {metric}; "
+                                  f"expected {', '.join(allowed)}")
+            checked[key] = _number(f"{source}: {where}.{key}", value)
+        if not checked:
+            raise SimkitError(f"{source}: {where}: no settings (expected {', '.join(allowed)})")
+        out[metric] = checked
+    return out
+
+
+def load_targets(path: Path | None = None, game: str | None = None,
+                 overrides: Sequence[str] = ()) -> Targets:
+    """Read a targets file (default `configs/targets.toml`), take the [games.<game>] tables
+    for `game` on top, then apply `metric.setting=value` overrides."""
+    path = Path(path) if path is not None else DEFAULT_TARGETS
+    source = str(path)
+    try:
+        data = tomllib.loads(path.read_text())
+    except FileNotFoundError:
+        raise SimkitError(f"{source}: targets file not found") from None
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise SimkitError(f"{source}: not valid TOML: {exc}") from None
+    per_game = data.pop("games", {})
+    settings = _check_table(source, data)
+    if not isinstance(per_game, dict):
+        raise SimkitError(f"{source}: games: expected tables named [games.<game>.<metric>]")
+    for name, table in per_game.items():
+        checked = _check_table(source, table, f"games.{name}.")
+        if name == game:
+            for metric, values in checked.items():
+                settings.setdefault(metric, {}).update(values)
+    for item in overrides:
+        key, sep, raw = item.partition("=")
+        metric, dot, setting = key.strip().partition(".")
+        if not sep or not dot:
+            raise SimkitError(f"--set-target {item!r}: expected METRIC.SETTING=VALUE, e.g. "
+                              "tie_rate.max_percent=5")
+        if metric not in METRICS:
+            raise SimkitError(f"--set-target {item!r}: unknown metric '{metric}'; known "
+                              f"metrics: {', '.join(METRICS)}")
+        if setting not in METRICS[metric].settings:
+            raise SimkitError(f"--set-target {item!r}: unknown setting '{setting}' for "
+                              f"{metric}; expected {', '.join(METRICS[metric].settings)}")
+        try:
+            value = float(raw)
+        except ValueError:
+            raise SimkitError(f"--set-target {item!r}: {raw!r} is not a number") from None
+        settings.setdefault(metric, {})[setting] = _number(f"--set-target {key}", value)
+        source_note = " with --set-target"
+        if not source.endswith(source_note):
+            source += source_note
+    return Targets(source, settings)
+
+
+@dataclass(frozen=True)
+class Item:
+    """One estimate a target is judged on (a seat, a component...)."""
+
+    label: str
+    estimate: float
+    lo: float
+    hi: float
+
+
+def judge_item(item: Item, lower: float | None, upper: float | None) -> tuple[str, float]:
+    """(verdict, distance): distance from the estimate to the line the interval straddles
+    (NaN unless NOT YET SURE)."""
+    if (lower is None or item.lo >= lower) and (upper is None or item.hi <= upper):
+        return PASS, math.nan
+    if (upper is not None and item.lo > upper) or (lower is not None and item.hi < lower):
+        return FAIL, math.nan
+    lines = [b for b in (lower, upper) if b is not None and item.lo < b < item.hi]
+    lines = lines or [b for b in (lower, upper) if b is not None]
+    return UNSURE, min(abs(item.estimate - b) for b in lines)
+
+
+def judge(items: Sequence[Item], lower: float | None, upper: float | None,
+          run_games: int) -> tuple[str, float | None, list[tuple[Item, str]]]:
+    """Judge every item; the target's verdict is FAIL if any item fails, PASS if all pass,
+    else NOT YET SURE with the games needed (the most any undecided item needs)."""
+    results = []
+    needed: list[float] = []
+    for item in items:
+        verdict, distance = judge_item(item, lower, upper)
+        results.append((item, verdict))
+        if verdict == UNSURE:
+            se = (item.hi - item.lo) / (2 * Z)
+            needed.append(games_needed(run_games, se, distance))
+    verdicts = {v for _, v in results}
+    if FAIL in verdicts:
+        return FAIL, None, results
+    if verdicts <= {PASS}:
+        return PASS, None, results
+    return UNSURE, max(needed), results
+
+
+def _excess(item: Item, lower: float | None, upper: float | None) -> float:
+    """How far the estimate lies beyond the allowed range (negative: inside it)."""
+    beyond = [item.estimate - upper if upper is not None else -math.inf,
+              lower - item.estimate if lower is not None else -math.inf]
+    return max(beyond)
+
+
+def _listing(labels: list[str], most: int = 6) -> str:
+    shown = ", ".join(labels[:most])
+    return shown + (f" and {len(labels) - most} more" if len(labels) > most else "")
+
+
+def _fmt_games(n: float) -> str:
+    if n >= 1e9:
+        return f"about {n / 1e9:.1f} billion games in all"
+    if n >= 1e6:
+        return f"about {n / 1e6:.1f} million games in all"
+    return f"about {math.ceil(n / 1000) * 1000:,.0f} games in all"
+
+
+def scorecard(targets: Targets, *, run_games: int, seat_advantage: pl.DataFrame,
+              components: pl.DataFrame, tie_rate: pl.DataFrame, game_length: pl.DataFrame,
+              seat_label: Callable[[int], str] = lambda s: f"seat {s}") -> pl.DataFrame:
+    """One row per target in force: metric, title, target, verdict, estimate, detail,
+    games_needed (NOT YET SURE only) and meaning."""
+    rows = []
+
+    def pts(x: float) -> str:
+        return f"{x * 100:+.1f}"
+
+    for metric, settings in targets.settings.items():
+        spec = METRICS[metric]
+        detail = ""
+        if metric == "seat_advantage":
+            limit = settings["max_points"] / 100
+            items = [Item(seat_label(r["seat"]), r["advantage"], r["advantage_lo"],
+                          r["advantage_hi"]) for r in seat_advantage.iter_rows(named=True)]
+            lower, upper = -limit, limit
+            target = f"every seat within ±{settings['max_points']:g} points of the fair share"
+            fmt = pts
+        elif metric == "component_effect":
+            limit = settings["max_points"] / 100
+            compared = components.filter(pl.col("compared")) if components.height else components
+            items = [Item(f"{r['name']} ({r['kind'].lower()})", r["effect"], r["effect_lo"],
+                          r["effect_hi"]) for r in compared.iter_rows(named=True)]
+            lower, upper = -limit, limit
+            target = f"no component's win-share effect beyond ±{settings['max_points']:g} points"
+            fmt = pts
+            skipped = components.height - compared.height
+            if skipped:
+                detail = (f"{skipped} component(s) not judged: almost every player (or almost "
+                          "none) had them, so there is nobody to compare with. ")
+        elif metric == "tie_rate":
+            r = tie_rate.row(0, named=True)
+            items = [Item("tie rate", r["tie_rate"], r["tie_rate_lo"], r["tie_rate_hi"])]
+            lower, upper = None, settings["max_percent"] / 100
+            target = f"at most {settings['max_percent']:g}% of games end in a shared win"
+
+            def fmt(x: float) -> str:
+                return f"{x * 100:.1f}%"
+        else:  # game_length
+            r = game_length.row(0, named=True)
+            items = [Item("mean length", r["rounds"], r["rounds_lo"], r["rounds_hi"])]
+            lower, upper = settings.get("min_rounds"), settings.get("max_rounds")
+            if lower is not None and upper is not None:
+                target = f"mean game length between {lower:g} and {upper:g} rounds"
+            elif lower is not None:
+                target = f"mean game length at least {lower:g} rounds"
+            else:
+                target = f"mean game length at most {upper:g} rounds"
+
+            def fmt(x: float) -> str:
+                return f"{x:.2f} rounds"
+        if not items:
+            rows.append({"metric": metric, "title": spec.title, "target": target,
+                         "verdict": UNSURE, "estimate": "no estimate",
+                         "detail": detail + "Nothing to judge in this run.",
+                         "games_needed": None, "meaning": spec.meaning})
+            continue
+        verdict, needed, results = judge(items, lower, upper, run_games)
+        worst = max(items, key=lambda it: _excess(it, lower, upper))
+        prefix = "worst: " if len(items) > 1 else ""
+        estimate = f"{prefix}{worst.label} {fmt(worst.estimate)} [{fmt(worst.lo)}, {fmt(worst.hi)}]"
+        failing = [it.label for it, v in results if v == FAIL]
+        unsure = [it.label for it, v in results if v == UNSURE]
+        if failing:
+            detail += f"Misses the target: {_listing(failing)}."
+        elif unsure and needed is not None and math.isfinite(needed):
+            detail += (f"Undecided: {_listing(unsure)}. Deciding needs {_fmt_games(needed)} "
+                       f"(this run: {run_games:,}).")
+        elif unsure:
+            detail += (f"Undecided: {_listing(unsure)}. The estimate sits on the line, so more "
+                       "games may never decide it.")
+        else:
+            detail += f"All {len(items)} estimate(s) meet the target." if len(items) > 1 else (
+                "The whole interval meets the target.")
+        rows.append({"metric": metric, "title": spec.title, "target": target,
+                     "verdict": verdict, "estimate": estimate, "detail": detail.strip(),
+                     "games_needed": needed if needed is not None and math.isfinite(needed)
+                     else None, "meaning": spec.meaning})
+    schema = {"metric": pl.String, "title": pl.String, "target": pl.String,
+              "verdict": pl.String, "estimate": pl.String, "detail": pl.String,
+              "games_needed": pl.Float64, "meaning": pl.String}
+    return pl.DataFrame(rows, schema=schema)

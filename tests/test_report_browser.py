@@ -1,0 +1,78 @@
+"""report.html opened in headless Chromium: the page renders and every image loads.
+
+Needs Debian's `chromium` package; `.ci/run` installs it. Without it this test fails (it is
+never skipped), saying how to install it.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+
+import pytest
+
+from tests.report_support import reported_run
+
+FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+         "--disable-component-update", "--no-first-run", "--disable-sync",
+         "--disable-extensions", "--hide-scrollbars", "--virtual-time-budget=10000"]
+
+# Set the title to the number of images that loaded with a real size, out of all of them.
+PROBE = """<script>
+window.addEventListener("load", function () {
+  var all = Array.prototype.slice.call(document.images);
+  var ok = all.filter(function (i) { return i.complete && i.naturalWidth > 0; });
+  document.title = "IMAGES " + ok.length + "/" + all.length +
+    " HEIGHT " + document.body.scrollHeight;
+});
+</script>"""
+
+
+def _chromium() -> str:
+    path = shutil.which("chromium") or shutil.which("chromium-browser")
+    if path is None:
+        pytest.fail("chromium is not installed, so report.html cannot be checked in a browser. "
+                    "Install Debian's package: `apt-get update && apt-get install -y chromium` "
+                    "(.ci/run does this when run as root).")
+    return path
+
+
+def _run(args: list[str], tmp_path) -> subprocess.CompletedProcess:
+    profile = tmp_path / "profile"
+    profile.mkdir(exist_ok=True)
+    return subprocess.run([_chromium(), *FLAGS, f"--user-data-dir={profile}", *args],
+                          capture_output=True, text=True, timeout=120, check=False)
+
+
+def test_report_renders_with_every_image_loaded(tmp_path_factory, tmp_path):
+    _, written = reported_run(tmp_path_factory)
+    page = written.html.read_text()
+    expected = page.count("<img ")
+    probe = tmp_path / "probe.html"
+    probe.write_text(page.replace("</body>", PROBE + "</body>"))
+    result = _run(["--dump-dom", probe.as_uri()], tmp_path)
+    assert result.returncode == 0, result.stderr[-2000:]
+    title = re.search(r"<title>(.*?)</title>", result.stdout)
+    assert title is not None, result.stdout[:500]
+    match = re.fullmatch(r"IMAGES (\d+)/(\d+) HEIGHT (\d+)", title.group(1))
+    assert match is not None, f"the page did not finish loading: title {title.group(1)!r}"
+    loaded, total, height = (int(g) for g in match.groups())
+    assert total == expected >= 12
+    assert loaded == total, f"{total - loaded} of {total} images did not load"
+    assert height > 5000  # a long document, not an error page
+    assert "Balance scorecard" in result.stdout
+
+
+def test_report_screenshot_is_not_blank(tmp_path_factory, tmp_path):
+    from PIL import Image
+
+    _, written = reported_run(tmp_path_factory)
+    shot = tmp_path / "shot.png"
+    result = _run([f"--screenshot={shot}", "--window-size=1280,2000", written.html.as_uri()],
+                  tmp_path)
+    assert result.returncode == 0 and shot.exists(), result.stderr[-2000:]
+    with Image.open(shot) as image:
+        assert image.size == (1280, 2000)
+        colours = image.convert("RGB").resize((64, 100)).getcolors(64 * 100)
+    assert colours is not None and len(colours) > 20  # header, text, table, warning box

@@ -1,0 +1,97 @@
+"""Charts, checked structurally: titles, axis labels, bars, error bars, legends."""
+
+from __future__ import annotations
+
+import matplotlib
+import polars as pl
+from matplotlib.container import BarContainer, ErrorbarContainer
+from matplotlib.figure import Figure
+
+from reports import charts
+
+
+def _title(ax) -> str:
+    return ax.get_title(loc="left") or ax.get_title()
+
+
+def _bars(ax) -> int:
+    return sum(len(c) for c in ax.containers if isinstance(c, BarContainer))
+
+
+def _errorbars(ax) -> int:
+    return sum(len(c[2][0].get_segments()) for c in ax.containers
+               if isinstance(c, ErrorbarContainer))
+
+
+def test_charts_use_agg_and_no_pyplot_state():
+    assert matplotlib.get_backend().lower() == "agg"
+    fig = charts.count_bars(pl.DataFrame({"rounds": [4, 5], "share": [0.2, 0.8]}),
+                            value="rounds", title="Game length", xlabel="rounds")
+    assert isinstance(fig, Figure)
+    assert not hasattr(charts, "plt")  # figures are plain Figure objects, never pyplot's
+
+
+def test_interval_bars():
+    frame = pl.DataFrame({"name": ["Bat's Heart", "Crickets", "Swamp Moss"],
+                          "effect": [0.08, -0.01, 0.0], "effect_lo": [0.07, -0.03, -0.01],
+                          "effect_hi": [0.09, 0.01, 0.01]})
+    fig = charts.interval_bars(frame, label="name", value="effect", title="Ingredient value",
+                               xlabel="win share with minus without (points)", band=5,
+                               signed=True)
+    ax = fig.axes[0]
+    assert _title(ax) == "Ingredient value"
+    assert ax.get_xlabel() == "win share with minus without (points)"
+    assert [t.get_text() for t in ax.get_yticklabels()] == ["Bat's Heart", "Crickets",
+                                                            "Swamp Moss"]
+    assert _bars(ax) == 3 and _errorbars(ax) == 3
+    heights = [p.get_width() for p in ax.containers[0]]
+    assert heights == [8.0, -1.0, 0.0]  # fractions shown as points, top to bottom
+    colours = [p.get_facecolor() for p in ax.containers[0]]
+    assert colours[0] != colours[1]  # outside the +-5 band: highlighted
+    assert ax.get_legend() is not None
+
+
+def test_interval_bars_with_reference_and_missing_estimate():
+    frame = pl.DataFrame({"strategy": ["planner", "greedy"], "win_share": [0.45, None],
+                          "win_share_lo": [0.44, None], "win_share_hi": [0.46, None]},
+                         schema_overrides={"win_share": pl.Float64,
+                                           "win_share_lo": pl.Float64,
+                                           "win_share_hi": pl.Float64})
+    fig = charts.interval_bars(frame, label="strategy", value="win_share", title="Win share",
+                               xlabel="win share (%)", reference=0.25,
+                               reference_label="fair share 25%")
+    ax = fig.axes[0]
+    assert _bars(ax) == 2 and _errorbars(ax) == 1
+    assert any("no estimate" in t.get_text() for t in ax.texts)
+    assert any(line.get_xdata()[0] == 25.0 for line in ax.get_lines())
+
+
+def test_distribution_lines_one_line_per_group():
+    hist = pl.DataFrame({"strategy": ["a"] * 3 + ["b"] * 2, "score": [1, 2, 3, 2, 3],
+                         "share": [0.2, 0.5, 0.3, 0.5, 0.5]})
+    fig = charts.distribution_lines(hist, group="strategy", value="score",
+                                    title="Score distribution", xlabel="final score")
+    ax = fig.axes[0]
+    assert len(ax.get_lines()) == 2
+    assert _title(ax) == "Score distribution" and ax.get_xlabel() == "final score"
+    assert ax.get_ylabel() == "share of players (%)"
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["a", "b"]
+
+
+def test_count_and_grouped_bars():
+    fig = charts.count_bars(pl.DataFrame({"margin": [0, 1, 2, 5], "share": [.1, .4, .3, .2]}),
+                            value="margin", title="Margin of victory", xlabel="lead",
+                            mean=1.8)
+    ax = fig.axes[0]
+    assert _bars(ax) == 4 and ax.get_ylabel() == "share of games (%)"
+    frame = pl.DataFrame({"seat": ["1st", "1st", "2nd", "2nd"], "strategy": ["a", "b"] * 2,
+                          "win_share": [0.3, 0.2, 0.25, 0.25],
+                          "win_share_lo": [0.28, 0.18, 0.2, 0.2],
+                          "win_share_hi": [0.32, 0.22, 0.3, 0.3]})
+    fig = charts.grouped_bars(frame, category="seat", group="strategy", value="win_share",
+                              title="By seat and strategy", xlabel="seat", ylabel="win share",
+                              reference=0.25, reference_label="fair share")
+    ax = fig.axes[0]
+    assert _bars(ax) == 4 and _errorbars(ax) == 4
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["1st", "2nd"]
+    assert _title(ax) == "By seat and strategy" and ax.get_ylabel() == "win share"
