@@ -146,17 +146,24 @@ def play(game: str, strategy_list: str, players: int, seed: int, game_index: int
 @click.option("--chunk-size", type=int, default=None,
               help="Games per chunk (results never depend on it).")
 @click.option("--force", is_flag=True, help="Replace a different run already in --out.")
+@click.option("--workers", type=int, default=None,
+              help="Play on a local dask cluster of this many worker processes.")
+@click.option("--scheduler", default=None, metavar="ADDRESS",
+              help="Play on an existing dask.distributed scheduler, e.g. tcp://host:8786.")
 @click.option("--report", "with_report", is_flag=True,
               help="Write the balance report (OUT/report.html) right after the run.")
 @set_option
 @param_option
 @config_option
 def run(game: str, strategy_list: str, players: int, seed: int, n_games: int, out_dir: Path,
-        threads: int | None, chunk_size: int | None, force: bool, with_report: bool,
+        threads: int | None, chunk_size: int | None, force: bool, workers: int | None,
+        scheduler: str | None, with_report: bool,
         overrides: tuple[str, ...], params: tuple[str, ...], config_path: str | None) -> None:
     """Simulate many games and write one row per game and seat to OUT/games.parquet.
 
-    When the strategies differ they rotate through the seats over the same deals.
+    When the strategies differ they rotate through the seats over the same deals. Each
+    chunk of games is saved as it finishes: an interrupted run, started again with the
+    same command, plays only the missing games.
     Example: simkit run cauldron-master --players 4 --strategies planner,greedy,random,greedy
     --games 1000000 --seed 1 --out runs/cm
     """
@@ -166,15 +173,20 @@ def run(game: str, strategy_list: str, players: int, seed: int, n_games: int, ou
                           overrides, params, config_path)
     prepared = engine.prepare(spec)  # every input error surfaces before any work starts
     engine.set_threads(threads)
+    chunk_size = engine.DEFAULT_CHUNK if chunk_size is None else chunk_size
+    engine.check_run_options(chunk_size, workers)
     engine.check_output(out_dir, prepared, force)
     label = f"{game}: {n_games:,} games"
     with click.progressbar(length=n_games, label=label, file=sys.stderr,
                            show_pos=True) as bar:
-        manifest = engine.run(spec, out_dir, threads=threads,
-                              chunk_size=chunk_size or engine.DEFAULT_CHUNK, force=force,
-                              progress=bar.update, prepared=prepared)
+        manifest = engine.run(spec, out_dir, threads=threads, chunk_size=chunk_size, force=force,
+                              progress=bar.update, prepared=prepared, scheduler=scheduler,
+                              workers=workers)
     if manifest.get("skipped"):
         click.echo(f"{out_dir} already holds this exact run; nothing to do.")
+    elif manifest.get("resumed"):
+        click.echo(f"Finished the interrupted run: {manifest['rows']:,} rows in "
+                   f"{out_dir / 'games.parquet'}.")
     else:
         rate = n_games / max(manifest["elapsed_seconds"], 1e-9)
         click.echo(f"Wrote {manifest['rows']:,} rows to {out_dir / 'games.parquet'} "

@@ -153,6 +153,14 @@ def identity(p: Prepared) -> dict[str, Any]:
             "seed": p.spec.seed, "config_hash": p.config.hash}
 
 
+def check_run_options(chunk_size: int, workers: int | None) -> None:
+    """Options that shape how a run is played (never what it plays)."""
+    if chunk_size < 1:
+        raise SimkitError(f"--chunk-size must be at least 1, not {chunk_size}")
+    if workers is not None and workers < 1:
+        raise SimkitError(f"--workers must be at least 1, not {workers}")
+
+
 def check_output(run_dir: Path, p: Prepared, force: bool) -> str:
     """What `run_dir` holds for this run: "new", "resume" (same run, unfinished) or "done".
 
@@ -200,10 +208,7 @@ def run(spec: RunSpec, run_dir: Path, threads: int | None = None,
     """
     p = prepared or prepare(spec)
     used_threads = set_threads(threads)
-    if chunk_size < 1:
-        raise SimkitError(f"--chunk-size must be at least 1, not {chunk_size}")
-    if workers is not None and workers < 1:
-        raise SimkitError(f"--workers must be at least 1, not {workers}")
+    check_run_options(chunk_size, workers)
     state = check_output(run_dir, p, force)
     if state == "done":
         manifest = read_manifest(run_dir)
