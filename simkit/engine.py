@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shlex
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -170,6 +171,8 @@ def check_output(run_dir: Path, p: Prepared, force: bool) -> str:
         return "new"
     if not run_dir.is_dir():
         raise SimkitError(f"--out {run_dir}: exists and is not a folder")
+    if not os.access(run_dir, os.W_OK):
+        raise SimkitError(f"--out {run_dir}: the folder is not writable")
     manifest = read_manifest(run_dir)
     unfinished = read_json(run_dir / RUN_FILE)
     if manifest is not None:
@@ -215,14 +218,17 @@ def run(spec: RunSpec, run_dir: Path, threads: int | None = None,
         assert manifest is not None
         manifest["skipped"] = True
         return manifest
-    run_dir.mkdir(parents=True, exist_ok=True)
-    if state == "new":
-        for name in (MANIFEST_FILE, GAMES_FILE, SUMMARY_FILE):
-            (run_dir / name).unlink(missing_ok=True)
-        remove_report(run_dir)
-        clear_chunks(run_dir)
-        write_json(run_dir / RUN_FILE, {"identity": identity(p),
-                                        "command": spec.command(str(run_dir))})
+    try:
+        run_dir.mkdir(parents=True, exist_ok=True)
+        if state == "new":
+            for name in (MANIFEST_FILE, GAMES_FILE, SUMMARY_FILE):
+                (run_dir / name).unlink(missing_ok=True)
+            remove_report(run_dir)
+            clear_chunks(run_dir)
+            write_json(run_dir / RUN_FILE, {"identity": identity(p),
+                                            "command": spec.command(str(run_dir))})
+    except OSError as exc:
+        raise SimkitError(f"--out {run_dir}: cannot write there ({exc.strerror})") from None
     started = time.perf_counter()
     done = finished_chunks(run_dir)
     if progress is not None and done:
@@ -230,11 +236,16 @@ def run(spec: RunSpec, run_dir: Path, threads: int | None = None,
     todo = [(first, min(chunk_size, gap_first + gap_n - first))
             for gap_first, gap_n in missing_ranges(done, spec.games)
             for first in range(gap_first, gap_first + gap_n, chunk_size)]
-    for first, n, table in _play(p, todo, scheduler, workers):
-        write_chunk(run_dir, first, n, table)
-        if progress is not None:
-            progress(n)
-    rows = merge_chunks(run_dir)
+    try:
+        for first, n, table in _play(p, todo, scheduler, workers):
+            write_chunk(run_dir, first, n, table)
+            if progress is not None:
+                progress(n)
+        rows = merge_chunks(run_dir)
+    except OSError as exc:  # e.g. a full disk: what is written stays; rerun to resume
+        raise SimkitError(f"--out {run_dir}: cannot write results ({exc.strerror}); every "
+                          "finished chunk is kept: fix this and rerun the same command to "
+                          "resume") from None
     elapsed = time.perf_counter() - started
     manifest = {
         "game": p.game.name,

@@ -83,3 +83,22 @@ def test_killed_process_resumes(reference_run, tmp_path):
     proc.wait()
     subprocess.run(cmd, check=True, capture_output=True)
     assert pl.read_parquet(out / "games.parquet").equals(reference_run)
+
+
+def test_unwritable_output_is_a_clear_error(cm, tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder")
+    with pytest.raises(SimkitError, match="cannot write there|not a folder"):
+        engine.run(SPEC, blocker / "run")
+    with pytest.raises(SimkitError, match="exists and is not a folder"):
+        engine.run(SPEC, blocker)
+
+
+def test_resume_with_changed_config_is_refused(cm, tmp_path):
+    out = tmp_path / "run"
+    with pytest.raises(Stop):
+        engine.run(SPEC, out, chunk_size=1000, progress=stop_after(1))
+    changed = RunSpec(SPEC.game, SPEC.players, SPEC.strategies, SPEC.games, SPEC.seed,
+                      ("supply.size.3=9",))
+    with pytest.raises(SimkitError, match="unfinished different run"):
+        engine.run(changed, out)
