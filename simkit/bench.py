@@ -89,6 +89,17 @@ def full_run(n_games: int) -> tuple[float, float]:
     return seconds, peak_kb / 1024
 
 
+def engine_seconds(n_games: int, chunk_size: int, workers: int | None = None) -> float:
+    """Wall seconds of engine.run (simulate, write chunks, merge) into a temporary folder."""
+    from simkit.engine import RunSpec, run
+
+    spec = RunSpec("cauldron-master", 4, ("greedy",), n_games, 3)
+    with tempfile.TemporaryDirectory() as tmp:
+        start = time.perf_counter()
+        run(spec, Path(tmp) / "run", chunk_size=chunk_size, workers=workers)
+        return time.perf_counter() - start
+
+
 def run_bench(n_games: int, repeats: int, run_games: int, echo: Callable[[str], None]) -> None:
     rows: list[tuple[str, str, str]] = []
 
@@ -114,6 +125,14 @@ def run_bench(n_games: int, repeats: int, run_games: int, echo: Callable[[str], 
         row("kernel 2 threads / reference", f"{rates[2] / ref:,.0f}x", ">= 100x")
     row("first game, fresh process, warm cache [s]", f"{first_game_seconds(repeats):.2f}",
         "< 1.5")
+    few, many = engine_seconds(n_games, n_games), engine_seconds(n_games, n_games // 32)
+    row("overhead per extra chunk [ms]", f"{(many - few) / 31 * 1000:.1f}",
+        "chunks of 1e5+ games: < 2% each")
+    threaded = engine_seconds(n_games, n_games // 4)
+    clustered = engine_seconds(n_games, n_games // 4, workers=2)
+    row(f"engine.run {n_games:,} games, 2 threads [games/s]", f"{n_games / threaded:,.0f}")
+    row(f"engine.run {n_games:,} games, --workers 2 [games/s]", f"{n_games / clustered:,.0f}",
+        "incl. cluster start-up")
     if run_games:
         seconds, peak = full_run(run_games)
         row(f"simkit run {run_games:,} games, wall [s]", f"{seconds:.1f}",
