@@ -169,12 +169,11 @@ def recipe_points(t, pub, p, k, extra, counts, size):
 @njit(cache=True)
 def witch_options(t, pub, p, opts, rem, offer):
     """Phase 1 options for seat p: each witch in hand, with what it could take right now."""
-    n_offer = 0  # types in the supply, most valuable first
+    n_offer = 0  # types in the supply, most valuable first (branch-free: fewer mispredictions)
     for i in range(t.colour.shape[0]):
         x = t.value_order[i]
-        if pub[SUPPLY + x] > 0:
-            offer[n_offer] = x
-            n_offer += 1
+        offer[n_offer] = x
+        n_offer += pub[SUPPLY + x] > 0
     free = 0
     for k in range(t.capacity.shape[0]):
         free += t.capacity[k] - pub[fill_at(p, k)]
@@ -192,11 +191,10 @@ def witch_options(t, pub, p, opts, rem, offer):
                 break
             x = offer[i]
             c = t.colour[x]
-            m = min(pub[SUPPLY + x], rem[c], limit - taken)
-            if m > 0:
-                taken += m
-                rem[c] -= m
-                value += m * t.score[x, 1]
+            m = max(0, min(pub[SUPPLY + x], rem[c], limit - taken))
+            taken += m
+            rem[c] -= m
+            value += m * t.score[x, 1]
         opts[n, KIND] = OPT_WITCH
         opts[n, A] = w
         opts[n, B] = t.initiative[w]
@@ -212,12 +210,11 @@ def witch_options(t, pub, p, opts, rem, offer):
 def card_options(t, pub, p, w, opts, counts, offer):
     """Phase 3 options for seat p playing witch w: each (cauldron, ingredient) it may take."""
     n = 0
-    n_offer = 0  # types in the supply that this witch may still take
+    n_offer = 0  # types in the supply that this witch may still take (branch-free)
     for x in range(t.colour.shape[0]):
         c = t.colour[x]
-        if pub[SUPPLY + x] > 0 and pub[TAKEN + c] < t.colour_limit[w, c]:
-            offer[n_offer] = x
-            n_offer += 1
+        offer[n_offer] = x
+        n_offer += (pub[SUPPLY + x] > 0) & (pub[TAKEN + c] < t.colour_limit[w, c])
     if pub[PICKS_LEFT] > 0 and n_offer > 0:
         for k in range(t.capacity.shape[0]):
             fill = pub[fill_at(p, k)]
