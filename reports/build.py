@@ -49,6 +49,33 @@ def _target(targets: Targets, metric: str, setting: str) -> float | None:
     return targets.settings.get(metric, {}).get(setting)
 
 
+def widened(frame: pl.DataFrame, estimate: str, factor: float) -> pl.DataFrame:
+    """`frame` with the interval around `estimate` stretched by `factor` (for repeated looks)."""
+    if factor == 1.0 or not frame.height:
+        return frame
+    lo, hi = pl.col(f"{estimate}_lo"), pl.col(f"{estimate}_hi")
+    mid = pl.col(estimate)
+    return frame.with_columns((mid - (mid - lo) * factor).alias(f"{estimate}_lo"),
+                              (mid + (hi - mid) * factor).alias(f"{estimate}_hi"))
+
+
+def scorecard_only(run: Run, targets: Targets, hooks: GameHooks | None = None,
+                   widen: float = 1.0) -> pl.DataFrame:
+    """The balance scorecard alone, intervals stretched by `widen` (simkit run --until-sure)."""
+    hooks = hooks or hooks_for(run.game)
+    frame = run.frame
+    games = metrics.per_game(frame)
+    ctx = Context(run, frame, games, targets, hooks.seat_label)
+    seats = widened(metrics.seat_advantage(frame), "advantage", widen)
+    components = widened(metrics.component_effects(frame, hooks.components(ctx)), "effect",
+                         widen)
+    return scorecard(targets, run_games=games.height, seat_advantage=seats,
+                     components=components,
+                     tie_rate=widened(metrics.tie_rate(games), "tie_rate", widen),
+                     game_length=widened(metrics.summary(games, "rounds"), "rounds", widen),
+                     seat_label=hooks.seat_label)
+
+
 def build(run: Run, targets: Targets, hooks: GameHooks | None = None) -> Report:
     """Compute the metrics of `run` and lay out the report."""
     hooks = hooks or hooks_for(run.game)
@@ -97,6 +124,11 @@ def build(run: Run, targets: Targets, hooks: GameHooks | None = None) -> Report:
         ("Overrides", ", ".join(config.get("overrides") or []) or "none"),
         ("Targets", targets.source),
     ]
+    if m.get("stopping"):
+        stop = m["stopping"]
+        facts.insert(3, ("Stopping", f"{stop['method']}: stopped after {m['games']:,} of at "
+                                     f"most {stop['max_games']:,} games ({stop['looks']} "
+                                     f"looks; {stop['reason']})"))
     versions = m.get("versions") or {}
     footer = [("Created", str(m.get("created", "?"))),
               ("Versions", ", ".join(f"{k} {v}" for k, v in versions.items()) or "?")]

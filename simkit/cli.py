@@ -10,6 +10,7 @@ from typing import Any
 import click
 
 from simkit.errors import SimkitError
+from simkit.stopping import StopRule
 
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
@@ -150,6 +151,18 @@ def play(game: str, strategy_list: str, players: int, seed: int, game_index: int
               help="Play on a local dask cluster of this many worker processes.")
 @click.option("--scheduler", default=None, metavar="ADDRESS",
               help="Play on an existing dask.distributed scheduler, e.g. tcp://host:8786.")
+@click.option("--until-sure", is_flag=True,
+              help="Play in rounds (10,000 games, doubling, up to --games) and stop once "
+                   "every balance-target verdict is decided (or, with --precision, every "
+                   "interval is narrow enough); valid under repeated looks.")
+@click.option("--precision", type=float, default=None,
+              help="With --until-sure: stop when every seat-advantage and strategy "
+                   "win-share interval is within this share, e.g. 0.01 = ±1 point.")
+@click.option("--targets", "targets_path", type=click.Path(path_type=Path, dir_okay=False),
+              default=None, help="Balance targets for --until-sure and --report "
+                                 "(default: configs/targets.toml).")
+@click.option("--set-target", "set_targets", multiple=True, metavar="METRIC.SETTING=VALUE",
+              help="Override a target for --until-sure and --report (repeatable).")
 @click.option("--report", "with_report", is_flag=True,
               help="Write the balance report (OUT/report.html) right after the run.")
 @set_option
@@ -157,7 +170,8 @@ def play(game: str, strategy_list: str, players: int, seed: int, game_index: int
 @config_option
 def run(game: str, strategy_list: str, players: int, seed: int, n_games: int, out_dir: Path,
         threads: int | None, chunk_size: int | None, force: bool, workers: int | None,
-        scheduler: str | None, with_report: bool,
+        scheduler: str | None, until_sure: bool, precision: float | None,
+        targets_path: Path | None, set_targets: tuple[str, ...], with_report: bool,
         overrides: tuple[str, ...], params: tuple[str, ...], config_path: str | None) -> None:
     """Simulate many games and write one row per game and seat to OUT/games.parquet.
 
@@ -169,8 +183,11 @@ def run(game: str, strategy_list: str, players: int, seed: int, n_games: int, ou
     """
     from simkit import engine
 
+    if precision is not None and not until_sure:
+        raise SimkitError("--precision only applies with --until-sure")
+    rule = (StopRule(precision, targets_path, set_targets) if until_sure else None)
     spec = engine.RunSpec(game, players, tuple(_split(strategy_list)), n_games, seed,
-                          overrides, params, config_path)
+                          overrides, params, config_path, rule)
     prepared = engine.prepare(spec)  # every input error surfaces before any work starts
     engine.set_threads(threads)
     chunk_size = engine.DEFAULT_CHUNK if chunk_size is None else chunk_size
@@ -188,15 +205,19 @@ def run(game: str, strategy_list: str, players: int, seed: int, n_games: int, ou
         click.echo(f"Finished the interrupted run: {manifest['rows']:,} rows in "
                    f"{out_dir / 'games.parquet'}.")
     else:
-        rate = n_games / max(manifest["elapsed_seconds"], 1e-9)
+        rate = manifest["games"] / max(manifest["elapsed_seconds"], 1e-9)
         click.echo(f"Wrote {manifest['rows']:,} rows to {out_dir / 'games.parquet'} "
                    f"in {manifest['elapsed_seconds']:.1f} s ({rate:,.0f} games/s).")
     click.echo(engine.summary_frame(out_dir).to_pandas().to_string(index=False))
     if manifest["config"]["placeholders"]:
         click.echo(f"Note: this run used {len(manifest['config']['placeholders'])} placeholder "
                    "values (see `simkit show " + game + "`); not the published card data.")
+    if manifest.get("stopping"):
+        stop = manifest["stopping"]
+        click.echo(f"--until-sure: stopped after {manifest['games']:,} of at most "
+                   f"{n_games:,} games, {stop['looks']} looks: {stop['reason']}.")
     if with_report:
-        _report(out_dir)
+        _report(out_dir, targets=targets_path, set_targets=set_targets)
 
 
 def _report(run_dir: Path, out_dir: Path | None = None, targets: Path | None = None,
@@ -230,7 +251,143 @@ def report(run_dir: Path, out_dir: Path | None, targets: Path | None,
     game's own sections, every estimate with its 95% interval.
     Example: simkit report runs/demo
     """
+    from simkit.sweep import read_sweep
+
+    if run_dir.is_dir() and read_sweep(run_dir) is not None:
+        _sweep_report(run_dir, out_dir, targets, set_targets)
+        return
     _report(run_dir, out_dir, targets, set_targets)
+
+
+def _sweep_report(sweep_dir: Path, out_dir: Path | None = None, targets: Path | None = None,
+                  set_targets: tuple[str, ...] = ()) -> None:
+    import time
+
+    from reports.sweep import make_sweep_report
+
+    started = time.perf_counter()
+    written = make_sweep_report(sweep_dir, out_dir, targets, set_targets)
+    click.echo(f"Wrote the sweep report {written.html} ({written.summary.name}, "
+               f"{len(written.tables)} CSV tables) in {time.perf_counter() - started:.1f} s.")
+
+
+@main.command(context_settings=CONTEXT)
+@click.argument("target", metavar="GAME|SPEC.toml")
+@click.option("--vary", "vary", multiple=True, metavar="KEY=VALUES",
+              help="A key to vary and its values: a list (supply.size.4=8,10,12), a range "
+                   "(supply.size.4=8..12, param:planner.discount=0.1..0.5:0.1). KEY is any "
+                   "--set key, or param:STRATEGY.PARAM. Repeat for a grid.")
+@click.option("--zip", "zipped", is_flag=True, default=None,
+              help="Pair the i-th values of every --vary key instead of forming a grid.")
+@click.option("--players", type=int, default=None, help="Number of players [spec, else 4].")
+@click.option("--strategies", "strategy_list", default=None,
+              help="Comma-separated strategy per seat, or one for all [spec, else greedy].")
+@click.option("--games", "n_games", type=int, default=None,
+              help="Games per point [spec, else 100000].")
+@click.option("--seed", type=int, default=None,
+              help="Master seed, the same for every point [spec, else 0].")
+@click.option("--out", "out_dir", type=click.Path(path_type=Path), required=True,
+              help="Sweep folder: one run folder per point, and sweep.json.")
+@click.option("--threads", type=int, default=None, help="Numba threads (default: all cores).")
+@click.option("--chunk-size", type=int, default=None,
+              help="Games per chunk (results never depend on it).")
+@click.option("--max-points", type=int, default=None,
+              help="Refuse sweeps with more points than this unless --yes [spec, else 50].")
+@click.option("--yes", is_flag=True, help="Run a sweep with more points than --max-points.")
+@click.option("--until-sure", is_flag=True,
+              help="Play in rounds (10,000 games, doubling, up to --games) and stop once "
+                   "every balance-target verdict is decided (or, with --precision, every "
+                   "interval is narrow enough); valid under repeated looks.")
+@click.option("--precision", type=float, default=None,
+              help="With --until-sure: stop when every seat-advantage and strategy "
+                   "win-share interval is within this share, e.g. 0.01 = ±1 point.")
+@click.option("--targets", "targets_path", type=click.Path(path_type=Path, dir_okay=False),
+              default=None, help="Balance targets for --until-sure and --report "
+                                 "(default: configs/targets.toml).")
+@click.option("--set-target", "set_targets", multiple=True, metavar="METRIC.SETTING=VALUE",
+              help="Override a target for --until-sure and --report (repeatable).")
+@click.option("--report", "with_report", is_flag=True,
+              help="Write the sweep report (OUT/report.html) right after the sweep.")
+@set_option
+@param_option
+@config_option
+def sweep(target: str, vary: tuple[str, ...], zipped: bool | None, players: int | None,
+          strategy_list: str | None, n_games: int | None, seed: int | None, out_dir: Path,
+          threads: int | None, chunk_size: int | None, max_points: int | None, yes: bool,
+          until_sure: bool, precision: float | None, targets_path: Path | None,
+          set_targets: tuple[str, ...], with_report: bool, overrides: tuple[str, ...],
+          params: tuple[str, ...], config_path: str | None) -> None:
+    """Run a what-if sweep: one run per value (or grid of values) of config keys or strategy
+    parameters, every point on the same deals (same seed), so differences are paired.
+
+    Each point is a normal run folder inside OUT. Rerunning the same command skips finished
+    points and resumes a half-played one. Options given here override the spec file's.
+
+    \b
+    Examples:
+      simkit sweep cauldron-master --vary supply.size.4=8..12 --players 4 \\
+          --strategies planner,greedy,random,greedy --games 100000 --seed 1 --out runs/supply
+      simkit sweep configs/sweeps/cauldron_master.toml --out runs/sweep --games 20000
+    """
+    from simkit import engine
+    from simkit import sweep as sw
+
+    spec = sw.make_spec(target, vary=vary, zipped=zipped, players=players,
+                        strategies=_split(strategy_list) if strategy_list else None,
+                        games=n_games, seed=seed, overrides=overrides, params=params,
+                        config_path=config_path, max_points=max_points)
+    if precision is not None and not until_sure:
+        raise SimkitError("--precision only applies with --until-sure")
+    if until_sure:
+        spec = sw.replace(spec, until_sure=StopRule(precision, targets_path, set_targets))
+    plan = sw.plan(spec, yes=yes)  # every point validated before any game is played
+    engine.set_threads(threads)
+    chunk_size = engine.DEFAULT_CHUNK if chunk_size is None else chunk_size
+    engine.check_run_options(chunk_size, None)
+    sw.check_sweep_folder(out_dir, plan)
+    total = len(plan.points) * spec.games
+    click.echo(f"Sweep of {len(plan.points)} points x {spec.games:,} games into {out_dir}.")
+    with click.progressbar(length=total, label=f"{spec.game}: {total:,} games",
+                           file=sys.stderr, show_pos=True) as bar:
+        record = sw.run_sweep(plan, out_dir, threads=threads, chunk_size=chunk_size,
+                              progress=bar.update)
+    done_before = sum(p["status"] == "done before" for p in record["points"])
+    t = record["timing"]
+    if done_before == len(plan.points):
+        click.echo(f"{out_dir} already holds this exact sweep; nothing to do.")
+    else:
+        note = f" ({done_before} were already done)" if done_before else ""
+        click.echo(f"Played {len(plan.points) - done_before} points{note} in {t['seconds']:.1f} s; "
+                   f"sweep overhead beyond the runs {t['overhead_seconds']:.2f} s "
+                   f"({t['overhead_share'] * 100:.1f}%).")
+    for p in record["points"]:
+        click.echo(f"  {p['name']}")
+    if with_report:
+        _sweep_report(out_dir, targets=targets_path, set_targets=set_targets)
+
+
+@main.command(context_settings=CONTEXT)
+@click.argument("run_a", type=click.Path(path_type=Path))
+@click.argument("run_b", type=click.Path(path_type=Path))
+@click.option("--out", "out_dir", type=click.Path(path_type=Path), default=None,
+              help="Also write the comparison here as compare.csv and compare.md.")
+@click.option("--components", "top_components", type=int, default=5, show_default=True,
+              help="How many component effects to compare (largest first).")
+def compare(run_a: Path, run_b: Path, out_dir: Path | None, top_components: int) -> None:
+    """Compare two runs of the same game and seed: each metric's paired difference B - A.
+
+    Both runs share their deals, so each difference is taken deal by deal and its 95%
+    interval is far narrower than two separate runs would give. "real" marks differences
+    whose interval excludes zero.
+    Example: simkit compare runs/supply/00_supply.size.4=8 runs/supply/02_supply.size.4=12
+    """
+    from reports.compare import compare_runs, render_text, write_compare
+
+    result = compare_runs(run_a, run_b, top_components=top_components)
+    click.echo(render_text(result))
+    if out_dir is not None:
+        for path in write_compare(result, out_dir):
+            click.echo(f"Wrote {path}")
 
 
 @main.command(context_settings=CONTEXT)

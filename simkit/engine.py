@@ -34,6 +34,7 @@ from simkit.results import (
     write_json,
     write_manifest,
 )
+from simkit.stopping import METHOD, StopRule, schedule
 
 DEFAULT_CHUNK = 1 << 17
 MAX_SEED = (1 << 64) - 1
@@ -51,6 +52,7 @@ class RunSpec:
     overrides: tuple[str, ...] = ()
     params: tuple[str, ...] = ()  # "strategy.param=value"
     config_path: str | None = None  # a config file other than configs/<game>.toml
+    until_sure: StopRule | None = None  # play in rounds until the verdicts are decided
 
     def command(self, out: str) -> str:
         """The shell command that reproduces this run."""
@@ -63,6 +65,14 @@ class RunSpec:
             parts += ["--set", item]
         for item in self.params:
             parts += ["--param", item]
+        if self.until_sure is not None:
+            parts.append("--until-sure")
+            if self.until_sure.precision is not None:
+                parts += ["--precision", f"{self.until_sure.precision:g}"]
+            if self.until_sure.targets is not None:
+                parts += ["--targets", str(self.until_sure.targets)]
+            for item in self.until_sure.set_targets:
+                parts += ["--set-target", item]
         return shlex.join(parts)
 
 
@@ -134,6 +144,8 @@ def prepare(spec: RunSpec) -> Prepared:
     if not 0 <= spec.seed <= MAX_SEED:
         raise SimkitError(f"--seed must be between 0 and 2**64-1, not {spec.seed}")
     lineup = build_lineup(game, spec.strategies, spec.players, spec.params)
+    if spec.until_sure is not None:
+        spec.until_sure.check(game.name)
     return Prepared(spec, game, config, compiled, lineup)
 
 
@@ -151,7 +163,8 @@ def identity(p: Prepared) -> dict[str, Any]:
     """What makes two runs the same run."""
     return {"game": p.spec.game, "players": p.spec.players, "strategies": list(p.lineup.names),
             "params": list(p.lineup.resolved_params), "games": p.spec.games,
-            "seed": p.spec.seed, "config_hash": p.config.hash}
+            "seed": p.spec.seed, "config_hash": p.config.hash,
+            "until_sure": None if p.spec.until_sure is None else repr(p.spec.until_sure)}
 
 
 def check_run_options(chunk_size: int, workers: int | None) -> None:
@@ -233,14 +246,24 @@ def run(spec: RunSpec, run_dir: Path, threads: int | None = None,
     done = finished_chunks(run_dir)
     if progress is not None and done:
         progress(sum(n for _, n in done))
-    todo = [(first, min(chunk_size, gap_first + gap_n - first))
-            for gap_first, gap_n in missing_ranges(done, spec.games)
-            for first in range(gap_first, gap_first + gap_n, chunk_size)]
+    looks = schedule(spec.games) if spec.until_sure is not None else [spec.games]
+    stopping = None
     try:
-        for first, n, table in _play(p, todo, scheduler, workers):
-            write_chunk(run_dir, first, n, table)
-            if progress is not None:
-                progress(n)
+        for look, upto in enumerate(looks, start=1):
+            done = finished_chunks(run_dir)
+            todo = [(first, min(chunk_size, gap_first + gap_n - first))
+                    for gap_first, gap_n in missing_ranges(done, upto)
+                    for first in range(gap_first, gap_first + gap_n, chunk_size)]
+            for first, n, table in _play(p, todo, scheduler, workers):
+                write_chunk(run_dir, first, n, table)
+                if progress is not None:
+                    progress(n)
+            if spec.until_sure is not None:
+                stop, reason = spec.until_sure.decide(_chunk_frame(run_dir), _stub(p), look)
+                stopping = {"method": METHOD, "rule": spec.until_sure.describe(),
+                            "looks": look, "reason": reason, "max_games": spec.games}
+                if stop:
+                    break
         rows = merge_chunks(run_dir)
     except OSError as exc:  # e.g. a full disk: what is written stays; rerun to resume
         raise SimkitError(f"--out {run_dir}: cannot write results ({exc.strerror}); every "
@@ -258,8 +281,9 @@ def run(spec: RunSpec, run_dir: Path, threads: int | None = None,
                                                         strict=True))],
         "rotation": p.lineup.rotate,
         "seed": spec.seed,
-        "games": spec.games,
+        "games": rows // spec.players,
         "rows": rows,
+        "stopping": stopping,
         "config": {"source": p.config.source, "hash": p.config.hash,
                    "overrides": list(spec.overrides), "placeholders": p.config.placeholders(),
                    "resolved": p.config.data},
@@ -276,6 +300,19 @@ def run(spec: RunSpec, run_dir: Path, threads: int | None = None,
     (run_dir / RUN_FILE).unlink(missing_ok=True)
     write_summary(run_dir)
     return manifest
+
+
+def _chunk_frame(run_dir: Path) -> pl.DataFrame:
+    """Every finished chunk of an unfinished run, as one frame."""
+    from simkit.results import chunk_path
+
+    return pl.read_parquet([chunk_path(run_dir, f, n) for f, n in finished_chunks(run_dir)])
+
+
+def _stub(p: Prepared) -> dict[str, Any]:
+    """What the report's metrics need to know of a run that has no manifest yet."""
+    return {"game": p.game.name, "players": p.spec.players,
+            "config": {"resolved": p.config.data}}
 
 
 def _play(p: Prepared, chunks: list[tuple[int, int]], scheduler: str | None,

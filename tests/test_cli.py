@@ -75,6 +75,8 @@ BAD = [
      "no entry with this id"),
     (["run", "cauldron-master", "--games", "0", "--out", "x"], "--games must be at least 1"),
     (["run", "cauldron-master", "--workers", "0", "--out", "x"], "--workers must be at least 1"),
+    (["run", "cauldron-master", "--precision", "0.01", "--out", "x"],
+     "--precision only applies with --until-sure"),
     (["run", "cauldron-master", "--chunk-size", "0", "--out", "x"],
      "--chunk-size must be at least 1"),
     (["run", "cauldron-master", "--threads", "64", "--out", "x"], "--threads must be between"),

@@ -1,0 +1,90 @@
+"""`simkit run --until-sure`: play in rounds until the balance verdicts are decided.
+
+After each round (10,000 games, then doubling up to --games) the run so far is judged:
+with the targets, until no scorecard verdict is NOT YET SURE; with `--precision P`, until
+every seat-advantage and strategy win-share interval is at most P wide on each side.
+Looking repeatedly at a growing sample makes naive 95% intervals wrong far more often
+than 5% of the time, so look k uses a wider interval, at level 1 - alpha_k with
+alpha_k = alpha / (k (k+1)): these sum to alpha over any number of looks, so the chance
+of any wrong verdict stays at most alpha (a Bonferroni alpha-spending rule, valid
+whatever the stopping time; conservative).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from statistics import NormalDist
+from typing import Any
+
+import polars as pl
+
+from simkit.errors import SimkitError
+
+ALPHA = 0.05
+FIRST_LOOK = 10_000
+Z95 = NormalDist().inv_cdf(0.975)
+METHOD = "alpha spending over looks, alpha_k = 0.05 / (k (k+1)), doubling rounds"
+
+
+def look_z(k: int, alpha: float = ALPHA) -> float:
+    """Two-sided z for look k (1-based) under alpha_k = alpha / (k (k+1))."""
+    return NormalDist().inv_cdf(1 - alpha / (k * (k + 1)) / 2)
+
+
+def schedule(max_games: int, first: int = FIRST_LOOK) -> list[int]:
+    """Game counts at which to look: first, 2 first, 4 first, ... and max_games last."""
+    looks, n = [], min(first, max_games)
+    while n < max_games:
+        looks.append(n)
+        n *= 2
+    return looks + [max_games]
+
+
+@dataclass(frozen=True)
+class StopRule:
+    """When to stop: decided targets (`precision` None) or intervals this narrow."""
+
+    precision: float | None = None
+    targets: Path | None = None
+    set_targets: tuple[str, ...] = ()
+
+    def describe(self) -> str:
+        return "targets" if self.precision is None else f"precision={self.precision:g}"
+
+    def check(self, game: str) -> None:
+        """Fail early on a bad targets file or precision."""
+        if self.precision is not None and not 0 < self.precision < 1:
+            raise SimkitError(f"--precision must be between 0 and 1 (a share, e.g. 0.01 for "
+                              f"1 point), not {self.precision}")
+        if self.precision is None:
+            from reports.targets import load_targets
+
+            load_targets(self.targets, game, self.set_targets)
+
+    def decide(self, frame: pl.DataFrame, stub: dict[str, Any], look: int) -> tuple[bool, str]:
+        """(stop?, why) after `look` looks at the games in `frame`."""
+        from reports.build import scorecard_only, widened
+        from reports.load import Run
+        from reports.metrics import seat_advantage, win_share_by
+
+        run = Run(Path("."), stub, frame)
+        factor = look_z(look) / Z95
+        if self.precision is None:
+            from reports.targets import load_targets
+
+            targets = load_targets(self.targets, run.game, self.set_targets)
+            card = scorecard_only(run, targets, widen=factor)
+            open_ = card.filter(pl.col("verdict") == "NOT YET SURE")["metric"].to_list()
+            if open_:
+                return False, "undecided: " + ", ".join(open_)
+            return True, "every scorecard verdict decided"
+        widest = 0.0
+        for table, est in ((seat_advantage(frame), "advantage"),
+                           (win_share_by(frame, "strategy"), "win_share")):
+            w = widened(table, est, factor)
+            widest = max(widest, float((w[f"{est}_hi"] - w[est]).max()),
+                         float((w[est] - w[f"{est}_lo"]).max()))
+        if widest <= self.precision:
+            return True, f"every interval within ±{self.precision:g}"
+        return False, f"widest interval ±{widest:.4f}"
