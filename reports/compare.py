@@ -1,0 +1,253 @@
+"""`simkit compare RUN_A RUN_B`: paired differences between two runs on the same deals.
+
+Two runs of the same game, player count, seed and number of games deal the same cards:
+deal d of one run is deal d of the other (common random numbers). A metric's difference
+B - A is therefore taken deal by deal, and its 95% interval comes from the spread of the
+per-deal differences. Because most of the luck of a deal is shared, that interval is much
+narrower than the unpaired one (the two runs' intervals combined as if independent), which
+is also shown. A difference is "real" when its paired interval excludes zero.
+
+Each per-deal metric is a ratio mean (sum over the deal's rows / its rows), so the
+difference of the two ratio estimators is linearised per deal:
+e_d = (yA_d - meanA mA_d) / MA - (yB_d - meanB mB_d) / MB, se = sqrt(C/(C-1) sum e_d^2).
+Component effects compare players with and without a component and have no per-deal
+pairing, so their difference uses the unpaired interval (conservative: the shared deals
+make the true interval narrower).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from reports import metrics
+from reports.hooks import Context, hooks_for
+from reports.load import Run, open_run, read_run_manifest
+from reports.stats import Z
+from reports.targets import load_targets
+from simkit.errors import SimkitError
+
+SCHEMA = {"metric": pl.String, "group": pl.String, "unit": pl.String, "a": pl.Float64,
+          "b": pl.Float64, "diff": pl.Float64, "diff_lo": pl.Float64, "diff_hi": pl.Float64,
+          "unpaired_lo": pl.Float64, "unpaired_hi": pl.Float64, "paired": pl.Boolean,
+          "real": pl.Boolean}
+
+
+@dataclass
+class Comparison:
+    a: Path
+    b: Path
+    game: str
+    games: int
+    seed: int
+    a_label: str
+    b_label: str
+    frame: pl.DataFrame
+
+
+def check_comparable(ma: dict[str, Any], mb: dict[str, Any], a: Path, b: Path) -> None:
+    """Both runs must share their deals: same game, players, seed, games and seat rotation."""
+    for key, what in (("game", "games"), ("seed", "seeds"), ("players", "player counts"),
+                      ("games", "numbers of games")):
+        if ma.get(key) != mb.get(key):
+            raise SimkitError(f"cannot compare {a} and {b}: different {what} ({ma.get(key)} "
+                              f"vs {mb.get(key)}); a paired comparison needs two runs of the "
+                              "same game, players, seed and number of games")
+    if bool(ma.get("rotation")) != bool(mb.get("rotation")):
+        raise SimkitError(f"cannot compare {a} and {b}: one run rotates different strategies "
+                          "through the seats and the other does not, so their games do not "
+                          "share deals")
+
+
+def paired_difference(fa: pl.DataFrame, fb: pl.DataFrame, value: str,
+                      by: list[str] | None = None) -> pl.DataFrame:
+    """B - A of the per-deal ratio mean of `value` (per group `by`), paired over deals.
+
+    Columns: `by`, a, b, diff, diff_se, diff_lo, diff_hi, unpaired_se, unpaired_lo,
+    unpaired_hi, deals.
+    """
+    by = list(by or [])
+
+    def per(frame: pl.DataFrame, tag: str) -> pl.DataFrame:
+        out = frame.lazy().group_by(["deal", *by]).agg(
+            pl.col(value).cast(pl.Float64).sum().alias(f"y{tag}"), pl.len().alias(f"m{tag}"))
+        casts = [pl.col(c).cast(pl.String) for c in by]
+        return out.with_columns(casts).collect()
+
+    j = per(fa, "a").join(per(fb, "b"), on=["deal", *by], how="full", coalesce=True)
+    j = j.with_columns(pl.col("ya", "yb").fill_null(0.0),
+                       pl.col("ma", "mb").fill_null(0).cast(pl.Float64))
+    grp = [pl.col(c) for c in by]
+    totals = j.group_by(by or pl.lit(0).alias("_all")).agg(
+        ya_t=pl.col("ya").sum(), yb_t=pl.col("yb").sum(), ma_t=pl.col("ma").sum(),
+        mb_t=pl.col("mb").sum(), deals=pl.len())
+    if not by:
+        j = j.with_columns(_all=pl.lit(0))
+        keys: list[Any] = ["_all"]
+    else:
+        keys = by
+    j = j.join(totals, on=keys).filter((pl.col("ma_t") > 0) & (pl.col("mb_t") > 0))
+    mean_a = pl.col("ya_t") / pl.col("ma_t")
+    mean_b = pl.col("yb_t") / pl.col("mb_t")
+    ea = (pl.col("ya") - mean_a * pl.col("ma")) / pl.col("ma_t")
+    eb = (pl.col("yb") - mean_b * pl.col("mb")) / pl.col("mb_t")
+    c = pl.col("deals").cast(pl.Float64)
+    out = (j.with_columns(ea=ea, eb=eb, a=mean_a, b=mean_b)
+           .group_by(keys)
+           .agg(pl.col("a").first(), pl.col("b").first(), pl.col("deals").first(),
+                sd=((pl.col("eb") - pl.col("ea")) ** 2).sum(),
+                sa=(pl.col("ea") ** 2).sum(), sb=(pl.col("eb") ** 2).sum())
+           .with_columns(infl=pl.when(c > 1).then(c / (c - 1)).otherwise(None))
+           .with_columns(diff=pl.col("b") - pl.col("a"),
+                         diff_se=(pl.col("sd") * pl.col("infl")).sqrt(),
+                         unpaired_se=((pl.col("sa") + pl.col("sb")) * pl.col("infl")).sqrt())
+           .with_columns(diff_lo=pl.col("diff") - Z * pl.col("diff_se"),
+                         diff_hi=pl.col("diff") + Z * pl.col("diff_se"),
+                         unpaired_lo=pl.col("diff") - Z * pl.col("unpaired_se"),
+                         unpaired_hi=pl.col("diff") + Z * pl.col("unpaired_se"))
+           .drop("sd", "sa", "sb", "infl"))
+    if not by:
+        out = out.drop("_all")
+    return out.sort(grp) if by else out
+
+
+def _rows(metric: str, unit: str, frame: pl.DataFrame, group: str | None,
+          label: Any = None) -> list[dict[str, Any]]:
+    rows = []
+    for r in frame.iter_rows(named=True):
+        g = str(label(r[group]) if label else r[group]) if group else "all games"
+        rows.append({"metric": metric, "group": g, "unit": unit, "a": r["a"], "b": r["b"],
+                     "diff": r["diff"], "diff_lo": r["diff_lo"], "diff_hi": r["diff_hi"],
+                     "unpaired_lo": r["unpaired_lo"], "unpaired_hi": r["unpaired_hi"],
+                     "paired": True})
+    return rows
+
+
+def _components(ra: Run, rb: Run, top: int) -> list[dict[str, Any]]:
+    if top <= 0:
+        return []
+    hooks = hooks_for(ra.game)
+    targets = load_targets(None, ra.game)
+    effects = []
+    for run in (ra, rb):
+        games = metrics.per_game(run.frame)
+        ctx = Context(run, run.frame, games, targets, hooks.seat_label)
+        effects.append(metrics.component_effects(run.frame, hooks.components(ctx)))
+    ea, eb = effects
+    if not ea.height or not eb.height:
+        return []
+    cols = ["kind", "key", "name", "effect", "effect_se", "compared"]
+    j = ea.select(cols).join(eb.select(cols), on=["kind", "key"], suffix="_b")
+    j = j.filter(pl.col("compared") & pl.col("compared_b")).with_columns(
+        size=pl.max_horizontal(pl.col("effect").abs(), pl.col("effect_b").abs())
+    ).sort("size", descending=True).head(top)
+    rows = []
+    for r in j.iter_rows(named=True):
+        d = r["effect_b"] - r["effect"]
+        se = math.sqrt(r["effect_se"] ** 2 + r["effect_se_b"] ** 2)
+        rows.append({"metric": "Component effect on win share", "unit": "pp",
+                     "group": f"{r['name']} ({r['kind'].lower()})", "a": r["effect"],
+                     "b": r["effect_b"], "diff": d, "diff_lo": d - Z * se, "diff_hi": d + Z * se,
+                     "unpaired_lo": d - Z * se, "unpaired_hi": d + Z * se, "paired": False})
+    return rows
+
+
+def compare_runs(a: Path, b: Path, top_components: int = 5) -> Comparison:
+    """Every metric of the balance report as a difference B - A with its 95% interval."""
+    a, b = Path(a), Path(b)
+    ma, mb = read_run_manifest(a), read_run_manifest(b)
+    check_comparable(ma, mb, a, b)
+    ra, rb = open_run(a), open_run(b)
+    fa, fb = ra.frame, rb.frame
+    label = hooks_for(ra.game).seat_label
+    ga, gb = metrics.per_game(fa), metrics.per_game(fb)
+    rows: list[dict[str, Any]] = []
+    rows += _rows("Win share by strategy", "pp", paired_difference(fa, fb, "win_share",
+                                                                   ["strategy"]), "strategy")
+    rows += _rows("Win share by seat", "pp", paired_difference(fa, fb, "win_share", ["seat"]),
+                  "seat", lambda s: label(int(s)))
+    rows += _rows("Mean score by strategy", "num",
+                  paired_difference(fa, fb, "score", ["strategy"]), "strategy")
+    rows += _rows("Mean score", "num", paired_difference(fa, fb, "score"), None)
+    rows += _rows("Game length (rounds)", "num", paired_difference(ga, gb, "rounds"), None)
+    rows += _rows("Tie rate", "pp", paired_difference(ga.with_columns(pl.col("tie").cast(
+        pl.Float64)), gb.with_columns(pl.col("tie").cast(pl.Float64)), "tie"), None)
+    rows += _rows("Margin of victory (points)", "num", paired_difference(ga, gb, "margin"),
+                  None)
+    rows += _components(ra, rb, top_components)
+    frame = pl.DataFrame(rows, schema={k: v for k, v in SCHEMA.items() if k != "real"})
+    frame = frame.with_columns(real=(pl.col("diff_lo") > 0) | (pl.col("diff_hi") < 0))
+    return Comparison(a, b, ra.game, int(ma["games"]), int(ma["seed"]),
+                      _describe(ma), _describe(mb), frame)
+
+
+def _describe(m: dict[str, Any]) -> str:
+    over = m["config"].get("overrides") or []
+    params = [f"{s['name']}.{k}={v:g}" for s in m["strategies"]
+              for k, v in (s.get("params") or {}).items()]
+    strategies = ",".join(s["name"] for s in m["strategies"])
+    return f"{strategies}; overrides: {', '.join(over) or 'none'}" + (
+        f"; params: {', '.join(dict.fromkeys(params))}" if params else "")
+
+
+def _fmt(x: float, unit: str, signed: bool = False) -> str:
+    if x is None or not math.isfinite(x):
+        return "n/a"
+    v = x * 100 if unit == "pp" else x
+    text = f"{v:+.2f}" if signed else f"{v:.2f}"
+    return text + ("%" if unit == "pp" and not signed else "")
+
+
+def table_rows(c: Comparison) -> list[list[str]]:
+    out = []
+    for r in c.frame.iter_rows(named=True):
+        u = r["unit"]
+        pct_like = u == "pp" and not r["metric"].startswith("Component")
+        a = _fmt(r["a"], u) if pct_like else _fmt(r["a"], u, u == "pp")
+        b = _fmt(r["b"], u) if pct_like else _fmt(r["b"], u, u == "pp")
+        diff = (f"{_fmt(r['diff'], u, True)} [{_fmt(r['diff_lo'], u, True)}, "
+                f"{_fmt(r['diff_hi'], u, True)}]")
+        unpaired = f"[{_fmt(r['unpaired_lo'], u, True)}, {_fmt(r['unpaired_hi'], u, True)}]"
+        out.append([r["metric"], r["group"], a, b, diff,
+                    unpaired if r["paired"] else "(not paired)", "REAL" if r["real"] else "-"])
+    return out
+
+
+HEADER = ["metric", "group", "A", "B", "B - A [95% paired]", "unpaired interval", "real?"]
+
+
+def render_text(c: Comparison) -> str:
+    rows = [HEADER] + table_rows(c)
+    widths = [max(len(r[i]) for r in rows) for i in range(len(HEADER))]
+    lines = [f"A: {c.a}  ({c.a_label})", f"B: {c.b}  ({c.b_label})",
+             f"{c.game}, {c.games:,} games each on the same deals (seed {c.seed}); win shares "
+             "and tie rates in %, their differences in percentage points.", ""]
+    for i, r in enumerate(rows):
+        lines.append("  ".join(x.ljust(w) for x, w in zip(r, widths, strict=True)).rstrip())
+        if i == 0:
+            lines.append("  ".join("-" * w for w in widths))
+    n_real = int(c.frame["real"].sum())
+    lines += ["", f"{n_real} of {c.frame.height} differences are real at 95% (the paired "
+              "interval excludes zero)."]
+    return "\n".join(lines)
+
+
+def write_compare(c: Comparison, out: Path) -> list[Path]:
+    out = Path(out)
+    if out.exists() and not out.is_dir():
+        raise SimkitError(f"--out {out}: exists and is not a folder")
+    out.mkdir(parents=True, exist_ok=True)
+    csv = out / "compare.csv"
+    c.frame.write_csv(csv)
+    md = out / "compare.md"
+    rows = table_rows(c)
+    text = [f"# Comparison: {c.game}", "", f"- A: `{c.a}` ({c.a_label})",
+            f"- B: `{c.b}` ({c.b_label})", f"- {c.games:,} games each, seed {c.seed}", "",
+            "| " + " | ".join(HEADER) + " |", "|" + "---|" * len(HEADER)]
+    text += ["| " + " | ".join(x.replace("|", "\\|") for x in r) + " |" for r in rows]
+    md.write_text("\n".join(text) + "\n")
+    return [csv, md]

@@ -1,0 +1,81 @@
+"""`simkit compare`: paired differences over shared deals, and clear errors."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+from click.testing import CliRunner
+
+from reports.compare import compare_runs, paired_difference
+from reports.stats import Z
+from simkit import engine
+from simkit.cli import main
+from simkit.errors import SimkitError
+
+CHANGE = "ingredients.spider_venom.scores=[1,3,7,11]"  # one point more for 3 or 4 cards
+
+
+def _run(root, name, games=400, seed=11, overrides=(), strategies=("random",), players=3):
+    out = root / name
+    engine.run(engine.RunSpec("cauldron-master", players, strategies, games, seed,
+                              tuple(overrides)), out, chunk_size=games)
+    return out
+
+
+@pytest.fixture(scope="module")
+def runs(cm, tmp_path_factory):
+    root = tmp_path_factory.mktemp("compare")
+    return root, _run(root, "a"), _run(root, "b", overrides=[CHANGE])
+
+
+def test_pairing_detects_a_small_scoring_change_with_few_games(runs):
+    _, a, b = runs
+    c = compare_runs(a, b)
+    row = c.frame.filter(c.frame["metric"] == "Mean score").row(0, named=True)
+    # The change can only add points: the paired interval sees it after 400 games...
+    assert row["diff"] > 0 and row["real"] and row["diff_lo"] > 0
+    # ...while the unpaired interval (two independent runs) cannot tell it from zero,
+    assert row["unpaired_lo"] < 0 < row["unpaired_hi"]
+    # and would need far more games to: games ~ n (Z se / diff)^2.
+    se_paired = (row["diff_hi"] - row["diff_lo"]) / (2 * Z)
+    se_unpaired = (row["unpaired_hi"] - row["unpaired_lo"]) / (2 * Z)
+    needed_paired = 400 * (Z * se_paired / row["diff"]) ** 2
+    needed_unpaired = 400 * (Z * se_unpaired / row["diff"]) ** 2
+    assert needed_paired <= 400 < 100 * needed_paired < needed_unpaired
+    # Random players ignore the scores: the games themselves are identical.
+    length = c.frame.filter(c.frame["metric"] == "Game length (rounds)").row(0, named=True)
+    assert length["diff"] == 0 and not length["real"]
+
+
+def test_paired_difference_of_identical_runs_is_zero(runs):
+    from reports.load import open_run
+
+    _, a, _ = runs
+    f = open_run(a).frame
+    d = paired_difference(f, f, "score", ["seat"])
+    assert d.height == 3 and (d["diff"] == 0).all() and (d["diff_se"] == 0).all()
+    assert (d["unpaired_se"] > 0).all()
+    assert all(math.isfinite(x) for x in d["a"])
+
+
+def test_mismatched_runs_are_refused(runs):
+    root, a, _ = runs
+    for name, kw, what in [("seed", {"seed": 12}, "different seeds"),
+                           ("games", {"games": 300}, "different numbers of games"),
+                           ("players", {"players": 4}, "different player counts")]:
+        other = _run(root, f"other-{name}", **kw)
+        with pytest.raises(SimkitError, match=what):
+            compare_runs(a, other)
+    with pytest.raises(SimkitError, match="no such folder"):
+        compare_runs(a, root / "missing")
+
+
+def test_cli_compare(runs, tmp_path):
+    _, a, b = runs
+    result = CliRunner().invoke(main, ["compare", str(a), str(b), "--out", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    assert "Mean score" in result.output and "REAL" in result.output
+    assert (tmp_path / "compare.csv").exists() and (tmp_path / "compare.md").exists()
+    bad = CliRunner().invoke(main, ["compare", str(a), str(tmp_path)])
+    assert bad.exit_code != 0 and "Error" in bad.output and "Traceback" not in bad.output
