@@ -102,6 +102,25 @@ def show(game: str, overrides: tuple[str, ...], config_path: str | None) -> None
         click.echo(f"{key} = {json.dumps(value)}" + ("   # PLACEHOLDER" if mark else ""))
 
 
+def stop_options(f: Any) -> Any:
+    """--until-sure and the balance targets it (and --report) judge against."""
+    f = click.option("--set-target", "set_targets", multiple=True,
+                     metavar="METRIC.SETTING=VALUE",
+                     help="Override a target for --until-sure and --report (repeatable).")(f)
+    f = click.option("--targets", "targets_path",
+                     type=click.Path(path_type=Path, dir_okay=False), default=None,
+                     help="Balance targets for --until-sure and --report "
+                          "(default: configs/targets.toml).")(f)
+    f = click.option("--precision", type=float, default=None,
+                     help="With --until-sure: stop when every seat-advantage and strategy "
+                          "win-share interval is within this share, e.g. 0.01 = ±1 point.")(f)
+    return click.option("--until-sure", is_flag=True,
+                        help="Play in rounds (10,000 games, doubling, up to --games) and stop "
+                             "once every balance-target verdict is decided (or, with "
+                             "--precision, every interval is narrow enough); valid under "
+                             "repeated looks.")(f)
+
+
 def _lineup_options(f: Any) -> Any:
     f = click.option("--strategies", "strategy_list", default="greedy", show_default=True,
                      help="Comma-separated strategy per seat (seat 0 first), or one for all.")(f)
@@ -151,18 +170,7 @@ def play(game: str, strategy_list: str, players: int, seed: int, game_index: int
               help="Play on a local dask cluster of this many worker processes.")
 @click.option("--scheduler", default=None, metavar="ADDRESS",
               help="Play on an existing dask.distributed scheduler, e.g. tcp://host:8786.")
-@click.option("--until-sure", is_flag=True,
-              help="Play in rounds (10,000 games, doubling, up to --games) and stop once "
-                   "every balance-target verdict is decided (or, with --precision, every "
-                   "interval is narrow enough); valid under repeated looks.")
-@click.option("--precision", type=float, default=None,
-              help="With --until-sure: stop when every seat-advantage and strategy "
-                   "win-share interval is within this share, e.g. 0.01 = ±1 point.")
-@click.option("--targets", "targets_path", type=click.Path(path_type=Path, dir_okay=False),
-              default=None, help="Balance targets for --until-sure and --report "
-                                 "(default: configs/targets.toml).")
-@click.option("--set-target", "set_targets", multiple=True, metavar="METRIC.SETTING=VALUE",
-              help="Override a target for --until-sure and --report (repeatable).")
+@stop_options
 @click.option("--report", "with_report", is_flag=True,
               help="Write the balance report (OUT/report.html) right after the run.")
 @set_option
@@ -294,18 +302,7 @@ def _sweep_report(sweep_dir: Path, out_dir: Path | None = None, targets: Path | 
 @click.option("--max-points", type=int, default=None,
               help="Refuse sweeps with more points than this unless --yes [spec, else 50].")
 @click.option("--yes", is_flag=True, help="Run a sweep with more points than --max-points.")
-@click.option("--until-sure", is_flag=True,
-              help="Play in rounds (10,000 games, doubling, up to --games) and stop once "
-                   "every balance-target verdict is decided (or, with --precision, every "
-                   "interval is narrow enough); valid under repeated looks.")
-@click.option("--precision", type=float, default=None,
-              help="With --until-sure: stop when every seat-advantage and strategy "
-                   "win-share interval is within this share, e.g. 0.01 = ±1 point.")
-@click.option("--targets", "targets_path", type=click.Path(path_type=Path, dir_okay=False),
-              default=None, help="Balance targets for --until-sure and --report "
-                                 "(default: configs/targets.toml).")
-@click.option("--set-target", "set_targets", multiple=True, metavar="METRIC.SETTING=VALUE",
-              help="Override a target for --until-sure and --report (repeatable).")
+@stop_options
 @click.option("--report", "with_report", is_flag=True,
               help="Write the sweep report (OUT/report.html) right after the sweep.")
 @set_option

@@ -59,21 +59,29 @@ class RunSpec:
         parts = ["simkit", "run", self.game, "--players", str(self.players), "--strategies",
                  ",".join(self.strategies), "--games", str(self.games), "--seed", str(self.seed),
                  "--out", out]
-        if self.config_path:
-            parts += ["--config", self.config_path]
-        for item in self.overrides:
-            parts += ["--set", item]
-        for item in self.params:
-            parts += ["--param", item]
-        if self.until_sure is not None:
-            parts.append("--until-sure")
-            if self.until_sure.precision is not None:
-                parts += ["--precision", f"{self.until_sure.precision:g}"]
-            if self.until_sure.targets is not None:
-                parts += ["--targets", str(self.until_sure.targets)]
-            for item in self.until_sure.set_targets:
-                parts += ["--set-target", item]
+        parts += option_args(self.config_path, self.overrides, self.params, self.until_sure)
         return shlex.join(parts)
+
+
+def option_args(config_path: str | None, overrides: Sequence[str], params: Sequence[str],
+                until_sure: StopRule | None) -> list[str]:
+    """The command-line options that reproduce these settings (run and sweep share them)."""
+    parts: list[str] = []
+    if config_path:
+        parts += ["--config", config_path]
+    for item in overrides:
+        parts += ["--set", item]
+    for item in params:
+        parts += ["--param", item]
+    if until_sure is not None:
+        parts.append("--until-sure")
+        if until_sure.precision is not None:
+            parts += ["--precision", f"{until_sure.precision:g}"]
+        if until_sure.targets is not None:
+            parts += ["--targets", str(until_sure.targets)]
+        for item in until_sure.set_targets:
+            parts += ["--set-target", item]
+    return parts
 
 
 def parse_params(items: Sequence[str]) -> dict[str, dict[str, float]]:

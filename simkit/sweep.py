@@ -439,20 +439,8 @@ def command(spec: SweepSpec, out: str) -> str:
         parts.append("--zip")
     parts += ["--players", str(spec.players), "--strategies", ",".join(spec.strategies),
               "--games", str(spec.games), "--seed", str(spec.seed), "--out", out]
-    if spec.config_path:
-        parts += ["--config", spec.config_path]
-    for item in spec.overrides:
-        parts += ["--set", item]
-    for item in spec.params:
-        parts += ["--param", item]
-    if spec.until_sure is not None:
-        parts.append("--until-sure")
-        if spec.until_sure.precision is not None:
-            parts += ["--precision", f"{spec.until_sure.precision:g}"]
-        if spec.until_sure.targets is not None:
-            parts += ["--targets", str(spec.until_sure.targets)]
-        for item in spec.until_sure.set_targets:
-            parts += ["--set-target", item]
+    parts += engine.option_args(spec.config_path, spec.overrides, spec.params,
+                                spec.until_sure)
     return shlex.join(parts)
 
 
