@@ -25,6 +25,7 @@ matplotlib.use("Agg")
 import numpy as np  # noqa: E402
 import polars as pl  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
+from matplotlib.ticker import MaxNLocator  # noqa: E402
 
 from reports import metrics  # noqa: E402
 from reports.charts import BAND, GRID, INK, MUTED, PALETTE, WIDTH, _styled  # noqa: E402
@@ -189,6 +190,8 @@ def line_chart(data: pl.DataFrame, family: Family, x_values: Sequence[Any], x_la
         ax.axhline(reference * s, color=INK, ls="--", lw=1, label="fair share", zorder=3)
     if family.target in ("seat_advantage", "component_effect"):
         ax.axhline(0, color=MUTED, lw=0.8)
+    if numeric and all(isinstance(v, int) for v in x_values):
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))  # no 10.25 for a card count
     if not numeric:
         tilt = len(xs) > 4 or max(len(str(v)) for v in x_values) * len(xs) > 60
         ax.set_xticks(xs, [str(v) for v in x_values], rotation=20 if tilt else 0,
