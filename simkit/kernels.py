@@ -2,7 +2,7 @@
 
 Trace buffers (one traced game, for `simkit play` and the differential tests):
 
-    decisions   int32[D, 6]   round, seat, option kind of row 0, options, chosen row,
+    decisions   int32[D, 6]   round, seat, kind of decision, options, chosen row,
                               index of its first row in `options`
     options     int32[O, C]   the option rows offered at each decision (C = table width)
     events      int32[E, 6]   round, event code, seat, a, b, c (codes: the game's layout)
@@ -17,7 +17,7 @@ from numba import njit
 from simkit.rng import game_seed
 
 MAX_DECISIONS = 4096
-MAX_TRACED_OPTIONS = 1 << 16
+MAX_TRACED_OPTIONS = 1 << 17
 MAX_EVENTS = 8192
 
 
@@ -60,8 +60,8 @@ def record_event(trace, tracing, rnd, event, seat, a, b, c):
 
 
 @njit(cache=True, inline="always")
-def record_decision(trace, tracing, rnd, seat, opts, n, chosen):
-    """Append one decision and its option rows (column 0 of a row is its kind)."""
+def record_decision(trace, tracing, rnd, seat, kind, opts, n, chosen):
+    """Append one decision (of a game-defined `kind`) and its option rows."""
     if not tracing:
         return
     d = trace[3][0]
@@ -71,7 +71,7 @@ def record_decision(trace, tracing, rnd, seat, opts, n, chosen):
     dec = trace[0]
     dec[d, 0] = rnd
     dec[d, 1] = seat
-    dec[d, 2] = opts[0, 0]
+    dec[d, 2] = kind
     dec[d, 3] = n
     dec[d, 4] = chosen
     dec[d, 5] = o

@@ -10,9 +10,10 @@ __all__ = ["Game", "Lineup", "get_game", "game_names"]
 
 
 def _games() -> dict[str, Game]:
+    from .carnuta import Carnuta
     from .cauldron_master import CauldronMaster
 
-    games: list[Game] = [CauldronMaster()]
+    games: list[Game] = [CauldronMaster(), Carnuta()]
     return {g.name: g for g in games}
 
 

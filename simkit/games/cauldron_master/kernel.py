@@ -331,7 +331,7 @@ def play_game(t, n_players, seed, sids, params, out, g, scratch, trace, tracing)
             pub[SEAT] = s
             n = witch_options(t, pub, s, opts, colours[1], offer)
             c = ask(sids[s], opts, n, pub, t, params[s], rngs[1 + s])
-            record_decision(trace, tracing, rnd, s, opts, n, c)
+            record_decision(trace, tracing, rnd, s, opts[0, KIND], opts, n, c)
             chosen_witch[s] = opts[c, A]
         for s in range(n_players):
             pub[REVEALED + s] = chosen_witch[s]
@@ -358,7 +358,7 @@ def play_game(t, n_players, seed, sids, params, out, g, scratch, trace, tracing)
                 if n == 0:
                     break  # nothing (more) this witch may take: "pick up the ones you can"
                 c = ask(sids[s], opts, n, pub, t, params[s], rngs[1 + s])
-                record_decision(trace, tracing, rnd, s, opts, n, c)
+                record_decision(trace, tracing, rnd, s, opts[0, KIND], opts, n, c)
                 if opts[c, KIND] == OPT_STOP:
                     break
                 x = opts[c, A]

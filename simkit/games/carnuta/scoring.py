@@ -1,0 +1,178 @@
+"""Carnuta scoring and rune-cost helpers, shared by the kernel and the strategies.
+
+Scoring lines (rule text, "Scoring"): set3 / set2 = points per set of the listed
+ingredients; each / two_types = points per ingredient of the listed types; own = points
+per ingredient of the card's column (itself included); flat5 / flat2 = flat points.
+Counts are a player's column counts in `pub` (Double 2, Salt 1, Bonus tokens 1).
+"""
+
+from __future__ import annotations
+
+from numba import njit
+
+from .layout import (
+    CARD_AMOUNT,
+    CARD_COST,
+    CARD_ING,
+    CARD_KIND,
+    CARD_MULT,
+    CARD_POINTS,
+    CARD_SCORE,
+    CARD_SCORE_ING,
+    CARD_SCORE_N,
+    EACH,
+    FLAT2,
+    FLAT5,
+    MOON_FLIP,
+    MOON_RETURN,
+    OWN,
+    P_CARDS,
+    P_COLUMN,
+    P_COUNT,
+    P_N_CARDS,
+    SALT,
+    SUN_FLIP,
+    SUN_RETURN,
+    TWO_TYPES,
+    player_at,
+)
+
+
+@njit(cache=True, inline="always")
+def count_of(pub, cb, x, ex, en):
+    """Ingredients of type x at count base cb, plus en if x == ex."""
+    return pub[cb + x] + (en if x == ex else 0)
+
+
+@njit(cache=True, inline="always")
+def card_points(cd, pub, cb, c, col, ex, en):
+    """Points of card c in column col, counts from pub[cb:] plus en of type ex."""
+    k = cd[c, CARD_SCORE]
+    pts = cd[c, CARD_POINTS]
+    if k == FLAT5 or k == FLAT2:  # noqa: SIM109 (numba: a tuple test is slow)
+        return pts
+    if k == OWN:
+        return pts * count_of(pub, cb, col, ex, en)
+    n = cd[c, CARD_SCORE_N]
+    if k == EACH or k == TWO_TYPES:  # noqa: SIM109
+        s = 0
+        for i in range(n):
+            s += count_of(pub, cb, cd[c, CARD_SCORE_ING + i], ex, en)
+        return pts * s
+    # SET3 / SET2: one set per copy of every listed ingredient (a set may repeat one).
+    sets = 1 << 30
+    for i in range(n):
+        v = count_of(pub, cb, cd[c, CARD_SCORE_ING + i], ex, en) // cd[c, CARD_MULT + i]
+        if v < sets:
+            sets = v
+    return pts * sets
+
+
+@njit(cache=True)
+def tableau_points(cd, pub, p, ex, en):
+    """Score of seat p's tableau with en more ingredients of type ex (en = 0: as is)."""
+    cb = player_at(p, P_COUNT)
+    base = player_at(p, 0)
+    total = 0
+    for i in range(pub[base + P_N_CARDS]):
+        total += card_points(cd, pub, cb, pub[base + P_CARDS + i], pub[base + P_COLUMN + i],
+                             ex, en)
+    return total
+
+
+@njit(cache=True)
+def gain_table(cd, pub, p, cache, has):
+    """Before a decision: cache[x, a] = what seat p's tableau gains from a more ingredients
+    of type x (a = 1, 2), and has[x] = 1 if a card (starting card included) is in column x.
+
+    One pass over the tableau: linear lines (each, two_types, own) add points * a, set
+    lines the difference in complete sets.
+    """
+    base = player_at(p, 0)
+    cb = base + P_COUNT
+    for x in range(has.shape[0]):
+        has[x] = 0
+        cache[x, 0] = 0
+        cache[x, 1] = 0
+        cache[x, 2] = 0
+    for i in range(pub[base + P_N_CARDS]):
+        c = pub[base + P_CARDS + i]
+        col = pub[base + P_COLUMN + i]
+        has[col] = 1
+        k = cd[c, CARD_SCORE]
+        pts = cd[c, CARD_POINTS]
+        if k == FLAT5 or k == FLAT2:  # noqa: SIM109 (numba: a tuple test is slow)
+            continue
+        if k == OWN:
+            cache[col, 1] += pts
+            cache[col, 2] += 2 * pts
+        elif k == EACH or k == TWO_TYPES:  # noqa: SIM109
+            for j in range(cd[c, CARD_SCORE_N]):
+                x = cd[c, CARD_SCORE_ING + j]
+                cache[x, 1] += pts
+                cache[x, 2] += 2 * pts
+        else:
+            # Sets: complete sets now, and with a more of each listed ingredient.
+            n = cd[c, CARD_SCORE_N]
+            now = 1 << 30
+            for j in range(n):
+                v = pub[cb + cd[c, CARD_SCORE_ING + j]] // cd[c, CARD_MULT + j]
+                if v < now:
+                    now = v
+            for j in range(n):
+                x = cd[c, CARD_SCORE_ING + j]
+                seen = False
+                for q in range(j):
+                    seen = seen or cd[c, CARD_SCORE_ING + q] == x
+                if seen:
+                    continue  # a repeated ingredient: counted once
+                for a in range(1, 3):
+                    sets = 1 << 30
+                    for q in range(n):
+                        y = cd[c, CARD_SCORE_ING + q]
+                        v = (pub[cb + y] + (a if y == x else 0)) // cd[c, CARD_MULT + q]
+                        if v < sets:
+                            sets = v
+                    cache[x, a] += pts * (sets - now)
+
+
+@njit(cache=True, inline="always")
+def play_gain(cd, pub, p, c, col, cache):
+    """Score gain of seat p playing card c into column col (cost ignored; after gain_table)."""
+    a = cd[c, CARD_AMOUNT]
+    return cache[col, a] + card_points(cd, pub, player_at(p, P_COUNT), c, col, col, a)
+
+
+@njit(cache=True)
+def best_gain(cd, pub, p, c, cache, has):
+    """(best gain, its column) of playing card c now; Salt picks its best column."""
+    if cd[c, CARD_KIND] != SALT:
+        x = cd[c, CARD_ING]
+        return play_gain(cd, pub, p, c, x, cache), x
+    best = -(1 << 30)
+    col = -1
+    for x in range(has.shape[0]):
+        if has[x]:
+            g = play_gain(cd, pub, p, c, x, cache)
+            if g > best:
+                best = g
+                col = x
+    if col < 0:
+        return 0, -1
+    return best, col
+
+
+@njit(cache=True, inline="always")
+def can_pay(cd, c, sun, moon):
+    """Each icon is paid by a different rune showing its side."""
+    return (sun >= cd[c, CARD_COST + SUN_FLIP] + cd[c, CARD_COST + SUN_RETURN]
+            and moon >= cd[c, CARD_COST + MOON_FLIP] + cd[c, CARD_COST + MOON_RETURN])
+
+
+@njit(cache=True, inline="always")
+def unpaid(cd, c, sun, moon):
+    """Cost icons seat's runes cannot cover now."""
+    return (max(0, cd[c, CARD_COST + SUN_FLIP] + cd[c, CARD_COST + SUN_RETURN] - sun)
+            + max(0, cd[c, CARD_COST + MOON_FLIP] + cd[c, CARD_COST + MOON_RETURN] - moon))
+
+

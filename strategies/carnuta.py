@@ -1,0 +1,232 @@
+"""Carnuta players (option table and `pub` layout: simkit/games/carnuta/layout.py).
+
+- random:  a uniformly random legal option.
+- greedy:  the best immediate value: play the card that scores most now, else take the
+           card that would score most if played now, else runes; discard the weakest card.
+- planner: values its hand by what each card would score and how close its runes are to
+           paying for it, and picks the action (take, play, runes, flip) that raises that
+           value most; hurries in the last turns, and keeps the Sickle for a poor display.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from simkit.games.carnuta.layout import (
+    ACTIONS_LEFT,
+    CARD_COST,
+    DISPLAY,
+    F1,
+    FINAL,
+    KIND,
+    MAX_HAND,
+    MAX_TYPES,
+    MOON,
+    MOON_FLIP,
+    MOON_RETURN,
+    N_SLOTS,
+    OPT_DISCARD,
+    OPT_FLIP,
+    OPT_PASS,
+    OPT_PLAY,
+    OPT_RUNES,
+    OPT_SICKLE,
+    OPT_TAKE,
+    OPT_TOKEN,
+    P_HAND,
+    P_HAND_N,
+    P_MOON,
+    P_SUN,
+    POINTS,
+    R_HAND_LIMIT,
+    SEAT,
+    SLOTS_PER_ROW,
+    SUN,
+    SUN_FLIP,
+    SUN_RETURN,
+    TRIGGERED,
+    A,
+    B,
+    C,
+    player_at,
+)
+from simkit.games.carnuta.scoring import best_gain, gain_table
+from simkit.rng import randint
+
+from . import Param, StrategySpec
+
+RANDOM, GREEDY, PLANNER = 0, 1, 2
+
+STRATEGIES = [
+    StrategySpec("random", RANDOM, "Picks a uniformly random legal option."),
+    StrategySpec(
+        "greedy",
+        GREEDY,
+        "Best immediate value: plays the best-scoring card, else takes the best card.",
+        (
+            Param("play_weight", 1.0, 0.0, 100.0, "weight of the points a play scores now"),
+            Param("take_weight", 0.8, 0.0, 100.0, "weight of the points a taken card would score"),
+            Param("rune_weight", 0.3, 0.0, 100.0, "value per rune taken from the reserve"),
+        ),
+    ),
+    StrategySpec(
+        "planner",
+        PLANNER,
+        "Plans plays: values its hand by points and rune reach, manages runes toward costs.",
+        (
+            Param("discount", 0.45, 0.0, 1.0, "value kept per cost icon the runes cannot pay"),
+            Param("hand_weight", 0.7, 0.0, 5.0, "weight of the hand's value after an action"),
+            Param("take_weight", 1.0, 0.0, 5.0, "weight of a taken card's value"),
+            Param("rune_weight", 0.25, 0.0, 5.0, "value per rune on the board"),
+            Param("sickle_below", 1.0, 0.0, 50.0, "use a Sickle on the poorer row when no card "
+                  "on offer is worth this much"),
+        ),
+    ),
+]
+
+
+@njit(cache=True, inline="always")
+def greedy(opts, n, params):
+    """Play: points; take: points (halved if unpayable now); runes: per rune; discard the
+    card that would score least; token: most points."""
+    best = 0
+    best_score = -1e300
+    for i in range(n):
+        kind = opts[i, KIND]
+        if kind == OPT_PLAY:
+            score = params[0] * opts[i, POINTS] + 0.5
+        elif kind == OPT_TAKE:
+            score = params[1] * opts[i, POINTS] * (1.0 if opts[i, F1] else 0.5)
+        elif kind == OPT_RUNES:
+            score = params[2] * opts[i, B]
+        elif kind == OPT_FLIP:
+            score = 0.05
+        elif kind == OPT_SICKLE:
+            score = -1.0
+        elif kind == OPT_DISCARD:
+            score = -float(opts[i, POINTS])
+        elif kind == OPT_TOKEN:
+            score = float(opts[i, POINTS])
+        else:  # end of turn, pass
+            score = 0.0
+        if score > best_score:
+            best_score = score
+            best = i
+    return best
+
+
+@njit(cache=True, inline="always")
+def reach(cd, c, sun, moon, discount):
+    """How payable card c is with these runes: 1 if payable, discount**icons short."""
+    short = (max(0, cd[c, CARD_COST + SUN_FLIP] + cd[c, CARD_COST + SUN_RETURN] - sun)
+             + max(0, cd[c, CARD_COST + MOON_FLIP] + cd[c, CARD_COST + MOON_RETURN] - moon))
+    return discount ** short
+
+
+@njit(cache=True)
+def hand_value(cd, hand, gains, n_hand, skip, sun, moon, discount):
+    """Sum over hand cards (but `skip`) of gain * reach with these runes."""
+    v = 0.0
+    for h in range(n_hand):
+        if h != skip and gains[h] > 0:
+            v += gains[h] * reach(cd, hand[h], sun, moon, discount)
+    return v
+
+
+@njit(cache=True)
+def planner(opts, n, pub, t, params):
+    """Pick the action whose resulting hand, runes and points are worth most."""
+    discount, w_hand, w_take, w_rune, sickle_below = (params[0], params[1], params[2],
+                                                      params[3], params[4])
+    p = pub[SEAT]
+    cd = t.card
+    hand_limit = t.rules[R_HAND_LIMIT]
+    sun = pub[player_at(p, P_SUN)]
+    moon = pub[player_at(p, P_MOON)]
+    n_hand = pub[player_at(p, P_HAND_N)]
+    hand = np.zeros(MAX_HAND, np.int64)
+    gains = np.zeros(MAX_HAND, np.float64)
+    cache = np.zeros((MAX_TYPES, 3), np.int64)
+    has = np.zeros(MAX_TYPES, np.int64)
+    gain_table(cd, pub, p, cache, has)
+    for h in range(n_hand):
+        hand[h] = pub[player_at(p, P_HAND + h)]
+        g, _col = best_gain(cd, pub, p, hand[h], cache, has)
+        gains[h] = g
+    last_turn = pub[FINAL] == 1 or (pub[TRIGGERED] == 1 and p == pub[1] - 1)
+    # In the final turn, cards left in hand are worth nothing.
+    future = 0.0 if pub[FINAL] == 1 and pub[ACTIONS_LEFT] <= 1 else w_hand
+    if last_turn and pub[ACTIONS_LEFT] <= 1:
+        future = 0.0
+    now = hand_value(cd, hand, gains, n_hand, -1, sun, moon, discount)
+    best_offer = 0.0
+    row_best = np.zeros(2, np.float64)  # best card value on offer in the Day / Night row
+    for s in range(N_SLOTS):
+        c = pub[DISPLAY + s]
+        if c >= 0:
+            g, _col = best_gain(cd, pub, p, c, cache, has)
+            v = g * reach(cd, c, sun, moon, discount)
+            d = s // SLOTS_PER_ROW
+            row_best[d] = max(row_best[d], v)
+            best_offer = max(best_offer, v)
+
+    best = 0
+    best_score = -1e300
+    for i in range(n):
+        kind = opts[i, KIND]
+        score = 0.0
+        if kind == OPT_PLAY:
+            c = opts[i, B]
+            sf, mf = cd[c, CARD_COST + SUN_FLIP], cd[c, CARD_COST + MOON_FLIP]
+            s2 = sun - sf - cd[c, CARD_COST + SUN_RETURN] + mf
+            m2 = moon - mf - cd[c, CARD_COST + MOON_RETURN] + sf
+            rest = hand_value(cd, hand, gains, n_hand, opts[i, A], s2, m2, discount)
+            score = (opts[i, POINTS] + future * (rest - now)
+                     + w_rune * (s2 + m2 - sun - moon) + 0.5)
+        elif kind == OPT_TAKE:
+            c = opts[i, B]
+            value = max(opts[i, POINTS], 0) * reach(cd, c, sun, moon, discount)
+            # A card beyond the hand limit only replaces the weakest one.
+            score = future * w_take * value
+            if n_hand >= hand_limit + pub[ACTIONS_LEFT] - 1:
+                score -= future * w_take * now / max(n_hand, 1)
+        elif kind == OPT_RUNES:
+            k = opts[i, B]
+            s2 = sun + (k if opts[i, A] == SUN else 0)
+            m2 = moon + (k if opts[i, A] == MOON else 0)
+            after = hand_value(cd, hand, gains, n_hand, -1, s2, m2, discount)
+            score = future * (after - now) + w_rune * k
+        elif kind == OPT_FLIP:
+            k = opts[i, C]
+            s2 = sun + (k if opts[i, A] == SUN else -k)
+            m2 = moon + (k if opts[i, A] == MOON else -k)
+            after = hand_value(cd, hand, gains, n_hand, -1, s2, m2, discount)
+            score = future * (after - now) - 0.01
+        elif kind == OPT_SICKLE:
+            # Refresh the poorer row when nothing on offer is worth sickle_below.
+            if best_offer < sickle_below and pub[ACTIONS_LEFT] > 0:
+                score = 1e-3 + 1e-6 * (best_offer - row_best[opts[i, A]])
+            else:
+                score = -1.0
+        elif kind == OPT_DISCARD:
+            h = opts[i, A]
+            score = -gains[h] * reach(cd, hand[h], sun, moon, discount)
+        elif kind == OPT_TOKEN:
+            score = float(opts[i, POINTS])
+        elif kind == OPT_PASS:
+            score = -1.0
+        if score > best_score:
+            best_score = score
+            best = i
+    return best
+
+
+@njit(cache=True, inline="always")
+def choose(sid, opts, n, pub, t, params, rng):
+    """Dispatch to the built-in strategy `sid`; returns an option row in [0, n)."""
+    if sid == GREEDY:
+        return greedy(opts, n, params)
+    if sid == PLANNER:
+        return planner(opts, n, pub, t, params)
+    return randint(rng, n)
