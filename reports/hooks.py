@@ -22,7 +22,7 @@ from reports.load import Run
 from reports.metrics import Component
 from reports.targets import Targets
 
-_MODULES = {"cauldron-master": "reports.cauldron_master"}
+_MODULES = {"cauldron-master": "reports.cauldron_master", "carnuta": "reports.carnuta"}
 _REGISTRY: dict[str, type[GameHooks]] = {}
 
 
