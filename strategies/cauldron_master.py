@@ -16,14 +16,22 @@ from simkit.games.cauldron_master.layout import (
     FREE,
     GAIN,
     KIND,
+    MAX_CAPACITY,
     MAX_RECIPES,
     OPT_CARD,
     OPT_WITCH,
     POINTS,
+    RE_BONUS,
+    RE_COLOURS,
+    RE_TYPES,
     RECIPE,
+    RU_CAP,
+    RU_COLOURS,
     SAME,
     SEAT,
     SUPPLY,
+    TY_COLOUR,
+    TY_SCORE,
     A,
     B,
     cauldron_at,
@@ -91,30 +99,30 @@ def greedy(opts, n, params):
 def recipe_progress(t, pub, p, k, extra):
     """Best bonus * (share of a feasible recipe already in cauldron k, + card `extra`)."""
     card = pub[RECIPE + p]
-    n_types = t.colour.shape[0]
+    n_types = t.types.shape[0]
     base = cauldron_at(p, k, 0)
     best = 0.0
     for j in range(MAX_RECIPES):
-        bonus = t.recipe_bonus[card, j]
+        bonus = t.recipe[card, j, RE_BONUS]
         if bonus == 0:
             continue
         size = 0
         have = 0
         for x in range(n_types):
-            need = t.recipe_types[card, j, x]
+            need = t.recipe[card, j, RE_TYPES + x]
             size += need
             n = pub[base + x] + (1 if x == extra else 0)
             have += min(n, need)
-        for c in range(t.recipe_colours.shape[2]):
-            need = t.recipe_colours[card, j, c]
+        for c in range(t.rules[RU_COLOURS]):
+            need = t.recipe[card, j, RE_COLOURS + c]
             size += need
             spare = 0
             for x in range(n_types):
-                if t.colour[x] == c:
+                if t.types[x, TY_COLOUR] == c:
                     n = pub[base + x] + (1 if x == extra else 0)
-                    spare += max(0, n - t.recipe_types[card, j, x])
+                    spare += max(0, n - t.recipe[card, j, RE_TYPES + x])
             have += min(spare, need)
-        if size > t.capacity[k]:
+        if size > t.rules[RU_CAP + k]:
             continue
         value = bonus * have / size
         if value > best:
@@ -144,14 +152,14 @@ def planner(opts, n, pub, t, params):
             else:
                 # What this cauldron is worth if the rest of it is more of this ingredient;
                 # cards of x still in the supply make that likelier.
-                top = min(same + free, t.score.shape[1] - 1)
-                grow = t.score[x, top] - t.score[x, same - 1]
+                top = min(same + free, MAX_CAPACITY)
+                grow = t.types[x, TY_SCORE + top] - t.types[x, TY_SCORE + same - 1]
                 chance = discount ** free
                 if pub[SUPPLY + x] > 1 and discount > 0.0:
                     chance = min(1.0, chance / discount)
                 types = 0
                 base = cauldron_at(p, k, 0)
-                for y in range(t.colour.shape[0]):
+                for y in range(t.types.shape[0]):
                     if pub[base + y] > 0 or y == x:
                         types += 1
                 recipe = recipe_progress(t, pub, p, k, x) - recipe_progress(t, pub, p, k, -1)

@@ -20,30 +20,47 @@ END_TRIGGERS = ("cannot_refill", "deck_empty")
 
 
 class Tables(NamedTuple):
-    """Everything the kernel needs to know about the rules, as arrays."""
+    """Everything the kernel needs to know about the rules, as five arrays.
 
-    colour: np.ndarray  # int64[T]: colour index of each ingredient type
-    deck: np.ndarray  # int64[50]: ingredient type of each card, unshuffled
-    score: np.ndarray  # int64[T, MAX_CAPACITY+1]: points for k cards of type t in a potion
-    value_order: np.ndarray  # int64[T]: types by one-card score, best first
-    initiative: np.ndarray  # int64[W]
-    max_cards: np.ndarray  # int64[W]
-    colour_limit: np.ndarray  # int64[W, C]
-    capacity: np.ndarray  # int64[K]
-    recipe_types: np.ndarray  # int64[R, MAX_RECIPES, T]
-    recipe_colours: np.ndarray  # int64[R, MAX_RECIPES, C]
-    recipe_bonus: np.ndarray  # int64[R, MAX_RECIPES] (0 = no recipe in this slot)
-    recipe_need_type: np.ndarray  # int64[R, MAX_RECIPES, MAX_TYPES]: required types, listed
-    recipe_need_count: np.ndarray  # int64[R, MAX_RECIPES, MAX_TYPES]: ... and their counts
-    recipe_need_len: np.ndarray  # int64[R, MAX_RECIPES]: length of that list
-    recipe_colour_total: np.ndarray  # int64[R, MAX_RECIPES, C]: cards of colour c needed
-    recipe_size: np.ndarray  # int64[R, MAX_RECIPES]: cards the recipe needs in all
-    supply_size: np.ndarray  # int64[MAX_PLAYERS+1], by player count
-    compulsory: bool
-    recipe_exact: bool
-    tie_most_potions: bool
-    end_on_empty_deck: bool
-    max_rounds: int
+    Few fields on purpose: numba passes a tuple's arrays one by one on every call. The
+    column layouts are in layout.py (TY_*, WI_*, RE_*, RU_*); the properties below give
+    Python code (tools, the reference implementation, tests) the same data by name.
+    """
+
+    types: np.ndarray  # int64[T, TY_COLS]
+    witch: np.ndarray  # int64[W, WI_COLS]
+    recipe: np.ndarray  # int64[R, MAX_RECIPES, RE_COLS]
+    rules: np.ndarray  # int64[RU_SIZE]
+    deck: np.ndarray  # int64[cards]: ingredient type of each card, unshuffled
+
+    n_colours = property(lambda self: int(self.rules[L.RU_COLOURS]))
+    n_types = property(lambda self: self.types.shape[0])
+    colour = property(lambda self: self.types[:, L.TY_COLOUR])
+    value_order = property(lambda self: self.types[:, L.TY_ORDER])
+    score = property(lambda self: self.types[:, L.TY_SCORE:])  # [t, k] for k cards
+    initiative = property(lambda self: self.witch[:, L.WI_INIT])
+    max_cards = property(lambda self: self.witch[:, L.WI_MAX])
+    colour_limit = property(
+        lambda self: self.witch[:, L.WI_LIMIT: L.WI_LIMIT + self.n_colours])
+    capacity = property(
+        lambda self: self.rules[L.RU_CAP: L.RU_CAP + int(self.rules[L.RU_CAULDRONS])])
+    recipe_bonus = property(lambda self: self.recipe[:, :, L.RE_BONUS])
+    recipe_size = property(lambda self: self.recipe[:, :, L.RE_SIZE])
+    recipe_need_len = property(lambda self: self.recipe[:, :, L.RE_NLEN])
+    recipe_need_type = property(lambda self: self.recipe[:, :, L.RE_NTYPE: L.RE_NCOUNT])
+    recipe_need_count = property(lambda self: self.recipe[:, :, L.RE_NCOUNT: L.RE_CTOTAL])
+    recipe_colour_total = property(
+        lambda self: self.recipe[:, :, L.RE_CTOTAL: L.RE_CTOTAL + self.n_colours])
+    recipe_types = property(
+        lambda self: self.recipe[:, :, L.RE_TYPES: L.RE_TYPES + self.n_types])
+    recipe_colours = property(
+        lambda self: self.recipe[:, :, L.RE_COLOURS: L.RE_COLOURS + self.n_colours])
+    supply_size = property(lambda self: self.rules[L.RU_SUPPLY: L.RU_SUPPLY + L.MAX_PLAYERS + 1])
+    compulsory = property(lambda self: bool(self.rules[L.RU_COMPULSORY]))
+    recipe_exact = property(lambda self: bool(self.rules[L.RU_EXACT]))
+    tie_most_potions = property(lambda self: bool(self.rules[L.RU_TIE_POTIONS]))
+    end_on_empty_deck = property(lambda self: bool(self.rules[L.RU_END_EMPTY]))
+    max_rounds = property(lambda self: int(self.rules[L.RU_MAX_ROUNDS]))
 
 
 class Names(NamedTuple):
@@ -178,30 +195,36 @@ def compile_tables(config: GameConfig) -> tuple[Tables, Names]:
         if supply_size[p] > len(deck):
             raise r.error(f"supply.size.{p}", supply_size[p], "larger than the deck")
 
-    tables = Tables(
-        colour=colour,
-        deck=np.array(deck, np.int64),
-        score=score,
-        value_order=np.argsort(-score[:, 1], kind="stable").astype(np.int64),
-        initiative=initiative,
-        max_cards=max_cards,
-        colour_limit=colour_limit,
-        capacity=np.array(caps, np.int64),
-        recipe_types=recipe_types,
-        recipe_colours=recipe_colours,
-        recipe_bonus=recipe_bonus,
-        recipe_need_type=need_type,
-        recipe_need_count=need_count,
-        recipe_need_len=need_len,
-        recipe_colour_total=colour_total,
-        recipe_size=recipe_size,
-        supply_size=supply_size,
-        compulsory=r.bool("options.picking_compulsory"),
-        recipe_exact=r.choice("options.recipe_match", RECIPE_MATCHES) == "exact",
-        tie_most_potions=r.choice("options.tie_break", TIE_BREAKS) == "most_potions",
-        end_on_empty_deck=r.choice("options.end_trigger", END_TRIGGERS) == "deck_empty",
-        max_rounds=r.int("options.max_rounds", 1, 10_000),
-    )
+    n_colours = len(colours)
+    types = np.zeros((n_types, L.TY_COLS), np.int64)
+    types[:, L.TY_COLOUR] = colour
+    types[:, L.TY_ORDER] = np.argsort(-score[:, 1], kind="stable")
+    types[:, L.TY_SCORE:] = score
+    witch = np.zeros((n_w, L.WI_COLS), np.int64)
+    witch[:, L.WI_INIT] = initiative
+    witch[:, L.WI_MAX] = max_cards
+    witch[:, L.WI_LIMIT: L.WI_LIMIT + n_colours] = colour_limit
+    recipe = np.zeros((n_r, L.MAX_RECIPES, L.RE_COLS), np.int64)
+    recipe[:, :, L.RE_BONUS] = recipe_bonus
+    recipe[:, :, L.RE_SIZE] = recipe_size
+    recipe[:, :, L.RE_NLEN] = need_len
+    recipe[:, :, L.RE_NTYPE: L.RE_NCOUNT] = need_type
+    recipe[:, :, L.RE_NCOUNT: L.RE_CTOTAL] = need_count
+    recipe[:, :, L.RE_CTOTAL: L.RE_CTOTAL + n_colours] = colour_total
+    recipe[:, :, L.RE_TYPES: L.RE_TYPES + n_types] = recipe_types
+    recipe[:, :, L.RE_COLOURS: L.RE_COLOURS + n_colours] = recipe_colours
+    rules = np.zeros(L.RU_SIZE, np.int64)
+    rules[L.RU_COLOURS] = n_colours
+    rules[L.RU_CAULDRONS] = len(caps)
+    rules[L.RU_COMPULSORY] = r.bool("options.picking_compulsory")
+    rules[L.RU_EXACT] = r.choice("options.recipe_match", RECIPE_MATCHES) == "exact"
+    rules[L.RU_TIE_POTIONS] = r.choice("options.tie_break", TIE_BREAKS) == "most_potions"
+    rules[L.RU_END_EMPTY] = r.choice("options.end_trigger", END_TRIGGERS) == "deck_empty"
+    rules[L.RU_MAX_ROUNDS] = r.int("options.max_rounds", 1, 10_000)
+    rules[L.RU_CAP: L.RU_CAP + len(caps)] = caps
+    rules[L.RU_SUPPLY: L.RU_SUPPLY + L.MAX_PLAYERS + 1] = supply_size
+    tables = Tables(types=types, witch=witch, recipe=recipe, rules=rules,
+                    deck=np.array(deck, np.int64))
     names = Names(
         colours=list(colours),
         ingredient_ids=ids,

@@ -51,14 +51,35 @@ from .layout import (
     PICKS_LEFT,
     POINTS,
     PUB_SIZE,
+    RE_BONUS,
+    RE_CTOTAL,
+    RE_NCOUNT,
+    RE_NLEN,
+    RE_NTYPE,
+    RE_SIZE,
     RECIPE,
     REVEALED,
     ROUND,
+    RU_CAP,
+    RU_CAULDRONS,
+    RU_COLOURS,
+    RU_COMPULSORY,
+    RU_END_EMPTY,
+    RU_EXACT,
+    RU_MAX_ROUNDS,
+    RU_SUPPLY,
+    RU_TIE_POTIONS,
     SAME,
     SCORE,
     SEAT,
     SUPPLY,
     TAKEN,
+    TY_COLOUR,
+    TY_ORDER,
+    TY_SCORE,
+    WI_INIT,
+    WI_LIMIT,
+    WI_MAX,
     WITCH_NOW,
     A,
     B,
@@ -100,7 +121,7 @@ def new_scratch(t):
         np.zeros(PUB_SIZE, np.int32),  # 0 public state
         np.zeros((MAX_OPTIONS, N_COLS), np.int32),  # 1 option table
         np.empty(t.deck.shape[0], np.int64),  # 2 ingredient deck (shuffled)
-        np.empty(t.recipe_bonus.shape[0], np.int64),  # 3 recipe cards (shuffled)
+        np.empty(t.recipe.shape[0], np.int64),  # 3 recipe cards (shuffled)
         np.zeros((4, MAX_PLAYERS), np.int64),  # 4 chosen witch, turn order, sort key, potions
         np.zeros((MAX_PLAYERS + 1, 1), np.uint64),  # 5 rng streams: deal, then one per seat
         np.zeros((2, MAX_COLOURS), np.int64),  # 6 colour counts, colour limits left
@@ -114,10 +135,10 @@ def potion_points(t, pub, p, k, extra):
     """Score-table points of cauldron k of seat p, plus one card of type `extra` (-1: none)."""
     base = cauldron_at(p, k, 0)
     pts = 0
-    for x in range(t.colour.shape[0]):
+    for x in range(t.types.shape[0]):
         n = pub[base + x] + (1 if x == extra else 0)
         if n > 0:
-            pts += t.score[x, n]
+            pts += t.types[x, TY_SCORE + n]
     return pts
 
 
@@ -125,10 +146,10 @@ def potion_points(t, pub, p, k, extra):
 def colour_counts(t, pub, p, k, counts):
     """Cards of each colour in cauldron k of seat p, into `counts`."""
     base = cauldron_at(p, k, 0)
-    for c in range(t.colour_limit.shape[1]):
+    for c in range(t.rules[RU_COLOURS]):
         counts[c] = 0
-    for x in range(t.colour.shape[0]):
-        counts[t.colour[x]] += pub[base + x]
+    for x in range(t.types.shape[0]):
+        counts[t.types[x, TY_COLOUR]] += pub[base + x]
 
 
 @njit(cache=True, inline="always")
@@ -144,20 +165,20 @@ def recipe_points(t, pub, p, k, extra, counts, size):
     base = cauldron_at(p, k, 0)
     best = 0
     for j in range(MAX_RECIPES):
-        bonus = t.recipe_bonus[card, j]
-        need = t.recipe_size[card, j]
-        if bonus <= best or size < need or (t.recipe_exact and size != need):
+        bonus = t.recipe[card, j, RE_BONUS]
+        need = t.recipe[card, j, RE_SIZE]
+        if bonus <= best or size < need or (t.rules[RU_EXACT] and size != need):
             continue
         ok = True
-        for i in range(t.recipe_need_len[card, j]):
-            x = t.recipe_need_type[card, j, i]
-            if pub[base + x] + (1 if x == extra else 0) < t.recipe_need_count[card, j, i]:
+        for i in range(t.recipe[card, j, RE_NLEN]):
+            x = t.recipe[card, j, RE_NTYPE + i]
+            if pub[base + x] + (1 if x == extra else 0) < t.recipe[card, j, RE_NCOUNT + i]:
                 ok = False
                 break
         if ok:
-            for c in range(t.colour_limit.shape[1]):
-                plus = 1 if extra >= 0 and t.colour[extra] == c else 0
-                if counts[c] + plus < t.recipe_colour_total[card, j, c]:
+            for c in range(t.rules[RU_COLOURS]):
+                plus = 1 if extra >= 0 and t.types[extra, TY_COLOUR] == c else 0
+                if counts[c] + plus < t.recipe[card, j, RE_CTOTAL + c]:
                     ok = False
                     break
         if ok:
@@ -170,34 +191,34 @@ def recipe_points(t, pub, p, k, extra, counts, size):
 def witch_options(t, pub, p, opts, rem, offer):
     """Phase 1 options for seat p: each witch in hand, with what it could take right now."""
     n_offer = 0  # types in the supply, most valuable first (branch-free: fewer mispredictions)
-    for i in range(t.colour.shape[0]):
-        x = t.value_order[i]
+    for i in range(t.types.shape[0]):
+        x = t.types[i, TY_ORDER]
         offer[n_offer] = x
         n_offer += pub[SUPPLY + x] > 0
     free = 0
-    for k in range(t.capacity.shape[0]):
-        free += t.capacity[k] - pub[fill_at(p, k)]
+    for k in range(t.rules[RU_CAULDRONS]):
+        free += t.rules[RU_CAP + k] - pub[fill_at(p, k)]
     n = 0
-    for w in range(t.initiative.shape[0]):
+    for w in range(t.witch.shape[0]):
         if pub[hand_at(p, w)] == 0:
             continue
-        for c in range(t.colour_limit.shape[1]):
-            rem[c] = t.colour_limit[w, c]
-        limit = min(t.max_cards[w], free)
+        for c in range(t.rules[RU_COLOURS]):
+            rem[c] = t.witch[w, WI_LIMIT + c]
+        limit = min(t.witch[w, WI_MAX], free)
         taken = 0
         value = 0
         for i in range(n_offer):
             if taken >= limit:
                 break
             x = offer[i]
-            c = t.colour[x]
+            c = t.types[x, TY_COLOUR]
             m = max(0, min(pub[SUPPLY + x], rem[c], limit - taken))
             taken += m
             rem[c] -= m
-            value += m * t.score[x, 1]
+            value += m * t.types[x, TY_SCORE + 1]
         opts[n, KIND] = OPT_WITCH
         opts[n, A] = w
-        opts[n, B] = t.initiative[w]
+        opts[n, B] = t.witch[w, WI_INIT]
         opts[n, POINTS] = taken
         opts[n, GAIN] = value
         opts[n, SAME] = 0
@@ -211,16 +232,16 @@ def card_options(t, pub, p, w, opts, counts, offer):
     """Phase 3 options for seat p playing witch w: each (cauldron, ingredient) it may take."""
     n = 0
     n_offer = 0  # types in the supply that this witch may still take (branch-free)
-    for x in range(t.colour.shape[0]):
-        c = t.colour[x]
+    for x in range(t.types.shape[0]):
+        c = t.types[x, TY_COLOUR]
         offer[n_offer] = x
-        n_offer += (pub[SUPPLY + x] > 0) & (pub[TAKEN + c] < t.colour_limit[w, c])
+        n_offer += (pub[SUPPLY + x] > 0) & (pub[TAKEN + c] < t.witch[w, WI_LIMIT + c])
     if pub[PICKS_LEFT] > 0 and n_offer > 0:
-        for k in range(t.capacity.shape[0]):
+        for k in range(t.rules[RU_CAULDRONS]):
             fill = pub[fill_at(p, k)]
-            if fill >= t.capacity[k]:
+            if fill >= t.rules[RU_CAP + k]:
                 continue
-            completes = fill + 1 == t.capacity[k]
+            completes = fill + 1 == t.rules[RU_CAP + k]
             base_points = 0
             if completes:
                 base_points = potion_points(t, pub, p, k, -1)
@@ -228,7 +249,7 @@ def card_options(t, pub, p, w, opts, counts, offer):
             for i in range(n_offer):
                 x = offer[i]
                 same = pub[cauldron_at(p, k, x)] + 1
-                gain = t.score[x, same] - t.score[x, same - 1]
+                gain = t.types[x, TY_SCORE + same] - t.types[x, TY_SCORE + same - 1]
                 points = 0
                 if completes:
                     points = base_points + gain + recipe_points(t, pub, p, k, x, counts, fill + 1)
@@ -238,9 +259,9 @@ def card_options(t, pub, p, w, opts, counts, offer):
                 opts[n, POINTS] = points
                 opts[n, GAIN] = gain
                 opts[n, SAME] = same
-                opts[n, FREE] = t.capacity[k] - fill - 1
+                opts[n, FREE] = t.rules[RU_CAP + k] - fill - 1
                 n += 1
-    if n > 0 and not t.compulsory:
+    if n > 0 and not t.rules[RU_COMPULSORY]:
         opts[n, KIND] = OPT_STOP
         opts[n, A] = -1
         opts[n, B] = -1
@@ -256,7 +277,7 @@ def turn_order(t, n_players, hecate, chosen_witch, order, key):
     Hecate holder, then clockwise (to the left, increasing seat) from them."""
     for s in range(n_players):
         dist = (s - hecate + n_players) % n_players
-        key[s] = t.initiative[chosen_witch[s]] * MAX_PLAYERS + dist
+        key[s] = t.witch[chosen_witch[s], WI_INIT] * MAX_PLAYERS + dist
         order[s] = s
     for i in range(1, n_players):  # insertion sort: at most 4 seats
         j = i
@@ -279,9 +300,9 @@ def ask(sid, opts, n, pub, t, params, rng):
 @njit(cache=True)
 def play_game(t, n_players, seed, sids, params, out, g, scratch, trace, tracing):
     """Play one game from `seed` into row g of `out`; seat s plays strategy sids[s]."""
-    n_types = t.colour.shape[0]
-    n_witches = t.initiative.shape[0]
-    n_cauldrons = t.capacity.shape[0]
+    n_types = t.types.shape[0]
+    n_witches = t.witch.shape[0]
+    n_cauldrons = t.rules[RU_CAULDRONS]
     pub, opts, deck, recipe_deck, seats, rngs, colours, offer = scratch
     chosen_witch, order, key, potions = seats[0], seats[1], seats[2], seats[3]
     pub[:] = 0
@@ -301,7 +322,7 @@ def play_game(t, n_players, seed, sids, params, out, g, scratch, trace, tracing)
     for i in range(recipe_deck.shape[0] - 1, 0, -1):
         j = randint(deal, i + 1)
         recipe_deck[i], recipe_deck[j] = recipe_deck[j], recipe_deck[i]
-    supply_size = t.supply_size[n_players]
+    supply_size = t.rules[RU_SUPPLY + n_players]
     for i in range(supply_size):
         pub[SUPPLY + deck[i]] += 1
     top = supply_size
@@ -350,7 +371,7 @@ def play_game(t, n_players, seed, sids, params, out, g, scratch, trace, tracing)
             w = chosen_witch[s]
             pub[SEAT] = s
             pub[WITCH_NOW] = w
-            pub[PICKS_LEFT] = t.max_cards[w]
+            pub[PICKS_LEFT] = t.witch[w, WI_MAX]
             for c in range(MAX_COLOURS):
                 pub[TAKEN + c] = 0
             while True:
@@ -366,7 +387,7 @@ def play_game(t, n_players, seed, sids, params, out, g, scratch, trace, tracing)
                 pub[SUPPLY + x] -= 1
                 pub[cauldron_at(s, k, x)] += 1
                 pub[fill_at(s, k)] += 1
-                pub[TAKEN + t.colour[x]] += 1
+                pub[TAKEN + t.types[x, TY_COLOUR]] += 1
                 pub[PICKS_LEFT] -= 1
                 record_event(trace, tracing, rnd, EV_TAKE, s, x, k, 0)
         pub[WITCH_NOW] = -1
@@ -376,7 +397,7 @@ def play_game(t, n_players, seed, sids, params, out, g, scratch, trace, tracing)
         for s in range(n_players):
             for k in range(n_cauldrons):
                 size = pub[fill_at(s, k)]
-                if size < t.capacity[k]:
+                if size < t.rules[RU_CAP + k]:
                     continue
                 colour_counts(t, pub, s, k, colours[0])
                 base_points = potion_points(t, pub, s, k, -1)
@@ -404,7 +425,7 @@ def play_game(t, n_players, seed, sids, params, out, g, scratch, trace, tracing)
             top += 1
         pub[DECK_LEFT] -= needed
         record_event(trace, tracing, rnd, EV_REFILL, -1, needed, pub[DECK_LEFT], 0)
-        if t.end_on_empty_deck and pub[DECK_LEFT] == 0:
+        if t.rules[RU_END_EMPTY] and pub[DECK_LEFT] == 0:
             record_event(trace, tracing, rnd, EV_END, -3, 0, 0, 0)
             break
         pub[HECATE] = (pub[HECATE] + 1) % n_players
@@ -417,7 +438,7 @@ def play_game(t, n_players, seed, sids, params, out, g, scratch, trace, tracing)
             if held == 0:  # every witch used: all go back to hand
                 for w in range(n_witches):
                     pub[hand_at(s, w)] = 1
-        if played >= t.max_rounds:
+        if played >= t.rules[RU_MAX_ROUNDS]:
             record_event(trace, tracing, rnd, EV_END, -2, 0, 0, 0)
             break
         rnd = played
@@ -431,7 +452,7 @@ def play_game(t, n_players, seed, sids, params, out, g, scratch, trace, tracing)
         out[8][g, s] = left
         out[6][g, s] = potions[s]
         out[0][g, s] = pub[SCORE + s]
-        key[s] = pub[SCORE + s] * 256 + (potions[s] if t.tie_most_potions else 0)
+        key[s] = pub[SCORE + s] * 256 + (potions[s] if t.rules[RU_TIE_POTIONS] else 0)
     winners = 0
     for s in range(n_players):
         better = 0

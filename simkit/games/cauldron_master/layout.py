@@ -91,3 +91,27 @@ def fill_at(p: int, k: int) -> int:
 def hand_at(p: int, w: int) -> int:
     """Offset of 'seat p holds witch w' in `pub`."""
     return HAND + p * MAX_WITCHES + w
+
+
+# Packed rule tables (config.py `Tables`): few arrays on purpose, because numba passes a
+# tuple's arrays one by one on every call.
+#   types  int64[T, TY_COLS]        per ingredient type
+TY_COLOUR, TY_ORDER, TY_SCORE = 0, 1, 2  # colour; types by one-card score (row i = i-th
+TY_COLS = TY_SCORE + MAX_CAPACITY + 1  # best); score for k cards at TY_SCORE + k
+#   witch  int64[W, WI_COLS]        per witch in play
+WI_INIT, WI_MAX, WI_LIMIT = 0, 1, 2  # initiative, max cards, colour limits (C columns)
+WI_COLS = WI_LIMIT + MAX_COLOURS
+#   recipe int64[R, MAX_RECIPES, RE_COLS]   per recipe card and recipe slot
+RE_BONUS, RE_SIZE, RE_NLEN = 0, 1, 2  # bonus (0: empty slot), cards needed, specific count
+RE_NTYPE = 3  # the specific ingredients, listed ...
+RE_NCOUNT = RE_NTYPE + MAX_TYPES  # ... and how many of each
+RE_CTOTAL = RE_NCOUNT + MAX_TYPES  # cards of each colour needed (icons + specific ones)
+RE_TYPES = RE_CTOTAL + MAX_COLOURS  # cards needed of each type (dense)
+RE_COLOURS = RE_TYPES + MAX_TYPES  # colour icons (dense)
+RE_COLS = RE_COLOURS + MAX_COLOURS
+#   rules  int64[RU_SIZE]           numbers and options
+(RU_COLOURS, RU_CAULDRONS, RU_COMPULSORY, RU_EXACT, RU_TIE_POTIONS, RU_END_EMPTY,
+ RU_MAX_ROUNDS) = range(7)
+RU_CAP = 7  # cauldron capacities (MAX_CAULDRONS)
+RU_SUPPLY = RU_CAP + MAX_CAULDRONS  # supply size by player count (MAX_PLAYERS + 1)
+RU_SIZE = RU_SUPPLY + MAX_PLAYERS + 1
