@@ -187,7 +187,7 @@ def recipe_points(t, pub, p, k, extra, counts, size):
 
 
 # ---------------------------------------------------------------- options
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def witch_options(t, pub, p, opts, rem, offer):
     """Phase 1 options for seat p: each witch in hand, with what it could take right now."""
     n_offer = 0  # types in the supply, most valuable first (branch-free: fewer mispredictions)
@@ -227,7 +227,7 @@ def witch_options(t, pub, p, opts, rem, offer):
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def card_options(t, pub, p, w, opts, counts, offer):
     """Phase 3 options for seat p playing witch w: each (cauldron, ingredient) it may take."""
     n = 0
