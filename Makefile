@@ -28,7 +28,7 @@ chromium:
 		|| echo "note: chromium is not installed; the report's browser test will fail"
 
 lint: $(BIN)/simkit
-	$(BIN)/ruff check . && $(BIN)/ruff format --check .
+	$(BIN)/ruff check .
 
 bench: $(BIN)/simkit
 	$(BIN)/simkit bench
