@@ -43,8 +43,9 @@ def _median_time(fn: Callable[[], object], repeats: int) -> float:
     return statistics.median(times)
 
 
-def kernel_rate(strategy: str, threads: int, n_games: int, repeats: int) -> float:
-    game = get_game("cauldron-master")
+def kernel_rate(strategy: str, threads: int, n_games: int, repeats: int,
+                game_name: str = "cauldron-master") -> float:
+    game = get_game(game_name)
     compiled = game.compile(game.load_config())
     lineup = build_lineup(game, [strategy], 4)
     game.simulate(compiled, lineup, 0, 0, 100)  # compile or load the cache
@@ -56,15 +57,23 @@ def kernel_rate(strategy: str, threads: int, n_games: int, repeats: int) -> floa
         numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
 
 
-def reference_rate(n_games: int, repeats: int) -> float | None:
-    """Games/s of tests/reference (present in a source checkout only)."""
+def reference_rate(n_games: int, repeats: int, game_name: str = "cauldron-master"
+                   ) -> float | None:
+    """Games/s of tests/reference, greedy in 4 seats (a source checkout only)."""
     sys.path.insert(0, str(ROOT))
     try:
-        from tests.reference.cauldron_master import play
+        import importlib
+
+        play = importlib.import_module(f"tests.reference.{game_name.replace('-', '_')}").play
     except ImportError:
         return None
     finally:
         sys.path.pop(0)
+    if game_name == "carnuta":
+        params = [list(build_lineup(get_game(game_name), ["greedy"], 4).params[0])] * 4
+        return n_games / _median_time(
+            lambda: [play((), 4, 7, g, ["greedy"] * 4, params) for g in range(n_games)],
+            repeats)
     return n_games / _median_time(
         lambda: [play((), 4, 7, g, ["greedy"] * 4) for g in range(n_games)], repeats)
 
@@ -123,6 +132,14 @@ def run_bench(n_games: int, repeats: int, run_games: int, echo: Callable[[str], 
     else:
         row("reference greedy, plain Python [games/s]", f"{ref:,.0f}")
         row("kernel 2 threads / reference", f"{rates[2] / ref:,.0f}x", ">= 100x")
+    echo("Carnuta, 4 players, greedy")
+    carnuta = {th: kernel_rate("greedy", th, n_games // 8, repeats, "carnuta") for th in (1, 2)}
+    row("carnuta kernel greedy, 1 thread [games/s]", f"{carnuta[1]:,.0f}")
+    row("carnuta kernel greedy, 2 threads [games/s]", f"{carnuta[2]:,.0f}", ">= 50,000")
+    ref = reference_rate(max(20, n_games // 20000), repeats, "carnuta")
+    if ref is not None:
+        row("carnuta reference, plain Python [games/s]", f"{ref:,.0f}")
+        row("carnuta kernel 2 threads / reference", f"{carnuta[2] / ref:,.0f}x", ">= 100x")
     row("first game, fresh process, warm cache [s]", f"{first_game_seconds(repeats):.2f}",
         "< 1.5")
     few, many = engine_seconds(n_games, n_games), engine_seconds(n_games, n_games // 32)
