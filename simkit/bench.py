@@ -8,7 +8,6 @@ and peak memory). Figures are medians of `repeats` measurements taken in this on
 
 from __future__ import annotations
 
-import resource
 import statistics
 import subprocess
 import sys
@@ -85,16 +84,32 @@ def first_game_seconds(repeats: int) -> float:
     return _median_time(lambda: subprocess.run(cmd, check=True, capture_output=True), repeats)
 
 
+RUN_AND_REPORT_PEAK = """
+import resource, runpy, sys
+sys.argv = ["simkit"] + sys.argv[1:]
+try:
+    runpy.run_module("simkit.cli", run_name="__main__")
+except SystemExit as exc:
+    if exc.code:
+        raise
+print("PEAK_KB", resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr)
+"""
+
+
 def full_run(n_games: int) -> tuple[float, float]:
-    """Wall seconds and peak MB of `simkit run` for n_games (4 players, greedy)."""
+    """Wall seconds and peak MB of `simkit run` for n_games (4 players, greedy).
+
+    The run reports its own peak resident memory, so other child processes of this one
+    (a dask cluster, say) cannot inflate it.
+    """
     with tempfile.TemporaryDirectory() as tmp:
-        cmd = [sys.executable, "-m", "simkit.cli", "run", "cauldron-master", "--players", "4",
-               "--strategies", "greedy", "--games", str(n_games), "--seed", "1",
-               "--out", str(Path(tmp) / "run")]
+        cmd = [sys.executable, "-c", RUN_AND_REPORT_PEAK, "run", "cauldron-master",
+               "--players", "4", "--strategies", "greedy", "--games", str(n_games),
+               "--seed", "1", "--out", str(Path(tmp) / "run")]
         start = time.perf_counter()
-        subprocess.run(cmd, check=True, capture_output=True)
+        done = subprocess.run(cmd, check=True, capture_output=True, text=True)
         seconds = time.perf_counter() - start
-    peak_kb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    peak_kb = int(done.stderr.rsplit("PEAK_KB", 1)[1].split()[0])
     return seconds, peak_kb / 1024
 
 

@@ -6,6 +6,7 @@ import os
 import shlex
 import time
 from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -262,10 +263,7 @@ def run(spec: RunSpec, run_dir: Path, threads: int | None = None,
             todo = [(first, min(chunk_size, gap_first + gap_n - first))
                     for gap_first, gap_n in missing_ranges(done, upto)
                     for first in range(gap_first, gap_first + gap_n, chunk_size)]
-            for first, n, table in _play(p, todo, scheduler, workers):
-                write_chunk(run_dir, first, n, table)
-                if progress is not None:
-                    progress(n)
+            _play_and_save(p, todo, run_dir, scheduler, workers, progress)
             if spec.until_sure is not None:
                 stop, reason = spec.until_sure.decide(_chunk_frame(run_dir), _stub(p), look)
                 stopping = {"method": METHOD, "rule": spec.until_sure.describe(),
@@ -323,15 +321,39 @@ def _stub(p: Prepared) -> dict[str, Any]:
             "config": {"resolved": p.config.data}}
 
 
+def _play_and_save(p: Prepared, chunks: list[tuple[int, int]], run_dir: Path,
+                   scheduler: str | None, workers: int | None,
+                   progress: Callable[[int], None] | None) -> None:
+    """Play the chunks and write each one; a chunk is saved while the next one plays."""
+    categories = p.game.categories(p.compiled)
+
+    def save(first: int, n: int, rows: Any) -> None:
+        if isinstance(rows, dict):  # columns from this process's kernel
+            rows = long_table(rows, first, p.lineup.rotate, list(p.lineup.names), categories)
+        write_chunk(run_dir, first, n, rows)
+
+    def finish(saving: tuple[Future[None], int]) -> None:
+        saving[0].result()  # re-raises a write error here, in the caller's thread
+        if progress is not None:
+            progress(saving[1])
+
+    with ThreadPoolExecutor(max_workers=1) as writer:
+        pending: tuple[Future[None], int] | None = None
+        for first, n, rows in _play(p, chunks, scheduler, workers):
+            if pending is not None:
+                finish(pending)
+            pending = (writer.submit(save, first, n, rows), n)
+        if pending is not None:
+            finish(pending)
+
+
 def _play(p: Prepared, chunks: list[tuple[int, int]], scheduler: str | None,
           workers: int | None) -> Iterator[tuple[int, int, Any]]:
-    """(first, n, rows) for each chunk: in this process, or on a dask cluster."""
+    """(first, n, rows) for each chunk: in this process (the kernel releases the GIL, so
+    the previous chunk is written meanwhile), or on a dask cluster."""
     if scheduler is None and workers is None:
-        categories = p.game.categories(p.compiled)
         for first, n in chunks:
-            columns = p.game.simulate(p.compiled, p.lineup, p.spec.seed, first, n)
-            yield first, n, long_table(columns, first, p.lineup.rotate, list(p.lineup.names),
-                                       categories)
+            yield first, n, p.game.simulate(p.compiled, p.lineup, p.spec.seed, first, n)
         return
     from simkit.cluster import connect, play_chunks
 
@@ -349,7 +371,7 @@ def summary_frame(run_dir: Path) -> pl.DataFrame:
              mean_rounds=pl.col("rounds").cast(pl.Float64).mean())
         .with_columns(pl.col("strategy").cast(pl.String))
         .sort("strategy", "seat")
-        .collect()
+        .collect(engine="streaming")  # batch by batch: a few MB whatever the run's size
     )
 
 

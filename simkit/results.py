@@ -97,11 +97,13 @@ def merge_chunks(run_dir: Path) -> int:
     rows = 0
     try:
         for first, n in finished_chunks(run_dir):
-            table = pq.read_table(chunk_path(run_dir, first, n))
+            chunk = pq.ParquetFile(chunk_path(run_dir, first, n))
             if writer is None:
-                writer = pq.ParquetWriter(partial, table.schema, compression="lz4")
-            writer.write_table(table)
-            rows += table.num_rows
+                writer = pq.ParquetWriter(partial, chunk.schema_arrow, compression="lz4")
+            # Streamed in batches: the merge never holds a whole chunk in memory.
+            for batch in chunk.iter_batches(batch_size=1 << 16):
+                writer.write_batch(batch)
+                rows += batch.num_rows
     finally:
         if writer is not None:
             writer.close()

@@ -709,7 +709,7 @@ def use_sickle(cd, pub, s, d, deck, discard, tops, rng, trace, tracing, rnd, out
             record_reveal(trace, rnd, pub, d * SLOTS_PER_ROW + i, k)
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, parallel=True, nogil=True)
 def simulate_batch(t, n_players, master_seed, first_game, lineup, rotate, strategy_ids,
                    strategy_params, out):
     """Play games first_game .. first_game + len(out[0]) - 1 into `out` (new_outputs)."""

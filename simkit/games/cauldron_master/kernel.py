@@ -466,7 +466,7 @@ def play_game(t, n_players, seed, sids, params, out, g, scratch, trace, tracing)
         out[2][g, s] = np.float32(1.0 / winners) if out[1][g, s] == 1 else np.float32(0.0)
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, parallel=True, nogil=True)
 def simulate_batch(t, n_players, master_seed, first_game, lineup, rotate, strategy_ids,
                    strategy_params, out):
     """Play games first_game .. first_game + len(out[0]) - 1 into `out` (new_outputs).
