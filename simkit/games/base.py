@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -74,3 +74,69 @@ class Game(ABC):
     def categories(self, compiled: Any) -> dict[str, list[str]]:
         """Columns holding category codes, with their labels (e.g. recipe card names)."""
         return {}
+
+
+class Compiled(NamedTuple):
+    """A game's compiled rules: kernel tables and display names."""
+
+    tables: Any
+    names: Any
+
+
+class Replay(NamedTuple):
+    """One traced game: decisions with their option tables, events, and results."""
+
+    decisions: np.ndarray  # [round, seat, kind, n options, chosen row, first option row]
+    options: np.ndarray  # option rows (the game's layout.py), from decisions[:, 5]
+    events: np.ndarray  # [round, event, seat, a, b, c] (the game's layout.py EV_*)
+    out: tuple  # kernel outputs for this one game (row 0)
+
+
+class KernelGame(Game):
+    """A game whose rules are a kernel module with the standard entry points.
+
+    The kernel module provides `simulate_batch` and `play_traced` (same signatures for
+    every game); the subclass says how to allocate its outputs, name its columns and
+    format a log.
+    """
+
+    kernel: Any  # the game's kernel module
+    n_cols: int  # width of its option table
+
+    @abstractmethod
+    def new_outputs(self, compiled: Compiled, n_games: int, n_players: int) -> tuple:
+        """The kernel's per-game result arrays."""
+
+    @abstractmethod
+    def columns(self, compiled: Compiled, out: tuple) -> dict[str, np.ndarray]:
+        """Kernel outputs as named (games, seats) columns."""
+
+    @abstractmethod
+    def format_log(self, compiled: Compiled, lineup: Lineup, replay: Replay) -> str:
+        """A traced game as readable text."""
+
+    def players(self, compiled: Compiled) -> list[int]:
+        return compiled.names.players
+
+    def simulate(self, compiled: Compiled, lineup: Lineup, seed: int, first_game: int,
+                 n_games: int) -> dict[str, np.ndarray]:
+        out = self.new_outputs(compiled, n_games, lineup.n_players)
+        self.kernel.simulate_batch(compiled.tables, lineup.n_players, np.uint64(seed),
+                                   first_game, lineup.index, lineup.rotate, lineup.ids,
+                                   lineup.params, out)
+        return self.columns(compiled, out)
+
+    def replay(self, compiled: Compiled, lineup: Lineup, seed: int, game: int) -> Replay:
+        """Replay game `game` of a run, with every decision and event recorded."""
+        from simkit.kernels import new_trace
+
+        out = self.new_outputs(compiled, 1, lineup.n_players)
+        trace = new_trace(self.n_cols)
+        self.kernel.play_traced(compiled.tables, lineup.n_players, np.uint64(seed), game,
+                                lineup.index, lineup.rotate, lineup.ids, lineup.params, out,
+                                trace)
+        n_dec, n_opt, n_ev = (int(v) for v in trace[3])
+        return Replay(trace[0][:n_dec], trace[1][:n_opt], trace[2][:n_ev], out)
+
+    def play_log(self, compiled: Compiled, lineup: Lineup, seed: int, game: int) -> str:
+        return self.format_log(compiled, lineup, self.replay(compiled, lineup, seed, game))
