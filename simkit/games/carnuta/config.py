@@ -262,13 +262,3 @@ def compile_tables(config: GameConfig) -> tuple[Tables, Names]:
         players=sorted(players),
     )
     return tables, names
-
-
-def describe(config: GameConfig) -> dict[str, Any]:
-    """Summary facts (counts derived from the tables)."""
-    tables, names = compile_tables(config)
-    kinds = tables.card_kind[: tables.n_ingredient_cards]
-    return {"ingredient cards": tables.n_ingredient_cards,
-            "starting cards": len(names.starting_ids),
-            "double cards": int((kinds == L.DOUBLE).sum()),
-            "salt cards": int((kinds == L.SALT).sum())}

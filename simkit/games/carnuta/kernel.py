@@ -145,7 +145,6 @@ drop_stale_cache(__file__, strategies.carnuta.__file__, simkit.kernels.__file__,
                  simkit.rng.__file__, _layout.__file__, _config.__file__, _scoring.__file__)
 
 MAX_OPTIONS = 128
-N_OUTPUTS = 23
 
 
 def new_outputs(n_games: int, n_players: int, n_types: int, n_cards: int) -> tuple:

@@ -6,7 +6,7 @@ recompiling.
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 import numpy as np
 
@@ -239,10 +239,3 @@ def compile_tables(config: GameConfig) -> tuple[Tables, Names]:
         raise r.error("recipe_cards", n_r,
                       f"need at least one recipe card per player ({max(players)})")
     return tables, names
-
-
-def describe(config: GameConfig) -> dict[str, Any]:
-    """Summary facts for `simkit show` (counts derived from the tables)."""
-    tables, names = compile_tables(config)
-    return {"ingredient cards": int(tables.deck.size), "ingredient types": len(names.ingredients),
-            "witches in hand": len(names.witches), "recipe cards": len(names.recipes)}

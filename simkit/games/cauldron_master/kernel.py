@@ -91,9 +91,6 @@ from .layout import (
 drop_stale_cache(__file__, strategies.cauldron_master.__file__, simkit.kernels.__file__,
                  simkit.rng.__file__, _layout.__file__, _config.__file__)
 
-# Number of outputs per game, in the order of `new_outputs` (results.py names them).
-N_OUTPUTS = 11
-
 
 def new_outputs(n_games: int, n_players: int, n_witches: int, n_types: int) -> tuple:
     """Allocate the per-game result arrays, in narrow dtypes."""
