@@ -1,5 +1,9 @@
 """Compiled pieces every game's kernel shares: seating a run's strategies, and tracing.
 
+Each kernel still has its own short `simulate_batch` and `play_traced` loops: sharing
+them would mean passing `play_game` as a function argument, which makes numba recompile
+per game and defeats the on-disk cache (DESIGN.md, Numba notes).
+
 Trace buffers (one traced game, for `simkit play` and the differential tests):
 
     decisions   int32[D, 6]   round, seat, kind of decision, options, chosen row,

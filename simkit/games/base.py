@@ -102,6 +102,11 @@ class KernelGame(Game):
 
     kernel: Any  # the game's kernel module
     n_cols: int  # width of its option table
+    log: Any  # the game's log module, with format_log(compiled, lineup, replay)
+    compile_tables: Any  # staticmethod: GameConfig -> (tables, names)
+
+    def compile(self, config: GameConfig) -> Compiled:
+        return Compiled(*self.compile_tables(config))
 
     @abstractmethod
     def new_outputs(self, compiled: Compiled, n_games: int, n_players: int) -> tuple:
@@ -110,10 +115,6 @@ class KernelGame(Game):
     @abstractmethod
     def columns(self, compiled: Compiled, out: tuple) -> dict[str, np.ndarray]:
         """Kernel outputs as named (games, seats) columns."""
-
-    @abstractmethod
-    def format_log(self, compiled: Compiled, lineup: Lineup, replay: Replay) -> str:
-        """A traced game as readable text."""
 
     def players(self, compiled: Compiled) -> list[int]:
         return compiled.names.players
@@ -139,4 +140,5 @@ class KernelGame(Game):
         return Replay(trace[0][:n_dec], trace[1][:n_opt], trace[2][:n_ev], out)
 
     def play_log(self, compiled: Compiled, lineup: Lineup, seed: int, game: int) -> str:
-        return self.format_log(compiled, lineup, self.replay(compiled, lineup, seed, game))
+        replay = self.replay(compiled, lineup, seed, game)
+        return self.log.format_log(compiled, lineup, replay)

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from simkit.config import GameConfig
-from simkit.games.base import Compiled, KernelGame, Lineup, Replay
+from simkit.games.base import Compiled, KernelGame
 
-from . import kernel
+from . import kernel, log
 from .config import compile_tables
 from .layout import N_COLS, SCORE_KINDS
 
@@ -17,10 +16,9 @@ class Carnuta(KernelGame):
     title = "Carnuta"
     module = "carnuta"
     kernel = kernel
+    log = log
     n_cols = N_COLS
-
-    def compile(self, config: GameConfig) -> Compiled:
-        return Compiled(*compile_tables(config))
+    compile_tables = staticmethod(compile_tables)
 
     def new_outputs(self, compiled: Compiled, n_games: int, n_players: int) -> tuple:
         t = compiled.tables
@@ -63,8 +61,3 @@ class Carnuta(KernelGame):
 
     def categories(self, compiled: Compiled) -> dict[str, list[str]]:
         return {"starting_card": list(compiled.names.starting_ids)}
-
-    def format_log(self, compiled: Compiled, lineup: Lineup, replay: Replay) -> str:
-        from .log import format_log
-
-        return format_log(compiled, lineup, replay)
