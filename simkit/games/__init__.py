@@ -12,8 +12,9 @@ __all__ = ["Game", "Lineup", "get_game", "game_names"]
 def _games() -> dict[str, Game]:
     from .carnuta import Carnuta
     from .cauldron_master import CauldronMaster
+    from .inori import Inori
 
-    games: list[Game] = [CauldronMaster(), Carnuta()]
+    games: list[Game] = [CauldronMaster(), Carnuta(), Inori()]
     return {g.name: g for g in games}
 
 

@@ -1,0 +1,217 @@
+"""Array layouts shared by the Inori kernel, its strategies and tools.
+
+The game, as simulated (rule text: shared/rules/great-tree.{es.txt,en.md}):
+  * seasons 1..n_seasons; in each, starting with the season's first player and going
+    clockwise (seat + 1), each player with an offering marker left takes a turn, until no
+    one has a marker left;
+  * a turn: the rune step (only when the player holds a Rune tile: play one or none),
+    then one offering (to a card space or a Great Tree space), then the decisions its
+    effect asks for (token colours, spaces to block). A player with no legal offering
+    passes: that marker is set aside for the season;
+  * season end, cards in slot order: score, return every marker, replace the card; then
+    each player's markers become the next season's count; then the player with the
+    fewest points draws two New Start cards, keeps one (it joins the cards in play, in
+    the next free slot) and becomes first player. Not after the last season;
+  * game end: majority scoring on every Great Tree space holding an Altar tile.
+
+Public state: one flat int32 array `pub`, the only game state a strategy sees. Deck
+orders are never in it (only how many cards each deck holds). Rune tiles in hand are
+(documented convention: the rule text does not say they are hidden).
+
+    offset          size            meaning
+    SEAT            1               seat being asked to decide
+    N_PLAYERS       1               players in this game
+    SEASON          1               season, 0-based
+    STEP            1               STEP_* of the decision being asked
+    FIRST           1               first player of this season
+    OCCUPIED_OK     1               1 when this turn's offering may take an occupied space
+                                    (an "occupied" Rune tile was played this turn)
+    RUNES_LEFT      1               Rune tiles left in the face-down stack
+    NEUTRAL_LEFT    1               neutral markers not on a card
+    N_SLOTS         1               card slots in use (cards in play, empty slots included)
+    SUPPLY          MAX_COLOURS     Favor tokens of each colour in the supply
+    DECK_LEFT       MAX_COLOURS     Journey cards left in each colour's deck
+    TILE_USED       MAX_COLOURS     1 once the Altar tile of that colour is on the tree
+    SLOT + i*SLOT_SIZE              card slot i:
+      S_CARD        1                 card id (-1: empty, its deck and discards ran out)
+      S_OCC         MAX_SPACES        marker on each space: -1 none, seat, or NEUTRAL
+      S_OCC2        MAX_SPACES        a second marker placed there through a Rune (-1 none)
+    TREE + t*TREE_SIZE              Great Tree space t:
+      T_OCC         1                 -1 free, or the seat whose marker is there
+      T_TILE        1                 colour of its Altar tile (-1: none yet)
+      T_TOKENS      2                 root space: colours of its reserved tokens (-1 gone)
+    PLAYER + p*PLAYER_SIZE          seat p's block:
+      P_SCORE       1                 points so far
+      P_MARKERS     1                 markers left to place this season
+      P_N_RUNES     1                 Rune tiles in hand
+      P_TOKENS      MAX_COLOURS       Favor tokens held, per colour
+      P_RUNES       MAX_HELD_RUNES    Rune tile ids in hand, in the order drawn
+
+Ids: colours 0..K-1 in config order; card ids 0..J-1 Journey cards, then Start cards,
+then New Start cards, each in config order; tree spaces and Rune tiles in config order.
+
+Option table: int32 rows, one per legal option, in this canonical order.
+
+  STEP_RUNE (asked only when the player holds a Rune tile):
+    OPT_NO_RUNE first; then, for each hand position h in order whose tile is usable and
+    differs from every earlier hand tile (kind, colour, amount), OPT_RUNE with
+    A = h, B = rune tile id, C = rune kind, F1 = tokens it gives (RUNE_GAIN: min(amount,
+    supply)). Usable: RUNE_GAIN always; RUNE_TO_COLOUR / RUNE_FROM_COLOUR when a move
+    exists (STEP_MOVE below); RUNE_OCCUPIED when some card space holds exactly one
+    marker and it is not the player's.
+  STEP_MOVE (after an OPT_RUNE of a move kind): one OPT_MOVE row per (source, target),
+    source = slot*MAX_SPACES + space holding one of the player's markers (first or
+    second marker), ascending; target likewise, ascending within each source: a free
+    space of a card in another slot. RUNE_TO_COLOUR: the target's card is of the tile's
+    colour. RUNE_FROM_COLOUR: the source's card is of the tile's colour.
+    F2 = 1 if the move completes the target's card; F4 = tokens the player holds of the
+    target card's colour. A moved marker pays no cost and takes no effect.
+  STEP_OFFER:
+    1. card spaces, slot by slot, space by space: OPT_CARD with A = slot, B = space,
+       C = colour of the token paid (-1: no cost), one row per colour the cost can be paid
+       with (a colour cost: holding one; "majority": the colour held most, at least one;
+       with a tie, majority_tie = "choose" gives each tied colour ascending, "unpayable"
+       none). A space is available when free, or when OCCUPIED_OK and it holds exactly
+       one marker and that marker is not the player's.
+    2. tree spaces in order, when free: OPT_TREE with A = space. An altar space without
+       a tile: B = C = -1, its columns those of the unused tile colour the player holds
+       most of (ties: the lowest); the tile is chosen next (STEP_TILE). A root space with
+       its reserved tokens: B = C = -1 (once taken, it is not offered). A space with a
+       tile: B = tile colour, C = tile colour if altar_cost > 0 (the player must hold
+       altar_cost tokens of it) else -1.
+    3. OPT_PASS (A = B = C = -1) if there is no other row.
+    POINTS = points the effect scores now (after paying); F1 = Favor tokens it gives
+    (fixed gains: the supply permitting; "take any"/"fewest colour" choices: their
+    amount; reserved tokens: their number); F2 = 1 if the offering completes the card;
+    F3 = Rune tiles it draws (the stack permitting); F4 = tokens the player holds after
+    paying and the fixed gains of the card's colour (card rows) or of the tile's colour
+    (tree rows with a tile colour; else 0).
+  STEP_TOKEN (a "take any" or "fewest colour" effect): OPT_COLOUR with A = colour,
+    ascending; "any": every colour the supply holds; "fewest": among colours the supply
+    holds, those the player holds fewest of. POINTS = tokens the player holds of A.
+  STEP_BLOCK (the block effect, once per neutral marker): OPT_BLOCK, A = slot,
+    B = space, every free card space in order; F2 = 1 if the block completes the card;
+    POINTS = 1 if the player has a marker on that card; F4 = tokens the player holds of
+    the card's colour.
+  STEP_TILE (after an OPT_TREE to an altar space without a tile): OPT_TILE, A = colour,
+    every unused Altar tile colour ascending; POINTS, F1, F3, F4 as the OPT_TREE row
+    would have with that tile.
+  STEP_NEW_START: OPT_NEW_START, A = card id, B = its colour, C = its bottom-right colour,
+    for the cards drawn, in draw order.
+
+    column  KIND  A  B  C  POINTS  F1  F2  F3  F4   (unused entries: -1 for A B C, else 0)
+"""
+
+from numba import njit
+
+MAX_PLAYERS = 4
+MAX_COLOURS = 6
+MAX_SPACES = 4
+MAX_SLOTS = 10
+MAX_TREE = 12
+MAX_HELD_RUNES = 24
+MAX_CARDS = 128
+NEUTRAL = MAX_PLAYERS  # occupant code of a neutral marker
+
+SEAT, N_PLAYERS, SEASON, STEP, FIRST, OCCUPIED_OK, RUNES_LEFT, NEUTRAL_LEFT, N_SLOTS = range(9)
+SUPPLY = 9
+DECK_LEFT = SUPPLY + MAX_COLOURS
+TILE_USED = DECK_LEFT + MAX_COLOURS
+SLOT = TILE_USED + MAX_COLOURS
+S_CARD = 0
+S_OCC = 1
+S_OCC2 = S_OCC + MAX_SPACES
+SLOT_SIZE = S_OCC2 + MAX_SPACES
+TREE = SLOT + MAX_SLOTS * SLOT_SIZE
+T_OCC, T_TILE, T_TOKENS = 0, 1, 2
+TREE_SIZE = 4
+PLAYER = TREE + MAX_TREE * TREE_SIZE
+P_SCORE, P_MARKERS, P_N_RUNES = 0, 1, 2
+P_TOKENS = 3
+P_RUNES = P_TOKENS + MAX_COLOURS
+PLAYER_SIZE = P_RUNES + MAX_HELD_RUNES
+PUB_SIZE = PLAYER + MAX_PLAYERS * PLAYER_SIZE
+
+STEP_RUNE, STEP_MOVE, STEP_OFFER, STEP_TOKEN, STEP_BLOCK, STEP_NEW_START, STEP_TILE = range(7)
+STEPS = ("rune", "move", "offer", "token", "block", "new start", "tile")
+
+KIND, A, B, C, POINTS, F1, F2, F3, F4 = range(9)
+N_COLS = 9
+(OPT_NO_RUNE, OPT_RUNE, OPT_MOVE, OPT_CARD, OPT_TREE, OPT_PASS, OPT_COLOUR, OPT_BLOCK,
+ OPT_NEW_START, OPT_TILE) = range(10)
+MAX_OPTIONS = 512
+
+# Card kinds.
+JOURNEY, START, NEW_START = range(3)
+CARD_KINDS = ("journey", "start", "new_start")
+# A card space's cost: COST_NONE, a colour (0..K-1), or COST_MAJORITY.
+COST_NONE = -1
+COST_MAJORITY = MAX_COLOURS
+# Card space effects (config `effect`), in the rule text's order.
+EF_GAIN, EF_FEWEST, EF_RUNE, EF_DISTINCT, EF_PER_TOKEN, EF_MAJORITY = range(6)
+EFFECTS = ("gain", "gain_fewest", "rune", "points_distinct", "points_per_token",
+           "points_majority")
+# Great Tree effects (config `effect`), in the rule text's order.
+TE_ANY, TE_POINTS, TE_RUNE_TOKEN, TE_TILE_POINTS, TE_BLOCK, TE_TILE_TOKENS, TE_ROOT = range(7)
+TREE_EFFECTS = ("take_any", "points", "rune_and_token", "points_per_tile_token",
+                "block_and_token", "tile_tokens", "reserved_tokens")
+# Rune tile kinds (config `kind`), in the rule text's order.
+RUNE_GAIN, RUNE_TO_COLOUR, RUNE_FROM_COLOUR, RUNE_OCCUPIED = range(4)
+RUNE_KINDS = ("gain", "move_to_colour", "move_from_colour", "occupied")
+
+# Tables.card columns: one row per card id; then per space s, SPACE + s*SPACE_SIZE + SP_*.
+CARD_KIND, CARD_COLOUR, CARD_NEXT, CARD_N_SPACES = range(4)
+SPACE = 4
+SP_COST, SP_EFFECT, SP_COLOUR, SP_COLOUR2, SP_AMOUNT = range(5)
+SPACE_SIZE = 5
+N_CARD_COLS = SPACE + MAX_SPACES * SPACE_SIZE
+# Tables.tree columns: one row per tree space.
+TR_ROOT, TR_EFFECT, TR_AMOUNT, TR_AMOUNT2 = range(4)
+N_TREE_COLS = 4
+# Tables.rune columns: one row per Rune tile.
+RU_KIND, RU_COLOUR, RU_AMOUNT = range(3)
+N_RUNE_COLS = 3
+# Tables.rules entries.
+(R_N_COLOURS, R_SEASONS, R_N_JOURNEY, R_N_START, R_N_NEW_START, R_N_TREE, R_N_RUNES,
+ R_START_IN_PLAY, R_NEUTRAL, R_MAJ_FIRST, R_MAJ_SECOND, R_COST_RETURN, R_MAJ_TIE_CHOOSE,
+ R_ALTAR_COST, R_ALTAR_REPEAT, R_LOW_TIE, R_NEW_START_JOIN, R_RESHUFFLE, R_ROOT_RANDOM,
+ R_NEW_START_DRAW) = range(20)
+N_RULES = 20
+# options.fewest_points_tie (R_LOW_TIE).
+TIE_TURN_ORDER, TIE_REVERSE, TIE_RANDOM = range(3)
+LOW_TIES = ("turn_order", "reverse_turn_order", "random")
+
+# Points by source (result columns points_<source>).
+(SRC_CARD, SRC_TREE, SRC_COMPLETE, SRC_NEW_START, SRC_MAJORITY) = range(5)
+SOURCES = ("card_effects", "tree_effects", "completed_cards", "new_start_cards",
+           "majorities")
+
+# Trace of one game (buffers: simkit/kernels.py); the decision kind recorded is the step.
+# Events: [season, event, seat, a, b, c]
+(EV_SETUP_CARD, EV_ROOT, EV_RUNE, EV_MOVE, EV_CARD, EV_TREE, EV_PASS, EV_PAY, EV_GAIN,
+ EV_POINTS, EV_DRAW_RUNE, EV_BLOCK, EV_COMPLETE, EV_INCOMPLETE, EV_SCORE, EV_REPLACE,
+ EV_RESHUFFLE, EV_MARKERS, EV_NEW_START, EV_FIRST, EV_MAJORITY, EV_END) = range(22)
+
+
+@njit(cache=True, inline="always")
+def player_at(p: int, field: int) -> int:
+    """Offset of `field` (P_*) of seat p in `pub`."""
+    return PLAYER + p * PLAYER_SIZE + field
+
+
+@njit(cache=True, inline="always")
+def slot_at(i: int, field: int) -> int:
+    """Offset of `field` (S_*) of card slot i in `pub`."""
+    return SLOT + i * SLOT_SIZE + field
+
+
+@njit(cache=True, inline="always")
+def tree_at(t: int, field: int) -> int:
+    """Offset of `field` (T_*) of Great Tree space t in `pub`."""
+    return TREE + t * TREE_SIZE + field
+
+
+@njit(cache=True, inline="always")
+def space_col(s: int, field: int) -> int:
+    """Column of `field` (SP_*) of card space s in Tables.card."""
+    return SPACE + s * SPACE_SIZE + field

@@ -1,0 +1,311 @@
+"""Inori players (option table and `pub` layout: simkit/games/inori/layout.py).
+
+- random:  a uniformly random legal option.
+- greedy:  the best immediate value of each option row alone: points now, tokens and
+           Rune tiles gained, a card completed (worth the tokens held of its colour),
+           minus a cost paid; plays Rune tiles that give tokens; takes the colour it
+           holds most of; blocks to complete a card it is on.
+- planner: plans for the season end and the game end: values every token by the points
+           it will bring (complete cards it is on, the majorities on the tree it can
+           still win), completes cards it is on, avoids completing cards that score
+           only for opponents, and keeps its markers where cards are likely to complete.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from simkit.games.inori.layout import (
+    CARD_COLOUR,
+    CARD_N_SPACES,
+    F1,
+    F2,
+    F3,
+    F4,
+    KIND,
+    MAX_COLOURS,
+    MAX_SPACES,
+    N_PLAYERS,
+    N_SLOTS,
+    OPT_BLOCK,
+    OPT_CARD,
+    OPT_COLOUR,
+    OPT_MOVE,
+    OPT_NEW_START,
+    OPT_PASS,
+    OPT_RUNE,
+    OPT_TILE,
+    OPT_TREE,
+    P_MARKERS,
+    P_TOKENS,
+    POINTS,
+    R_MAJ_FIRST,
+    R_MAJ_SECOND,
+    R_N_COLOURS,
+    R_SEASONS,
+    RUNE_GAIN,
+    RUNE_OCCUPIED,
+    S_CARD,
+    S_OCC,
+    S_OCC2,
+    SEASON,
+    SEAT,
+    TILE_USED,
+    A,
+    B,
+    C,
+    player_at,
+    slot_at,
+)
+from simkit.rng import randint
+
+from . import Param, StrategySpec
+
+RANDOM, GREEDY, PLANNER = 0, 1, 2
+
+STRATEGIES = [
+    StrategySpec("random", RANDOM, "Picks a uniformly random legal option."),
+    StrategySpec(
+        "greedy",
+        GREEDY,
+        "Best immediate value: points, tokens and runes now, cards completed, costs paid.",
+        (
+            Param("token_weight", 1.0, 0.0, 20.0, "value of a Favor token gained"),
+            Param("rune_weight", 1.0, 0.0, 20.0, "value of a Rune tile drawn"),
+            Param("complete_weight", 1.0, 0.0, 20.0,
+                  "weight of the tokens held of a card's colour when completing it"),
+            Param("cost_weight", 1.0, 0.0, 20.0, "value lost per token paid"),
+        ),
+    ),
+    StrategySpec(
+        "planner",
+        PLANNER,
+        "Plans for season-end cards and end-game majorities; denies completions to rivals.",
+        (
+            Param("complete_weight", 1.0, 0.0, 5.0,
+                  "weight of the points a card it is on will score when completed"),
+            Param("presence_weight", 0.5, 0.0, 5.0,
+                  "weight of joining a card, by the chance it completes this season"),
+            Param("majority_weight", 1.0, 0.0, 5.0,
+                  "weight of the majority points a token may swing at the end"),
+            Param("deny_weight", 0.5, 0.0, 5.0,
+                  "weight of the points a completion hands to opponents"),
+            Param("rune_value", 1.5, 0.0, 10.0, "value of a Rune tile in hand"),
+            Param("token_value", 0.4, 0.0, 5.0, "base value of any Favor token"),
+        ),
+    ),
+]
+
+
+@njit(cache=True, inline="always")
+def greedy(opts, n, params):
+    """Score each row from its own columns; the best row wins (ties: the first)."""
+    w_token, w_rune, w_complete, w_cost = params[0], params[1], params[2], params[3]
+    best = 0
+    best_score = -1e300
+    for i in range(n):
+        kind = opts[i, KIND]
+        if kind in (OPT_CARD, OPT_TREE, OPT_TILE):
+            score = (opts[i, POINTS] + w_token * opts[i, F1] + w_rune * opts[i, F3]
+                     + w_complete * opts[i, F2] * opts[i, F4])
+            if opts[i, C] >= 0:
+                score -= w_cost
+        elif kind == OPT_RUNE:
+            score = w_token * opts[i, F1] if opts[i, C] == RUNE_GAIN else -1.0
+        elif kind in (OPT_MOVE, OPT_BLOCK):
+            score = opts[i, F2] * (opts[i, F4] + 1.0) * (1.0 if opts[i, POINTS] or
+                                                         kind == OPT_MOVE else -0.5)
+        elif kind == OPT_COLOUR:
+            score = float(opts[i, POINTS])
+        elif kind == OPT_PASS:
+            score = -1e9
+        else:  # no rune, a New Start card
+            score = 0.0
+        if score > best_score:
+            best_score = score
+            best = i
+    return best
+
+
+# ---------------------------------------------------------------- planner
+@njit(cache=True)
+def colour_values(pub, t, p, params, values):
+    """values[x]: what one more token of colour x is worth to seat p, in points.
+
+    A token scores on every card of that colour p is on (if it completes), on New Start
+    cards whose bottom-right colour it is, and may win a majority where a tile of that
+    colour sits on the tree.
+    """
+    w_complete, w_major, base = params[0], params[2], params[5]
+    n_col = t.rules[R_N_COLOURS]
+    n_players = pub[N_PLAYERS]
+    for x in range(n_col):
+        values[x] = base
+    for i in range(pub[N_SLOTS]):
+        c = pub[slot_at(i, S_CARD)]
+        if c < 0:
+            continue
+        n_sp = t.card[c, CARD_N_SPACES]
+        present = False
+        filled = 0
+        for s in range(n_sp):
+            occ = pub[slot_at(i, S_OCC + s)]
+            if occ >= 0:
+                filled += 1
+            if occ == p or pub[slot_at(i, S_OCC2 + s)] == p:
+                present = True
+        if present:
+            # Fewer free spaces: likelier to complete by the season's end.
+            chance = 1.0 / (1.0 + (n_sp - filled))
+            values[t.card[c, CARD_COLOUR]] += w_complete * chance
+    # Majorities: a tile of colour x on the tree; how close p is to 1st or 2nd.
+    first, second = t.rules[R_MAJ_FIRST], t.rules[R_MAJ_SECOND]
+    for x in range(n_col):
+        if pub[TILE_USED + x] == 0:
+            continue
+        mine = pub[player_at(p, P_TOKENS + x)]
+        best_other = 0
+        for q in range(n_players):
+            if q != p:
+                best_other = max(best_other, pub[player_at(q, P_TOKENS + x)])
+        gap = best_other - mine
+        if gap >= -1 and gap <= 3:  # contested: a token may move p up a place
+            values[x] += w_major * (first - second) / (2.0 + max(gap, 0))
+        elif gap > 3:
+            values[x] += w_major * second / (2.0 + gap)
+    return values
+
+
+@njit(cache=True)
+def card_state(pub, t, i, p):
+    """(free spaces, seat p present, sum over opponents present of nothing) of slot i."""
+    c = pub[slot_at(i, S_CARD)]
+    n_sp = t.card[c, CARD_N_SPACES]
+    free = 0
+    present = 0
+    for s in range(n_sp):
+        if pub[slot_at(i, S_OCC + s)] < 0:
+            free += 1
+        if pub[slot_at(i, S_OCC + s)] == p or pub[slot_at(i, S_OCC2 + s)] == p:
+            present = 1
+    return free, present
+
+
+@njit(cache=True)
+def rival_gain(pub, t, i, p, colour):
+    """Points the other players on slot i's card would score at its completion."""
+    total = 0
+    for q in range(pub[N_PLAYERS]):
+        if q == p:
+            continue
+        on = False
+        for s in range(MAX_SPACES):
+            if pub[slot_at(i, S_OCC + s)] == q or pub[slot_at(i, S_OCC2 + s)] == q:
+                on = True
+        if on:
+            total += pub[player_at(q, P_TOKENS + colour)]
+    return total
+
+
+@njit(cache=True)
+def tile_prospect(pub, p, colour, params):
+    """Placing a tile makes its colour a majority colour: good if p leads in it."""
+    mine = pub[player_at(p, P_TOKENS + colour)]
+    others = 0
+    for q in range(pub[N_PLAYERS]):
+        if q != p:
+            others = max(others, pub[player_at(q, P_TOKENS + colour)])
+    return params[2] * 0.5 * (mine - others)
+
+
+@njit(cache=True)
+def planner(opts, n, pub, t, params):
+    """Value each option as points now + tokens valued by colour + card prospects."""
+    w_complete, w_presence, w_deny, rune_value = params[0], params[1], params[3], params[4]
+    p = pub[SEAT]
+    values = np.zeros(MAX_COLOURS, np.float64)
+    colour_values(pub, t, p, params, values)
+    last_season = pub[SEASON] == t.rules[R_SEASONS] - 1
+    markers_left = 0
+    for q in range(pub[N_PLAYERS]):
+        markers_left += pub[player_at(q, P_MARKERS)]
+    best = 0
+    best_score = -1e300
+    for i in range(n):
+        kind = opts[i, KIND]
+        score = 0.0
+        if kind in (OPT_CARD, OPT_TREE):
+            score = float(opts[i, POINTS]) + rune_value * opts[i, F3]
+            if opts[i, C] >= 0:
+                score -= values[opts[i, C]]
+            if kind == OPT_CARD:
+                slot = opts[i, A]
+                c = pub[slot_at(slot, S_CARD)]
+                x = t.card[c, CARD_COLOUR]
+                free, present = card_state(pub, t, slot, p)
+                # Tokens: fixed gains at their colour's value, choices at the best value.
+                score += opts[i, F1] * values[x] if opts[i, F4] > 0 else opts[i, F1] * 0.5
+                if opts[i, F2] == 1:
+                    score += w_complete * opts[i, F4]
+                    score -= w_deny * rival_gain(pub, t, slot, p, x)
+                elif pub[slot_at(slot, S_OCC + opts[i, B])] < 0:
+                    # Joining a card: worth its completion, by the chance it completes.
+                    chance = 1.0 / (1.0 + free - 1) if markers_left > free - 1 else 0.0
+                    score += w_presence * chance * opts[i, F4] * (1 - present * 0.5)
+            else:
+                colour = opts[i, B]
+                if colour >= 0:
+                    score += opts[i, F1] * values[colour]
+                else:
+                    # A root space (random colours) or a tile still to choose (STEP_TILE):
+                    # tokens at the mean value, plus the best tile's majority prospect.
+                    mean = 0.0
+                    for x in range(t.rules[R_N_COLOURS]):
+                        mean += values[x] / t.rules[R_N_COLOURS]
+                    score += opts[i, F1] * mean
+        elif kind == OPT_TILE:
+            colour = opts[i, A]
+            score = (float(opts[i, POINTS]) + rune_value * opts[i, F3]
+                     + opts[i, F1] * values[colour] + tile_prospect(pub, p, colour, params))
+        elif kind == OPT_RUNE:
+            if opts[i, C] == RUNE_GAIN:
+                score = opts[i, F1] * 0.5 - rune_value * 0.5
+            elif opts[i, C] == RUNE_OCCUPIED:
+                score = -rune_value * 0.25
+            else:
+                score = -rune_value * 0.5
+        elif kind == OPT_MOVE:
+            score = opts[i, F2] * (w_complete * opts[i, F4] + 0.1) - 0.2
+        elif kind == OPT_BLOCK:
+            slot = opts[i, A]
+            c = pub[slot_at(slot, S_CARD)]
+            x = t.card[c, CARD_COLOUR]
+            if opts[i, F2] == 1:
+                score = (w_complete * opts[i, F4] * opts[i, POINTS]
+                         - w_deny * rival_gain(pub, t, slot, p, x))
+            else:
+                # Blocking a card only rivals are on makes it easier for them: avoid.
+                score = -0.1 * rival_gain(pub, t, slot, p, x)
+        elif kind == OPT_COLOUR:
+            score = values[opts[i, A]] + 1e-3 * opts[i, POINTS]
+        elif kind == OPT_NEW_START:
+            score = values[opts[i, B]] + 0.5 * values[opts[i, C]]
+        elif kind == OPT_PASS:
+            score = -1e9
+        if last_season and kind == OPT_NEW_START:
+            score = 0.0
+        if score > best_score:
+            best_score = score
+            best = i
+    return best
+
+
+@njit(cache=True, inline="always")
+def choose(sid, opts, n, pub, t, params, rng):
+    """Dispatch to the built-in strategy `sid`; returns an option row in [0, n)."""
+    if sid == GREEDY:
+        return greedy(opts, n, params)
+    if sid == PLANNER:
+        return planner(opts, n, pub, t, params)
+    return randint(rng, n)
