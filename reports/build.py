@@ -59,56 +59,77 @@ def widened(frame: pl.DataFrame, estimate: str, factor: float) -> pl.DataFrame:
                               (mid + (hi - mid) * factor).alias(f"{estimate}_hi"))
 
 
+def context(run: Run, targets: Targets, hooks: GameHooks) -> Context:
+    """What the game's hooks see. Hooks that are not `summary_ready` get the per-game frame
+    too (they may read it); on a summary-only run they are not asked at all."""
+    frame = run.frame
+    games = (metrics.per_game(frame) if frame is not None and not hooks.summary_ready
+             else None)
+    return Context(run, frame, games, targets, hooks.seat_label, run.source)
+
+
+def game_hooks_apply(run: Run, hooks: GameHooks) -> bool:
+    """Whether the game's components and sections can be computed for `run`."""
+    return hooks.summary_ready or not run.source.summary_only
+
+
+def components_of(run: Run, hooks: GameHooks, ctx: Context) -> pl.DataFrame:
+    """The component effects (none for hooks that cannot read a summary-only run)."""
+    found = hooks.components(ctx) if game_hooks_apply(run, hooks) else []
+    return metrics.component_effects(run.source, found)
+
+
 def scorecard_only(run: Run, targets: Targets, hooks: GameHooks | None = None,
                    widen: float = 1.0) -> pl.DataFrame:
     """The balance scorecard alone, intervals stretched by `widen` (simkit run --until-sure)."""
     hooks = hooks or hooks_for(run.game)
-    frame = run.frame
-    games = metrics.per_game(frame)
-    ctx = Context(run, frame, games, targets, hooks.seat_label)
-    seats = widened(metrics.seat_advantage(frame), "advantage", widen)
-    components = widened(metrics.component_effects(frame, hooks.components(ctx)), "effect",
-                         widen)
-    return scorecard(targets, run_games=games.height, seat_advantage=seats,
+    src = run.source
+    ctx = context(run, targets, hooks)
+    seats = widened(metrics.seat_advantage(src), "advantage", widen)
+    components = widened(components_of(run, hooks, ctx), "effect", widen)
+    return scorecard(targets, run_games=metrics.game_count(src), seat_advantage=seats,
                      components=components,
-                     tie_rate=widened(metrics.tie_rate(games), "tie_rate", widen),
-                     game_length=widened(metrics.summary(games, "rounds"), "rounds", widen),
+                     tie_rate=widened(metrics.tie_rate(src.games), "tie_rate", widen),
+                     game_length=widened(metrics.summary(src.games, "rounds"), "rounds",
+                                         widen),
                      seat_label=hooks.seat_label)
 
 
 def build(run: Run, targets: Targets, hooks: GameHooks | None = None) -> Report:
     """Compute the metrics of `run` and lay out the report."""
     hooks = hooks or hooks_for(run.game)
-    frame = run.frame
+    src = run.source
     n = run.n_players
     fair = 1.0 / n
     label: Callable[[int], str] = hooks.seat_label
-    games = metrics.per_game(frame)
-    ctx = Context(run, frame, games, targets, label)
-    run_games = games.height
+    ctx = context(run, targets, hooks)
+    run_games = metrics.game_count(src)
 
-    by_strategy = metrics.win_share_by(frame, "strategy")
-    by_seat = metrics.win_share_by(frame, "seat").with_columns(
+    by_strategy = metrics.win_share_by(src, "strategy")
+    by_seat = metrics.win_share_by(src, "seat").with_columns(
         label=pl.col("seat").map_elements(label, return_dtype=pl.String))
-    seats = metrics.seat_advantage(frame).with_columns(
+    seats = metrics.seat_advantage(src).with_columns(
         label=pl.col("seat").map_elements(label, return_dtype=pl.String))
-    ties = metrics.tie_rate(games)
-    length = metrics.summary(games, "rounds")
-    margin = metrics.summary(games, "margin")
-    components = metrics.component_effects(frame, hooks.components(ctx))
+    ties = metrics.tie_rate(src.games)
+    length = metrics.summary(src.games, "rounds")
+    margin = metrics.summary(src.games, "margin")
+    components = components_of(run, hooks, ctx)
     card = scorecard(targets, run_games=run_games, seat_advantage=seats, components=components,
                      tie_rate=ties, game_length=length, seat_label=label)
 
     sections = [
         _winners(by_strategy, by_seat, fair, n),
         _seat_section(seats, n, _target(targets, "seat_advantage", "max_points"), hooks),
-        _scores(frame, label, by_strategy, by_seat),
-        _endings(games, ties, length, margin, hooks.length_unit),
+        _scores(src, label, by_strategy, by_seat),
+        _endings(src.games, ties, length, margin, hooks.length_unit),
     ]
     if components.height:
         sections.append(_components(components, _target(targets, "component_effect",
                                                         "max_points")))
-    sections += hooks.sections(ctx)
+    if game_hooks_apply(run, hooks):
+        sections += hooks.sections(ctx)
+    elif type(hooks) is not GameHooks:  # the game has sections, which need the rows
+        sections.append(_not_in_summary(run))
 
     m = run.manifest
     shown, notes = hooks.placeholders(run)
@@ -118,7 +139,9 @@ def build(run: Run, targets: Targets, hooks: GameHooks | None = None) -> Report:
         ("Game", f"{m['title']} ({m['game']}), {n} players"),
         ("Strategies", strategies + ("; they rotate through the seats on every deal"
                                      if m.get("rotation") else "")),
-        ("Games", f"{m['games']:,} ({m['rows']:,} player rows)"),
+        ("Games", f"{m['games']:,} ({m['rows']:,} player rows)" + (
+            "; summary only: the run kept exact totals, not per-game rows"
+            if m.get("summary_only") else "")),
         ("Seed", str(m["seed"])),
         ("Config", f"{config['source']} (hash {config['hash']})"),
         ("Overrides", ", ".join(config.get("overrides") or []) or "none"),
@@ -238,7 +261,16 @@ def _seat_section(seats: pl.DataFrame, n: int, max_points: float | None,
                    "with the strategies held equal.", blocks)
 
 
-def _scores(frame: pl.DataFrame, label: Callable[[int], str], strategy_means: pl.DataFrame,
+def _not_in_summary(run: Run) -> Section:
+    return Section("game-sections", f"{run.manifest['title']}: game-specific sections",
+                   "Not available for this run.", [Note(
+                       f"This run kept only summaries (--summary-only), and the report's "
+                       f"{run.manifest['title']} sections and component values read per-game "
+                       "rows, which a summary does not hold. Every generic section above "
+                       "is complete. Rerun without --summary-only to see them.")])
+
+
+def _scores(frame: metrics.Data, label: Callable[[int], str], strategy_means: pl.DataFrame,
             seat_means: pl.DataFrame) -> Section:
     quant_cols = [Column("score", "Mean", "ci_num"), Column("min", "Min", "int"),
                   Column("p5", "5%", "int"), Column("p25", "25%", "int"),
@@ -276,7 +308,7 @@ def _scores(frame: pl.DataFrame, label: Callable[[int], str], strategy_means: pl
                    "How many points players end with, by strategy and by seat.", blocks)
 
 
-def _endings(games: pl.DataFrame, ties: pl.DataFrame, length: pl.DataFrame,
+def _endings(games: metrics.Data, ties: pl.DataFrame, length: pl.DataFrame,
              margin: pl.DataFrame, unit: str) -> Section:
     t, ln, mg = ties.row(0, named=True), length.row(0, named=True), margin.row(0, named=True)
     rows = [

@@ -28,12 +28,13 @@ def _names(run: Run, table: str) -> dict[str, str]:
 @register("carnuta")
 class CarnutaHooks(GameHooks):
     seat_note = "Seat 0 is the first player (the Ancestor)."
+    summary_ready = True
 
     def components(self, ctx: Context) -> list[Component]:
-        cols = set(ctx.frame.columns)
+        cols = set(ctx.columns)
         out = []
         if "starting_card" in cols:
-            present = set(ctx.frame["starting_card"].cast(pl.String).unique().to_list())
+            present = set(ctx.present("starting_card"))
             for c, name in _names(ctx.run, "starting_cards").items():
                 if c in present:
                     extra = pl.col("start_points") if "start_points" in cols else None
@@ -49,11 +50,11 @@ class CarnutaHooks(GameHooks):
         return out
 
     def sections(self, ctx: Context) -> list[Section]:
-        cols = set(ctx.frame.columns)
+        cols = set(ctx.columns)
         out = []
         runes = [(k, label) for k, label in RUNE_COLUMNS if k in cols]
         if runes:
-            table = clustered_mean(ctx.frame, ["strategy"], [k for k, _ in runes])
+            table = clustered_mean(ctx.source, ["strategy"], [k for k, _ in runes])
             out.append(Section(
                 "runes", "Rune economy and the Sickle",
                 "How each strategy gets and spends its runes, and how often it uses its two "
@@ -66,7 +67,7 @@ class CarnutaHooks(GameHooks):
         kinds = [k for k in SCORE_KINDS if f"points_{k}" in cols]
         if kinds:
             values = [f"points_{k}" for k in kinds]
-            table = clustered_mean(ctx.frame, ["strategy"], values)
+            table = clustered_mean(ctx.source, ["strategy"], values)
             out.append(Section(
                 "scoring-kinds", "Points by scoring kind",
                 "Which kinds of scoring card the points come from, per player and game.",

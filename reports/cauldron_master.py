@@ -17,7 +17,7 @@ from reports import charts, metrics
 from reports.document import Chart, Column, Note, Section, Table
 from reports.hooks import Context, GameHooks, register
 from reports.load import Run
-from reports.metrics import MIN_GROUP, Component, as_proportion, clustered_mean, subgroup_means
+from reports.metrics import MIN_GROUP, Component, as_proportion, clustered_mean
 
 
 def _names(run: Run, table: str) -> dict[str, str]:
@@ -28,7 +28,7 @@ def _names(run: Run, table: str) -> dict[str, str]:
 def _witches(ctx: Context) -> list[tuple[str, str]]:
     """(id, name) of the witches in this run's results, in config order."""
     names = _names(ctx.run, "witches")
-    return [(w, names.get(w, w)) for w in names if f"witch_{w}" in ctx.frame.columns]
+    return [(w, names.get(w, w)) for w in names if f"witch_{w}" in ctx.columns]
 
 
 def _label_column(frame: pl.DataFrame, key: str, names: dict[str, str],
@@ -51,13 +51,14 @@ def _recipes(card: dict[str, Any], ingredients: dict[str, str]) -> str:
 class CauldronMasterHooks(GameHooks):
     seat_note = ("Seat 0 is the first player, who holds the Favour of Hecate in round 1; "
                  "the Favour passes to the left every round.")
+    summary_ready = True
 
     def components(self, ctx: Context) -> list[Component]:
-        cols = ctx.frame.columns
+        cols = ctx.columns
         out = [Component("Witch", w, name, pl.col(f"witch_{w}") > 0, "used")
                for w, name in _witches(ctx)]
         if "recipe_card" in cols:
-            present = set(ctx.frame["recipe_card"].cast(pl.String).unique().to_list())
+            present = set(ctx.present("recipe_card"))
             for r, name in _names(ctx.run, "recipe_cards").items():
                 if r in present:
                     out.append(Component(
@@ -95,16 +96,15 @@ class CauldronMasterHooks(GameHooks):
         return kept, notes
 
     def sections(self, ctx: Context) -> list[Section]:
-        cols = ctx.frame.columns
+        cols = ctx.columns
         # Per-strategy means used by two sections, in one pass.
-        values = [v for v in ("recipe_bonus", "cards_left", "potions") if v in cols]
+        values = {v: pl.col(v) for v in ("recipe_bonus", "cards_left", "potions") if v in cols}
         per_strategy = None
         if values:
-            frame = ctx.frame.with_columns(none_left=pl.col("cards_left") == 0) if (
-                "cards_left" in cols) else ctx.frame
-            extra = ["none_left"] if "cards_left" in cols else []
-            per_strategy = clustered_mean(frame, ["strategy"], [*values, *extra])
-            if extra:
+            if "cards_left" in cols:
+                values["none_left"] = pl.col("cards_left") == 0
+            per_strategy = clustered_mean(ctx.source, ["strategy"], values)
+            if "none_left" in values:
                 per_strategy = as_proportion(per_strategy, "none_left")
         out = []
         if _witches(ctx):
@@ -119,14 +119,15 @@ class CauldronMasterHooks(GameHooks):
     # ------------------------------------------------------------------ witches
     def _witch_section(self, ctx: Context) -> Section:
         witches = _witches(ctx)
-        frame = ctx.frame
+        src = ctx.source
         hand = len(witches)
-        short = frame.filter(pl.col("rounds") < hand)
+        # Asked whatever the data (a summary-only run keeps what the report asks for).
+        means = clustered_mean(src, ["strategy"],
+                               {w: pl.col(f"witch_{w}") == 0 for w, _ in witches},
+                               where=pl.col("rounds") < hand)
+        lengths = metrics.histogram(src.games, "rounds")
         blocks: list[Any] = []
-        if short.height >= MIN_GROUP:
-            unused = short.with_columns(
-                [(pl.col(f"witch_{w}") == 0).alias(w) for w, _ in witches])
-            means = clustered_mean(unused, ["strategy"], [w for w, _ in witches])
+        if int(means["players"].sum()) >= MIN_GROUP:
             for w, _ in witches:
                 means = as_proportion(means, w)
             rows = []
@@ -144,7 +145,8 @@ class CauldronMasterHooks(GameHooks):
                                {f"unused_hi_{s}": f"{s}_hi" for s in present})
             players = dict(zip(present, means["players"].to_list(), strict=True))
             wide = wide.with_columns(pl.lit(n).alias(f"{s}_players") for s, n in players.items())
-            share_short = short["game"].n_unique() / ctx.games.height
+            share_short = (lengths.filter(pl.col("rounds") < hand)["count"].sum()
+                           / lengths["count"].sum())
             blocks += [
                 Table("Witch left unused in short games",
                       f"In games that ended before the hand of {hand} witches was spent "
@@ -166,20 +168,19 @@ class CauldronMasterHooks(GameHooks):
         else:
             blocks.append(Note(f"No game ended before the hand of {hand} witches was spent, "
                                "so the results cannot show which witch players save."))
-        times: dict[str, pl.Expr] = {}
-        for w, _ in witches:
-            for k in frame[f"witch_{w}"].unique().sort().to_list():
-                times[f"{w}:{k}"] = pl.col(f"witch_{w}") == k
-        by_times = as_proportion(subgroup_means(frame, times, "win_share"), "win_share",
-                                 degenerate_only=True)
-        names = dict(witches)
         rows = []
-        for r in by_times.filter(pl.col("players") >= MIN_GROUP).iter_rows(named=True):
-            w, k = r["group"].split(":")
-            rows.append({"witch": names[w], "times": int(k), "used": f"used {k}×",
-                         "players": r["players"], "share": r["players"] / frame.height,
-                         "win_share": r["win_share"], "win_share_lo": r["win_share_lo"],
-                         "win_share_hi": r["win_share_hi"]})
+        for w, name in witches:
+            # Each use count as a subgroup of all players, its interval over every deal.
+            by_times = clustered_mean(src, [f"witch_{w}"], ["win_share"],
+                                      all_clusters=True).drop("clusters")
+            by_times = as_proportion(by_times, "win_share", degenerate_only=True)
+            total = int(by_times["players"].sum())
+            for r in by_times.filter(pl.col("players") >= MIN_GROUP).iter_rows(named=True):
+                k = r[f"witch_{w}"]
+                rows.append({"witch": name, "times": int(k), "used": f"used {k}×",
+                             "players": r["players"], "share": r["players"] / total,
+                             "win_share": r["win_share"], "win_share_lo": r["win_share_lo"],
+                             "win_share_hi": r["win_share_hi"]})
         counts = pl.DataFrame(rows)
         blocks += [
             Table("Win share by times each witch was used",
@@ -208,16 +209,18 @@ class CauldronMasterHooks(GameHooks):
 
     # ------------------------------------------------------------------ Hecate
     def _hecate_section(self, ctx: Context) -> Section:
-        frame, n = ctx.frame, ctx.n_players
-        lengths = ctx.games.group_by("rounds").len().filter(
-            pl.col("len") >= max(MIN_GROUP, 0.01 * ctx.games.height))["rounds"].to_list()
-        by_len = clustered_mean(frame.filter(pl.col("rounds").is_in(lengths)),
-                                ["rounds", "seat"], ["win_share"])
+        src, n = ctx.source, ctx.n_players
+        games = metrics.histogram(src.games, "rounds")
+        lengths = games.filter(pl.col("count") >= max(MIN_GROUP, 0.01 * games["count"].sum())
+                               )["rounds"].to_list()
+        # Grouped by length, then the rare lengths dropped: the same as dropping them first.
+        by_len = clustered_mean(src, ["rounds", "seat"], ["win_share"]).filter(
+            pl.col("rounds").is_in(lengths))
         by_len = as_proportion(by_len, "win_share", degenerate_only=True).with_columns(
             label=pl.col("seat").map_elements(ctx.seat_label, return_dtype=pl.String),
             favour=((pl.col("rounds").cast(pl.Int64) - pl.col("seat").cast(pl.Int64) - 1)
                     // n + 1).clip(0, None))
-        by_strategy = as_proportion(clustered_mean(frame, ["seat", "strategy"], ["win_share"]),
+        by_strategy = as_proportion(clustered_mean(src, ["seat", "strategy"], ["win_share"]),
                                     "win_share", degenerate_only=True).with_columns(
             label=pl.col("seat").map_elements(ctx.seat_label, return_dtype=pl.String))
         strategies = sorted(set(by_strategy["strategy"].to_list()))
@@ -256,8 +259,8 @@ class CauldronMasterHooks(GameHooks):
     # ------------------------------------------------------------------ recipes
     def _recipe_section(self, ctx: Context, by_strategy: pl.DataFrame) -> Section:
         names = _names(ctx.run, "recipe_cards")
-        frame = ctx.frame
-        by_card = clustered_mean(frame, ["recipe_card"], ["recipe_bonus", "win_share", "score"])
+        by_card = clustered_mean(ctx.source, ["recipe_card"],
+                                 ["recipe_bonus", "win_share", "score"])
         by_card = as_proportion(by_card, "win_share", degenerate_only=True)
         by_card = _label_column(by_card, "recipe_card", names).sort("recipe_bonus",
                                                                     descending=True)
@@ -289,9 +292,9 @@ class CauldronMasterHooks(GameHooks):
 
     # ------------------------------------------------------------------ leftovers
     def _leftover_section(self, ctx: Context, by_strategy: pl.DataFrame) -> Section:
-        frame = ctx.frame
-        hist = metrics.histogram(frame, "cards_left", "strategy")
-        by_left = as_proportion(clustered_mean(frame, ["cards_left"], ["win_share"]).filter(
+        src = ctx.source
+        hist = metrics.histogram(src, "cards_left", "strategy")
+        by_left = as_proportion(clustered_mean(src, ["cards_left"], ["win_share"]).filter(
             pl.col("players") >= MIN_GROUP), "win_share", degenerate_only=True)
         cols = [Column("strategy", "Strategy"), Column("players", "Players", "int"),
                 Column("cards_left", "Cards left", "ci_num", 2),

@@ -162,6 +162,11 @@ def compare_runs(a: Path, b: Path, top_components: int = 5) -> Comparison:
     ma, mb = read_run_manifest(a), read_run_manifest(b)
     check_comparable(ma, mb, a, b)
     ra, rb = open_run(a), open_run(b)
+    for run in (ra, rb):
+        if run.frame is None:
+            raise SimkitError(f"cannot compare {run.path}: it is a summary-only run, and a "
+                              "paired comparison matches the two runs deal by deal, which "
+                              "needs the per-game rows; rerun it without --summary-only")
     fa, fb = ra.frame, rb.frame
     label = hooks_for(ra.game).seat_label
     ga, gb = metrics.per_game(fa), metrics.per_game(fb)

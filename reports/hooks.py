@@ -5,6 +5,12 @@ row shows that a player had or used one), which placeholder marks matter for a r
 which extra sections tell a designer something about that game. Everything else in the
 report is generic. To add a game: write `reports/<module>.py` with a `GameHooks` subclass
 decorated `@register("<game name>")`, and list the module in `_MODULES`.
+
+Hooks that read their numbers only through `ctx.source` (the metric functions accept it in
+place of a frame), `ctx.columns` and `ctx.present`, never `ctx.frame` or `ctx.games`, and
+that ask for the same queries whatever the data (filter groups after the fact rather than
+choosing queries from the data), set `summary_ready = True`: their components and
+sections then also work on a `--summary-only` run, with the same numbers.
 """
 
 from __future__ import annotations
@@ -20,7 +26,9 @@ import polars as pl
 from reports.document import Section
 from reports.load import Run
 from reports.metrics import Component
+from reports.source import RowsSource, Source
 from reports.targets import Targets
+from simkit.summary import Query
 
 _MODULES = {"cauldron-master": "reports.cauldron_master", "carnuta": "reports.carnuta"}
 _REGISTRY: dict[str, type[GameHooks]] = {}
@@ -28,17 +36,37 @@ _REGISTRY: dict[str, type[GameHooks]] = {}
 
 @dataclass
 class Context:
-    """What a hook may use: the run, its results and the generic per-game frame."""
+    """What a hook may use: the run, its results and the generic per-game frame, or (for
+    every run, summary-only too) `source`, `columns` and `present`."""
 
     run: Run
-    frame: pl.DataFrame  # one row per game and seat
-    games: pl.DataFrame  # metrics.per_game(frame)
+    frame: pl.DataFrame | None  # one row per game and seat (None: a summary-only run)
+    games: pl.DataFrame | None  # metrics.per_game(frame), when a hook needs it
     targets: Targets
     seat_label: Callable[[int], str]
+    source: Source | None = None  # default: the rows of `frame`
+
+    def __post_init__(self) -> None:
+        if self.source is None:
+            if self.frame is None:
+                raise ValueError("a Context needs a frame or a source")
+            self.source = RowsSource(self.frame)
 
     @property
     def n_players(self) -> int:
         return self.run.n_players
+
+    @property
+    def columns(self) -> list[str]:
+        """The run's result columns."""
+        assert self.source is not None
+        return self.source.columns
+
+    def present(self, column: str) -> list[Any]:
+        """The values `column` takes in the results (category columns as text)."""
+        assert self.source is not None
+        table = self.source.table(Query.of([column], cluster=None))
+        return table.frame[column].to_list()
 
 
 def ordinal(n: int) -> str:
@@ -51,6 +79,7 @@ class GameHooks:
 
     length_unit = "rounds"  # what the results' `rounds` column counts
     seat_note = "Seat 0 is the first player."
+    summary_ready = False  # components and sections work from ctx.source alone (see above)
 
     def seat_label(self, seat: int) -> str:
         return f"{ordinal(seat + 1)} player"

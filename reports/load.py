@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -11,8 +11,17 @@ import polars as pl
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from reports.source import RowsSource, Source, SummarySource
 from simkit.errors import SimkitError
-from simkit.results import CHUNK_DIR, GAMES_FILE, MANIFEST_FILE, RUN_FILE, SHARED_COLUMNS
+from simkit.results import (
+    CHUNK_DIR,
+    GAMES_FILE,
+    MANIFEST_FILE,
+    RUN_FILE,
+    SHARED_COLUMNS,
+    SUMMARY_DATA_FILE,
+)
+from simkit.summary import Aggregate, read_aggregate
 
 # Signs of a run that started but has not finished (see simkit/engine.py).
 UNFINISHED = (RUN_FILE, CHUNK_DIR, GAMES_FILE + ".partial")
@@ -22,11 +31,31 @@ MANIFEST_KEYS = ("game", "title", "command", "players", "strategies", "seed", "g
 
 @dataclass
 class Run:
-    """A finished run: its folder, manifest and results (one row per game and seat)."""
+    """A finished run: its folder, manifest and results: one row per game and seat in
+    `frame`, or for a summary-only run (`frame` None) the merged totals in `summary`."""
 
     path: Path
     manifest: dict[str, Any]
-    frame: pl.DataFrame
+    frame: pl.DataFrame | None
+    summary: Aggregate | None = None
+    _source: Source | None = field(default=None, repr=False)
+
+    @property
+    def source(self) -> Source:
+        """Where the report's numbers come from (one source per run, so computed totals
+        are shared by every section)."""
+        if self._source is None:
+            if self.frame is not None:
+                self._source = RowsSource(self.frame)
+            elif self.summary is not None:
+                self._source = SummarySource(self.summary, self.n_players)
+            else:
+                raise SimkitError(f"{self.path}: the run holds neither rows nor a summary")
+        return self._source
+
+    @property
+    def summary_only(self) -> bool:
+        return self.frame is None
 
     @property
     def game(self) -> str:
@@ -72,6 +101,8 @@ def open_run(run_dir: Path) -> Run:
     row for Cauldron Master, so a 4-million-row run takes about 220 MB)."""
     run_dir = Path(run_dir)
     manifest = read_run_manifest(run_dir)
+    if manifest.get("summary_only"):
+        return _open_summary(run_dir, manifest)
     games_path = run_dir / GAMES_FILE
     if not games_path.exists():
         raise SimkitError(f"{run_dir}: the manifest is there but {GAMES_FILE} is missing")
@@ -102,3 +133,22 @@ def open_run(run_dir: Path) -> Run:
         raise SimkitError(f"{games_path}: has {seats} seats but {MANIFEST_FILE} says "
                           f"{manifest['players']} players")
     return Run(run_dir, manifest, frame)
+
+
+def _open_summary(run_dir: Path, manifest: dict[str, Any]) -> Run:
+    """A summary-only run: its merged totals (a few hundred KB whatever the games)."""
+    path = run_dir / SUMMARY_DATA_FILE
+    if not path.exists():
+        raise SimkitError(f"{run_dir}: the manifest is there but {SUMMARY_DATA_FILE} is "
+                          "missing (a summary-only run keeps its results there)")
+    summary = read_aggregate(path)
+    missing = [c for c in SHARED_COLUMNS if c not in summary.columns]
+    if missing:
+        raise SimkitError(f"{path}: not a summary of simkit results (no column "
+                          f"{', '.join(missing)})")
+    if summary.games == 0 or int(manifest.get("games") or 0) == 0:
+        raise SimkitError(f"{run_dir}: the run has zero games; nothing to report")
+    if summary.rows != manifest["rows"]:
+        raise SimkitError(f"{path}: sums {summary.rows:,} rows but {MANIFEST_FILE} says "
+                          f"{manifest['rows']:,}; the file was replaced or cut short")
+    return Run(run_dir, manifest, None, summary)

@@ -1,9 +1,11 @@
 """Balance metrics: pure functions from a results frame to small metric frames.
 
 The input is a run's results (one row per game and seat, the `games.parquet` columns) as a
-polars DataFrame or LazyFrame; each function builds one lazy query and collects a small
-frame. Every estimate comes with a 95% interval (`<name>_lo`, `<name>_hi`) and the number
-of games (or player-games) behind it.
+polars DataFrame or LazyFrame, or a `reports.source.Source` (the rows, or the exact totals
+of a summary-only run). Each function asks for the exact totals of a `Query` and turns them
+into a small frame, so a report is the same from rows or from a summary of the same games.
+Every estimate comes with a 95% interval (`<name>_lo`, `<name>_hi`) and the number of games
+(or player-games) behind it.
 
 Dependence is handled by clustering, never ignored:
 - the players of one game are dependent (one player's win is another's loss), and so are
@@ -20,12 +22,16 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import polars as pl
 
-from reports.stats import Z, cluster_mean_exprs, welch, wilson
+from reports.source import Source, source_of
+from reports.stats import Z, welch, wilson
+from simkit.summary import SIZE, Query, Table, game_rows
 
 Frame = pl.DataFrame | pl.LazyFrame
+Data = pl.DataFrame | pl.LazyFrame | Source  # rows, or a source of exact totals
 QUANTILES = (0.05, 0.25, 0.5, 0.75, 0.95)
 MIN_GROUP = 30  # fewer players on either side of a comparison: no estimate
 
@@ -38,59 +44,134 @@ def _q_name(q: float) -> str:
     return "median" if q == 0.5 else f"p{round(q * 100):d}"
 
 
-def n_players(frame: Frame) -> int:
+def n_players(frame: Data) -> int:
     """Players per game (seats are numbered 0..N-1)."""
+    if isinstance(frame, Source):
+        return frame.players
     return int(_lazy(frame).select(pl.col("seat").max()).collect().item()) + 1
 
 
-def _as_string(frame: pl.DataFrame, by: Sequence[str]) -> pl.DataFrame:
-    casts = [pl.col(c).cast(pl.String) for c in by
-             if isinstance(frame.schema[c], pl.Categorical | pl.Enum)]
-    return frame.with_columns(casts) if casts else frame
+# ------------------------------------------------------------------ from exact totals
+def ratio(c: int, m: Any, mm: Any, y: Any, yy: Any, ym: Any,
+          scale: int) -> tuple[float, float | None]:
+    """The ratio mean sum(y) / sum(m) over `c` clusters and its cluster-robust standard
+    error, from the totals of a `Query` (`scale` divides y; 0: y holds inexact floats).
+
+    With integer totals the residual sum m^2 sum_d (y_d - mean m_d)^2 =
+    yy m^2 - 2 y ym m + y^2 mm is exact, so the same games give the same numbers however
+    they were chunked and merged.
+    """
+    div = scale or 1
+    if not m:
+        return math.nan, None
+    mean = y / (m * div)
+    if c < 2:
+        return mean, None
+    resid = max(yy * m * m - 2 * y * ym * m + y * y * mm, 0)
+    return mean, math.sqrt(resid * c / (c - 1)) / (m * m) / div
 
 
-def clustered_mean(frame: Frame, by: Sequence[str], values: Sequence[str],
-                   cluster: str = "deal") -> pl.DataFrame:
+def _moments(n: Any, t: Any, tt: Any, scale: int) -> tuple[float, float]:
+    """Mean and sample variance from a count, a sum and a sum of squares (exact for ints)."""
+    div = scale or 1
+    if n < 1:
+        return math.nan, math.nan
+    mean = t / (n * div)
+    if n < 2:
+        return mean, math.nan
+    return mean, max(n * tt - t * t, 0) / (n * (n - 1) * div * div)
+
+
+def _query(src: Source, by: Sequence[str] = (), values: Sequence[str] | Mapping[str, pl.Expr]
+           = (), **kw: Any) -> Query:
+    return Query.of(by, values, level=src.level, **kw)
+
+
+def clusters_total(data: Data, cluster: str = "deal") -> int:
+    """The number of clusters (deals) in the results."""
+    src = source_of(data)
+    frame = src.table(_query(src, cluster=cluster)).frame
+    return int(frame["_c"][0]) if frame.height else 0
+
+
+def _means(table: Table, by: Sequence[str], clusters: int | None = None) -> pl.DataFrame:
+    """One row per group: `by`, per value its ratio mean, se and 95% interval, then games,
+    players and clusters (`clusters` overrides the count: every cluster of the run)."""
+    rows = []
+    for r in table.frame.iter_rows(named=True):
+        c = r["_c"] if clusters is None else clusters
+        row = {b: r[b] for b in by}
+        for i, (name, scale) in enumerate(zip(table.names, table.scales, strict=True)):
+            mean, se = ratio(c, r["_m"], r["_mm"], r[f"_y{i}"], r[f"_yy{i}"], r[f"_ym{i}"],
+                             scale)
+            row |= {name: mean, f"{name}_se": se,
+                    f"{name}_lo": None if se is None else mean - Z * se,
+                    f"{name}_hi": None if se is None else mean + Z * se}
+        rows.append(row | {"games": r["_g"], "players": r["_m"], "clusters": c})
+    schema: dict[str, Any] = {b: table.frame.schema[b] for b in by}
+    for name in table.names:
+        schema |= {name: pl.Float64, f"{name}_se": pl.Float64, f"{name}_lo": pl.Float64,
+                   f"{name}_hi": pl.Float64}
+    schema |= {"games": pl.Int64, "players": pl.Int64, "clusters": pl.Int64}
+    return pl.DataFrame(rows, schema=schema)
+
+
+def _quantiles(counts: Sequence[tuple[Any, int]]) -> dict[str, Any]:
+    """min, the QUANTILES ("nearest" rank, halves to even as numpy) and max of a histogram
+    of (value, count) pairs sorted by value."""
+    total = sum(n for _, n in counts)
+    out: dict[str, Any] = {"min": counts[0][0] if counts else None}
+    for q in QUANTILES:
+        at, seen, value = round(q * (total - 1)), 0, None
+        for v, n in counts:
+            seen += n
+            if seen > at:
+                value = v
+                break
+        out[_q_name(q)] = value
+    out["max"] = counts[-1][0] if counts else None
+    return out
+
+
+# ------------------------------------------------------------------ metrics
+def clustered_mean(frame: Data, by: Sequence[str], values: Sequence[str] | Mapping[str, pl.Expr],
+                   cluster: str = "deal", where: pl.Expr | None = None,
+                   all_clusters: bool = False) -> pl.DataFrame:
     """Mean of each of `values` per group `by`, with a cluster-robust 95% interval.
 
-    Rows are summed per (cluster, group); the mean is sum(y) / rows and its standard error
-    comes from the spread of the cluster totals (the ratio estimator). With equal cluster
-    sizes this is exactly "average per cluster, then mean +- 1.96 sd / sqrt(clusters)".
-    Columns: `by`, games, players (rows), clusters, then per value `<v>`, `<v>_se`,
-    `<v>_lo`, `<v>_hi`.
+    Rows (those `where` is true for) are summed per (cluster, group); the mean is
+    sum(y) / rows and its standard error comes from the spread of the cluster totals (the
+    ratio estimator). With equal cluster sizes this is exactly "average per cluster, then
+    mean +- 1.96 sd / sqrt(clusters)". With `all_clusters` every cluster of the run counts,
+    including those without a row in the group (as `subgroup_means`). `values` are column
+    names or {name: expression}. Columns: `by`, then per value `<v>`, `<v>_se`, `<v>_lo`,
+    `<v>_hi`, then games, players (rows) and clusters.
     """
-    by = list(by)
-    # A results frame has one row per game and seat, so with the seat among the groups every
-    # row is a game of its own; counting distinct games is only needed (and paid for) when not.
-    games = pl.len() if "seat" in by else pl.col("game").n_unique()
-    per = _lazy(frame).group_by([cluster, *by]).agg(
-        *[pl.col(v).cast(pl.Float64).sum() for v in values], m=pl.len(), games=games)
-    out = per.group_by(by).agg(
-        *[e for v in values for e in cluster_mean_exprs(v)],
-        games=pl.col("games").sum(), players=pl.col("m").sum(), clusters=pl.len())
-    return _as_string(out.sort(by).collect(), by)
+    src = source_of(frame)
+    table = src.table(_query(src, by, values, where=where, cluster=cluster))
+    total = clusters_total(src, cluster) if all_clusters else None
+    return _means(table, list(by), total)
 
 
-def subgroup_means(frame: Frame, groups: Mapping[str, pl.Expr], value: str,
+def subgroup_means(frame: Data, groups: Mapping[str, pl.Expr], value: str,
                    cluster: str = "deal") -> pl.DataFrame:
     """Mean of `value` within each named subgroup of rows (a boolean expression each, the
-    subgroups may overlap), with cluster-robust 95% intervals, in one pass over the data.
+    subgroups may overlap), with cluster-robust 95% intervals over every cluster.
 
     Columns: group, players, `<value>`, `<value>_se`, `<value>_lo`, `<value>_hi`.
     """
-    names = list(groups)
-    v = pl.col(value).cast(pl.Float64)
-    sums = [e for i, name in enumerate(names) for e in (
-        (v * groups[name].cast(pl.Float64)).alias(f"y{i}"),
-        groups[name].cast(pl.Float64).alias(f"m{i}"))]
-    per = _lazy(frame).select(cluster, *sums).group_by(cluster).sum().collect()
+    src = source_of(frame)
+    queries = {name: _query(src, (), [value], where=expr, cluster=cluster)
+               for name, expr in groups.items()}
+    src.prefetch(list(queries.values()))
+    total = clusters_total(src, cluster)
     rows = []
-    for i, name in enumerate(names):
-        r = per.select(pl.col(f"m{i}").sum().alias("players"),
-                       *cluster_mean_exprs(f"y{i}", f"m{i}")).row(0, named=True)
-        rows.append({"group": name, "players": int(r["players"]), value: r[f"y{i}"],
-                     f"{value}_se": r[f"y{i}_se"], f"{value}_lo": r[f"y{i}_lo"],
-                     f"{value}_hi": r[f"y{i}_hi"]})
+    for name, q in queries.items():
+        means = _means(src.table(q), [], total)
+        r = means.row(0, named=True) if means.height else {}
+        rows.append({"group": name, "players": r.get("players", 0),
+                     value: r.get(value, math.nan), f"{value}_se": r.get(f"{value}_se"),
+                     f"{value}_lo": r.get(f"{value}_lo"), f"{value}_hi": r.get(f"{value}_hi")})
     return pl.DataFrame(rows, schema={"group": pl.String, "players": pl.Int64,
                                       value: pl.Float64, f"{value}_se": pl.Float64,
                                       f"{value}_lo": pl.Float64, f"{value}_hi": pl.Float64})
@@ -121,7 +202,7 @@ def as_proportion(frame: pl.DataFrame, value: str, n: str = "players",
                               pl.Series(f"{value}_hi", hi, pl.Float64))
 
 
-def win_share_by(frame: Frame, by: str) -> pl.DataFrame:
+def win_share_by(frame: Data, by: str) -> pl.DataFrame:
     """Win share (ties shared: 1/k each) and mean score per strategy or per seat.
 
     A strategy that holds several seats counts once per game: its players' shares are
@@ -131,7 +212,7 @@ def win_share_by(frame: Frame, by: str) -> pl.DataFrame:
     return as_proportion(out, "win_share", degenerate_only=True)
 
 
-def seat_advantage(frame: Frame) -> pl.DataFrame:
+def seat_advantage(frame: Data) -> pl.DataFrame:
     """Each seat's win share minus the fair share 1/N, paired over the seat rotation.
 
     Only complete deals are used (a deal whose games cover the whole rotation). When the
@@ -139,16 +220,15 @@ def seat_advantage(frame: Frame) -> pl.DataFrame:
     average compares seats on identical cards and identical opponents; the interval is
     taken over deals. `significant` is true when the interval excludes zero.
     """
-    lf = _lazy(frame)
-    n = n_players(lf)
-    per = (lf.group_by("deal", "seat")
-           .agg(pl.col("win_share").cast(pl.Float64).sum(), m=pl.len())
-           .filter(pl.col("m") == pl.col("m").max()))
-    out = (per.group_by("seat")
-           .agg(*cluster_mean_exprs("win_share"), games=pl.col("m").sum(), deals=pl.len(),
-                rotation=pl.col("m").max())
-           .sort("seat").collect())
-    fair = 1.0 / n
+    src = source_of(frame)
+    table = src.table(_query(src, ["seat"], ["win_share"], by_size=True))
+    sizes = table.frame[SIZE]
+    full = table.frame.filter(pl.col(SIZE) == sizes.max()) if sizes.len() else table.frame
+    out = _means(Table(full, table.names, table.scales), ["seat"])
+    out = out.select("seat", "win_share", "win_share_se", "win_share_lo", "win_share_hi",
+                     "games", deals="clusters").with_columns(
+        rotation=pl.lit(sizes.max() if sizes.len() else 0, pl.Int64)).sort("seat")
+    fair = 1.0 / src.players
     return out.with_columns(
         fair=pl.lit(fair),
         advantage=pl.col("win_share") - fair,
@@ -161,70 +241,71 @@ def seat_advantage(frame: Frame) -> pl.DataFrame:
     )
 
 
-def score_distribution(frame: Frame, by: str, means: pl.DataFrame | None = None) -> pl.DataFrame:
+def score_distribution(frame: Data, by: str, means: pl.DataFrame | None = None) -> pl.DataFrame:
     """Score quantiles (min, p5, p25, median, p75, p95, max) and the mean with its interval,
     per strategy or seat. `means` may pass in `win_share_by(frame, by)` to save a pass."""
-    lf = _lazy(frame)
-    s = pl.col("score")
-    quant = (lf.group_by(by)
-             .agg(pl.col("score").min().alias("min"),
-                  *[s.quantile(q, "nearest").alias(_q_name(q)) for q in QUANTILES],
-                  pl.col("score").max().alias("max"))
-             .collect())
+    src = source_of(frame)
+    hist = histogram(src, "score", by)
+    rows = []
+    for (group,), part in hist.group_by([by], maintain_order=True):
+        rows.append({by: group} | _quantiles(list(zip(part["score"].to_list(),
+                                                      part["count"].to_list(), strict=True))))
+    schema = {by: hist.schema[by], "min": pl.Int64} | {_q_name(q): pl.Int64 for q in QUANTILES}
+    quant = pl.DataFrame(rows, schema=schema | {"max": pl.Int64})
     if means is None:
-        means = clustered_mean(lf, [by], ["score"])
+        means = clustered_mean(src, [by], ["score"])
     means = means.select(by, "games", "players", "clusters",
                          *[c for c in means.columns if c.startswith("score")])
-    quant = _as_string(quant, [by])
     return means.join(quant, on=by, how="left").sort(by)
 
 
-def histogram(frame: Frame, value: str, by: str | None = None) -> pl.DataFrame:
+def histogram(frame: Data, value: str, by: str | None = None) -> pl.DataFrame:
     """Counts of each value of `value` (per group `by`), with its share of the group."""
+    src = source_of(frame)
     keys = [by, value] if by else [value]
-    out = _lazy(frame).group_by(keys).agg(count=pl.len()).sort(keys).collect()
+    table = src.table(_query(src, keys, cluster=None))
+    out = table.frame.select(*keys, count=pl.col("_m")).sort(keys)
     total = pl.col("count").sum().over(by) if by else pl.col("count").sum()
-    out = out.with_columns(share=pl.col("count") / total)
-    return _as_string(out, [by]) if by else out
+    return out.with_columns(share=pl.col("count") / total)
 
 
 def per_game(frame: Frame) -> pl.DataFrame:
     """One row per game: deal, rounds, winner's margin in points and whether the win was
     shared (`tie`: no player holds a whole win)."""
-    s = pl.col("score").cast(pl.Int32)
-    return (_lazy(frame).group_by("game")
-            .agg(deal=pl.col("deal").first(), rounds=pl.col("rounds").first(),
-                 top=s.max(), second=s.sort(descending=True).get(1),
-                 tie=pl.col("win_share").max() < 1)
-            .with_columns(margin=pl.col("top") - pl.col("second"))
-            .sort("game").collect())
+    return game_rows(frame).sort("game").collect()
 
 
-def tie_rate(games: Frame) -> pl.DataFrame:
+def game_count(data: Data) -> int:
+    """The number of games in the results."""
+    src = source_of(data).games
+    frame = src.table(_query(src, cluster=None)).frame
+    return int(frame["_m"][0]) if frame.height else 0
+
+
+def tie_rate(games: Data) -> pl.DataFrame:
     """Share of games whose win is shared, with a Wilson interval on the effective sample
-    size (games on one deal are clustered). Input: the `per_game` frame."""
-    lf = _lazy(games)
-    per = lf.group_by("deal").agg(tie=pl.col("tie").cast(pl.Float64).sum(), m=pl.len())
-    row = per.select(*cluster_mean_exprs("tie"), games=pl.col("m").sum(),
-                     clusters=pl.len()).collect().row(0, named=True)
-    p, n = row["tie"], row["games"]
-    se = row["tie_se"]
+    size (games on one deal are clustered). Input: the `per_game` frame, or a source's
+    game level (`source.games`)."""
+    src = source_of(games)
+    r = src.table(_query(src, (), ["tie"])).frame.row(0, named=True)
+    n = r["_m"]
+    p, se = ratio(r["_c"], n, r["_mm"], r["_y0"], r["_yy0"], r["_ym0"], 1)
     n_eff = p * (1 - p) / se ** 2 if se and se > 0 else n
     lo, hi = wilson(p, n_eff)
     return pl.DataFrame({"games": [n], "tie_rate": [p], "tie_rate_lo": [lo],
                          "tie_rate_hi": [hi], "tie_rate_se": [se or 0.0]})
 
 
-def summary(games: Frame, value: str) -> pl.DataFrame:
-    """Mean of a per-game `value` (e.g. rounds, margin) with its interval, and quantiles."""
-    lf = _lazy(games)
-    v = pl.col(value)
-    per = lf.group_by("deal").agg(v.cast(pl.Float64).sum(), m=pl.len())
-    mean = per.select(pl.col("m").sum().alias("games"), *cluster_mean_exprs(value)).collect()
-    quant = lf.select(v.min().alias("min"),
-                      *[v.quantile(q, "nearest").alias(_q_name(q)) for q in QUANTILES],
-                      v.max().alias("max")).collect()
-    return pl.concat([mean, quant], how="horizontal")
+def summary(games: Data, value: str) -> pl.DataFrame:
+    """Mean of a per-game `value` (e.g. rounds, margin) with its interval, and quantiles.
+    Input: the `per_game` frame, or a source's game level (`source.games`)."""
+    src = source_of(games)
+    mean = _means(src.table(_query(src, (), [value])), []).select(
+        "games", value, f"{value}_se", f"{value}_lo", f"{value}_hi")
+    hist = histogram(src, value)
+    quant = _quantiles(list(zip(hist[value].to_list(), hist["count"].to_list(), strict=True)))
+    return pl.concat([mean, pl.DataFrame([quant], schema={k: pl.Int64 for k in quant})],
+                     how="horizontal")
 
 
 @dataclass(frozen=True)
@@ -244,7 +325,7 @@ class Component:
     extra_label: str = ""
 
 
-def component_effects(frame: Frame, components: Sequence[Component]) -> pl.DataFrame:
+def component_effects(frame: Data, components: Sequence[Component]) -> pl.DataFrame:
     """For every component: win share and mean score of players who had it against those who
     did not, the differences with Welch intervals, and the optional extra mean.
 
@@ -256,48 +337,35 @@ def component_effects(frame: Frame, components: Sequence[Component]) -> pl.DataF
     """
     if not components:
         return pl.DataFrame(schema={"kind": pl.String, "key": pl.String, "name": pl.String})
-    w = pl.col("win_share").cast(pl.Float64)
-    s = pl.col("score").cast(pl.Float64)
-    # Per component one group_by on "had it" of plain sums (faster than filtered means);
-    # the "without" side is the total minus the "with" side.
-    base = _lazy(frame).with_columns(_w=w, _ww=w * w, _s=s, _ss=s * s).collect().lazy()
+    src = source_of(frame)
+    # Per component, sums and sums of squares per value of the columns `had` reads: "had
+    # it" is then evaluated on those few groups, and "without" is the total minus "with".
     queries = []
     for c in components:
-        aggs = [pl.len().alias("n"), pl.col("_w").sum().alias("w"),
-                pl.col("_ww").sum().alias("ww"), pl.col("_s").sum().alias("s"),
-                pl.col("_ss").sum().alias("ss")]
+        values = {"w": pl.col("win_share"), "s": pl.col("score")}
         if c.extra is not None:
-            x = c.extra.cast(pl.Float64)
-            aggs += [x.sum().alias("x"), (x * x).sum().alias("xx")]
-        queries.append(base.group_by(c.had.fill_null(False).alias("had")).agg(aggs))
-    results = pl.collect_all(queries)
-    totals = results[0].select(pl.col("n", "w", "ww", "s", "ss").sum()).row(0, named=True)
-    total = int(totals["n"])
-
-    def moments(n: float, t: float, tt: float) -> tuple[float, float]:
-        """Mean and sample variance from a count, a sum and a sum of squares."""
-        if n < 1:
-            return math.nan, math.nan
-        mean = t / n
-        var = max(tt - n * mean * mean, 0.0) / (n - 1) if n > 1 else math.nan
-        return mean, var
+            values["x"] = c.extra
+        queries.append(_query(src, sorted(set(c.had.meta.root_names())), values, cluster=None))
+    src.prefetch(queries)
+    first = src.table(queries[0])
+    sums = first.frame.select(pl.col("_m", "_y0", "_yy0", "_y1", "_yy1").sum()).row(0)
+    total, w_all, ww_all, s_all, ss_all = (v or 0 for v in sums)
+    ws, ss = first.scales[0], first.scales[1]
 
     rows = []
-    for c, result in zip(components, results, strict=True):
-        had = result.filter(pl.col("had"))
-        got = {k: float(v or 0.0) for k, v in had.row(0, named=True).items()
-               if k != "had"} if had.height else {}
-
-        def get(key: str, got: dict[str, float] = got) -> float:
-            return got.get(key, 0.0)
-
-        n1 = int(get("n"))
+    for c, q in zip(components, queries, strict=True):
+        table = src.table(q)
+        had = table.frame.filter(c.had.fill_null(False))
+        cols = ["_m", "_y0", "_yy0", "_y1", "_yy1"] + (["_y2", "_yy2"] if c.extra is not None
+                                                      else [])
+        got = [v or 0 for v in had.select(pl.col(cols).sum()).row(0)]
+        n1, w, ww, s, s2 = got[:5]
         n0 = total - n1
         ok = n1 >= MIN_GROUP and n0 >= MIN_GROUP
-        w1, wv1 = moments(n1, get("w"), get("ww"))
-        w0, wv0 = moments(n0, totals["w"] - get("w"), totals["ww"] - get("ww"))
-        s1, sv1 = moments(n1, get("s"), get("ss"))
-        s0, sv0 = moments(n0, totals["s"] - get("s"), totals["ss"] - get("ss"))
+        w1, wv1 = _moments(n1, w, ww, ws)
+        w0, wv0 = _moments(n0, w_all - w, ww_all - ww, ws)
+        s1, sv1 = _moments(n1, s, s2, ss)
+        s0, sv0 = _moments(n0, s_all - s, ss_all - s2, ss)
         if ok:
             eff, eff_lo, eff_hi = welch(w1, wv1, n1, w0, wv0, n0)
             seff, seff_lo, seff_hi = welch(s1, sv1, n1, s0, sv0, n0)
@@ -305,7 +373,7 @@ def component_effects(frame: Frame, components: Sequence[Component]) -> pl.DataF
             eff = eff_lo = eff_hi = seff = seff_lo = seff_hi = math.nan
         x, x_lo, x_hi = math.nan, math.nan, math.nan
         if c.extra is not None and n1 >= 2:
-            x, xv = moments(n1, get("x"), get("xx"))
+            x, xv = _moments(n1, got[5], got[6], table.scales[2])
             half = Z * math.sqrt(xv / n1)
             x_lo, x_hi = x - half, x + half
         rows.append({

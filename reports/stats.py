@@ -3,7 +3,7 @@
 Every interval in the report is a two-sided 95% interval:
 - means of clustered rows (players in one game, games on one deal) use the cluster-robust
   ratio estimator: mean = sum(y) / sum(m) over clusters, with the standard error from the
-  cluster totals (`cluster_mean_exprs`);
+  cluster totals (`reports.metrics.ratio`, from exact sums);
 - proportions use Wilson's interval on the effective sample size (so clustering widens it
   the same way it widens a mean);
 - differences between two groups use Welch's interval.
@@ -12,8 +12,6 @@ Every interval in the report is a two-sided 95% interval:
 from __future__ import annotations
 
 import math
-
-import polars as pl
 
 Z = 1.959963984540054  # two-sided 95%
 
@@ -74,20 +72,3 @@ def games_needed(n: float, se: float, distance: float) -> float:
     if distance <= 0 or not math.isfinite(se):
         return math.inf
     return n * (Z * se / distance) ** 2
-
-
-def cluster_mean_exprs(value: str, weight: str = "m") -> list[pl.Expr]:
-    """Aggregations over per-cluster rows holding `value` (a cluster's sum of y) and
-    `weight` (its number of rows): the ratio mean, its cluster-robust standard error and
-    95% interval, named `<value>`, `<value>_se`, `<value>_lo`, `<value>_hi`.
-
-    Used inside `group_by(...).agg(...)` on a frame with one row per cluster.
-    """
-    y, m = pl.col(value), pl.col(weight)
-    mean = y.sum() / m.sum()
-    c = pl.len().cast(pl.Float64)
-    resid = ((y - mean * m) ** 2).sum()
-    se = (resid * c / (c - 1)).sqrt() / m.sum()
-    se = pl.when(c > 1).then(se).otherwise(None)
-    return [mean.alias(value), se.alias(f"{value}_se"),
-            (mean - Z * se).alias(f"{value}_lo"), (mean + Z * se).alias(f"{value}_hi")]

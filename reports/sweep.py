@@ -28,9 +28,10 @@ from matplotlib.figure import Figure  # noqa: E402
 from matplotlib.ticker import MaxNLocator  # noqa: E402
 
 from reports import metrics  # noqa: E402
+from reports.build import components_of, context  # noqa: E402
 from reports.charts import BAND, GRID, INK, MUTED, PALETTE, WIDTH, _styled  # noqa: E402
 from reports.document import Chart, Column, Note, Section, Table  # noqa: E402
-from reports.hooks import Context, hooks_for  # noqa: E402
+from reports.hooks import hooks_for  # noqa: E402
 from reports.load import open_run, read_run_manifest  # noqa: E402
 from reports.render import CSS, Written, _atomic_write, _html_section, _md_table  # noqa: E402
 from reports.targets import FAIL, PASS, UNSURE, Targets, load_targets, scorecard  # noqa: E402
@@ -82,18 +83,16 @@ def point_metrics(run_dir: Path, targets: Targets) -> tuple[pl.DataFrame, pl.Dat
     """(long frame of family, group, estimate, lo, hi; scorecard) for one point's run."""
     run = open_run(run_dir)
     hooks = hooks_for(run.game)
-    frame = run.frame
-    games = metrics.per_game(frame)
+    src = run.source  # the rows, or a summary-only run's totals: the same numbers
     label = hooks.seat_label
-    ctx = Context(run, frame, games, targets, label)
-    by_strategy = metrics.win_share_by(frame, "strategy")
-    by_seat = metrics.win_share_by(frame, "seat")
-    seats = metrics.seat_advantage(frame).with_columns(
+    by_strategy = metrics.win_share_by(src, "strategy")
+    by_seat = metrics.win_share_by(src, "seat")
+    seats = metrics.seat_advantage(src).with_columns(
         label=pl.col("seat").map_elements(label, return_dtype=pl.String))
-    ties = metrics.tie_rate(games)
-    length = metrics.summary(games, "rounds")
-    components = metrics.component_effects(frame, hooks.components(ctx))
-    card = scorecard(targets, run_games=games.height, seat_advantage=seats,
+    ties = metrics.tie_rate(src.games)
+    length = metrics.summary(src.games, "rounds")
+    components = components_of(run, hooks, context(run, targets, hooks))
+    card = scorecard(targets, run_games=metrics.game_count(src), seat_advantage=seats,
                      components=components, tie_rate=ties, game_length=length,
                      seat_label=label)
     rows: list[dict[str, Any]] = []

@@ -53,6 +53,10 @@ config_option = click.option("--config", "config_path", type=click.Path(dir_okay
                              "configs/<game>.toml (e.g. with the published card list).")
 param_option = click.option("--param", "params", multiple=True, metavar="STRATEGY.PARAM=VALUE",
                             help="Set a strategy parameter, e.g. --param planner.discount=0.5.")
+summary_option = click.option("--summary-only", is_flag=True,
+                              help="Keep exact totals of what the report reads (summary.json, "
+                                   "a few hundred KB) instead of one row per game and seat; "
+                                   "for very long runs. `simkit report` works from either.")
 
 
 @main.command(context_settings=CONTEXT)
@@ -173,6 +177,7 @@ def play(game: str, strategy_list: str, players: int, seed: int, game_index: int
 @stop_options
 @click.option("--report", "with_report", is_flag=True,
               help="Write the balance report (OUT/report.html) right after the run.")
+@summary_option
 @set_option
 @param_option
 @config_option
@@ -180,7 +185,8 @@ def run(game: str, strategy_list: str, players: int, seed: int, n_games: int, ou
         threads: int | None, chunk_size: int | None, force: bool, workers: int | None,
         scheduler: str | None, until_sure: bool, precision: float | None,
         targets_path: Path | None, set_targets: tuple[str, ...], with_report: bool,
-        overrides: tuple[str, ...], params: tuple[str, ...], config_path: str | None) -> None:
+        summary_only: bool, overrides: tuple[str, ...], params: tuple[str, ...],
+        config_path: str | None) -> None:
     """Simulate many games and write one row per game and seat to OUT/games.parquet.
 
     When the strategies differ they rotate through the seats over the same deals. Each
@@ -195,7 +201,7 @@ def run(game: str, strategy_list: str, players: int, seed: int, n_games: int, ou
         raise SimkitError("--precision only applies with --until-sure")
     rule = (StopRule(precision, targets_path, set_targets) if until_sure else None)
     spec = engine.RunSpec(game, players, tuple(_split(strategy_list)), n_games, seed,
-                          overrides, params, config_path, rule)
+                          overrides, params, config_path, rule, summary_only)
     prepared = engine.prepare(spec)  # every input error surfaces before any work starts
     engine.set_threads(threads)
     chunk_size = engine.DEFAULT_CHUNK if chunk_size is None else chunk_size
@@ -207,14 +213,16 @@ def run(game: str, strategy_list: str, players: int, seed: int, n_games: int, ou
         manifest = engine.run(spec, out_dir, threads=threads, chunk_size=chunk_size, force=force,
                               progress=bar.update, prepared=prepared, scheduler=scheduler,
                               workers=workers)
+    what = (f"the totals of {manifest['games']:,} games" if manifest.get("summary_only")
+            else f"{manifest['rows']:,} rows")
+    where = out_dir / engine.results_file(prepared)
     if manifest.get("skipped"):
         click.echo(f"{out_dir} already holds this exact run; nothing to do.")
     elif manifest.get("resumed"):
-        click.echo(f"Finished the interrupted run: {manifest['rows']:,} rows in "
-                   f"{out_dir / 'games.parquet'}.")
+        click.echo(f"Finished the interrupted run: {what} in {where}.")
     else:
         rate = manifest["games"] / max(manifest["elapsed_seconds"], 1e-9)
-        click.echo(f"Wrote {manifest['rows']:,} rows to {out_dir / 'games.parquet'} "
+        click.echo(f"Wrote {what} to {where} "
                    f"in {manifest['elapsed_seconds']:.1f} s ({rate:,.0f} games/s).")
     click.echo(engine.summary_frame(out_dir).to_pandas().to_string(index=False))
     if manifest["config"]["placeholders"]:
@@ -305,6 +313,7 @@ def _sweep_report(sweep_dir: Path, out_dir: Path | None = None, targets: Path | 
 @stop_options
 @click.option("--report", "with_report", is_flag=True,
               help="Write the sweep report (OUT/report.html) right after the sweep.")
+@summary_option
 @set_option
 @param_option
 @config_option
@@ -312,8 +321,9 @@ def sweep(target: str, vary: tuple[str, ...], zipped: bool | None, players: int 
           strategy_list: str | None, n_games: int | None, seed: int | None, out_dir: Path,
           threads: int | None, chunk_size: int | None, max_points: int | None, yes: bool,
           until_sure: bool, precision: float | None, targets_path: Path | None,
-          set_targets: tuple[str, ...], with_report: bool, overrides: tuple[str, ...],
-          params: tuple[str, ...], config_path: str | None) -> None:
+          set_targets: tuple[str, ...], with_report: bool, summary_only: bool,
+          overrides: tuple[str, ...], params: tuple[str, ...],
+          config_path: str | None) -> None:
     """Run a what-if sweep: one run per value (or grid of values) of config keys or strategy
     parameters, every point on the same deals (same seed), so differences are paired.
 
@@ -337,6 +347,8 @@ def sweep(target: str, vary: tuple[str, ...], zipped: bool | None, players: int 
         raise SimkitError("--precision only applies with --until-sure")
     if until_sure:
         spec = sw.replace(spec, until_sure=StopRule(precision, targets_path, set_targets))
+    if summary_only:
+        spec = sw.replace(spec, summary_only=True)
     plan = sw.plan(spec, yes=yes)  # every point validated before any game is played
     engine.set_threads(threads)
     chunk_size = engine.DEFAULT_CHUNK if chunk_size is None else chunk_size

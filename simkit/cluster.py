@@ -1,7 +1,8 @@
 """Running chunks of a run on a dask.distributed cluster (`--scheduler` / `--workers`).
 
 Each task plays one chunk of games, identified by its first game and size, and returns
-its rows; the client writes each chunk once, as its result arrives. Results depend only
+its rows (or, with --summary-only, their exact totals, reduced on the worker); the client
+writes each chunk once, as its result arrives. Results depend only
 on (seed, game index), so they equal a single-process run's bit for bit, and a chunk that
 dask recomputes after losing a worker is still written exactly once. Nothing here is
 imported unless one of the two options is given.
@@ -13,8 +14,6 @@ import functools
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
-
-import pyarrow as pa
 
 from simkit.errors import SimkitError
 
@@ -30,14 +29,24 @@ def _prepared(spec: Any) -> Any:
     return prepare(spec)
 
 
-def play_chunk(spec: Any, first: int, n: int) -> pa.Table:
-    """Worker side: games first..first+n-1 of `spec` as result rows."""
+@functools.lru_cache(maxsize=4)
+def _reducer(spec: Any) -> Any:
+    """A summary-only run's chunk reducer, planned once per worker process."""
+    from simkit.engine import summary_reducer
+
+    return summary_reducer(_prepared(spec))
+
+
+def play_chunk(spec: Any, first: int, n: int) -> Any:
+    """Worker side: games first..first+n-1 of `spec` as result rows, or for a summary-only
+    run as their exact totals (a few hundred KB sent back instead of the rows)."""
     from simkit.results import long_table
 
     p = _prepared(spec)
     columns = p.game.simulate(p.compiled, p.lineup, spec.seed, first, n)
-    return long_table(columns, first, p.lineup.rotate, list(p.lineup.names),
+    rows = long_table(columns, first, p.lineup.rotate, list(p.lineup.names),
                       p.game.categories(p.compiled))
+    return _reducer(spec)(rows) if spec.summary_only else rows
 
 
 @contextmanager
@@ -64,7 +73,7 @@ def connect(scheduler: str | None, workers: int | None) -> Iterator[Any]:
 
 
 def play_chunks(client: Any, spec: Any, chunks: Sequence[tuple[int, int]]
-                ) -> Iterator[tuple[int, int, pa.Table]]:
+                ) -> Iterator[tuple[int, int, Any]]:
     """Submit every chunk; yield (first, n, rows) as each finishes, in any order."""
     from dask.distributed import as_completed
 

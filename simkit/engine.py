@@ -14,6 +14,7 @@ from typing import Any
 import numba
 import numpy as np
 import polars as pl
+import pyarrow as pa
 
 from simkit.errors import SimkitError
 from simkit.games import Game, Lineup, get_game
@@ -21,7 +22,9 @@ from simkit.results import (
     GAMES_FILE,
     MANIFEST_FILE,
     RUN_FILE,
+    SUMMARY_DATA_FILE,
     SUMMARY_FILE,
+    chunk_path,
     clear_chunks,
     finished_chunks,
     long_table,
@@ -36,6 +39,15 @@ from simkit.results import (
     write_manifest,
 )
 from simkit.stopping import METHOD, StopRule, schedule
+from simkit.summary import (
+    Aggregate,
+    chunk_totals,
+    merge_chunk_summaries,
+    read_aggregate,
+    reduce,
+    win_scale,
+    write_aggregate,
+)
 
 DEFAULT_CHUNK = 1 << 17
 MAX_SEED = (1 << 64) - 1
@@ -54,20 +66,22 @@ class RunSpec:
     params: tuple[str, ...] = ()  # "strategy.param=value"
     config_path: str | None = None  # a config file other than configs/<game>.toml
     until_sure: StopRule | None = None  # play in rounds until the verdicts are decided
+    summary_only: bool = False  # keep exact per-chunk totals (summary.json), not rows
 
     def command(self, out: str) -> str:
         """The shell command that reproduces this run."""
         parts = ["simkit", "run", self.game, "--players", str(self.players), "--strategies",
                  ",".join(self.strategies), "--games", str(self.games), "--seed", str(self.seed),
                  "--out", out]
-        parts += option_args(self.config_path, self.overrides, self.params, self.until_sure)
+        parts += option_args(self.config_path, self.overrides, self.params, self.until_sure,
+                             self.summary_only)
         return shlex.join(parts)
 
 
 def option_args(config_path: str | None, overrides: Sequence[str], params: Sequence[str],
-                until_sure: StopRule | None) -> list[str]:
+                until_sure: StopRule | None, summary_only: bool = False) -> list[str]:
     """The command-line options that reproduce these settings (run and sweep share them)."""
-    parts: list[str] = []
+    parts: list[str] = ["--summary-only"] if summary_only else []
     if config_path:
         parts += ["--config", config_path]
     for item in overrides:
@@ -170,10 +184,18 @@ def set_threads(threads: int | None) -> int:
 
 def identity(p: Prepared) -> dict[str, Any]:
     """What makes two runs the same run."""
-    return {"game": p.spec.game, "players": p.spec.players, "strategies": list(p.lineup.names),
-            "params": list(p.lineup.resolved_params), "games": p.spec.games,
-            "seed": p.spec.seed, "config_hash": p.config.hash,
-            "until_sure": None if p.spec.until_sure is None else repr(p.spec.until_sure)}
+    out = {"game": p.spec.game, "players": p.spec.players, "strategies": list(p.lineup.names),
+           "params": list(p.lineup.resolved_params), "games": p.spec.games,
+           "seed": p.spec.seed, "config_hash": p.config.hash,
+           "until_sure": None if p.spec.until_sure is None else repr(p.spec.until_sure)}
+    if p.spec.summary_only:  # only when set: full runs made before the option still match
+        out["summary_only"] = True
+    return out
+
+
+def results_file(p: Prepared) -> str:
+    """The file a finished run keeps its results in."""
+    return SUMMARY_DATA_FILE if p.spec.summary_only else GAMES_FILE
 
 
 def check_run_options(chunk_size: int, workers: int | None) -> None:
@@ -198,7 +220,7 @@ def check_output(run_dir: Path, p: Prepared, force: bool) -> str:
     manifest = read_manifest(run_dir)
     unfinished = read_json(run_dir / RUN_FILE)
     if manifest is not None:
-        if manifest.get("identity") == identity(p) and (run_dir / GAMES_FILE).exists():
+        if manifest.get("identity") == identity(p) and (run_dir / results_file(p)).exists():
             return "done"
         if not force:
             raise SimkitError(f"--out {run_dir} already holds a different run "
@@ -243,7 +265,7 @@ def run(spec: RunSpec, run_dir: Path, threads: int | None = None,
     try:
         run_dir.mkdir(parents=True, exist_ok=True)
         if state == "new":
-            for name in (MANIFEST_FILE, GAMES_FILE, SUMMARY_FILE):
+            for name in (MANIFEST_FILE, GAMES_FILE, SUMMARY_FILE, SUMMARY_DATA_FILE):
                 (run_dir / name).unlink(missing_ok=True)
             remove_report(run_dir)
             clear_chunks(run_dir)
@@ -252,25 +274,30 @@ def run(spec: RunSpec, run_dir: Path, threads: int | None = None,
     except OSError as exc:
         raise SimkitError(f"--out {run_dir}: cannot write there ({exc.strerror})") from None
     started = time.perf_counter()
-    done = finished_chunks(run_dir)
+    kind = "summary" if spec.summary_only else "games"
+    done = finished_chunks(run_dir, kind)
     if progress is not None and done:
         progress(sum(n for _, n in done))
     looks = schedule(spec.games) if spec.until_sure is not None else [spec.games]
     stopping = None
+    reducer = None  # a summary-only run reduces its chunks (on the workers, with dask)
     try:
         for look, upto in enumerate(looks, start=1):
-            done = finished_chunks(run_dir)
+            done = finished_chunks(run_dir, kind)
             todo = [(first, min(chunk_size, gap_first + gap_n - first))
                     for gap_first, gap_n in missing_ranges(done, upto)
                     for first in range(gap_first, gap_first + gap_n, chunk_size)]
-            _play_and_save(p, todo, run_dir, scheduler, workers, progress)
+            if todo and spec.summary_only and not (scheduler or workers) and reducer is None:
+                reducer = summary_reducer(p)
+            _play_and_save(p, todo, run_dir, scheduler, workers, progress, reducer)
             if spec.until_sure is not None:
-                stop, reason = spec.until_sure.decide(_chunk_frame(run_dir), _stub(p), look)
+                stop, reason = spec.until_sure.decide(_so_far(p, run_dir), manifest_stub(p),
+                                                      look)
                 stopping = {"method": METHOD, "rule": spec.until_sure.describe(),
                             "looks": look, "reason": reason, "max_games": spec.games}
                 if stop:
                     break
-        rows = merge_chunks(run_dir)
+        rows = merge_chunk_summaries(run_dir) if spec.summary_only else merge_chunks(run_dir)
     except OSError as exc:  # e.g. a full disk: what is written stays; rerun to resume
         raise SimkitError(f"--out {run_dir}: cannot write results ({exc.strerror}); every "
                           "finished chunk is kept: fix this and rerun the same command to "
@@ -289,6 +316,7 @@ def run(spec: RunSpec, run_dir: Path, threads: int | None = None,
         "seed": spec.seed,
         "games": rows // spec.players,
         "rows": rows,
+        "summary_only": spec.summary_only,
         "stopping": stopping,
         "config": {"source": p.config.source, "hash": p.config.hash,
                    "overrides": list(spec.overrides), "placeholders": p.config.placeholders(),
@@ -308,29 +336,59 @@ def run(spec: RunSpec, run_dir: Path, threads: int | None = None,
     return manifest
 
 
-def _chunk_frame(run_dir: Path) -> pl.DataFrame:
-    """Every finished chunk of an unfinished run, as one frame."""
-    from simkit.results import chunk_path
+def _so_far(p: Prepared, run_dir: Path) -> Any:
+    """Every finished chunk of an unfinished run: one frame of rows, or for a summary-only
+    run a source over the merged totals (what --until-sure judges)."""
+    if p.spec.summary_only:
+        from reports.source import SummarySource
 
+        return SummarySource(chunk_totals(run_dir), p.spec.players)
     return pl.read_parquet([chunk_path(run_dir, f, n) for f, n in finished_chunks(run_dir)])
 
 
-def _stub(p: Prepared) -> dict[str, Any]:
-    """What the report's metrics need to know of a run that has no manifest yet."""
-    return {"game": p.game.name, "players": p.spec.players,
-            "config": {"resolved": p.config.data}}
+def manifest_stub(p: Prepared) -> dict[str, Any]:
+    """What the report needs to know of a run that has no manifest yet."""
+    return {"game": p.game.name, "title": p.game.title, "players": p.spec.players,
+            "strategies": [{"seat": s, "name": n} for s, n in enumerate(p.lineup.names)],
+            "rotation": p.lineup.rotate, "seed": p.spec.seed, "games": p.spec.games,
+            "rows": p.spec.games * p.spec.players, "command": "",
+            "config": {"source": p.config.source, "hash": p.config.hash,
+                       "overrides": list(p.spec.overrides),
+                       "placeholders": p.config.placeholders(), "resolved": p.config.data}}
+
+
+def summary_reducer(p: Prepared) -> Callable[[pa.Table], Aggregate]:
+    """Rows of a chunk -> the exact totals of every query the report asks (`reports/plan`)."""
+    from reports.plan import summary_plan
+
+    queries = summary_plan(p)
+    scale = win_scale(p.spec.players)
+    rotation = p.spec.players if p.lineup.rotate else 1
+
+    def reducer(rows: pa.Table) -> Aggregate:
+        frame = pl.from_arrow(rows)
+        assert isinstance(frame, pl.DataFrame)
+        return reduce(frame, queries, scale=scale, rotation=rotation)
+    return reducer
 
 
 def _play_and_save(p: Prepared, chunks: list[tuple[int, int]], run_dir: Path,
                    scheduler: str | None, workers: int | None,
-                   progress: Callable[[int], None] | None) -> None:
-    """Play the chunks and write each one; a chunk is saved while the next one plays."""
+                   progress: Callable[[int], None] | None,
+                   reducer: Callable[[pa.Table], Aggregate] | None = None) -> None:
+    """Play the chunks and write each one; a chunk is saved while the next one plays.
+    With `reducer`, a chunk's rows are reduced to their totals before they are written."""
     categories = p.game.categories(p.compiled)
 
     def save(first: int, n: int, rows: Any) -> None:
         if isinstance(rows, dict):  # columns from this process's kernel
             rows = long_table(rows, first, p.lineup.rotate, list(p.lineup.names), categories)
-        write_chunk(run_dir, first, n, rows)
+        if reducer is not None:  # reduced here, in the writer thread
+            rows = reducer(rows)
+        if isinstance(rows, Aggregate):  # reduced here or on a dask worker
+            write_aggregate(chunk_path(run_dir, first, n, "summary"), rows)
+        else:
+            write_chunk(run_dir, first, n, rows)
 
     def finish(saving: tuple[Future[None], int]) -> None:
         saving[0].result()  # re-raises a write error here, in the caller's thread
@@ -363,6 +421,8 @@ def _play(p: Prepared, chunks: list[tuple[int, int]], scheduler: str | None,
 
 def summary_frame(run_dir: Path) -> pl.DataFrame:
     """Win share and mean score by strategy and seat (a first look; see `simkit report`)."""
+    if not (run_dir / GAMES_FILE).exists() and (run_dir / SUMMARY_DATA_FILE).exists():
+        return _summary_frame_of(read_aggregate(run_dir / SUMMARY_DATA_FILE))
     frame = pl.scan_parquet(run_dir / GAMES_FILE)
     return (
         frame.group_by("strategy", "seat")
@@ -373,6 +433,21 @@ def summary_frame(run_dir: Path) -> pl.DataFrame:
         .sort("strategy", "seat")
         .collect(engine="streaming")  # batch by batch: a few MB whatever the run's size
     )
+
+
+def _summary_frame_of(agg: Aggregate) -> pl.DataFrame:
+    """`summary_frame` from a summary-only run's totals."""
+    from reports.plan import CSV_QUERY
+
+    table = agg.table(CSV_QUERY)
+    if table is None:
+        raise SimkitError("the run's summary holds no totals by strategy and seat")
+    (ws, ss, rs) = table.scales
+    return table.frame.select(
+        "strategy", pl.col("seat").cast(pl.UInt8), games=pl.col("_m").cast(pl.UInt32),
+        win_share=pl.col("_y0") / (pl.col("_m") * ws), mean_score=pl.col("_y1") / (
+            pl.col("_m") * ss), mean_rounds=pl.col("_y2") / (pl.col("_m") * rs),
+    ).sort("strategy", "seat")
 
 
 def write_summary(run_dir: Path) -> pl.DataFrame:

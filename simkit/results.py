@@ -16,6 +16,7 @@ import pyarrow.parquet as pq
 GAMES_FILE = "games.parquet"
 MANIFEST_FILE = "manifest.json"
 SUMMARY_FILE = "summary.csv"
+SUMMARY_DATA_FILE = "summary.json"  # a --summary-only run's exact totals (simkit/summary.py)
 RUN_FILE = "run.json"  # an unfinished run's identity, removed when the run completes
 CHUNK_DIR = "chunks.partial"  # finished chunks of an unfinished run, one file each
 # Written by `simkit report` (reports/render.py); a new run in the folder removes them.
@@ -52,8 +53,12 @@ def long_table(columns: Mapping[str, np.ndarray], first_game: int, rotate: bool,
     return pa.table(ordered)
 
 
-def chunk_path(run_dir: Path, first: int, n: int) -> Path:
-    return run_dir / CHUNK_DIR / f"games-{first:012d}-{n:09d}.parquet"
+# A chunk holds rows ("games") or, in a --summary-only run, their exact totals ("summary").
+CHUNK_SUFFIX = {"games": ".parquet", "summary": ".json"}
+
+
+def chunk_path(run_dir: Path, first: int, n: int, kind: str = "games") -> Path:
+    return run_dir / CHUNK_DIR / f"{kind}-{first:012d}-{n:09d}{CHUNK_SUFFIX[kind]}"
 
 
 def write_chunk(run_dir: Path, first: int, n: int, table: pa.Table) -> None:
@@ -65,13 +70,13 @@ def write_chunk(run_dir: Path, first: int, n: int, table: pa.Table) -> None:
     os.replace(tmp, final)
 
 
-def finished_chunks(run_dir: Path) -> list[tuple[int, int]]:
+def finished_chunks(run_dir: Path, kind: str = "games") -> list[tuple[int, int]]:
     """(first game, games) of every complete chunk file, in game order."""
     folder = run_dir / CHUNK_DIR
     if not folder.is_dir():
         return []
     chunks = []
-    for path in folder.glob("games-*-*.parquet"):
+    for path in folder.glob(f"{kind}-*-*{CHUNK_SUFFIX[kind]}"):
         _, first, n = path.stem.split("-")
         chunks.append((int(first), int(n)))
     return sorted(chunks)

@@ -62,13 +62,18 @@ class StopRule:
 
             load_targets(self.targets, game, self.set_targets)
 
-    def decide(self, frame: pl.DataFrame, stub: dict[str, Any], look: int) -> tuple[bool, str]:
-        """(stop?, why) after `look` looks at the games in `frame`."""
+    def decide(self, results: Any, stub: dict[str, Any], look: int) -> tuple[bool, str]:
+        """(stop?, why) after `look` looks at the games so far: `results` is their rows
+        (a frame) or, for a summary-only run, a `reports.source.Source` of their totals."""
         from reports.build import scorecard_only, widened
         from reports.load import Run
         from reports.metrics import seat_advantage, win_share_by
 
-        run = Run(Path("."), stub, frame)
+        if isinstance(results, pl.DataFrame):
+            run = Run(Path("."), stub, results)
+        else:
+            run = Run(Path("."), stub, None, None, results)
+        source = run.source
         factor = look_z(look) / Z95
         if self.precision is None:
             from reports.targets import load_targets
@@ -80,8 +85,8 @@ class StopRule:
                 return False, "undecided: " + ", ".join(open_)
             return True, "every scorecard verdict decided"
         widest = 0.0
-        for table, est in ((seat_advantage(frame), "advantage"),
-                           (win_share_by(frame, "strategy"), "win_share")):
+        for table, est in ((seat_advantage(source), "advantage"),
+                           (win_share_by(source, "strategy"), "win_share")):
             w = widened(table, est, factor)
             widest = max(widest, float((w[f"{est}_hi"] - w[est]).max()),
                          float((w[est] - w[f"{est}_lo"]).max()))

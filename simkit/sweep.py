@@ -77,6 +77,7 @@ class SweepSpec:
     config_path: str | None = None
     max_points: int = DEFAULT_MAX_POINTS
     until_sure: StopRule | None = None  # each point stops once its verdicts are decided
+    summary_only: bool = False  # each point keeps exact totals, not rows
 
 
 @dataclass(frozen=True)
@@ -270,7 +271,7 @@ def expand(spec: SweepSpec) -> list[Point]:
                 overrides.append(f"{axis.key}={format_value(value)}")
         run = engine.RunSpec(spec.game, spec.players, spec.strategies, spec.games, spec.seed,
                              tuple(overrides), tuple(params), spec.config_path,
-                             spec.until_sure)
+                             spec.until_sure, spec.summary_only)
         values_map = {a.key: v for a, v in zip(spec.axes, values, strict=True)}
         points.append(Point(i, point_name(i, len(combos), spec.axes, values), values_map, run))
     return points
@@ -440,7 +441,7 @@ def command(spec: SweepSpec, out: str) -> str:
     parts += ["--players", str(spec.players), "--strategies", ",".join(spec.strategies),
               "--games", str(spec.games), "--seed", str(spec.seed), "--out", out]
     parts += engine.option_args(spec.config_path, spec.overrides, spec.params,
-                                spec.until_sure)
+                                spec.until_sure, spec.summary_only)
     return shlex.join(parts)
 
 

@@ -1,0 +1,269 @@
+"""--summary-only: exact per-chunk totals, merged in any order, give the report of the rows."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from reports import make_report
+from reports.hooks import _REGISTRY, register
+from reports.load import open_run
+from reports.plan import summary_plan
+from simkit import engine
+from simkit.engine import RunSpec, prepare
+from simkit.errors import SimkitError
+from simkit.results import CHUNK_DIR, RUN_FILE, SUMMARY_DATA_FILE, long_table
+from simkit.stopping import StopRule
+from simkit.summary import Aggregate, merge_all, reduce, win_scale
+
+CM = RunSpec("cauldron-master", 4, ("planner", "greedy", "random", "greedy"), 4000, 11)
+CARNUTA = RunSpec("carnuta", 3, ("planner", "greedy", "random"), 3000, 4)
+
+
+def summary_of(spec: RunSpec) -> RunSpec:
+    return RunSpec(**{**spec.__dict__, "summary_only": True})
+
+
+def rows_of(spec: RunSpec) -> tuple[pl.DataFrame, list, int]:
+    """(rows of the whole run, the queries a summary keeps, games per deal)."""
+    p = prepare(summary_of(spec))
+    columns = p.game.simulate(p.compiled, p.lineup, spec.seed, 0, spec.games)
+    frame = pl.from_arrow(long_table(columns, 0, p.lineup.rotate, list(p.lineup.names),
+                                     p.game.categories(p.compiled)))
+    return frame, summary_plan(p), spec.players if p.lineup.rotate else 1
+
+
+def chunks(frame: pl.DataFrame, bounds: list[int]) -> list[pl.DataFrame]:
+    return [frame.filter(pl.col("game").is_between(a, b - 1))
+            for a, b in zip(bounds, bounds[1:], strict=False)]
+
+
+@pytest.fixture(scope="module")
+def cm_rows(cm):
+    return rows_of(CM)
+
+
+# ------------------------------------------------------------------ merging
+def test_chunks_merged_in_any_order_give_the_totals_of_the_whole_run(cm_rows):
+    frame, queries, rotation = cm_rows
+    scale = win_scale(CM.players)
+    whole = reduce(frame, queries, scale=scale, rotation=rotation).fold_all()
+    # Boundaries that split deals (4 games each) between chunks, and a chunk of one game.
+    parts = [reduce(c, queries, scale=scale, rotation=rotation)
+             for c in chunks(frame, [0, 1, 999, 1002, 2501, 2502, 3333, 4000])]
+    assert any(p.open_deals for p in parts)
+    expected = json.dumps(whole.to_json())
+    rng = random.Random(3)
+    for _ in range(4):
+        order = [Aggregate.from_json(p.to_json()) for p in parts]  # fresh copies
+        rng.shuffle(order)
+        merged = merge_all(order)
+        assert merged is not None
+        assert json.dumps(merged.fold_all().to_json()) == expected
+    # A tree of merges (pairs, then pairs of pairs) gives the same totals too.
+    level = [Aggregate.from_json(p.to_json()) for p in parts]
+    while len(level) > 1:
+        nxt = []
+        for i in range(0, len(level), 2):
+            if i + 1 < len(level):
+                level[i].merge(level[i + 1])
+            nxt.append(level[i])
+        level = nxt
+    assert json.dumps(level[0].fold_all().to_json()) == expected
+
+
+def test_totals_are_integers_and_win_shares_exact(cm_rows):
+    frame, queries, rotation = cm_rows
+    agg = reduce(frame, queries, scale=win_scale(4), rotation=rotation).fold_all()
+    for part in agg.parts.values():
+        assert all(isinstance(v, int) for row in part.closed.values() for v in row)
+    shares = frame["win_share"].cast(pl.Float64).sum()
+    by_seat = next(p for k, p in agg.parts.items() if json.loads(k)["by"] == ["seat"])
+    total = sum(row[4] for row in by_seat.closed.values())  # win-share numerators
+    assert total == 12 * CM.games  # one whole win per game, ties included
+    assert shares == pytest.approx(CM.games, rel=1e-6)
+
+
+# ------------------------------------------------------------------ report from either form
+def _same_tables(a: Path, b: Path) -> int:
+    names = sorted(p.name for p in (a / "report_tables").iterdir())
+    assert names == sorted(p.name for p in (b / "report_tables").iterdir())
+    for name in names:
+        fa = pl.read_csv(a / "report_tables" / name)
+        fb = pl.read_csv(b / "report_tables" / name)
+        assert fa.equals(fb), name
+    return len(names)
+
+
+@pytest.mark.parametrize("spec,chunk,sections", [
+    (CM, 999, ("witches", "hecate", "recipes", "leftovers", "components")),
+    (CARNUTA, 701, ("runes", "scoring-kinds", "components")),
+])
+def test_report_from_a_summary_equals_the_report_from_rows(cm, tmp_path, spec, chunk, sections):
+    engine.run(spec, tmp_path / "rows")
+    manifest = engine.run(summary_of(spec), tmp_path / "summary", chunk_size=chunk)
+    assert manifest["summary_only"] and manifest["games"] == spec.games
+    assert manifest["rows"] == spec.games * spec.players
+    summary_dir = tmp_path / "summary"
+    assert not (summary_dir / "games.parquet").exists()
+    assert (summary_dir / SUMMARY_DATA_FILE).stat().st_size < 200_000
+    written = make_report(summary_dir)
+    make_report(tmp_path / "rows")
+    assert _same_tables(summary_dir, tmp_path / "rows") >= 10
+    page = written.html.read_text()
+    for key in sections:
+        assert f'id="{key}"' in page
+    assert "summary only" in page
+    # The first look printed by `simkit run` agrees too.
+    a = pl.read_csv(summary_dir / "summary.csv")
+    b = pl.read_csv(tmp_path / "rows" / "summary.csv")
+    assert a.select("strategy", "seat", "games").equals(b.select("strategy", "seat", "games"))
+    for col in ("win_share", "mean_score", "mean_rounds"):
+        assert a[col].to_list() == pytest.approx(b[col].to_list(), rel=1e-6)
+
+
+def test_until_sure_works_from_summaries(cm, tmp_path):
+    rule = StopRule(set_targets=("component_effect.max_points=100",
+                                 "tie_rate.max_percent=100"))
+    spec = RunSpec("cauldron-master", 2, ("greedy", "random"), 40_000, 1, until_sure=rule)
+    rows = engine.run(spec, tmp_path / "rows", chunk_size=5_000)
+    summary = engine.run(summary_of(spec), tmp_path / "summary", chunk_size=5_000)
+    assert summary["stopping"] == rows["stopping"] and summary["games"] == rows["games"]
+    make_report(tmp_path / "rows")
+    make_report(tmp_path / "summary")
+    _same_tables(tmp_path / "summary", tmp_path / "rows")
+
+
+# ------------------------------------------------------------------ resume, cluster, sweep
+class Stop(KeyboardInterrupt):
+    pass
+
+
+def test_interrupted_summary_run_resumes_to_the_same_totals(cm, tmp_path):
+    spec = summary_of(RunSpec("cauldron-master", 3, ("planner", "greedy", "random"), 3000, 7))
+    engine.run(spec, tmp_path / "whole", chunk_size=3000)
+    seen: list[int] = []
+
+    def stop_after_two(n: int) -> None:
+        seen.append(n)
+        if len(seen) == 2:
+            raise Stop
+
+    out = tmp_path / "run"
+    with pytest.raises(Stop):
+        engine.run(spec, out, chunk_size=500, progress=stop_after_two)
+    assert (out / RUN_FILE).exists() and not (out / "manifest.json").exists()
+    assert len(list((out / CHUNK_DIR).glob("summary-*.json"))) == 2
+    manifest = engine.run(spec, out, chunk_size=700)  # another chunk size: the same games
+    assert manifest["resumed"] and manifest["rows"] == 3000 * 3
+    assert (out / SUMMARY_DATA_FILE).read_bytes() == (
+        tmp_path / "whole" / SUMMARY_DATA_FILE).read_bytes()
+    assert not (out / CHUNK_DIR).exists() and not (out / RUN_FILE).exists()
+    again = engine.run(spec, out)
+    assert again.get("skipped")
+
+
+def test_cluster_workers_reduce_their_chunks(cm, tmp_path):
+    spec = summary_of(RunSpec("cauldron-master", 4, ("planner", "greedy", "random", "greedy"),
+                              2000, 5))
+    engine.run(spec, tmp_path / "threads", chunk_size=2000)
+    engine.run(spec, tmp_path / "dask", chunk_size=333, workers=2)
+    assert (tmp_path / "dask" / SUMMARY_DATA_FILE).read_bytes() == (
+        tmp_path / "threads" / SUMMARY_DATA_FILE).read_bytes()
+
+
+def test_sweep_points_can_be_summary_only(cm, tmp_path):
+    from reports.sweep import make_sweep_report
+    from simkit import sweep as sw
+
+    spec = sw.make_spec("cauldron-master", vary=["supply.size.4=10,12"], players=4,
+                        strategies=["greedy"], games=1500, seed=2)
+    spec = sw.replace(spec, summary_only=True)
+    assert "--summary-only" in sw.command(spec, "out")
+    record = sw.run_sweep(sw.plan(spec), tmp_path / "sweep")
+    for p in record["points"]:
+        assert (tmp_path / "sweep" / p["name"] / SUMMARY_DATA_FILE).exists()
+    assert make_sweep_report(tmp_path / "sweep").html.exists()
+
+
+# ------------------------------------------------------------------ clear errors
+@pytest.fixture(scope="module")
+def summary_run(cm, tmp_path_factory):
+    out = tmp_path_factory.mktemp("summary") / "run"
+    engine.run(summary_of(RunSpec("cauldron-master", 2, ("greedy", "random"), 1000, 3)), out)
+    return out
+
+
+def test_a_full_run_and_a_summary_run_are_different_runs(summary_run, tmp_path):
+    full = RunSpec("cauldron-master", 2, ("greedy", "random"), 1000, 3)
+    with pytest.raises(SimkitError, match="already holds a different run"):
+        engine.run(full, summary_run)
+    engine.run(full, tmp_path / "full")
+    with pytest.raises(SimkitError, match="already holds a different run"):
+        engine.run(summary_of(full), tmp_path / "full")
+
+
+def test_compare_needs_rows(summary_run):
+    from reports.compare import compare_runs
+
+    with pytest.raises(SimkitError, match="summary-only run.*needs the per-game rows"):
+        compare_runs(summary_run, summary_run)
+
+
+def test_missing_or_corrupt_summary_file(summary_run, tmp_path):
+    import shutil
+
+    run = tmp_path / "run"
+    shutil.copytree(summary_run, run)
+    (run / SUMMARY_DATA_FILE).write_text('{"format": 1, "scale"')
+    with pytest.raises(SimkitError, match="not a readable simkit summary"):
+        open_run(run)
+    (run / SUMMARY_DATA_FILE).unlink()
+    with pytest.raises(SimkitError, match="summary.json is missing"):
+        open_run(run)
+
+
+def test_hooks_that_need_rows_are_left_out_with_a_note(summary_run, tmp_path):
+    import shutil
+
+    from reports.cauldron_master import CauldronMasterHooks
+
+    run = tmp_path / "run"
+    shutil.copytree(summary_run, run)
+    manifest = json.loads((run / "manifest.json").read_text())
+    manifest.update(game="rows-only-game", title="Rows Only")
+    (run / "manifest.json").write_text(json.dumps(manifest))
+
+    @register("rows-only-game")
+    class RowsOnly(CauldronMasterHooks):
+        summary_ready = False
+
+    try:
+        page = make_report(run).html.read_text()
+    finally:
+        del _REGISTRY["rows-only-game"]
+    assert 'id="game-sections"' in page and "Rerun without --summary-only" in page
+    for key in ("winners", "seats", "scores", "endings"):
+        assert f'id="{key}"' in page
+    for key in ("components", "witches", "hecate"):
+        assert f'id="{key}"' not in page
+
+
+def test_cli_summary_only_run_and_report(cm, tmp_path):
+    from click.testing import CliRunner
+
+    from simkit.cli import main
+
+    out = tmp_path / "run"
+    result = CliRunner().invoke(main, ["run", "cauldron-master", "--players", "2", "--games",
+                                       "500", "--seed", "4", "--out", str(out),
+                                       "--summary-only", "--report"])
+    assert result.exit_code == 0, result.output
+    assert "the totals of 500 games" in result.output and "summary.json" in result.output
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["command"].endswith("--summary-only")
+    assert (out / "report.html").exists()
