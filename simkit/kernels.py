@@ -16,7 +16,8 @@ Trace buffers (one traced game, for `simkit play` and the differential tests):
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from numba import carray, njit, types
+from numba.extending import intrinsic
 
 from simkit.rng import game_seed
 
@@ -105,3 +106,33 @@ def prepare_game(n_players, master_seed, game, lineup, rotate, strategy_ids, str
         params[s] = strategy_params[index]
         strategy_out[row, s] = index
     return game_seed(np.uint64(master_seed), np.uint64(deal)), sids, params
+
+
+@intrinsic
+def _data_pointer(typingctx, arr):
+    """The data pointer of a C-contiguous array."""
+    sig = types.CPointer(arr.dtype)(arr)
+
+    def codegen(context, builder, signature, args):
+        return context.make_array(signature.args[0])(context, builder, args[0]).data
+
+    return sig, codegen
+
+
+@njit(cache=True, inline="always")
+def unowned(a):
+    """A view of C-contiguous `a` without a reference count, for hot loops.
+
+    numba counts references to every array passed to a function (an atomic add and
+    subtract per array and call); in a game's turn loop that was half the time, and with
+    two threads the shared counts bounce between cores. A view without a count skips that.
+    The caller must keep `a` itself alive (referenced) for as long as the view is used.
+    """
+    return carray(_data_pointer(a), a.shape)
+
+
+@njit(cache=True)
+def keep_alive(*arrays):
+    """Marks `arrays` as used here, so numba keeps them alive until this point (it frees an
+    array after its last use, which would leave `unowned` views of it dangling)."""
+    return len(arrays)

@@ -92,7 +92,7 @@ STRATEGIES = [
             Param("deny_weight", 0.5, 0.0, 5.0,
                   "weight of the points a completion hands to opponents"),
             Param("rune_value", 1.5, 0.0, 10.0, "value of a Rune tile in hand"),
-            Param("token_value", 0.4, 0.0, 5.0, "base value of any Favor token"),
+            Param("token_value", 2.0, 0.0, 5.0, "base value of any Favor token"),
         ),
     ),
 ]

@@ -14,12 +14,20 @@ import simkit.kernels
 import simkit.rng
 import strategies.inori
 from simkit.jitcache import drop_stale_cache
-from simkit.kernels import new_trace_stub, prepare_game, record_decision, record_event
+from simkit.kernels import (
+    keep_alive,
+    new_trace_stub,
+    prepare_game,
+    record_decision,
+    record_event,
+    unowned,
+)
 from simkit.rng import randint, stream_state
 from strategies.inori import choose
 
 from . import config as _config
 from . import layout as _layout
+from .config import Tables
 from .layout import (
     CARD_COLOUR,
     CARD_KIND,
@@ -212,6 +220,21 @@ def new_outputs(n_games: int, n_players: int, n_colours: int, n_tree: int,
 
 # ---------------------------------------------------------------- scratch
 @njit(cache=True)
+def unowned_views(t, s, out, tr):
+    """Views without reference counts (simkit.kernels.unowned) of the tables, one block's
+    scratch, the outputs and the trace; the caller keeps the originals alive."""
+    u = unowned
+    tv = Tables(u(t.card), u(t.tree), u(t.rune), u(t.rules), u(t.setup), u(t.colour))
+    sv = (u(s[0]), u(s[1]), u(s[2]), u(s[3]), u(s[4]), u(s[5]), u(s[6]), u(s[7]), u(s[8]),
+          u(s[9]), u(s[10]), u(s[11]), u(s[12]))
+    ov = (u(out[0]), u(out[1]), u(out[2]), u(out[3]), u(out[4]), u(out[5]), u(out[6]),
+          u(out[7]), u(out[8]), u(out[9]), u(out[10]), u(out[11]), u(out[12]), u(out[13]),
+          u(out[14]), u(out[15]), u(out[16]), u(out[17]), u(out[18]), u(out[19]),
+          u(out[20]))
+    return tv, sv, ov, (u(tr[0]), u(tr[1]), u(tr[2]), u(tr[3]))
+
+
+@njit(cache=True)
 def new_scratch(t):
     """Per-thread work arrays, reused across games (every game resets what it uses)."""
     n_cards = t.card.shape[0]
@@ -291,7 +314,7 @@ def pay(t, pub, p, x, k, st, trace, tracing, season):
     record_event(trace, tracing, season, EV_PAY, p, x, k, 0)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def draw_runes(pub, p, k, stack, tops, st, trace, tracing, season):
     """Seat p draws up to k Rune tiles from the top of the stack."""
     for _ in range(k):
@@ -331,9 +354,9 @@ def on_card(t, pub, i, p):
 
 
 # ---------------------------------------------------------------- options
-@njit(cache=True)
-def move_rows(t, pub, p, kind, colour, opts, count_only):
-    """Moves of one of seat p's markers for a move rune (STEP_MOVE rows, or just a count)."""
+@njit(cache=True, inline="always")
+def move_rows(t, pub, p, kind, colour, opts):
+    """STEP_MOVE: moves of one of seat p's markers for a move rune."""
     n = 0
     n_slots = pub[N_SLOTS]
     for si in range(n_slots):
@@ -355,8 +378,6 @@ def move_rows(t, pub, p, kind, colour, opts, count_only):
                 for ds in range(t.card[cd, CARD_N_SPACES]):
                     if pub[slot_at(di, S_OCC + ds)] >= 0:
                         continue
-                    if count_only:
-                        return 1
                     set_row(opts, n, OPT_MOVE, si * MAX_SPACES + ss, di * MAX_SPACES + ds, -1,
                             0, 0, 1 if free == 1 else 0, 0,
                             held(pub, p, t.card[cd, CARD_COLOUR]))
@@ -365,6 +386,27 @@ def move_rows(t, pub, p, kind, colour, opts, count_only):
 
 
 @njit(cache=True)
+def move_exists(t, pub, p, kind, colour):
+    """True if a move rune of this kind and colour has a legal move for seat p."""
+    n_slots = pub[N_SLOTS]
+    for si in range(n_slots):
+        cs = pub[slot_at(si, S_CARD)]
+        if cs < 0 or (kind == RUNE_FROM_COLOUR and t.card[cs, CARD_COLOUR] != colour):
+            continue
+        if not on_card(t, pub, si, p):
+            continue
+        for di in range(n_slots):
+            cd = pub[slot_at(di, S_CARD)]
+            if di == si or cd < 0:
+                continue
+            if kind == RUNE_TO_COLOUR and t.card[cd, CARD_COLOUR] != colour:
+                continue
+            if free_spaces(t, pub, di) > 0:
+                return True
+    return False
+
+
+@njit(cache=True, inline="always")
 def occupied_target(t, pub, p):
     """True if some card space holds exactly one marker and it is not seat p's."""
     for i in range(pub[N_SLOTS]):
@@ -378,7 +420,7 @@ def occupied_target(t, pub, p):
     return False
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def rune_rows(t, pub, p, opts):
     """STEP_RUNE: no rune, then each usable tile unlike every earlier one in the hand."""
     set_row(opts, 0, OPT_NO_RUNE, -1, -1, -1, 0, 0, 0, 0, 0)
@@ -403,7 +445,7 @@ def rune_rows(t, pub, p, opts):
         elif kind == RUNE_OCCUPIED:
             if not occupied_target(t, pub, p):
                 continue
-        elif move_rows(t, pub, p, kind, colour, opts, True) == 0:
+        elif not move_exists(t, pub, p, kind, colour):
             continue
         set_row(opts, n, OPT_RUNE, h, tile, kind, 0, f1, 0, 0, 0)
         n += 1
@@ -484,7 +526,7 @@ def tree_preview(t, pub, p, ts, colour, paid):
     return points, tokens + fixed, runes, (after + fixed) if colour >= 0 else 0
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def offer_rows(t, pub, p, opts):
     """STEP_OFFER: card spaces, then tree spaces; a pass if there is nothing."""
     n = 0
@@ -524,6 +566,7 @@ def offer_rows(t, pub, p, opts):
                 points, tokens, runes, f4 = card_preview(t, pub, p, c, s, y, runes_left)
                 set_row(opts, n, OPT_CARD, i, s, y, points, tokens, completes, runes, f4)
                 n += 1
+    best = -2  # the best unused tile colour, once needed
     for ts in range(t.rules[R_N_TREE]):
         if pub[tree_at(ts, T_OCC)] >= 0:
             continue
@@ -537,10 +580,12 @@ def offer_rows(t, pub, p, opts):
         elif tile < 0:
             # Valued with the unused tile colour the player holds most of (the tile
             # itself is chosen next, STEP_TILE).
-            best = -1
-            for y in range(n_col):
-                if pub[TILE_USED + y] == 0 and (best < 0 or held(pub, p, y) > held(pub, p, best)):
-                    best = y
+            if best < -1:
+                best = -1
+                for y in range(n_col):
+                    if pub[TILE_USED + y] == 0 and (best < 0
+                                                    or held(pub, p, y) > held(pub, p, best)):
+                        best = y
             if best >= 0:
                 points, tokens, runes, f4 = tree_preview(t, pub, p, ts, best, -1)
                 set_row(opts, n, OPT_TREE, ts, -1, -1, points, tokens, 0, runes, f4)
@@ -559,7 +604,7 @@ def offer_rows(t, pub, p, opts):
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def colour_rows(t, pub, p, fewest, opts):
     """STEP_TOKEN: colours the supply holds (fewest: only those p holds fewest of)."""
     low = 1 << 30
@@ -575,7 +620,7 @@ def colour_rows(t, pub, p, fewest, opts):
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def block_rows(t, pub, p, opts):
     """STEP_BLOCK: every free card space."""
     n = 0
@@ -593,7 +638,7 @@ def block_rows(t, pub, p, opts):
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def tile_rows(t, pub, p, ts, opts):
     """STEP_TILE: every unused Altar tile colour for tree space ts, with its effect."""
     n = 0
@@ -637,7 +682,7 @@ def draw_journey(t, pub, decks, discards, tops, x, rng, trace, tracing, season):
 
 
 # ---------------------------------------------------------------- a turn
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def place_card(t, pub, p, i, s, paid, sid, prm, rg, opts, stack, rtops, st, trace,
                tracing, season):
     """Offer to space s of the card in slot i (paying a token of `paid`), then its effect."""
@@ -668,7 +713,7 @@ def place_card(t, pub, p, i, s, paid, sid, prm, rg, opts, stack, rtops, st, trac
         score(pub, p, points, SRC_CARD, st, trace, tracing, season)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def place_tree(t, pub, p, ts, colour, paid, sid, prm, rg, opts, stack, rtops, st, trace,
                tracing, season):
     """Offer to tree space ts (placing Altar tile `colour` if it has none), then its effect."""
@@ -737,7 +782,7 @@ def place_tree(t, pub, p, ts, colour, paid, sid, prm, rg, opts, stack, rtops, st
                 record_event(trace, tracing, season, EV_GAIN, p, x, 1, 0)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def play_rune(t, pub, p, h, sid, prm, rg, opts, st, trace, tracing, season):
     """Play the Rune tile at hand position h."""
     base = player_at(p, P_RUNES)
@@ -757,7 +802,7 @@ def play_rune(t, pub, p, h, sid, prm, rg, opts, st, trace, tracing, season):
         pub[OCCUPIED_OK] = 1
     else:
         pub[STEP] = STEP_MOVE
-        n = move_rows(t, pub, p, kind, colour, opts, False)
+        n = move_rows(t, pub, p, kind, colour, opts)
         ch = ask(sid, opts, n, pub, t, prm, rg)
         record_decision(trace, tracing, season, p, STEP_MOVE, opts, n, ch)
         src = opts[ch, A]
@@ -1094,13 +1139,19 @@ def simulate_batch(t, n_players, master_seed, first_game, lineup, rotate, strate
     """Play games first_game .. first_game + len(out[0]) - 1 into `out` (new_outputs)."""
     n_games = out[0].shape[0]
     n_blocks = min(n_games, 256)
-    trace = new_trace_stub(N_COLS)
     for b in prange(n_blocks):
         scratch = new_scratch(t)
+        trace = new_trace_stub(N_COLS)
+        tv, sv, ov, trv = unowned_views(t, scratch, out, trace)
         for i in range(b * n_games // n_blocks, (b + 1) * n_games // n_blocks):
             seed, sids, params = prepare_game(n_players, master_seed, first_game + i, lineup,
-                                              rotate, strategy_ids, strategy_params, out[4], i)
-            play_game(t, n_players, seed, sids, params, out, i, scratch, trace, False)
+                                              rotate, strategy_ids, strategy_params, ov[4], i)
+            pv = unowned(params)
+            play_game(tv, n_players, seed, unowned(sids), pv, ov, i, sv, trv, False)
+            keep_alive(sids, params)
+        keep_alive(scratch[0], scratch[1], scratch[2], scratch[3], scratch[4], scratch[5],
+                   scratch[6], scratch[7], scratch[8], scratch[9], scratch[10], scratch[11],
+                   scratch[12], trace[0], trace[1], trace[2], trace[3])
 
 
 @njit(cache=True)
