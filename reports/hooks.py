@@ -30,7 +30,8 @@ from reports.source import RowsSource, Source
 from reports.targets import Targets
 from simkit.summary import Query
 
-_MODULES = {"cauldron-master": "reports.cauldron_master", "carnuta": "reports.carnuta"}
+_MODULES = {"cauldron-master": "reports.cauldron_master", "carnuta": "reports.carnuta",
+            "inori": "reports.inori"}
 _REGISTRY: dict[str, type[GameHooks]] = {}
 
 

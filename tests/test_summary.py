@@ -22,6 +22,7 @@ from simkit.summary import Aggregate, merge_all, reduce, win_scale
 
 CM = RunSpec("cauldron-master", 4, ("planner", "greedy", "random", "greedy"), 4000, 11)
 CARNUTA = RunSpec("carnuta", 3, ("planner", "greedy", "random"), 3000, 4)
+INORI = RunSpec("inori", 4, ("planner", "greedy", "random", "greedy"), 2000, 6)
 
 
 def summary_of(spec: RunSpec) -> RunSpec:
@@ -102,6 +103,7 @@ def _same_tables(a: Path, b: Path) -> int:
 @pytest.mark.parametrize("spec,chunk,sections", [
     (CM, 999, ("witches", "hecate", "recipes", "leftovers", "components")),
     (CARNUTA, 701, ("runes", "scoring-kinds", "components")),
+    (INORI, 333, ("points-by-source", "economy", "colours", "components")),
 ])
 def test_report_from_a_summary_equals_the_report_from_rows(cm, tmp_path, spec, chunk, sections):
     engine.run(spec, tmp_path / "rows")
