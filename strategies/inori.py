@@ -43,13 +43,11 @@ from simkit.games.inori.layout import (
     R_MAJ_FIRST,
     R_MAJ_SECOND,
     R_N_COLOURS,
-    R_SEASONS,
     RUNE_GAIN,
     RUNE_OCCUPIED,
     S_CARD,
     S_OCC,
     S_OCC2,
-    SEASON,
     SEAT,
     TILE_USED,
     A,
@@ -226,7 +224,6 @@ def planner(opts, n, pub, t, params):
     p = pub[SEAT]
     values = np.zeros(MAX_COLOURS, np.float64)
     colour_values(pub, t, p, params, values)
-    last_season = pub[SEASON] == t.rules[R_SEASONS] - 1
     markers_left = 0
     for q in range(pub[N_PLAYERS]):
         markers_left += pub[player_at(q, P_MARKERS)]
@@ -293,8 +290,6 @@ def planner(opts, n, pub, t, params):
             score = values[opts[i, B]] + 0.5 * values[opts[i, C]]
         elif kind == OPT_PASS:
             score = -1e9
-        if last_season and kind == OPT_NEW_START:
-            score = 0.0
         if score > best_score:
             best_score = score
             best = i
