@@ -24,8 +24,11 @@ class SimkitGroup(click.Group):
         except SimkitError as exc:
             raise click.ClickException(str(exc)) from None
         except KeyboardInterrupt:
-            click.echo("\nInterrupted. Every finished chunk of games is saved: run the same "
-                       "command again to resume.", err=True)
+            if ctx.invoked_subcommand in ("tournament", "tune"):  # played in memory
+                click.echo("\nInterrupted; nothing was written.", err=True)
+            else:
+                click.echo("\nInterrupted. Every finished chunk of games is saved: run the "
+                           "same command again to resume.", err=True)
             sys.exit(130)
 
 
@@ -397,6 +400,121 @@ def compare(run_a: Path, run_b: Path, out_dir: Path | None, top_components: int)
     if out_dir is not None:
         for path in write_compare(result, out_dir):
             click.echo(f"Wrote {path}")
+
+
+@main.command(context_settings=CONTEXT)
+@click.argument("game")
+@click.option("--players", type=int, default=4, show_default=True, help="Seats per game.")
+@click.option("--strategies", "strategy_list", required=True,
+              help="Comma-separated strategies to rank (at least 2; NAME@params.toml works).")
+@click.option("--games", "n_games", type=int, default=10_000, show_default=True,
+              help="Games per lineup (rounded up to whole deals).")
+@click.option("--seed", type=int, default=0, show_default=True, help="Master seed.")
+@click.option("--out", "out_dir", type=click.Path(path_type=Path), required=True,
+              help="Folder for tournament.json/.html/.md, ratings.csv and win_matrix.csv.")
+@click.option("--threads", type=int, default=None, help="Numba threads (default: all cores).")
+@click.option("--chunk-size", "chunk_deals", type=int, default=None,
+              help="Deals per chunk (results never depend on it).")
+@click.option("--force", is_flag=True, help="Replace a different tournament already in --out.")
+@set_option
+@config_option
+def tournament(game: str, players: int, strategy_list: str, n_games: int, seed: int,
+               out_dir: Path, threads: int | None, chunk_deals: int | None, force: bool,
+               overrides: tuple[str, ...], config_path: str | None) -> None:
+    """Rank strategies: every lineup of them plays the same deals, each strategy in every
+    seat; prints Plackett-Luce ratings and the win matrix, and writes them with intervals.
+
+    Example: simkit tournament cauldron-master --players 3 --strategies random,greedy,planner
+    --games 20000 --seed 1 --out runs/tour
+    """
+    from reports.tournament import standings_text
+    from simkit import engine
+    from simkit import tournament as tn
+
+    spec = tn.TournamentSpec(game, players, tuple(_split(strategy_list)), n_games, seed,
+                             overrides, config_path)
+    plan = tn.plan(spec)
+    engine.set_threads(threads)
+    if tn.check_folder(out_dir, plan, force) == "done":
+        click.echo(f"{out_dir} already holds this exact tournament; nothing to do.")
+        record = tn.read_record(out_dir)
+        assert record is not None
+    else:
+        click.echo(f"{len(plan.lineups)} lineups x {plan.games_per_lineup:,} games "
+                   f"({plan.total_games:,} games) into {out_dir}.")
+        with click.progressbar(length=plan.total_games, label=f"{game}: tournament",
+                               file=sys.stderr, show_pos=True) as bar:
+            result = tn.play(plan, chunk_deals or tn.DEFAULT_CHUNK_DEALS, progress=bar.update)
+        record = tn.write(result, out_dir)
+        click.echo(f"Played {plan.total_games:,} games in {result.elapsed:.1f} s; wrote "
+                   f"{out_dir / 'tournament.html'} and the tables as CSV.")
+    click.echo(standings_text(record))
+
+
+@main.command(context_settings=CONTEXT)
+@click.argument("game")
+@click.option("--strategy", "strategy", required=True,
+              help="The strategy to tune; NAME@start.toml starts from (and is compared "
+                   "with) that file's parameters.")
+@click.option("--against", "against", required=True,
+              help="Comma-separated opponents, one per other seat (NAME@params.toml works).")
+@click.option("--budget", type=int, required=True, help="Games the search may play.")
+@click.option("--seed", type=int, default=0, show_default=True, help="Master seed.")
+@click.option("--out", "out_file", type=click.Path(path_type=Path), required=True,
+              help="The parameter file to write, e.g. tuned.toml.")
+@click.option("--population", type=int, default=None,
+              help="Candidates per generation (default: CMA-ES's 4 + 3 ln d).")
+@click.option("--games-per-candidate", type=int, default=None,
+              help="Games per candidate and generation (default: about 20 generations).")
+@click.option("--eval-games", type=int, default=10_000, show_default=True,
+              help="Fresh games measuring tuned against untuned.")
+@click.option("--threads", type=int, default=None, help="Numba threads (default: all cores).")
+@click.option("--force", is_flag=True, help="Replace an existing --out file.")
+@set_option
+@config_option
+def tune(game: str, strategy: str, against: str, budget: int, seed: int, out_file: Path,
+         population: int | None, games_per_candidate: int | None, eval_games: int,
+         threads: int | None, force: bool, overrides: tuple[str, ...],
+         config_path: str | None) -> None:
+    """Tune a strategy's parameters (CMA-ES) to maximise its win share against opponents,
+    then measure tuned against untuned on fresh deals; writes a parameter file that
+    --strategies NAME@FILE uses.
+
+    Example: simkit tune carnuta --strategy planner --against greedy --budget 100000
+    --seed 1 --out tuned.toml
+    """
+    from simkit import engine
+    from simkit import tune as tu
+
+    spec = tu.TuneSpec(game, strategy, tuple(_split(against)), budget, seed, population,
+                       games_per_candidate, eval_games, overrides, config_path)
+    setup = tu.prepare(spec)
+    engine.set_threads(threads)
+    tu.check_out(out_file, force)
+    click.echo(f"Tuning {setup.name} ({len(setup.strategy.params)} parameters) against "
+               f"{', '.join(spec.against)}: {setup.generations} generations x "
+               f"{setup.population} candidates x {setup.games_per_candidate:,} games, then "
+               f"3 x {setup.eval_games:,} fresh games.")
+    total = setup.search_games + 3 * setup.eval_games
+    with click.progressbar(length=total, label=f"{game}: tune", file=sys.stderr,
+                           show_pos=True, item_show_func=lambda x: x) as bar:
+        outcome = tu.search(setup, progress=lambda n, what: bar.update(n, what))
+    tu.write(outcome, out_file)
+    ev = outcome.evaluation
+    click.echo(f"Wrote {out_file} in {outcome.elapsed:.1f} s. Parameters:")
+    for p in setup.strategy.params:
+        click.echo(f"    {p.name} = {outcome.params[p.name]:g}  (untuned "
+                   f"{setup.start[p.name]:g})")
+    click.echo(f"On {ev['games']:,} fresh games against {', '.join(spec.against)} "
+               f"(95% intervals):")
+    for key, what in (("tuned", "tuned  "), ("untuned", "untuned")):
+        click.echo(f"    win share {what} {ev[key]:.3f} [{ev[key + '_lo']:.3f}, "
+                   f"{ev[key + '_hi']:.3f}]")
+    click.echo(f"    difference {ev['difference']:+.3f} [{ev['difference_lo']:+.3f}, "
+               f"{ev['difference_hi']:+.3f}] (paired by deal)")
+    click.echo(f"Tuned against {setup.players - 1} untuned: win share {ev['head_to_head']:.3f} "
+               f"[{ev['head_to_head_lo']:.3f}, {ev['head_to_head_hi']:.3f}] "
+               f"(fair share {ev['fair_share']:.3f}).")
 
 
 @main.command(context_settings=CONTEXT)

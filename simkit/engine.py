@@ -18,6 +18,7 @@ import pyarrow as pa
 
 from simkit.errors import SimkitError
 from simkit.games import Game, Lineup, get_game
+from simkit.paramfile import read_params, split_token
 from simkit.results import (
     GAMES_FILE,
     MANIFEST_FILE,
@@ -118,7 +119,12 @@ def parse_params(items: Sequence[str]) -> dict[str, dict[str, float]]:
 
 def build_lineup(game: Game, strategies: Sequence[str], players: int,
                  params: Sequence[str] = ()) -> Lineup:
-    """Resolve strategy names (one per seat, or one for all seats) and their parameters."""
+    """Resolve strategy names (one per seat, or one for all seats) and their parameters.
+
+    A name may be `NAME@FILE`: strategy NAME with the parameters in FILE
+    (`simkit/paramfile.py`); the lineup keeps the whole token as the seat's name, so a
+    tuned and an untuned copy of one strategy stay apart in the results.
+    """
     specs = game.strategies()
     names = list(strategies)
     if len(names) == 1:
@@ -126,18 +132,26 @@ def build_lineup(game: Game, strategies: Sequence[str], players: int,
     if len(names) != players:
         raise SimkitError(f"--strategies lists {len(names)} strategies for {players} players; "
                           f"give one per seat or a single one for all seats")
-    for name in names:
+    base: dict[str, str] = {}  # token -> built-in strategy name
+    for token in names:
+        name, _ = split_token(token)
         if name not in specs:
             raise SimkitError(f"unknown strategy '{name}' for {game.name}; "
                               f"known: {', '.join(specs)}")
+        base[token] = name
     values = parse_params(params)
     for strategy in values:
         if strategy not in names:
             raise SimkitError(f"--param names strategy '{strategy}', which is not playing "
                               f"({', '.join(sorted(set(names)))})")
-    vectors = np.stack([specs[n].vector(values.get(n)) for n in names])
-    resolved = tuple(specs[n].resolved(values.get(n)) for n in names)
-    ids = np.array([specs[n].sid for n in names], np.int64)
+    for token in dict.fromkeys(names):
+        _, path = split_token(token)
+        if path is not None:  # a --param naming the whole token overrides the file
+            values[token] = read_params(path, specs[base[token]], game.name) | values.get(
+                token, {})
+    vectors = np.stack([specs[base[n]].vector(values.get(n)) for n in names])
+    resolved = tuple(specs[base[n]].resolved(values.get(n)) for n in names)
+    ids = np.array([specs[base[n]].sid for n in names], np.int64)
     return Lineup(tuple(names), ids, vectors, resolved)
 
 

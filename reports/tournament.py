@@ -1,0 +1,186 @@
+"""The tournament report: ratings, win share and the win matrix as tables, a heat map, CSV.
+
+Input is the record `simkit.tournament.record` builds (also written as tournament.json),
+so the page can be rebuilt from that file alone. Files: tournament.html (self-contained,
+the renderer of the balance report), tournament.md, ratings.csv and win_matrix.csv.
+"""
+
+from __future__ import annotations
+
+import html
+import math
+from pathlib import Path
+from typing import Any
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import numpy as np  # noqa: E402
+import polars as pl  # noqa: E402
+from matplotlib.colors import TwoSlopeNorm  # noqa: E402
+from matplotlib.figure import Figure  # noqa: E402
+
+from reports.charts import INK, WIDTH, _styled, interval_bars  # noqa: E402
+from reports.document import Chart, Column, Note, Section, Table  # noqa: E402
+from reports.render import CSS, _atomic_write, _html_section, _md_table  # noqa: E402
+
+HTML_FILE = "tournament.html"
+MD_FILE = "tournament.md"
+RATINGS_CSV = "ratings.csv"
+MATRIX_CSV = "win_matrix.csv"
+
+
+@_styled
+def win_heat_map(names: list[str], share: np.ndarray, title: str) -> Figure:
+    """share[i, j]: how often row i finished ahead of column j; 0.5 is even (white)."""
+    k = len(names)
+    fig = Figure(layout="constrained", figsize=(min(WIDTH, 2.8 + 1.1 * k), 1.8 + 0.6 * k))
+    ax = fig.add_subplot()
+    im = ax.imshow(np.ma.masked_invalid(share * 100), cmap="RdBu",
+                   norm=TwoSlopeNorm(50, 0, 100), aspect="auto")
+    fig.colorbar(im, ax=ax, shrink=0.9, label="% of games row ahead of column")
+    for i in range(k):
+        for j in range(k):
+            v = share[i, j]
+            text = "—" if not math.isfinite(v) else f"{v * 100:.1f}"
+            strong = math.isfinite(v) and abs(v - 0.5) > 0.3
+            ax.text(j, i, text, ha="center", va="center", fontsize=9,
+                    color="white" if strong else INK)
+    ax.set_xticks(range(k), names, rotation=20 if k > 4 else 0, ha="right" if k > 4 else "center")
+    ax.set_yticks(range(k), names)
+    ax.set_xlabel("opponent (column)")
+    ax.set_ylabel("strategy (row)")
+    ax.set_title(title)
+    return fig
+
+
+def frames(rec: dict[str, Any]) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """(ratings, win matrix) as frames, the CSV files' contents."""
+    ratings = pl.DataFrame(rec["standings"]).select(
+        "place", "strategy", "mu", "sigma", "ordinal", "win_share", "win_share_lo",
+        "win_share_hi", "seats_played")
+    matrix = pl.DataFrame(rec["win_matrix"])
+    return ratings, matrix
+
+
+def sections(rec: dict[str, Any]) -> list[Section]:
+    ratings, matrix = frames(rec)
+    names = [s["name"] for s in rec["strategies"]]
+    fair = 1.0 / rec["players"]
+    share = np.full((len(names), len(names)), np.nan)
+    for row in rec["win_matrix"]:
+        share[names.index(row["strategy"]), names.index(row["opponent"])] = row["ahead"]
+    order = [names.index(r["strategy"]) for r in rec["standings"]]
+    ordered = [names[i] for i in order]
+    wide = pl.DataFrame({"strategy": ordered} | {
+        f"vs {names[j]}": [share[i, j] for i in order] for j in order})
+    standings = Section("ratings", "Ratings", "Who is strongest: each strategy's "
+                        "Plackett-Luce rating from every game's finishing order.", [
+        Table("Ratings and win share", "Rated with openskill's Plackett-Luce model over every "
+              "game in a fixed order; ordinal = mu - 3 sigma ranks the strategies; win share "
+              f"is per seat played (fair share {fair:.1%}), with its 95% interval over deals.",
+              ratings, [Column("place", "#", "int"), Column("strategy", "Strategy"),
+                        Column("ordinal", "Ordinal", "num", 2), Column("mu", "mu", "num", 2),
+                        Column("sigma", "sigma", "num", 2),
+                        Column("win_share", "Win share", "ci_pct"),
+                        Column("seats_played", "Seats played", "int")], csv=None),
+        Chart("Win share by strategy", "Win share per seat played with its 95% interval; the "
+              "dashed line is the fair share.",
+              interval_bars(ratings, label="strategy", value="win_share",
+                            title="Win share by strategy", xlabel="win share (%)",
+                            reference=fair, reference_label=f"fair share {fair:.0%}",
+                            unit="%")),
+    ])
+    matrix_section = Section("matrix", "Win matrix", "Head to head: how often each strategy "
+                             "finished ahead of each other one in the games they shared.", [
+        Chart("Win matrix", "Each cell: the share of games the row strategy finished ahead "
+              "of the column strategy (ties count 1/2); blue above 50%, red below.",
+              win_heat_map(ordered, share[np.ix_(order, order)], "Row ahead of column (%)")),
+        Table("Win matrix", "Share of comparisons in which the row strategy finished ahead "
+              "of the column strategy (ties 1/2), over every game both played.",
+              wide, [Column("strategy", "Strategy")] + [
+                  Column(f"vs {n}", f"vs {n}", "pct") for n in ordered]),
+        Table("Every pair with its interval", "The same shares with 95% intervals "
+              "clustered by deal (every lineup plays every deal, so games on a deal are "
+              "dependent); comparisons counts seat pairs.",
+              matrix.sort("strategy", "opponent"),
+              [Column("strategy", "Strategy"), Column("opponent", "Opponent"),
+               Column("ahead", "Ahead", "ci_pct"), Column("comparisons", "Comparisons", "int"),
+               Column("deals", "Deals", "int")]),
+    ])
+    lineups = pl.DataFrame({"lineup": [", ".join(x) for x in rec["lineups"]]})
+    design = Section("design", "How it was played", "Which lineups played and how.", [
+        Note(f"{len(rec['lineups'])} lineups of {rec['players']} seats, each over the same "
+             f"{rec['deals']:,} deals ({rec['games_per_lineup']:,} games per lineup, "
+             f"{rec['games']:,} in all). Within a deal the lineup rotates through the seats, "
+             "so every strategy sits in every seat."),
+        Table("Lineups", "Every lineup played, seat 0 first before rotation.", lineups,
+              [Column("lineup", "Lineup")]),
+    ])
+    if rec["config"]["placeholders"]:
+        design.blocks.append(Note(f"This tournament used {len(rec['config']['placeholders'])} "
+                                  "placeholder config values: results describe the "
+                                  "placeholder data, not the published game.", "warn"))
+    return [standings, matrix_section, design]
+
+
+def render_html(rec: dict[str, Any], secs: list[Section]) -> str:
+    e = html.escape
+    facts = [("Game", rec["title"]), ("Players", rec["players"]),
+             ("Strategies", ", ".join(s["name"] for s in rec["strategies"])),
+             ("Games", f"{rec['games']:,}"), ("Seed", rec["seed"]),
+             ("Config", f"{rec['config']['source']} (hash {rec['config']['hash']})"),
+             ("Rating", rec["rating"]["model"])]
+    dl = "".join(f"<dt>{e(str(k))}</dt><dd>{e(str(v))}</dd>" for k, v in facts)
+    nav = "".join(f'<a href="#{s.key}">{e(s.title)}</a>' for s in secs)
+    parts = [
+        "<!doctype html>", '<html lang="en"><head><meta charset="utf-8">',
+        '<meta name="viewport" content="width=device-width, initial-scale=1">',
+        f"<title>{e(rec['title'])} tournament</title><style>{CSS}</style></head><body>",
+        '<header class="top"><div class="wrap"><div class="eyebrow">simkit tournament</div>'
+        f"<h1>{e(rec['title'])} tournament</h1><p class=\"sub\">Every strategy in every "
+        f'seat over the same deals</p><dl class="facts">{dl}</dl><div class="cmd">'
+        f"<span>Reproduce this tournament</span><code>{e(rec['command'])}</code></div>"
+        "</div></header>",
+        f'<nav class="toc"><div class="wrap">{nav}</div></nav><main class="wrap">',
+    ]
+    parts += [_html_section(s) for s in secs]
+    parts.append(f'</main><footer class="wrap">{e(rec["rating"]["order"])}. Tables as CSV: '
+                 f"{RATINGS_CSV}, {MATRIX_CSV}.</footer></body></html>")
+    return "\n".join(parts)
+
+
+def render_markdown(rec: dict[str, Any], secs: list[Section]) -> str:
+    out = [f"# {rec['title']} tournament", "",
+           f"{rec['players']} players; {rec['games']:,} games; seed {rec['seed']}; "
+           f"rating: {rec['rating']['model']}. Charts: `{HTML_FILE}`.", "",
+           "Reproduce:", "", "```sh", rec["command"], "```"]
+    for s in secs:
+        out += ["", f"## {s.title}", "", s.intro]
+        for b in s.blocks:
+            if isinstance(b, Table):
+                out += ["", f"### {b.title}", "", b.explain, "", _md_table(b)]
+            elif isinstance(b, Note):
+                out += ["", f"_{b.text}_"]
+    return "\n".join(out) + "\n"
+
+
+def standings_text(rec: dict[str, Any]) -> str:
+    """The ratings and the win matrix as plain text, for the terminal."""
+    secs = sections(rec)
+    tables = [b for s in secs[:2] for b in s.blocks if isinstance(b, Table)]
+    return "\n\n".join(_md_table(t) for t in tables[:2])
+
+
+def write_report(rec: dict[str, Any], out: Path) -> list[Path]:
+    """Write the CSVs, tournament.md and tournament.html into `out`."""
+    ratings, matrix = frames(rec)
+    secs = sections(rec)
+    for name, frame in ((RATINGS_CSV, ratings), (MATRIX_CSV, matrix)):
+        tmp = out / (name + ".partial")
+        frame.write_csv(tmp)
+        tmp.replace(out / name)
+    _atomic_write(out / MD_FILE, render_markdown(rec, secs))
+    _atomic_write(out / HTML_FILE, render_html(rec, secs))
+    return [out / n for n in (HTML_FILE, MD_FILE, RATINGS_CSV, MATRIX_CSV)]

@@ -1,0 +1,359 @@
+"""`simkit tournament`: every strategy in every seat over the same deals; a win matrix and
+Plackett-Luce ratings.
+
+Lineups. With K strategies and N seats, every lineup holds min(K, N) different strategies:
+- K >= N: every N-combination of the K strategies;
+- K < N: every multiset of N seats that uses each strategy at least once (K=2, N=4:
+  aaab, aabb, abbb), so no strategy is favoured by holding more seats overall.
+Every lineup plays the same deals (the same seed: deal d is the same cards for all of
+them), and within a deal the lineup rotates through the seats as in any run, so each
+strategy sits in each seat once per deal.
+
+The games are played in-process with `Game.simulate` rather than as one run folder per
+lineup: a tournament needs only each game's ranks and win shares, playing every lineup
+chunk by chunk lets the ratings see the games in deal order (the same order whatever the
+chunk size), and nothing is written per game. A tournament is therefore not resumable;
+it is meant for up to a few million games.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import shlex
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from simkit.deals import DealTotals
+from simkit.engine import MAX_SEED, build_lineup, option_args
+from simkit.errors import SimkitError
+from simkit.games import Game, Lineup, get_game
+from simkit.paramfile import write_text_atomic
+from simkit.results import versions
+from simkit.summary import win_scale
+
+TOURNAMENT_FILE = "tournament.json"
+DEFAULT_CHUNK_DEALS = 4096
+# A strategy's skill does not drift from game to game, so no dynamics (tau = 0): every
+# game then weighs about equally, instead of the last few hundred deciding the rating.
+TAU = 0.0
+RATING = "openskill PlackettLuce (mu 25, sigma 25/3, beta 25/6, tau 0)"
+RATING_ORDER = ("Ratings: every game once, in the order deal, lineup, seat rotation; "
+                "ordinal = mu - 3 sigma; sigma is the model's own uncertainty, not an interval "
+                "over deals")
+
+
+@dataclass(frozen=True)
+class TournamentSpec:
+    """Everything that determines a tournament's results."""
+
+    game: str
+    players: int
+    strategies: tuple[str, ...]  # names or NAME@params.toml
+    games: int  # per lineup; rounded up to whole deals (a multiple of players)
+    seed: int
+    overrides: tuple[str, ...] = ()
+    config_path: str | None = None
+
+    def command(self, out: str) -> str:
+        parts = ["simkit", "tournament", self.game, "--players", str(self.players),
+                 "--strategies", ",".join(self.strategies), "--games", str(self.games),
+                 "--seed", str(self.seed), "--out", out]
+        return shlex.join(parts + option_args(self.config_path, self.overrides, (), None))
+
+
+def lineups_of(k: int, n: int) -> list[tuple[int, ...]]:
+    """The lineups (strategy indices, one per seat) a tournament of k strategies plays."""
+    if k >= n:
+        return list(itertools.combinations(range(k), n))
+    return [c for c in itertools.combinations_with_replacement(range(k), n)
+            if len(set(c)) == k]
+
+
+@dataclass
+class Plan:
+    """A validated tournament: the game, its rules and one `Lineup` per combination."""
+
+    spec: TournamentSpec
+    game: Game
+    config: Any
+    compiled: Any
+    combos: list[tuple[int, ...]]
+    lineups: list[Lineup]
+    params: list[dict[str, float]]  # resolved parameters per strategy
+    deals: int  # deals each lineup plays
+
+    @property
+    def games_per_lineup(self) -> int:
+        return self.deals * self.spec.players
+
+    @property
+    def total_games(self) -> int:
+        return self.games_per_lineup * len(self.lineups)
+
+    def identity(self) -> dict[str, Any]:
+        return {"game": self.spec.game, "players": self.spec.players,
+                "strategies": list(self.spec.strategies), "params": self.params,
+                "games_per_lineup": self.games_per_lineup, "seed": self.spec.seed,
+                "config_hash": self.config.hash}
+
+
+def plan(spec: TournamentSpec) -> Plan:
+    """Validate a tournament before any game is played."""
+    game = get_game(spec.game)
+    config = game.load_config(spec.overrides,
+                              Path(spec.config_path) if spec.config_path else None)
+    compiled = game.compile(config)
+    if spec.players not in game.players(compiled):
+        raise SimkitError(f"{game.title} is played by "
+                          f"{', '.join(map(str, game.players(compiled)))} players, "
+                          f"not {spec.players}")
+    names = list(spec.strategies)
+    if len(names) < 2:
+        raise SimkitError("--strategies: a tournament needs at least 2 strategies, "
+                          f"got {len(names)}")
+    repeated = sorted({n for n in names if names.count(n) > 1})
+    if repeated:
+        raise SimkitError(f"--strategies lists {', '.join(repeated)} more than once")
+    if spec.games < 1:
+        raise SimkitError(f"--games must be at least 1, not {spec.games}")
+    if not 0 <= spec.seed <= MAX_SEED:
+        raise SimkitError(f"--seed must be between 0 and 2**64-1, not {spec.seed}")
+    combos = lineups_of(len(names), spec.players)
+    lineups = [build_lineup(game, [names[i] for i in c], spec.players) for c in combos]
+    params: list[dict[str, float]] = [{} for _ in names]
+    for combo, lineup in zip(combos, lineups, strict=True):
+        for i, resolved in zip(combo, lineup.resolved_params, strict=True):
+            params[i] = resolved
+    deals = -(-spec.games // spec.players)
+    return Plan(spec, game, config, compiled, combos, lineups, params, deals)
+
+
+@dataclass
+class Totals:
+    """What a tournament accumulates: per ordered pair, i ahead of j (ties 1/2, scaled by
+    2) per comparison of a seat of i with a seat of j; per strategy, win share per seat."""
+
+    k: int
+    players: int
+    pairs: list[list[DealTotals]] = field(default_factory=list)
+    wins: list[DealTotals] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.pairs = [[DealTotals(2) for _ in range(self.k)] for _ in range(self.k)]
+        self.wins = [DealTotals(win_scale(self.players)) for _ in range(self.k)]
+
+
+class Ratings:
+    """Plackett-Luce ratings (openskill), one per strategy, updated game by game."""
+
+    def __init__(self, k: int) -> None:
+        from openskill.models import PlackettLuce
+
+        self.model = PlackettLuce(tau=TAU)
+        self.ratings = [self.model.rating() for _ in range(k)]
+
+    def update(self, strategies: Sequence[int], ranks: Sequence[int]) -> None:
+        """One game: the strategy in each seat and its rank (1 = best, ties share)."""
+        teams = [[self.ratings[t]] for t in strategies]
+        new = self.model.rate(teams, ranks=list(ranks))
+        if len(set(strategies)) == len(strategies):
+            for t, team in zip(strategies, new, strict=True):
+                self.ratings[t] = team[0]
+            return
+        # A strategy in several seats (fewer strategies than seats): its copies were rated
+        # as separate players; it takes the mean of their updated mu and sigma.
+        for t in set(strategies):
+            copies = [team[0] for s, team in zip(strategies, new, strict=True) if s == t]
+            self.ratings[t] = self.model.rating(mu=sum(r.mu for r in copies) / len(copies),
+                                                sigma=sum(r.sigma for r in copies)
+                                                / len(copies))
+
+    def table(self) -> list[tuple[float, float, float]]:
+        """(mu, sigma, ordinal) per strategy."""
+        return [(r.mu, r.sigma, r.ordinal()) for r in self.ratings]
+
+
+def _accumulate(totals: Totals, tid: np.ndarray, rank: np.ndarray, share: np.ndarray,
+                deals: int) -> tuple[np.ndarray, ...]:
+    """Per-deal totals of one lineup's games (tid, rank, share: (games, seats) arrays;
+    the games cover `deals` whole deals): pair y, pair m, win y, win m."""
+    k, n = totals.k, totals.players
+    deal = np.arange(tid.shape[0]) // n
+    size = k * k * deals
+    pair_y = np.zeros(size, np.int64)
+    pair_m = np.zeros(size, np.int64)
+    win_y = np.zeros(k * deals, np.int64)
+    win_m = np.zeros(k * deals, np.int64)
+    for s in range(n):
+        idx = tid[:, s] * deals + deal
+        win_y += np.bincount(idx, weights=share[:, s], minlength=k * deals).astype(np.int64)
+        win_m += np.bincount(idx, minlength=k * deals)
+        for u in range(n):
+            keep = tid[:, s] != tid[:, u]
+            if u == s or not keep.any():
+                continue
+            ahead = 2 * (rank[:, s] < rank[:, u]) + (rank[:, s] == rank[:, u])
+            idx = (tid[:, s] * k + tid[:, u]) * deals + deal
+            pair_y += np.bincount(idx[keep], weights=ahead[keep],
+                                  minlength=size).astype(np.int64)
+            pair_m += np.bincount(idx[keep], minlength=size)
+    return pair_y, pair_m, win_y, win_m
+
+
+@dataclass
+class Result:
+    plan: Plan
+    totals: Totals
+    ratings: list[tuple[float, float, float]]  # (mu, sigma, ordinal) per strategy
+    elapsed: float
+
+    def matrix(self) -> list[dict[str, Any]]:
+        """Per ordered pair (i, j): the share of comparisons in which i finished ahead of j
+        (ties 1/2), with its deal-clustered 95% interval."""
+        names = self.plan.spec.strategies
+        out = []
+        for i, a in enumerate(names):
+            for j, b in enumerate(names):
+                if i == j:
+                    continue
+                t = self.totals.pairs[i][j]
+                p, lo, hi = t.share()
+                out.append({"strategy": a, "opponent": b, "ahead": p, "ahead_lo": lo,
+                            "ahead_hi": hi, "comparisons": t.m, "deals": t.c})
+        return out
+
+    def standings(self) -> list[dict[str, Any]]:
+        """Strategies by rating ordinal, best first, with their win share per seat."""
+        names = self.plan.spec.strategies
+        rows = []
+        for i, name in enumerate(names):
+            mu, sigma, ordinal = self.ratings[i]
+            ws, lo, hi = self.totals.wins[i].share()
+            rows.append({"strategy": name, "mu": mu, "sigma": sigma, "ordinal": ordinal,
+                         "win_share": ws, "win_share_lo": lo, "win_share_hi": hi,
+                         "seats_played": self.totals.wins[i].m})
+        rows.sort(key=lambda r: -r["ordinal"])
+        for place, row in enumerate(rows, start=1):
+            row["place"] = place
+        return rows
+
+
+def play(p: Plan, chunk_deals: int = DEFAULT_CHUNK_DEALS,
+         progress: Callable[[int], None] | None = None) -> Result:
+    """Play every lineup over the same deals, chunk by chunk; results never depend on the
+    chunk size (integer totals; ratings fed in deal order)."""
+    if chunk_deals < 1:
+        raise SimkitError(f"--chunk-size must be at least 1, not {chunk_deals}")
+    n, k = p.spec.players, len(p.spec.strategies)
+    scale = win_scale(n)
+    totals = Totals(k, n)
+    ratings = Ratings(k)
+    started = time.perf_counter()
+    for d0 in range(0, p.deals, chunk_deals):
+        cd = min(chunk_deals, p.deals - d0)
+        pair_y = np.zeros(k * k * cd, np.int64)
+        pair_m = np.zeros_like(pair_y)
+        win_y = np.zeros(k * cd, np.int64)
+        win_m = np.zeros_like(win_y)
+        games = []
+        for combo, lineup in zip(p.combos, p.lineups, strict=True):
+            cols = p.game.simulate(p.compiled, lineup, p.spec.seed, d0 * n, cd * n)
+            tid = np.asarray(combo, np.int64)[cols["strategy"].astype(np.int64)]
+            rank = cols["rank"].astype(np.int64)
+            share = np.rint(cols["win_share"].astype(np.float64) * scale)
+            for total, part in zip((pair_y, pair_m, win_y, win_m),
+                                   _accumulate(totals, tid, rank, share, cd), strict=True):
+                total += part
+            games.append((tid.tolist(), rank.tolist()))
+            if progress is not None:
+                progress(cd * n)
+        for i in range(k):
+            totals.wins[i].add(win_y[i * cd:(i + 1) * cd], win_m[i * cd:(i + 1) * cd])
+            for j in range(k):
+                at = (i * k + j) * cd
+                totals.pairs[i][j].add(pair_y[at:at + cd], pair_m[at:at + cd])
+        for d in range(cd):  # ratings in deal order, whatever the chunking
+            for tids, ranks in games:
+                for g in range(d * n, (d + 1) * n):
+                    ratings.update(tids[g], ranks[g])
+    return Result(p, totals, ratings.table(), time.perf_counter() - started)
+
+
+def check_folder(out: Path, p: Plan, force: bool) -> str:
+    """"new" or "done" (this tournament is already there); refuses anything else unless
+    `force`."""
+    if not out.exists():
+        return "new"
+    if not out.is_dir():
+        raise SimkitError(f"--out {out}: exists and is not a folder")
+    record = read_record(out)
+    if record is not None:
+        if record.get("identity") == p.identity():
+            return "done"
+        if not force:
+            raise SimkitError(f"--out {out} already holds a different tournament "
+                              f"({record.get('command', '?')}); choose another folder or "
+                              "pass --force to replace it")
+    elif any(out.iterdir()) and not force:
+        raise SimkitError(f"--out {out} is not empty and holds no tournament; choose another "
+                          "folder or pass --force")
+    return "new"
+
+
+def read_record(out: Path) -> dict[str, Any] | None:
+    path = out / TOURNAMENT_FILE
+    if not path.exists():
+        return None
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError):
+        return None
+
+
+def record(result: Result, out: Path) -> dict[str, Any]:
+    """tournament.json: identity, the command, the lineups and every result."""
+    p = result.plan
+    return {
+        "identity": p.identity(),
+        "command": p.spec.command(str(out)),
+        "game": p.game.name,
+        "title": p.game.title,
+        "players": p.spec.players,
+        "strategies": [{"name": n, "params": prm}
+                       for n, prm in zip(p.spec.strategies, p.params, strict=True)],
+        "lineups": [list(lineup.names) for lineup in p.lineups],
+        "deals": p.deals,
+        "games_per_lineup": p.games_per_lineup,
+        "games": p.total_games,
+        "seed": p.spec.seed,
+        "config": {"source": p.config.source, "hash": p.config.hash,
+                   "overrides": list(p.spec.overrides),
+                   "placeholders": p.config.placeholders()},
+        "rating": {"model": RATING, "order": RATING_ORDER},
+        "standings": result.standings(),
+        "win_matrix": result.matrix(),
+        "elapsed_seconds": round(result.elapsed, 3),
+        "versions": versions(),
+        "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+    }
+
+
+def write(result: Result, out: Path) -> dict[str, Any]:
+    """Write tournament.json, win_matrix.csv, ratings.csv, tournament.md and .html."""
+    from reports.tournament import write_report
+
+    rec = record(result, out)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        (out / TOURNAMENT_FILE).unlink(missing_ok=True)  # until the new files are complete
+    except OSError as exc:
+        raise SimkitError(f"--out {out}: cannot write there ({exc.strerror})") from None
+    write_report(rec, out)
+    write_text_atomic(out / TOURNAMENT_FILE, json.dumps(rec, indent=2) + "\n")
+    return rec

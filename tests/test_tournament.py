@@ -1,0 +1,157 @@
+"""`simkit tournament`: lineups, the win matrix's counting, ratings on a constructed case with
+a known order, a real tournament with a known order, determinism, files and errors."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import polars as pl
+import pytest
+from click.testing import CliRunner
+
+from simkit import tournament as tn
+from simkit.cli import main
+from simkit.errors import SimkitError
+
+ORDER = ("random", "greedy", "planner")  # Carnuta, 2 players: planner > greedy > random
+
+
+@pytest.fixture(scope="module")
+def carnuta_result():
+    plan = tn.plan(tn.TournamentSpec("carnuta", 2, ORDER, 600, 5))
+    return tn.play(plan)
+
+
+def _strip(record: dict) -> dict:
+    return {k: v for k, v in record.items() if k not in ("elapsed_seconds", "created")}
+
+
+def test_lineups_cover_every_strategy_evenly():
+    assert tn.lineups_of(3, 2) == [(0, 1), (0, 2), (1, 2)]
+    assert len(tn.lineups_of(5, 3)) == 10
+    # Fewer strategies than seats: every multiset using each strategy at least once.
+    assert tn.lineups_of(2, 4) == [(0, 0, 0, 1), (0, 0, 1, 1), (0, 1, 1, 1)]
+    seats = np.bincount(np.ravel(tn.lineups_of(3, 4)), minlength=3)
+    assert len(set(seats.tolist())) == 1  # no strategy holds more seats overall
+
+
+def test_pair_counting_by_hand():
+    """Two deals of a 3-seat game: ahead counts 2, a tie 1 (ties are halves), per deal."""
+    totals = tn.Totals(3, 3)
+    tid = np.array([[0, 1, 2], [1, 2, 0], [2, 0, 1], [0, 1, 2], [1, 2, 0], [2, 0, 1]])
+    rank = np.array([[1, 2, 3], [1, 1, 3], [2, 1, 3], [3, 2, 1], [1, 2, 3], [1, 2, 2]])
+    share = np.zeros_like(rank)
+    pair_y, pair_m, _, _ = tn._accumulate(totals, tid, rank, share, 2)
+    y = pair_y.reshape(3, 3, 2)
+    m = pair_m.reshape(3, 3, 2)
+    assert m[0, 1].tolist() == [3, 3] and m[0, 0].tolist() == [0, 0]
+    # Deal 0: 0 ahead of 1 in games 0 and 2, behind in game 1; 1 and 2 tie in game 1.
+    assert y[0, 1, 0] == 2 + 0 + 2 and y[1, 0, 0] == 2
+    assert y[1, 2, 0] == 2 + 1 + 0
+    # Deal 1: 0 behind 1 in games 3 and 4, tied in game 5.
+    assert y[0, 1, 1] == 0 + 0 + 1
+    assert (y[0, 1] + y[1, 0] == 2 * m[0, 1]).all()  # each comparison shares 2 points
+
+
+def test_ratings_recover_a_constructed_order():
+    """0 always finishes ahead of 1, 1 ahead of 2, in every seat: the ratings say so."""
+    ratings = tn.Ratings(3)
+    seatings = [(0, 1, 2), (1, 2, 0), (2, 0, 1)]
+    for _ in range(30):
+        for seats in seatings:
+            ratings.update(seats, [t + 1 for t in seats])
+    mu = [r[0] for r in ratings.table()]
+    assert mu[0] > mu[1] > mu[2]
+    # A strategy in two seats (fewer strategies than seats) gets one averaged rating.
+    twice = tn.Ratings(2)
+    for _ in range(20):
+        twice.update((0, 0, 1), [1, 2, 3])
+        twice.update((1, 0, 0), [3, 1, 2])
+    assert twice.table()[0][0] > twice.table()[1][0]
+
+
+def test_known_order_in_ratings_and_matrix(carnuta_result):
+    standings = carnuta_result.standings()
+    assert [r["strategy"] for r in standings] == ["planner", "greedy", "random"]
+    ahead = {(r["strategy"], r["opponent"]): r for r in carnuta_result.matrix()}
+    for better, worse in (("planner", "greedy"), ("greedy", "random"), ("planner", "random")):
+        assert ahead[(better, worse)]["ahead_lo"] > 0.5, (better, worse)
+        assert ahead[(better, worse)]["ahead"] + ahead[(worse, better)]["ahead"] == \
+            pytest.approx(1.0)
+        assert ahead[(better, worse)]["comparisons"] == 600  # one per game of that lineup
+        assert ahead[(better, worse)]["deals"] == 300
+    shares = {r["strategy"]: r["win_share"] for r in standings}
+    assert shares["planner"] > shares["greedy"] > shares["random"]
+
+
+def test_deterministic_and_independent_of_chunking(carnuta_result):
+    again = tn.play(tn.plan(tn.TournamentSpec("carnuta", 2, ORDER, 600, 5)), chunk_deals=7)
+    assert again.ratings == carnuta_result.ratings
+    assert again.matrix() == carnuta_result.matrix()
+    assert again.standings() == carnuta_result.standings()
+    other = tn.play(tn.plan(tn.TournamentSpec("carnuta", 2, ORDER, 600, 6)))
+    assert other.ratings != carnuta_result.ratings
+
+
+def test_fewer_strategies_than_seats():
+    result = tn.play(tn.plan(tn.TournamentSpec("carnuta", 4, ("random", "greedy"), 80, 1)))
+    assert len(result.plan.lineups) == 3 and result.plan.total_games == 240
+    ahead = {(r["strategy"], r["opponent"]): r for r in result.matrix()}
+    # aaab: 3 comparisons a game, aabb: 4, abbb: 3 -> 80 * 10
+    assert ahead[("greedy", "random")]["comparisons"] == 800
+    assert ahead[("greedy", "random")]["ahead"] > 0.5
+    assert result.standings()[0]["strategy"] == "greedy"
+
+
+def test_cli_writes_every_file_and_refuses_a_different_tournament(cm, tmp_path):
+    runner = CliRunner()
+    out = tmp_path / "tour"
+    args = ["tournament", "cauldron-master", "--players", "2", "--strategies",
+            "random,greedy,planner", "--games", "100", "--seed", "2", "--out", str(out)]
+    result = runner.invoke(main, args, catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    assert "3 lineups x 100 games" in result.output and "Ordinal" in result.output
+    for name in ("tournament.json", "tournament.html", "tournament.md", "ratings.csv",
+                 "win_matrix.csv"):
+        assert (out / name).exists(), name
+    record = json.loads((out / "tournament.json").read_text())
+    assert record["command"].startswith("simkit tournament cauldron-master --players 2")
+    assert record["games"] == 300 and len(record["win_matrix"]) == 6
+    ratings = pl.read_csv(out / "ratings.csv")
+    assert ratings.columns[:5] == ["place", "strategy", "mu", "sigma", "ordinal"]
+    matrix = pl.read_csv(out / "win_matrix.csv")
+    assert {"strategy", "opponent", "ahead", "ahead_lo", "ahead_hi"} <= set(matrix.columns)
+    page = (out / "tournament.html").read_text()
+    assert page.count("data:image/png;base64,") == 2 and "Win matrix" in page
+    assert "http" not in page.replace(record["command"], "")  # self-contained
+    again = runner.invoke(main, args, catch_exceptions=False)
+    assert "nothing to do" in again.output
+    changed = [*args[:9], "3", *args[10:]]  # another seed
+    refused = runner.invoke(main, changed, catch_exceptions=False)
+    assert refused.exit_code == 1 and "different tournament" in refused.output
+    forced = runner.invoke(main, [*changed, "--force"], catch_exceptions=False)
+    assert forced.exit_code == 0
+    assert json.loads((out / "tournament.json").read_text())["seed"] == 3
+
+
+@pytest.mark.parametrize("strategies, players, message", [
+    ("greedy", 2, "at least 2 strategies"),
+    ("greedy,greedy", 2, "greedy more than once"),
+    ("greedy,nobody", 2, "unknown strategy 'nobody'"),
+    ("greedy,random", 9, "not 9"),
+    ("greedy,planner@missing.toml", 2, "missing.toml: no such file"),
+])
+def test_bad_input_is_one_clear_line(cm, tmp_path, strategies, players, message):
+    result = CliRunner().invoke(main, ["tournament", "cauldron-master", "--players",
+                                       str(players), "--strategies", strategies, "--games",
+                                       "10", "--out", str(tmp_path / "t")])
+    assert result.exit_code == 1
+    assert message in result.output and "Traceback" not in result.output
+
+
+def test_plan_rejects_bad_numbers():
+    with pytest.raises(SimkitError, match="--games must be at least 1"):
+        tn.plan(tn.TournamentSpec("carnuta", 2, ORDER, 0, 1))
+    with pytest.raises(SimkitError, match="--chunk-size"):
+        tn.play(tn.plan(tn.TournamentSpec("carnuta", 2, ORDER, 2, 1)), chunk_deals=0)

@@ -1,0 +1,145 @@
+"""`simkit tune` and parameter files: tuning repairs a deliberately bad parameter vector,
+is deterministic under a seed, and `--strategies NAME@params.toml` works end to end with a
+clear error for every bad file."""
+
+from __future__ import annotations
+
+import json
+import tomllib
+
+import pytest
+from click.testing import CliRunner
+
+from simkit import tune as tu
+from simkit.cli import main
+from simkit.engine import build_lineup
+from simkit.errors import SimkitError
+from simkit.games import get_game
+from simkit.paramfile import read_params
+
+# Cauldron Master's greedy with both weights 0 values every option alike: it plays the
+# first legal option, and loses to the default greedy.
+BAD_GREEDY = 'strategy = "greedy"\n[params]\npoints_weight = 0.0\ngain_weight = 0.0\n'
+
+
+@pytest.fixture()
+def bad_file(tmp_path):
+    path = tmp_path / "bad.toml"
+    path.write_text(BAD_GREEDY)
+    return path
+
+
+def _spec(start: str, seed: int = 3) -> tu.TuneSpec:
+    return tu.TuneSpec("cauldron-master", start, ("greedy",), budget=2400, seed=seed,
+                       eval_games=1000)
+
+
+def test_tuning_repairs_a_bad_vector_and_is_deterministic(cm, bad_file):
+    setup = tu.prepare(_spec(f"greedy@{bad_file}"))
+    assert setup.start == {"points_weight": 0.0, "gain_weight": 0.0}
+    assert setup.search_games <= 2400 and setup.games_per_candidate % 2 == 0
+    outcome = tu.search(setup)
+    ev = outcome.evaluation
+    assert ev["difference_lo"] > 0.05, ev  # tuned beats its untuned self, clearly
+    assert ev["tuned"] > ev["untuned"]
+    assert ev["head_to_head_lo"] > 0.5, ev  # and beats it head to head
+    assert ev["first_game"] >= tu.EVAL_DEAL * 2  # on deals the search never played
+    again = tu.search(tu.prepare(_spec(f"greedy@{bad_file}")))
+    assert again.params == outcome.params
+    assert again.history == outcome.history and again.evaluation == ev
+    other = tu.search(tu.prepare(_spec(f"greedy@{bad_file}", seed=4)))
+    assert other.params != outcome.params
+
+
+def test_written_file_is_a_valid_params_file(cm, tmp_path, bad_file):
+    out = tmp_path / "tuned.toml"
+    runner = CliRunner()
+    args = ["tune", "cauldron-master", "--strategy", f"greedy@{bad_file}", "--against",
+            "greedy", "--budget", "1200", "--eval-games", "200", "--seed", "1", "--out",
+            str(out)]
+    result = runner.invoke(main, args, catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    assert "win share tuned" in result.output and "paired by deal" in result.output
+    data = tomllib.loads(out.read_text())
+    assert data["strategy"] == "greedy" and data["game"] == "cauldron-master"
+    assert data["tuning"]["budget"] == 1200 and data["tuning"]["seed"] == 1
+    assert data["tuning"]["command"].startswith("simkit tune cauldron-master")
+    assert data["start"] == {"points_weight": 0.0, "gain_weight": 0.0}
+    for key in ("tuned", "tuned_lo", "tuned_hi", "untuned", "difference_lo", "head_to_head"):
+        assert key in data["evaluation"]
+    spec = get_game("cauldron-master").strategies()["greedy"]
+    assert read_params(out, spec, "cauldron-master") == data["params"]
+    refused = runner.invoke(main, args, catch_exceptions=False)
+    assert refused.exit_code == 1 and "already exists" in refused.output
+
+
+def test_params_file_through_simkit_run(cm, tmp_path, bad_file):
+    """NAME@FILE in a run: its own name in the results, its parameters in the manifest,
+    and the same command again is recognised as the same run."""
+    out = tmp_path / "run"
+    args = ["run", "cauldron-master", "--players", "2", "--strategies",
+            f"greedy@{bad_file},greedy", "--games", "200", "--seed", "1", "--out", str(out)]
+    runner = CliRunner()
+    result = runner.invoke(main, args, catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["identity"]["strategies"] == [f"greedy@{bad_file}", "greedy"]
+    assert manifest["strategies"][0]["params"] == {"points_weight": 0.0, "gain_weight": 0.0}
+    assert manifest["strategies"][1]["params"] == {"points_weight": 1.0, "gain_weight": 1.0}
+    assert manifest["rotation"] is True
+    assert f"greedy@{bad_file}" in result.output
+    assert "nothing to do" in runner.invoke(main, args, catch_exceptions=False).output
+    bad_file.write_text(BAD_GREEDY.replace("gain_weight = 0.0", "gain_weight = 1.0"))
+    changed = runner.invoke(main, args, catch_exceptions=False)  # other parameters
+    assert changed.exit_code == 1 and "different run" in changed.output
+
+
+@pytest.mark.parametrize("text, message", [
+    (None, "no such file"),
+    ('strategy = "greedy\n', "not valid TOML"),
+    ("[params]\npoints_weight = 1.0\n", "no 'strategy' key"),
+    ('strategy = "planner"\n', "for strategy 'planner', not 'greedy'"),
+    ('strategy = "greedy"\ngame = "carnuta"\n', "for game 'carnuta'"),
+    ('strategy = "greedy"\n[params]\nnope = 1.0\n', "params.nope: strategy 'greedy' has no"),
+    ('strategy = "greedy"\n[params]\ngain_weight = 101.0\n',
+     "params.gain_weight = 101.0: out of range [0, 100]"),
+    ('strategy = "greedy"\n[params]\ngain_weight = "high"\n', "not a number"),
+    ('strategy = "greedy"\nparams = 3\n', "'params' must be a table"),
+])
+def test_bad_params_files(cm, tmp_path, text, message):
+    path = tmp_path / "p.toml"
+    if text is not None:
+        path.write_text(text)
+    game = get_game("cauldron-master")
+    with pytest.raises(SimkitError, match="parameter file .*p.toml") as err:
+        build_lineup(game, [f"greedy@{path}", "random"], 2)
+    assert message in str(err.value)
+    result = CliRunner().invoke(main, ["run", "cauldron-master", "--players", "2",
+                                       "--strategies", f"greedy@{path},random", "--games",
+                                       "10", "--out", str(tmp_path / "r")])
+    assert result.exit_code == 1 and message in result.output
+    assert "Traceback" not in result.output
+
+
+def test_missing_path_and_unknown_name(cm):
+    game = get_game("cauldron-master")
+    with pytest.raises(SimkitError, match="expected NAME@FILE"):
+        build_lineup(game, ["greedy@", "random"], 2)
+    with pytest.raises(SimkitError, match="unknown strategy 'nobody'"):
+        build_lineup(game, ["nobody@x.toml", "random"], 2)
+
+
+@pytest.mark.parametrize("changes, message", [
+    ({"strategy": "random"}, "no parameters to tune"),
+    ({"strategy": "nobody"}, "unknown strategy 'nobody'"),
+    ({"against": ()}, "at least one opponent"),
+    ({"against": ("greedy",) * 5}, "not 6"),
+    ({"budget": 10}, "less than one generation"),
+    ({"population": 1}, "--population must be at least 2"),
+    ({"eval_games": 0}, "--eval-games"),
+])
+def test_tune_rejects_bad_input(cm, changes, message):
+    spec = tu.TuneSpec(**{"game": "cauldron-master", "strategy": "greedy",
+                          "against": ("random",), "budget": 1000, "seed": 1} | changes)
+    with pytest.raises(SimkitError, match=message):
+        tu.prepare(spec)
