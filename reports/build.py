@@ -17,6 +17,7 @@ from reports import charts, metrics
 from reports.document import Chart, Column, Note, Section, Table
 from reports.hooks import Context, GameHooks, hooks_for
 from reports.load import Run
+from reports.source import MissingQuery
 from reports.targets import Targets, scorecard
 
 
@@ -73,10 +74,18 @@ def game_hooks_apply(run: Run, hooks: GameHooks) -> bool:
     return hooks.summary_ready or not run.source.summary_only
 
 
-def components_of(run: Run, hooks: GameHooks, ctx: Context) -> pl.DataFrame:
-    """The component effects (none for hooks that cannot read a summary-only run)."""
+def components_of(run: Run, hooks: GameHooks, ctx: Context,
+                  missing: list[str] | None = None) -> pl.DataFrame:
+    """The component effects (none for hooks that cannot read a summary-only run, or when
+    the summary lacks what they ask: then the reason is added to `missing`)."""
     found = hooks.components(ctx) if game_hooks_apply(run, hooks) else []
-    return metrics.component_effects(run.source, found)
+    try:
+        return metrics.component_effects(run.source, found)
+    except MissingQuery as exc:
+        if missing is None:
+            raise
+        missing.append(f"Component value: {exc}.")
+        return metrics.component_effects(run.source, [])
 
 
 def scorecard_only(run: Run, targets: Targets, hooks: GameHooks | None = None,
@@ -113,7 +122,8 @@ def build(run: Run, targets: Targets, hooks: GameHooks | None = None) -> Report:
     ties = metrics.tie_rate(src.games)
     length = metrics.summary(src.games, "rounds")
     margin = metrics.summary(src.games, "margin")
-    components = components_of(run, hooks, ctx)
+    missing: list[str] = []
+    components = components_of(run, hooks, ctx, missing)
     card = scorecard(targets, run_games=run_games, seat_advantage=seats, components=components,
                      tie_rate=ties, game_length=length, seat_label=label)
 
@@ -127,9 +137,16 @@ def build(run: Run, targets: Targets, hooks: GameHooks | None = None) -> Report:
         sections.append(_components(components, _target(targets, "component_effect",
                                                         "max_points")))
     if game_hooks_apply(run, hooks):
-        sections += hooks.sections(ctx)
+        try:
+            sections += hooks.sections(ctx)
+        except MissingQuery as exc:  # e.g. the hooks changed since the run was made
+            missing.append(f"{run.manifest['title']} sections: {exc}.")
     elif type(hooks) is not GameHooks:  # the game has sections, which need the rows
         sections.append(_not_in_summary(run))
+    if missing:
+        sections.append(Section("not-in-summary", "Not in this summary",
+                                "Parts of the report this summary-only run cannot show.",
+                                [Note(text, "warn") for text in missing]))
 
     m = run.manifest
     shown, notes = hooks.placeholders(run)

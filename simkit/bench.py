@@ -3,7 +3,8 @@
 Prints one table: kernel games/s on 1 and 2 threads (4 players, greedy in every seat),
 the plain-Python reference's games/s and the ratio, time to the first game in a fresh
 process with a warm compile cache, and a full `simkit run` of a million games (wall time
-and peak memory). Figures are medians of `repeats` measurements taken in this one run.
+and peak memory), also with --summary-only. Figures are medians of `repeats` measurements
+taken in this one run.
 """
 
 from __future__ import annotations
@@ -96,7 +97,7 @@ print("PEAK_KB", resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.st
 """
 
 
-def full_run(n_games: int) -> tuple[float, float]:
+def full_run(n_games: int, summary_only: bool = False) -> tuple[float, float]:
     """Wall seconds and peak MB of `simkit run` for n_games (4 players, greedy).
 
     The run reports its own peak resident memory, so other child processes of this one
@@ -106,6 +107,7 @@ def full_run(n_games: int) -> tuple[float, float]:
         cmd = [sys.executable, "-c", RUN_AND_REPORT_PEAK, "run", "cauldron-master",
                "--players", "4", "--strategies", "greedy", "--games", str(n_games),
                "--seed", "1", "--out", str(Path(tmp) / "run")]
+        cmd += ["--summary-only"] if summary_only else []
         start = time.perf_counter()
         done = subprocess.run(cmd, check=True, capture_output=True, text=True)
         seconds = time.perf_counter() - start
@@ -170,6 +172,10 @@ def run_bench(n_games: int, repeats: int, run_games: int, echo: Callable[[str], 
         row(f"simkit run {run_games:,} games, wall [s]", f"{seconds:.1f}",
             "< 10 (1e6 games, once compiled)")
         row("simkit run peak memory [MB]", f"{peak:,.0f}", "< 500")
+        seconds, peak = full_run(run_games, summary_only=True)
+        row(f"simkit run --summary-only {run_games:,} games, wall [s]", f"{seconds:.1f}")
+        row("simkit run --summary-only peak memory [MB]", f"{peak:,.0f}",
+            "< 1,000, flat in the games")
     width = max(len(r[0]) for r in rows)
     echo("")
     echo(f"{'measure':{width}}  {'value':>14}  target")

@@ -343,8 +343,10 @@ class _Shape:
 
 
 def _plans(lf: pl.LazyFrame, shape: _Shape, schema: Mapping[str, pl.DataType],
-           open_deals: list[int]) -> tuple[pl.LazyFrame, pl.LazyFrame | None]:
-    """(closed totals, open per-deal rows or None) of one shape, as lazy queries."""
+           open_deals: list[int], one_game_deals: bool = False
+           ) -> tuple[pl.LazyFrame, pl.LazyFrame | None]:
+    """(closed totals, open per-deal rows or None) of one shape, as lazy queries.
+    `one_game_deals`: every deal is one game (the strategies do not rotate)."""
     q = shape.query
     if q.where is not None:
         lf = lf.filter(q.where)
@@ -373,7 +375,7 @@ def _plans(lf: pl.LazyFrame, shape: _Shape, schema: Mapping[str, pl.DataType],
     extra = []
     if q.level == "game" or "seat" in q.by:
         games = pl.len()
-    elif q.cluster == "game" or "game" in q.by:
+    elif q.cluster == "game" or "game" in q.by or (one_game_deals and q.cluster == "deal"):
         games = pl.lit(1)
     else:
         games, extra = pl.col("game").n_unique(), [pl.col("game")]
@@ -411,7 +413,8 @@ def _group(lf: pl.LazyFrame, by: list[str], aggs: list[pl.Expr]) -> pl.LazyFrame
 def reduce(rows: pl.DataFrame, queries: Sequence[Query], *, scale: int,
            rotation: int | None = None, exact: bool = True,
            games: pl.DataFrame | None = None) -> Aggregate:
-    """The exact totals of `queries` over `rows` (one row per game and seat, whole games).
+    """The exact totals of `queries` over `rows` (one row per game and seat, whole games,
+    in game order as simkit writes them).
 
     `rotation` is the number of games per deal: deals with fewer games in `rows` are kept
     open, to be completed by another chunk. None means `rows` is a whole run (every deal
@@ -425,8 +428,10 @@ def reduce(rows: pl.DataFrame, queries: Sequence[Query], *, scale: int,
         frames["game"] = (games if games is not None else game_rows(rows).collect()).lazy()
     open_deals: dict[int, int] = {}
     if rotation is not None and rotation > 1 and rows.height:
-        counts = rows.group_by("deal").agg(pl.col("game").n_unique().alias("n")).filter(
-            pl.col("n") < rotation)
+        # Rows come in game order, so only the first and the last deal can be cut short.
+        ends = {int(rows["deal"][0]), int(rows["deal"][-1])}
+        counts = rows.filter(pl.col("deal").is_in(list(ends))).group_by("deal").agg(
+            pl.col("game").n_unique().alias("n")).filter(pl.col("n") < rotation)
         open_deals = dict(zip(counts["deal"].to_list(), counts["n"].to_list(), strict=True))
     scales = _value_scales(frames, queries, scale, exact)
     schemas = {level: lf.collect_schema() for level, lf in frames.items()}
@@ -442,7 +447,7 @@ def reduce(rows: pl.DataFrame, queries: Sequence[Query], *, scale: int,
     plans: list[pl.LazyFrame] = []
     for shape in shapes.values():
         closed, opened = _plans(frames[shape.query.level], shape, schemas[shape.query.level],
-                                list(open_deals))
+                                list(open_deals), one_game_deals=rotation == 1)
         plans += [closed] if opened is None else [closed, opened]
     results = iter(pl.collect_all(plans))
     parts = {}

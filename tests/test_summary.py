@@ -229,6 +229,21 @@ def test_missing_or_corrupt_summary_file(summary_run, tmp_path):
         open_run(run)
 
 
+def test_a_section_the_summary_cannot_answer_is_left_out_with_a_note(summary_run, tmp_path):
+    import shutil
+
+    run = tmp_path / "run"
+    shutil.copytree(summary_run, run)
+    data = json.loads((run / SUMMARY_DATA_FILE).read_text())
+    data["queries"] = {k: v for k, v in data["queries"].items()
+                       if json.loads(k)["by"] != ["cards_left"]}  # as if made by older hooks
+    (run / SUMMARY_DATA_FILE).write_text(json.dumps(data))
+    page = make_report(run).html.read_text()
+    assert 'id="not-in-summary"' in page and "cards_left" in page
+    for key in ("winners", "seats", "scores", "endings", "components"):
+        assert f'id="{key}"' in page
+
+
 def test_hooks_that_need_rows_are_left_out_with_a_note(summary_run, tmp_path):
     import shutil
 
