@@ -1,4 +1,4 @@
-"""`simkit bench`: speed and memory of the Cauldron Master kernel, measured, never asserted.
+"""`simkit bench`: speed and memory of the game kernels, measured, never asserted.
 
 Prints one table: kernel games/s on 1 and 2 threads (4 players, greedy in every seat),
 the plain-Python reference's games/s and the ratio, time to the first game in a fresh
@@ -69,7 +69,7 @@ def reference_rate(n_games: int, repeats: int, game_name: str = "cauldron-master
         return None
     finally:
         sys.path.pop(0)
-    if game_name == "carnuta":
+    if game_name in ("carnuta", "inori"):
         params = [list(build_lineup(get_game(game_name), ["greedy"], 4).params[0])] * 4
         return n_games / _median_time(
             lambda: [play((), 4, 7, g, ["greedy"] * 4, params) for g in range(n_games)],
@@ -157,6 +157,16 @@ def run_bench(n_games: int, repeats: int, run_games: int, echo: Callable[[str], 
     if ref is not None:
         row("carnuta reference, plain Python [games/s]", f"{ref:,.0f}")
         row("carnuta kernel 2 threads / reference", f"{carnuta[2] / ref:,.0f}x", ">= 100x")
+    echo("Inori, 4 players, greedy")
+    inori = {th: kernel_rate("greedy", th, n_games // 8, repeats, "inori") for th in (1, 2)}
+    row("inori kernel greedy, 1 thread [games/s]", f"{inori[1]:,.0f}")
+    row("inori kernel greedy, 2 threads [games/s]", f"{inori[2]:,.0f}", ">= 100,000")
+    row("inori kernel planner, 2 threads [games/s]",
+        f"{kernel_rate('planner', 2, n_games // 16, repeats, 'inori'):,.0f}")
+    ref = reference_rate(max(20, n_games // 20000), repeats, "inori")
+    if ref is not None:
+        row("inori reference, plain Python [games/s]", f"{ref:,.0f}")
+        row("inori kernel 2 threads / reference", f"{inori[2] / ref:,.0f}x", ">= 100x")
     row("first game, fresh process, warm cache [s]", f"{first_game_seconds(repeats):.2f}",
         "< 1.5")
     few, many = engine_seconds(n_games, n_games), engine_seconds(n_games, n_games // 32)

@@ -70,6 +70,7 @@ from .layout import (
     FIRST,
     JOURNEY,
     KIND,
+    MAX_COLOURS,
     MAX_OPTIONS,
     MAX_PLAYERS,
     MAX_SLOTS,
@@ -226,7 +227,7 @@ def unowned_views(t, s, out, tr):
     u = unowned
     tv = Tables(u(t.card), u(t.tree), u(t.rune), u(t.rules), u(t.setup), u(t.colour))
     sv = (u(s[0]), u(s[1]), u(s[2]), u(s[3]), u(s[4]), u(s[5]), u(s[6]), u(s[7]), u(s[8]),
-          u(s[9]), u(s[10]), u(s[11]), u(s[12]))
+          u(s[9]), u(s[10]), u(s[11]), u(s[12]), u(s[13]))
     ov = (u(out[0]), u(out[1]), u(out[2]), u(out[3]), u(out[4]), u(out[5]), u(out[6]),
           u(out[7]), u(out[8]), u(out[9]), u(out[10]), u(out[11]), u(out[12]), u(out[13]),
           u(out[14]), u(out[15]), u(out[16]), u(out[17]), u(out[18]), u(out[19]),
@@ -253,6 +254,7 @@ def new_scratch(t):
         np.zeros(n_cards, np.int64),  # 10 Start cards for this player count (setup)
         np.zeros((MAX_PLAYERS, N_ST), np.int64),  # 11 per-seat counters (ST_*)
         np.zeros((MAX_PLAYERS, n_cards), np.int64),  # 12 complete cards per seat and card
+        np.zeros(MAX_COLOURS, np.int64),  # 13 the deciding seat's tokens (holdings())
     )
 
 
@@ -453,128 +455,155 @@ def rune_rows(t, pub, p, opts):
 
 
 @njit(cache=True, inline="always")
-def card_preview(t, pub, p, c, s, paid, runes_left):
-    """(points, tokens, runes, tokens of the card's colour) of space s of card c for seat
-    p, after paying one token of colour `paid` (-1: nothing)."""
-    ret = t.rules[R_COST_RETURN] and paid >= 0
-    e = t.card[c, space_col(s, SP_EFFECT)]
-    k = t.card[c, space_col(s, SP_AMOUNT)]
-    x = t.card[c, space_col(s, SP_COLOUR)]
-    own = t.card[c, CARD_COLOUR]
+def holdings(pub, p, n_col, hv):
+    """Copy seat p's tokens into hv; returns (colours held, most held, colours at most)."""
+    distinct = 0
+    most = 0
+    ties = 0
+    base = player_at(p, P_TOKENS)
+    for y in range(n_col):
+        h = pub[base + y]
+        hv[y] = h
+        if h > 0:
+            distinct += 1
+        if h > most:
+            most = h
+            ties = 1
+        elif h == most and h > 0:
+            ties += 1
+    return distinct, most, ties
+
+
+@njit(cache=True, inline="always")
+def card_row(cd, pub, hv, ret, c, s, paid, runes_left, distinct, most, ties):
+    """(points, tokens, runes, tokens of the card's colour) of space s of card c, for the
+    seat whose holdings are hv (holdings(): distinct, most, ties), after paying one token
+    of colour `paid` (-1: nothing; `ret`: paid tokens go back to the supply).
+
+    Hot: every offering row. Arrays are passed one by one (not the Tables tuple), and the
+    counts after paying are adjusted, not recounted: both halve its cost."""
+    base = space_col(s, 0)
+    e = cd[c, base + SP_EFFECT]
+    k = cd[c, base + SP_AMOUNT]
+    x = cd[c, base + SP_COLOUR]
+    own = cd[c, CARD_COLOUR]
+    r = ret and paid >= 0
     points = 0
     tokens = 0
     runes = 0
     if e == EF_GAIN:
-        supply = pub[SUPPLY + x] + (1 if ret and paid == x else 0)
-        tokens = min(k, supply)
+        tokens = min(k, pub[SUPPLY + x] + (1 if r and paid == x else 0))
     elif e == EF_FEWEST:
         tokens = k
     elif e == EF_RUNE:
         runes = min(k, runes_left)
-    else:
-        count = 0
-        for y in range(t.rules[R_N_COLOURS]):
-            h = held(pub, p, y) - (1 if ret and paid == y else 0)
-            if e == EF_DISTINCT:
-                count += 1 if h > 0 else 0
-            elif e == EF_PER_TOKEN:
-                if y == x or y == t.card[c, space_col(s, SP_COLOUR2)]:
-                    count += h
-            else:  # EF_MAJORITY
-                count = max(count, h)
+    elif e == EF_DISTINCT:
+        points = k * (distinct - (1 if r and hv[paid] == 1 else 0))
+    elif e == EF_PER_TOKEN:
+        x2 = cd[c, base + SP_COLOUR2]
+        count = hv[x] - (1 if r and paid == x else 0)
+        if x2 >= 0:
+            count += hv[x2] - (1 if r and paid == x2 else 0)
         points = k * count
-    f4 = held(pub, p, own) - (1 if ret and paid == own else 0)
+    else:  # EF_MAJORITY: paying from a sole largest holding lowers it by one
+        points = k * (most - 1 if r and hv[paid] == most and ties == 1 else most)
+    f4 = hv[own] - (1 if r and paid == own else 0)
     if e == EF_GAIN and x == own:
         f4 += tokens
     return points, tokens, runes, f4
 
 
 @njit(cache=True, inline="always")
-def tree_preview(t, pub, p, ts, colour, paid):
-    """(points, tokens, runes, tokens of `colour`) of an offering to tree space ts for
-    seat p with tile colour `colour`, after paying the Altar cost in `paid` (-1: none)."""
-    cost = t.rules[R_ALTAR_COST] if paid >= 0 else 0
-    ret = t.rules[R_COST_RETURN]
-    after = held(pub, p, colour) - (cost if ret else 0) if colour >= 0 else 0
-    supply = pub[SUPPLY + colour] + (cost if ret else 0) if colour >= 0 else 0
-    e = t.tree[ts, TR_EFFECT]
-    k = t.tree[ts, TR_AMOUNT]
-    k2 = t.tree[ts, TR_AMOUNT2]
-    effective = pub[tree_at(ts, T_TILE)] < 0 or t.rules[R_ALTAR_REPEAT]
+def tree_row(tr, rules, pub, hv, ts, colour, paid, runes_left):
+    """(points, tokens, runes, tokens of `colour`) of an offering to tree space ts with tile
+    colour `colour` (-1: none), after paying the Altar cost in `paid` (-1: nothing)."""
+    cost = rules[R_ALTAR_COST] if paid >= 0 else 0
+    dec = cost if rules[R_COST_RETURN] else 0
+    after = 0
+    supply = 0
+    if colour >= 0:
+        after = hv[colour] - dec
+        supply = pub[SUPPLY + colour] + dec
+    e = tr[ts, TR_EFFECT]
+    k = tr[ts, TR_AMOUNT]
     points = 0
     tokens = 0
     runes = 0
     fixed = 0
-    if effective:
+    if pub[tree_at(ts, T_TILE)] < 0 or rules[R_ALTAR_REPEAT]:
         if e == TE_ANY:
             tokens = k
         elif e == TE_POINTS:
             points = k
         elif e == TE_RUNE_TOKEN:
-            runes = min(k, pub[RUNES_LEFT])
-            fixed = min(k2, supply)
+            runes = min(k, runes_left)
+            fixed = min(tr[ts, TR_AMOUNT2], supply)
         elif e == TE_TILE_POINTS:
             points = k * after
         elif e == TE_BLOCK:
-            fixed = min(k2, supply)
+            fixed = min(tr[ts, TR_AMOUNT2], supply)
         elif e == TE_TILE_TOKENS:
             fixed = min(k, supply)
         else:  # TE_ROOT
-            for i in range(2):
-                if pub[tree_at(ts, T_TOKENS + i)] >= 0:
-                    tokens += 1
+            tb = tree_at(ts, T_TOKENS)
+            tokens = (1 if pub[tb] >= 0 else 0) + (1 if pub[tb + 1] >= 0 else 0)
     return points, tokens + fixed, runes, (after + fixed) if colour >= 0 else 0
 
 
 @njit(cache=True, inline="always")
-def offer_rows(t, pub, p, opts):
+def offer_rows(t, pub, p, opts, hv):
     """STEP_OFFER: card spaces, then tree spaces; a pass if there is nothing."""
     n = 0
-    n_col = t.rules[R_N_COLOURS]
+    cd = t.card
+    tr = t.tree
+    rules = t.rules
+    n_col = rules[R_N_COLOURS]
+    ret = rules[R_COST_RETURN] == 1
+    choose_tie = rules[R_MAJ_TIE_CHOOSE] == 1
     occupied_ok = pub[OCCUPIED_OK] == 1
     runes_left = pub[RUNES_LEFT]
-    most = 0
-    ties = 0
-    for y in range(n_col):
-        h = held(pub, p, y)
-        if h > most:
-            most = h
-            ties = 1
-        elif h == most and h > 0:
-            ties += 1
+    distinct, most, ties = holdings(pub, p, n_col, hv)
     for i in range(pub[N_SLOTS]):
-        c = pub[slot_at(i, S_CARD)]
+        sb = slot_at(i, 0)
+        c = pub[sb + S_CARD]
         if c < 0:
             continue
-        free = free_spaces(t, pub, i)
-        for s in range(t.card[c, CARD_N_SPACES]):
-            occ = pub[slot_at(i, S_OCC + s)]
-            if occ >= 0 and not (occupied_ok and occ != p and pub[slot_at(i, S_OCC2 + s)] < 0):
+        n_sp = cd[c, CARD_N_SPACES]
+        free = 0
+        for s in range(n_sp):
+            if pub[sb + S_OCC + s] < 0:
+                free += 1
+        for s in range(n_sp):
+            occ = pub[sb + S_OCC + s]
+            if occ >= 0 and not (occupied_ok and occ != p and pub[sb + S_OCC2 + s] < 0):
                 continue
             completes = 1 if occ < 0 and free == 1 else 0
-            cost = t.card[c, space_col(s, SP_COST)]
-            lo, hi = cost, cost  # colours that can pay (-1: no cost)
+            cost = cd[c, space_col(s, SP_COST)]
+            # The colours that can pay the cost: none needed, the majority colour(s), or
+            # the one colour shown.
+            lo, hi = cost, cost
             if cost == COST_MAJORITY:
                 lo, hi = 0, n_col - 1
-                if most == 0 or (ties > 1 and not t.rules[R_MAJ_TIE_CHOOSE]):
+                if most == 0 or (ties > 1 and not choose_tie):
                     hi = -1
-            elif cost != COST_NONE and held(pub, p, cost) < 1:
+            elif cost != COST_NONE and hv[cost] < 1:
                 hi = -2
             for y in range(lo, hi + 1):
-                if cost == COST_MAJORITY and held(pub, p, y) != most:
+                if cost == COST_MAJORITY and hv[y] != most:
                     continue
-                points, tokens, runes, f4 = card_preview(t, pub, p, c, s, y, runes_left)
+                points, tokens, runes, f4 = card_row(cd, pub, hv, ret, c, s, y, runes_left,
+                                                     distinct, most, ties)
                 set_row(opts, n, OPT_CARD, i, s, y, points, tokens, completes, runes, f4)
                 n += 1
     best = -2  # the best unused tile colour, once needed
-    for ts in range(t.rules[R_N_TREE]):
+    for ts in range(rules[R_N_TREE]):
         if pub[tree_at(ts, T_OCC)] >= 0:
             continue
         tile = pub[tree_at(ts, T_TILE)]
-        if t.tree[ts, TR_ROOT]:
+        if tr[ts, TR_ROOT]:
             if pub[tree_at(ts, T_TOKENS)] < 0 and pub[tree_at(ts, T_TOKENS + 1)] < 0:
                 continue
-            points, tokens, runes, f4 = tree_preview(t, pub, p, ts, -1, -1)
+            points, tokens, runes, f4 = tree_row(tr, rules, pub, hv, ts, -1, -1, runes_left)
             set_row(opts, n, OPT_TREE, ts, -1, -1, points, tokens, 0, runes, f4)
             n += 1
         elif tile < 0:
@@ -583,26 +612,26 @@ def offer_rows(t, pub, p, opts):
             if best < -1:
                 best = -1
                 for y in range(n_col):
-                    if pub[TILE_USED + y] == 0 and (best < 0
-                                                    or held(pub, p, y) > held(pub, p, best)):
+                    if pub[TILE_USED + y] == 0 and (best < 0 or hv[y] > hv[best]):
                         best = y
             if best >= 0:
-                points, tokens, runes, f4 = tree_preview(t, pub, p, ts, best, -1)
+                points, tokens, runes, f4 = tree_row(tr, rules, pub, hv, ts, best, -1,
+                                                     runes_left)
                 set_row(opts, n, OPT_TREE, ts, -1, -1, points, tokens, 0, runes, f4)
                 n += 1
         else:
-            cost = t.rules[R_ALTAR_COST]
-            if held(pub, p, tile) < cost:
+            cost = rules[R_ALTAR_COST]
+            if hv[tile] < cost:
                 continue
             paid = tile if cost > 0 else -1
-            points, tokens, runes, f4 = tree_preview(t, pub, p, ts, tile, paid)
+            points, tokens, runes, f4 = tree_row(tr, rules, pub, hv, ts, tile, paid,
+                                                 runes_left)
             set_row(opts, n, OPT_TREE, ts, tile, paid, points, tokens, 0, runes, f4)
             n += 1
     if n == 0:
         set_row(opts, 0, OPT_PASS, -1, -1, -1, 0, 0, 0, 0, 0)
         n = 1
     return n
-
 
 @njit(cache=True, inline="always")
 def colour_rows(t, pub, p, fewest, opts):
@@ -639,12 +668,14 @@ def block_rows(t, pub, p, opts):
 
 
 @njit(cache=True, inline="always")
-def tile_rows(t, pub, p, ts, opts):
+def tile_rows(t, pub, p, ts, opts, hv):
     """STEP_TILE: every unused Altar tile colour for tree space ts, with its effect."""
     n = 0
+    holdings(pub, p, t.rules[R_N_COLOURS], hv)
     for y in range(t.rules[R_N_COLOURS]):
         if pub[TILE_USED + y] == 0:
-            points, tokens, runes, f4 = tree_preview(t, pub, p, ts, y, -1)
+            points, tokens, runes, f4 = tree_row(t.tree, t.rules, pub, hv, ts, y, -1,
+                                                 pub[RUNES_LEFT])
             set_row(opts, n, OPT_TILE, y, -1, -1, points, tokens, 0, runes, f4)
             n += 1
     return n
@@ -683,7 +714,7 @@ def draw_journey(t, pub, decks, discards, tops, x, rng, trace, tracing, season):
 
 # ---------------------------------------------------------------- a turn
 @njit(cache=True, inline="always")
-def place_card(t, pub, p, i, s, paid, sid, prm, rg, opts, stack, rtops, st, trace,
+def place_card(t, pub, p, i, s, paid, sid, prm, rg, opts, hv, stack, rtops, st, trace,
                tracing, season):
     """Offer to space s of the card in slot i (paying a token of `paid`), then its effect."""
     c = pub[slot_at(i, S_CARD)]
@@ -709,19 +740,20 @@ def place_card(t, pub, p, i, s, paid, sid, prm, rg, opts, stack, rtops, st, trac
     elif e == EF_RUNE:
         draw_runes(pub, p, k, stack, rtops, st, trace, tracing, season)
     else:
-        points, _tokens, _runes, _f4 = card_preview(t, pub, p, c, s, -1, 0)
+        distinct, most, ties = holdings(pub, p, t.rules[R_N_COLOURS], hv)
+        points = card_row(t.card, pub, hv, False, c, s, -1, 0, distinct, most, ties)[0]
         score(pub, p, points, SRC_CARD, st, trace, tracing, season)
 
 
 @njit(cache=True, inline="always")
-def place_tree(t, pub, p, ts, colour, paid, sid, prm, rg, opts, stack, rtops, st, trace,
+def place_tree(t, pub, p, ts, colour, paid, sid, prm, rg, opts, hv, stack, rtops, st, trace,
                tracing, season):
     """Offer to tree space ts (placing Altar tile `colour` if it has none), then its effect."""
     root = t.tree[ts, TR_ROOT] == 1
     placed = not root and pub[tree_at(ts, T_TILE)] < 0
     if placed:  # choose the Altar tile first: the effect may name its colour
         pub[STEP] = STEP_TILE
-        n = tile_rows(t, pub, p, ts, opts)
+        n = tile_rows(t, pub, p, ts, opts, hv)
         ch = ask(sid, opts, n, pub, t, prm, rg)
         record_decision(trace, tracing, season, p, STEP_TILE, opts, n, ch)
         colour = opts[ch, A]
@@ -886,7 +918,7 @@ def fewest_points(t, pub, n_players, rng, tied):
 def play_game(t, n_players, seed, sids, params, out, g, scratch, trace, tracing):
     """Play one game from `seed` into row g of `out`; seat s plays strategy sids[s]."""
     (pub, opts, decks, discards, tops, new_starts, stack, rtops, rngs, tied, starts, st,
-     done) = scratch
+     done, hv) = scratch
     n_col = t.rules[R_N_COLOURS]
     n_cards = t.card.shape[0]
     seasons = t.rules[R_SEASONS]
@@ -1008,16 +1040,16 @@ def play_game(t, n_players, seed, sids, params, out, g, scratch, trace, tracing)
                         play_rune(t, pub, p, opts[ch, A], sid, prm, rg, opts, st, trace,
                                   tracing, season)
                 pub[STEP] = STEP_OFFER
-                n = offer_rows(t, pub, p, opts)
+                n = offer_rows(t, pub, p, opts, hv)
                 ch = ask(sid, opts, n, pub, t, prm, rg)
                 record_decision(trace, tracing, season, p, STEP_OFFER, opts, n, ch)
                 kind = opts[ch, KIND]
                 a, b, c = opts[ch, A], opts[ch, B], opts[ch, C]
                 if kind == OPT_CARD:
-                    place_card(t, pub, p, a, b, c, sid, prm, rg, opts, stack, rtops, st,
+                    place_card(t, pub, p, a, b, c, sid, prm, rg, opts, hv, stack, rtops, st,
                                trace, tracing, season)
                 elif kind == OPT_TREE:
-                    place_tree(t, pub, p, a, b, c, sid, prm, rg, opts, stack, rtops, st,
+                    place_tree(t, pub, p, a, b, c, sid, prm, rg, opts, hv, stack, rtops, st,
                                trace, tracing, season)
                 else:
                     st[p, ST_PASSED] += 1
@@ -1151,7 +1183,7 @@ def simulate_batch(t, n_players, master_seed, first_game, lineup, rotate, strate
             keep_alive(sids, params)
         keep_alive(scratch[0], scratch[1], scratch[2], scratch[3], scratch[4], scratch[5],
                    scratch[6], scratch[7], scratch[8], scratch[9], scratch[10], scratch[11],
-                   scratch[12], trace[0], trace[1], trace[2], trace[3])
+                   scratch[12], scratch[13], trace[0], trace[1], trace[2], trace[3])
 
 
 @njit(cache=True)
