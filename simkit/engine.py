@@ -16,6 +16,7 @@ import numpy as np
 import polars as pl
 import pyarrow as pa
 
+from simkit import plugins
 from simkit.errors import SimkitError
 from simkit.games import Game, Lineup, get_game
 from simkit.paramfile import read_params, split_token
@@ -127,6 +128,8 @@ def build_lineup(game: Game, strategies: Sequence[str], players: int,
     """
     specs = game.strategies()
     names = list(strategies)
+    loaded = load_plugins(game, names, specs)
+    specs = specs | {token: plugin.spec() for token, plugin in loaded.items()}
     if len(names) == 1:
         names *= players
     if len(names) != players:
@@ -134,10 +137,11 @@ def build_lineup(game: Game, strategies: Sequence[str], players: int,
                           f"give one per seat or a single one for all seats")
     base: dict[str, str] = {}  # token -> built-in strategy name
     for token in names:
-        name, _ = split_token(token)
+        name = token if token in loaded else split_token(token)[0]
         if name not in specs:
+            hint = " (a plug-in is FILE.py:FUNCTION)" if name.endswith(".py") else ""
             raise SimkitError(f"unknown strategy '{name}' for {game.name}; "
-                              f"known: {', '.join(specs)}")
+                              f"known: {', '.join(specs)}{hint}")
         base[token] = name
     values = parse_params(params)
     for strategy in values:
@@ -152,7 +156,27 @@ def build_lineup(game: Game, strategies: Sequence[str], players: int,
     vectors = np.stack([specs[base[n]].vector(values.get(n)) for n in names])
     resolved = tuple(specs[base[n]].resolved(values.get(n)) for n in names)
     ids = np.array([specs[base[n]].sid for n in names], np.int64)
-    return Lineup(tuple(names), ids, vectors, resolved)
+    hashes = tuple((token, plugin.sha256) for token, plugin in loaded.items())
+    return Lineup(tuple(names), ids, vectors, resolved, hashes)
+
+
+def load_plugins(game: Game, names: Sequence[str],
+                 builtin: dict[str, Any]) -> dict[str, plugins.Plugin]:
+    """Compile the plug-ins among `names`: `FILE.py:FUNCTION` tokens and names registered
+    under the simkit.strategies entry points (built-in names win)."""
+    loaded: dict[str, plugins.Plugin] = {}
+    for token in dict.fromkeys(names):
+        name, path = split_token(token)
+        if name in builtin:
+            continue
+        plugin = plugins.load(game.name, name)
+        if plugin is None:
+            continue
+        if path is not None:
+            raise SimkitError(f"--strategies {token!r}: parameter files are not supported "
+                              "for plug-in strategies")
+        loaded[token] = plugin
+    return loaded
 
 
 @dataclass
@@ -202,6 +226,8 @@ def identity(p: Prepared) -> dict[str, Any]:
            "params": list(p.lineup.resolved_params), "games": p.spec.games,
            "seed": p.spec.seed, "config_hash": p.config.hash,
            "until_sure": None if p.spec.until_sure is None else repr(p.spec.until_sure)}
+    if p.lineup.plugins:  # only when used, likewise: a changed plug-in file is another run
+        out["plugins"] = dict(p.lineup.plugins)
     if p.spec.summary_only:  # only when set: full runs made before the option still match
         out["summary_only"] = True
     return out

@@ -4,7 +4,8 @@ A game's module defines `STRATEGIES` (a list of `StrategySpec`) and an @njit
 `choose(sid, opts, n, pub, tables, params, rng) -> row` that the game's kernel calls
 at every decision: `opts[:n]` is the option table, `pub` the public state (see the game's
 layout.py), `params` the seat's float parameter vector, `rng` its random stream.
-Built-in strategies are selected by integer id and inlined, so kernels cache.
+Built-in strategies are selected by integer id and inlined, so kernels cache. A negative
+id is a plug-in strategy compiled apart, called by address (simkit/plugins.py).
 """
 
 from __future__ import annotations

@@ -52,6 +52,7 @@ from simkit.games.carnuta.layout import (
     player_at,
 )
 from simkit.games.carnuta.scoring import best_gain, gain_table
+from simkit.kernels import call_plugin
 from simkit.rng import randint
 
 from . import Param, StrategySpec
@@ -224,7 +225,10 @@ def planner(opts, n, pub, t, params):
 
 @njit(cache=True, inline="always")
 def choose(sid, opts, n, pub, t, params, rng):
-    """Dispatch to the built-in strategy `sid`; returns an option row in [0, n)."""
+    """Dispatch to the built-in strategy `sid` (a plug-in when negative: simkit/plugins.py);
+    returns an option row in [0, n)."""
+    if sid < 0:
+        return call_plugin(-sid, opts, n, pub, params, rng)
     if sid == GREEDY:
         return greedy(opts, n, params)
     if sid == PLANNER:

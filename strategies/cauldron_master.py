@@ -36,6 +36,7 @@ from simkit.games.cauldron_master.layout import (
     B,
     cauldron_at,
 )
+from simkit.kernels import call_plugin
 from simkit.rng import randint
 
 from . import Param, StrategySpec
@@ -174,7 +175,10 @@ def planner(opts, n, pub, t, params):
 
 @njit(cache=True, inline="always")
 def choose(sid, opts, n, pub, t, params, rng):
-    """Dispatch to the built-in strategy `sid`; returns an option row in [0, n)."""
+    """Dispatch to the built-in strategy `sid` (a plug-in when negative: simkit/plugins.py);
+    returns an option row in [0, n)."""
+    if sid < 0:
+        return call_plugin(-sid, opts, n, pub, params, rng)
     if sid == GREEDY:
         return greedy(opts, n, params)
     if sid == PLANNER:

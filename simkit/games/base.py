@@ -24,6 +24,7 @@ class Lineup:
     ids: np.ndarray  # int64[len(names)]: kernel ids
     params: np.ndarray  # float64[len(names), MAX_PARAMS]
     resolved_params: tuple[dict[str, float], ...]
+    plugins: tuple[tuple[str, str], ...] = ()  # (name, sha256 of its file) per plug-in
 
     @property
     def n_players(self) -> int:

@@ -1,0 +1,178 @@
+"""Plug-in strategies: a designer's own Python function, compiled apart from the kernels.
+
+A plug-in is a plain function `choose(opts, n, pub, params, state) -> int` (README, "Your
+own strategies"), named on the command line as `path/to/file.py:function` or registered
+under the entry-point group `simkit.strategies` as `GAME:NAME = module:function`.
+
+simkit compiles it with numba as a C function of the fixed signature
+`simkit.kernels.PLUGIN_SIG`, rebuilding the arrays from the pointers inside. The kernel
+gets only the C function's address, as data: the seat's strategy id is minus the address
+(built-in ids are >= 0). The kernel is therefore compiled once for every plug-in, and
+adding or editing a plug-in costs only the plug-in's own compile.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import inspect
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from importlib.metadata import entry_points
+from pathlib import Path
+from typing import Any
+
+from simkit.errors import SimkitError
+from strategies import StrategySpec
+
+ENTRY_POINT_GROUP = "simkit.strategies"
+ARGUMENTS = ("opts", "n", "pub", "params", "state")
+
+
+@dataclass(frozen=True)
+class Plugin:
+    """A compiled plug-in: where it came from, its content hash and its C entry point."""
+
+    token: str  # as named in --strategies (the lineup's name for it)
+    source: str  # the file (or entry point) it was loaded from, for messages
+    sha256: str  # of the file's contents: a changed plug-in is a different run
+    address: int  # of the compiled C function
+    cfunc: Any  # keeps the compiled code alive for as long as the process runs
+
+    def spec(self) -> StrategySpec:
+        """The plug-in as a strategy: kernel id -address, no tunable parameters."""
+        return StrategySpec(self.token, -self.address, f"plug-in from {self.source}")
+
+
+# (source, function name, content hash) -> Plugin: one compile per process, and the
+# compiled code stays alive while kernels may hold its address.
+_LOADED: dict[tuple[str, str, str], Plugin] = {}
+
+
+def is_file_token(token: str) -> bool:
+    """True for `path/to/file.py:function`."""
+    path, colon, name = token.rpartition(":")
+    return bool(colon) and path.endswith(".py") and bool(name)
+
+
+def load_file(token: str) -> Plugin:
+    """Compile the function `token` (`path/to/file.py:function`) names."""
+    raw_path, _, name = token.rpartition(":")
+    path = Path(raw_path)
+    where = f"plug-in {raw_path}"
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise SimkitError(f"{where}: no such file") from None
+    except OSError as exc:
+        raise SimkitError(f"{where}: cannot read it ({exc.strerror or exc})") from None
+    digest = hashlib.sha256(data).hexdigest()
+    key = (str(path.resolve()), name, digest)
+    if key in _LOADED:
+        return _LOADED[key]
+    module_name = f"simkit_plugin_{digest[:16]}"
+    spec = importlib.util.spec_from_file_location(module_name, path)
+    if spec is None or spec.loader is None:
+        raise SimkitError(f"{where}: cannot be loaded as a Python module")
+    module = importlib.util.module_from_spec(spec)
+    try:
+        spec.loader.exec_module(module)
+    except SyntaxError as exc:
+        raise SimkitError(f"{where}: syntax error at line {exc.lineno}: {exc.msg}") from None
+    except Exception as exc:  # noqa: BLE001 - any error in the user's file is reported
+        raise SimkitError(f"{where}: importing it failed: {type(exc).__name__}: {exc}") from None
+    if not hasattr(module, name):
+        found = sorted(k for k, v in vars(module).items()
+                       if inspect.isfunction(v) and v.__module__ == module_name)
+        raise SimkitError(f"{where}: has no function '{name}' (functions in it: "
+                          f"{', '.join(found) or 'none'})")
+    plugin = compile_plugin(token, getattr(module, name), f"{where}:{name}", digest)
+    _LOADED[key] = plugin
+    return plugin
+
+
+def find_entry_point(game: str, name: str) -> Any | None:
+    """The entry point registered as `GAME:NAME` in group simkit.strategies, if any."""
+    for ep in entry_points(group=ENTRY_POINT_GROUP):
+        if ep.name == f"{game}:{name}":
+            return ep
+    return None
+
+
+def entry_point_names(game: str) -> list[str]:
+    """Names registered for `game` in group simkit.strategies."""
+    prefix = f"{game}:"
+    return sorted(ep.name[len(prefix):] for ep in entry_points(group=ENTRY_POINT_GROUP)
+                  if ep.name.startswith(prefix))
+
+
+def load_entry_point(ep: Any, token: str) -> Plugin:
+    """Compile the function an entry point names (hashing the file that defines it)."""
+    where = f"plug-in entry point {ep.name} = {ep.value}"
+    try:
+        fn = ep.load()
+    except Exception as exc:  # noqa: BLE001 - any error in the user's package is reported
+        raise SimkitError(f"{where}: loading it failed: {type(exc).__name__}: {exc}") from None
+    try:
+        digest = hashlib.sha256(Path(inspect.getsourcefile(fn) or "").read_bytes()).hexdigest()
+    except (TypeError, OSError):
+        digest = hashlib.sha256(ep.value.encode()).hexdigest()
+    key = (ep.value, token, digest)
+    if key not in _LOADED:
+        _LOADED[key] = compile_plugin(token, fn, where, digest)
+    return _LOADED[key]
+
+
+def compile_plugin(token: str, fn: Callable[..., Any], where: str, digest: str) -> Plugin:
+    """Check `fn`'s signature and compile it into a C function of PLUGIN_SIG."""
+    if not inspect.isfunction(fn):
+        raise SimkitError(f"{where}: is a {type(fn).__name__}, not a function "
+                          f"def {getattr(fn, '__name__', 'choose')}({', '.join(ARGUMENTS)})")
+    params = inspect.signature(fn).parameters.values()
+    positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    if len(positional) != len(ARGUMENTS) or len(positional) != len(params):
+        raise SimkitError(f"{where}: takes {len(params)} argument(s); a strategy takes 5: "
+                          f"({', '.join(ARGUMENTS)})")
+    from numba import carray, cfunc, njit
+    from numba.core.errors import NumbaError
+
+    from simkit.kernels import PLUGIN_SIG
+
+    user = njit(fn)
+
+    def entry(opts, n, n_cols, pub, pub_len, params, n_params, state):  # pragma: no cover
+        return user(carray(opts, (n, n_cols)), n, carray(pub, pub_len),
+                    carray(params, n_params), carray(state, 1))
+
+    try:
+        compiled = cfunc(PLUGIN_SIG)(entry)
+    except NumbaError as exc:
+        raise SimkitError(f"{where}: numba cannot compile it{numba_problem(exc, fn)}") from None
+    return Plugin(token, where, digest, int(compiled.address), compiled)
+
+
+def numba_problem(exc: Exception, fn: Callable[..., Any]) -> str:
+    """numba's many-line typing error, cut to where in the user's file and what went wrong."""
+    lines = [re.sub(r"\x1b\[[0-9;]*m", "", line).strip() for line in str(exc).splitlines()]
+    lines = [line for line in lines if line and not line.startswith("Failed in")]
+    if not lines:
+        return ""
+    what = lines[0]
+    if "from none to int64" in what:
+        what = "it must return an option row (an int) on every path, but may return None"
+    elif what.endswith(":") and len(lines) > 1:  # "No implementation ... for signature:"
+        what = f"{what} {lines[1].lstrip('> ')}"
+    file = inspect.getsourcefile(fn) or ""
+    where = next((m.group(1) for line in lines
+                  if (m := re.match(rf"During: .* at {re.escape(file)} \((\d+)\)", line))),
+                 None)
+    return f" (line {where}): {what}" if where else f": {what}"
+
+
+def load(game: str, token: str) -> Plugin | None:
+    """The plug-in `token` names for `game` (a file token or a registered name), or None."""
+    if is_file_token(token):
+        return load_file(token)
+    ep = find_entry_point(game, token)
+    return None if ep is None else load_entry_point(ep, token)
