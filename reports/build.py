@@ -104,8 +104,10 @@ def scorecard_only(run: Run, targets: Targets, hooks: GameHooks | None = None,
                      seat_label=hooks.seat_label)
 
 
-def build(run: Run, targets: Targets, hooks: GameHooks | None = None) -> Report:
-    """Compute the metrics of `run` and lay out the report."""
+def build(run: Run, targets: Targets, hooks: GameHooks | None = None,
+          other: Run | None = None) -> Report:
+    """Compute the metrics of `run` and lay out the report; with `other` (a run of the same
+    game and player count, e.g. stronger players) add the side-by-side section."""
     hooks = hooks or hooks_for(run.game)
     src = run.source
     n = run.n_players
@@ -136,6 +138,10 @@ def build(run: Run, targets: Targets, hooks: GameHooks | None = None) -> Report:
     if components.height:
         sections.append(_components(components, _target(targets, "component_effect",
                                                         "max_points")))
+    if other is not None:
+        from reports.stronger import stronger_section  # it reuses this module's helpers
+
+        sections.append(stronger_section(run, other, targets, hooks))
     if game_hooks_apply(run, hooks):
         try:
             sections += hooks.sections(ctx)

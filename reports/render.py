@@ -24,6 +24,7 @@ from reports.build import Report, build
 from reports.document import Chart, Note, Section, Table
 from reports.hooks import hooks_for
 from reports.load import open_run, read_run_manifest
+from reports.stronger import open_stronger
 from reports.targets import FAIL, PASS, load_targets
 from simkit.errors import SimkitError
 from simkit.results import REPORT_FILE, REPORT_SUMMARY_FILE, REPORT_TABLES_DIR
@@ -39,13 +40,15 @@ class Written:
 
 
 def make_report(run_dir: Path, out_dir: Path | None = None, targets_path: Path | None = None,
-                set_targets: Sequence[str] = ()) -> Written:
-    """Report on the run in `run_dir`, written to `out_dir` (default: the run folder)."""
+                set_targets: Sequence[str] = (), stronger: Path | None = None) -> Written:
+    """Report on the run in `run_dir`, written to `out_dir` (default: the run folder); with
+    `stronger`, beside that run of the same game and player count (another skill level)."""
     run_dir = Path(run_dir)
     manifest = read_run_manifest(run_dir)  # cheap checks first, then the targets
     targets = load_targets(targets_path, str(manifest["game"]), set_targets)
     run = open_run(run_dir)
-    report = build(run, targets, hooks_for(run.game))
+    other = open_stronger(Path(stronger), run) if stronger is not None else None
+    report = build(run, targets, hooks_for(run.game), other)
     out = Path(out_dir) if out_dir is not None else run_dir
     if out.exists() and not out.is_dir():
         raise SimkitError(f"--out {out}: exists and is not a folder")

@@ -56,6 +56,10 @@ config_option = click.option("--config", "config_path", type=click.Path(dir_okay
                              "configs/<game>.toml (e.g. with the published card list).")
 param_option = click.option("--param", "params", multiple=True, metavar="STRATEGY.PARAM=VALUE",
                             help="Set a strategy parameter, e.g. --param planner.discount=0.5.")
+stronger_option = click.option(
+    "--stronger", type=click.Path(path_type=Path), default=None, metavar="OTHER_RUN",
+    help="Add a section comparing the seat advantage and top component effects with "
+         "OTHER_RUN: the same game and player count at another skill level.")
 summary_option = click.option("--summary-only", is_flag=True,
                               help="Keep exact totals of what the report reads (summary.json, "
                                    "a few hundred KB) instead of one row per game and seat; "
@@ -180,6 +184,7 @@ def play(game: str, strategy_list: str, players: int, seed: int, game_index: int
 @stop_options
 @click.option("--report", "with_report", is_flag=True,
               help="Write the balance report (OUT/report.html) right after the run.")
+@stronger_option
 @summary_option
 @set_option
 @param_option
@@ -188,8 +193,8 @@ def run(game: str, strategy_list: str, players: int, seed: int, n_games: int, ou
         threads: int | None, chunk_size: int | None, force: bool, workers: int | None,
         scheduler: str | None, until_sure: bool, precision: float | None,
         targets_path: Path | None, set_targets: tuple[str, ...], with_report: bool,
-        summary_only: bool, overrides: tuple[str, ...], params: tuple[str, ...],
-        config_path: str | None) -> None:
+        stronger: Path | None, summary_only: bool, overrides: tuple[str, ...],
+        params: tuple[str, ...], config_path: str | None) -> None:
     """Simulate many games and write one row per game and seat to OUT/games.parquet.
 
     When the strategies differ they rotate through the seats over the same deals. Each
@@ -202,6 +207,12 @@ def run(game: str, strategy_list: str, players: int, seed: int, n_games: int, ou
 
     if precision is not None and not until_sure:
         raise SimkitError("--precision only applies with --until-sure")
+    if stronger is not None:
+        if not with_report:
+            raise SimkitError("--stronger only applies with --report")
+        from reports.stronger import check_stronger
+
+        check_stronger(stronger, game, players)  # before any game is played
     rule = (StopRule(precision, targets_path, set_targets) if until_sure else None)
     spec = engine.RunSpec(game, players, tuple(_split(strategy_list)), n_games, seed,
                           overrides, params, config_path, rule, summary_only)
@@ -236,17 +247,17 @@ def run(game: str, strategy_list: str, players: int, seed: int, n_games: int, ou
         click.echo(f"--until-sure: stopped after {manifest['games']:,} of at most "
                    f"{n_games:,} games, {stop['looks']} looks: {stop['reason']}.")
     if with_report:
-        _report(out_dir, targets=targets_path, set_targets=set_targets)
+        _report(out_dir, targets=targets_path, set_targets=set_targets, stronger=stronger)
 
 
 def _report(run_dir: Path, out_dir: Path | None = None, targets: Path | None = None,
-            set_targets: tuple[str, ...] = ()) -> None:
+            set_targets: tuple[str, ...] = (), stronger: Path | None = None) -> None:
     import time
 
     from reports import make_report
 
     started = time.perf_counter()
-    written = make_report(run_dir, out_dir, targets, set_targets)
+    written = make_report(run_dir, out_dir, targets, set_targets, stronger)
     click.echo(f"Wrote the balance report {written.html} ({written.summary.name}, "
                f"{len(written.tables)} CSV tables in {written.tables[0].parent.name}/) "
                f"in {time.perf_counter() - started:.1f} s.")
@@ -261,8 +272,9 @@ def _report(run_dir: Path, out_dir: Path | None = None, targets: Path | None = N
 @click.option("--set-target", "set_targets", multiple=True, metavar="METRIC.SETTING=VALUE",
               help="Override a target, e.g. --set-target seat_advantage.max_points=2 "
                    "(repeatable).")
+@stronger_option
 def report(run_dir: Path, out_dir: Path | None, targets: Path | None,
-           set_targets: tuple[str, ...]) -> None:
+           set_targets: tuple[str, ...], stronger: Path | None) -> None:
     """Write a run's balance report: report.html, summary.md and CSV tables.
 
     The report opens with a scorecard of balance targets (PASS / FAIL / NOT YET SURE),
@@ -273,9 +285,11 @@ def report(run_dir: Path, out_dir: Path | None, targets: Path | None,
     from simkit.sweep import read_sweep
 
     if run_dir.is_dir() and read_sweep(run_dir) is not None:
+        if stronger is not None:
+            raise SimkitError(f"--stronger: {run_dir} is a sweep; give a single run folder")
         _sweep_report(run_dir, out_dir, targets, set_targets)
         return
-    _report(run_dir, out_dir, targets, set_targets)
+    _report(run_dir, out_dir, targets, set_targets, stronger)
 
 
 def _sweep_report(sweep_dir: Path, out_dir: Path | None = None, targets: Path | None = None,
