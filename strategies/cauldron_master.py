@@ -6,6 +6,12 @@
 - planner: plans potions: values a placement by what the cauldron can become (sets of one
            ingredient, its recipe card), discounted by the cards still missing; weighs a
            witch's haul against acting late.
+- rollout: chooses its witch each round by playing the rest of the game forward several
+           times per witch with greedy players, from what its seat can see (the undealt
+           deck re-shuffled, the others' witches chosen by greedy); places cards like
+           greedy. The rollouts need the rules, so they live in the kernel
+           (simkit/games/cauldron_master/kernel.py, `rollout_witch`); `choose` only
+           handles its placements.
 """
 
 from __future__ import annotations
@@ -41,7 +47,7 @@ from simkit.rng import randint
 
 from . import Param, StrategySpec
 
-RANDOM, GREEDY, PLANNER = 0, 1, 2
+RANDOM, GREEDY, PLANNER, ROLLOUT = 0, 1, 2, 3
 
 STRATEGIES = [
     StrategySpec("random", RANDOM, "Picks a uniformly random legal option."),
@@ -66,6 +72,17 @@ STRATEGIES = [
             Param("count_weight", 0.0, 0.0, 20.0, "value per card a witch could take"),
         ),
     ),
+    StrategySpec(
+        "rollout",
+        ROLLOUT,
+        "Lookahead: picks the witch whose greedy playouts of the rest of the game win most.",
+        (
+            Param("rollouts", 8.0, 1.0, 64.0,
+                  "playouts per witch option (rounded to a whole number)"),
+            Param("horizon", 0.0, 0.0, 50.0,
+                  "rounds each playout plays (0: to the end of the game)"),
+        ),
+    ),
 ]
 
 
@@ -81,13 +98,19 @@ def _argmax(scores, n):
 @njit(cache=True, inline="always")
 def greedy(opts, n, params):
     """Witch: most one-card value now. Card: points_weight*points + gain_weight*gain."""
+    return greedy_w(opts, n, params[0], params[1])
+
+
+@njit(cache=True, inline="always")
+def greedy_w(opts, n, w_points, w_gain):
+    """`greedy` with its two weights as arguments (the rollout player's playouts use it)."""
     best = 0
     best_score = -1e300
     for i in range(n):
         if opts[i, KIND] == OPT_WITCH:
             score = float(opts[i, GAIN])
         elif opts[i, KIND] == OPT_CARD:
-            score = params[0] * opts[i, POINTS] + params[1] * opts[i, GAIN]
+            score = w_points * opts[i, POINTS] + w_gain * opts[i, GAIN]
         else:
             score = 0.0
         if score > best_score:
@@ -183,4 +206,6 @@ def choose(sid, opts, n, pub, t, params, rng):
         return greedy(opts, n, params)
     if sid == PLANNER:
         return planner(opts, n, pub, t, params)
+    if sid == ROLLOUT:  # its witch choice never gets here: the kernel makes it by playouts
+        return greedy_w(opts, n, 1.0, 1.0)
     return randint(rng, n)

@@ -17,7 +17,7 @@ import strategies.cauldron_master
 from simkit.jitcache import drop_stale_cache
 from simkit.kernels import new_trace_stub, prepare_game, record_decision, record_event
 from simkit.rng import randint, stream_state
-from strategies.cauldron_master import choose
+from strategies.cauldron_master import ROLLOUT, choose, greedy_w
 
 from . import config as _config
 from . import layout as _layout
@@ -123,6 +123,22 @@ def new_scratch(t):
         np.zeros((MAX_PLAYERS + 1, 1), np.uint64),  # 5 rng streams: deal, then one per seat
         np.zeros((2, MAX_COLOURS), np.int64),  # 6 colour counts, colour limits left
         np.zeros(MAX_TYPES, np.int64),  # 7 ingredient types on offer (compact list)
+        new_rollout_scratch(t),  # 8 the rollout player's playouts
+    )
+
+
+@njit(cache=True)
+def new_rollout_scratch(t):
+    """Work arrays of `rollout_witch`, apart from the game's so a playout never touches it."""
+    return (
+        np.zeros(PUB_SIZE, np.int32),  # 0 playout state
+        np.zeros((MAX_OPTIONS, N_COLS), np.int32),  # 1 option table
+        np.empty(t.deck.shape[0], np.int64),  # 2 re-sampled undealt deck
+        np.zeros((4, MAX_PLAYERS), np.int64),  # 3 chosen witch, turn order, sort key, potions
+        np.zeros((2, MAX_COLOURS), np.int64),  # 4 colour counts, colour limits left
+        np.zeros(MAX_TYPES, np.int64),  # 5 ingredient types on offer (compact list)
+        np.zeros(MAX_TYPES, np.int64),  # 6 undealt cards per type
+        np.zeros(MAX_OPTIONS, np.float64),  # 7 summed playout value per option
     )
 
 
@@ -293,6 +309,182 @@ def ask(sid, opts, n, pub, t, params, rng):
     return chosen
 
 
+# ---------------------------------------------------------------- rollout player
+# The rollout player needs the rules to play forward, so it lives here rather than in
+# strategies/cauldron_master.py (which the kernel imports: the other way round would be a
+# circular import). `playout` is a greedy-only copy of `play_game`'s round loop without
+# outputs or tracing: calling `play_game` itself from a decision would be recursion, which
+# numba cannot compile, and a leaner loop keeps playouts fast. It shares every rule helper
+# above (options, turn order, scoring); tests/test_rollout.py checks it replays greedy games
+# exactly.
+@njit(cache=True)
+def playout(t, n_players, pub, deck, top, potions, seat, first_witch, horizon, rs):
+    """Play from the start of round pub[ROUND] with greedy players (weights 1, 1), dealing
+    from deck[top:]; in the first round seat `seat` plays `first_witch` (-1: greedy too).
+    Stops at the end of the game or after `horizon` rounds (0: no limit). Updates `pub` and
+    `potions` in place and returns the number of rounds played."""
+    n_types = t.types.shape[0]
+    n_witches = t.witch.shape[0]
+    n_cauldrons = t.rules[RU_CAULDRONS]
+    supply_size = t.rules[RU_SUPPLY + n_players]
+    opts, seats, colours, offer = rs[1], rs[3], rs[4], rs[5]
+    chosen_witch, order, key = seats[0], seats[1], seats[2]
+    rnd = pub[ROUND]
+    rounds = 0
+    while True:
+        pub[ROUND] = rnd
+        pub[PHASE] = PHASE_WITCH
+        pub[WITCH_NOW] = -1
+        pub[PICKS_LEFT] = 0
+        for c in range(MAX_COLOURS):
+            pub[TAKEN + c] = 0
+        for s in range(n_players):
+            pub[REVEALED + s] = -1
+        for s in range(n_players):
+            if rounds == 0 and s == seat:
+                chosen_witch[s] = first_witch
+                continue
+            pub[SEAT] = s
+            n = witch_options(t, pub, s, opts, colours[1], offer)
+            chosen_witch[s] = opts[greedy_w(opts, n, 1.0, 1.0), A]
+        for s in range(n_players):
+            pub[REVEALED + s] = chosen_witch[s]
+        turn_order(t, n_players, pub[HECATE], chosen_witch, order, key)
+        pub[PHASE] = PHASE_PICK
+        for i in range(n_players):
+            s = order[i]
+            w = chosen_witch[s]
+            pub[SEAT] = s
+            pub[WITCH_NOW] = w
+            pub[PICKS_LEFT] = t.witch[w, WI_MAX]
+            for c in range(MAX_COLOURS):
+                pub[TAKEN + c] = 0
+            while True:
+                n = card_options(t, pub, s, w, opts, colours[0], offer)
+                if n == 0:
+                    break
+                c = greedy_w(opts, n, 1.0, 1.0)
+                if opts[c, KIND] == OPT_STOP:
+                    break
+                x = opts[c, A]
+                k = opts[c, B]
+                pub[SUPPLY + x] -= 1
+                pub[cauldron_at(s, k, x)] += 1
+                pub[fill_at(s, k)] += 1
+                pub[TAKEN + t.types[x, TY_COLOUR]] += 1
+                pub[PICKS_LEFT] -= 1
+        pub[WITCH_NOW] = -1
+        pub[PICKS_LEFT] = 0
+        for s in range(n_players):
+            for k in range(n_cauldrons):
+                size = pub[fill_at(s, k)]
+                if size < t.rules[RU_CAP + k]:
+                    continue
+                colour_counts(t, pub, s, k, colours[0])
+                pub[SCORE + s] += (potion_points(t, pub, s, k, -1)
+                                   + recipe_points(t, pub, s, k, -1, colours[0], size))
+                potions[s] += 1
+                for x in range(n_types):
+                    pub[cauldron_at(s, k, x)] = 0
+                pub[fill_at(s, k)] = 0
+        rounds += 1
+        played = rnd + 1
+        in_supply = 0
+        for x in range(n_types):
+            in_supply += pub[SUPPLY + x]
+        needed = supply_size - in_supply
+        if needed > pub[DECK_LEFT]:
+            break
+        for _ in range(needed):
+            pub[SUPPLY + deck[top]] += 1
+            top += 1
+        pub[DECK_LEFT] -= needed
+        if t.rules[RU_END_EMPTY] and pub[DECK_LEFT] == 0:
+            break
+        pub[HECATE] = (pub[HECATE] + 1) % n_players
+        for s in range(n_players):
+            pub[hand_at(s, chosen_witch[s])] = 0
+            held = 0
+            for w in range(n_witches):
+                held += pub[hand_at(s, w)]
+            if held == 0:
+                for w in range(n_witches):
+                    pub[hand_at(s, w)] = 1
+        if played >= t.rules[RU_MAX_ROUNDS] or (horizon > 0 and rounds >= horizon):
+            break
+        rnd = played
+    return rounds
+
+
+@njit(cache=True)
+def rollout_witch(t, n_players, pub, opts, n, undealt, potions, params, rng, rs):
+    """The rollout player's witch: the option row of `opts[:n]` whose playouts score best.
+
+    Sees only what its seat may see: `pub` (no other seat's choice this round) and
+    `undealt`, the number of undealt cards of each type (public: every dealt card is face
+    up), never their order. Each of `params[0]` rounds re-shuffles those cards with the
+    seat's own stream `rng` and plays every option forward on that same deal (common random
+    numbers, so options are compared on equal luck). A playout's value is the seat's win
+    share (ranked as at the end of the game, on the score after `params[1]` rounds if that
+    cuts it short) plus 0.001 per point of margin over the best other seat, so that among
+    equally winning options the wider margin is preferred.
+    """
+    seat = pub[SEAT]
+    rpub, rdeck, rpotions, total = rs[0], rs[2], rs[3][3], rs[7]
+    n_rollouts = max(1, np.int64(params[0] + 0.5))
+    horizon = np.int64(params[1] + 0.5)
+    for i in range(n):
+        total[i] = 0.0
+    for _ in range(n_rollouts):
+        # The undealt cards in a canonical order (by type), then shuffled: the deal depends
+        # only on how many of each type are left, never on the real deck order.
+        m = 0
+        for x in range(t.types.shape[0]):
+            for _j in range(undealt[x]):
+                rdeck[m] = x
+                m += 1
+        for i in range(m - 1, 0, -1):
+            j = randint(rng, i + 1)
+            rdeck[i], rdeck[j] = rdeck[j], rdeck[i]
+        for i in range(n):
+            rpub[:] = pub
+            for s in range(n_players):
+                rpotions[s] = potions[s]
+            playout(t, n_players, rpub, rdeck, 0, rpotions, seat, opts[i, A], horizon, rs)
+            tie = t.rules[RU_TIE_POTIONS]
+            mine = rpub[SCORE + seat] * 256 + (rpotions[seat] if tie else 0)
+            better = 0
+            level = 0
+            best_other = -1
+            for s in range(n_players):
+                if s == seat:
+                    continue
+                k = rpub[SCORE + s] * 256 + (rpotions[s] if tie else 0)
+                better += k > mine
+                level += k == mine
+                best_other = max(best_other, rpub[SCORE + s])
+            value = 0.001 * (rpub[SCORE + seat] - best_other)
+            if better == 0:
+                value += 1.0 / (level + 1)
+            total[i] += value
+    best = 0
+    for i in range(1, n):
+        if total[i] > total[best]:
+            best = i
+    return best
+
+
+@njit(cache=True)
+def rollout_decision(t, n_players, pub, opts, n, deck, top, potions, params, rng, rs):
+    """`rollout_witch` for the seat pub[SEAT] at the start of a round: of the real deck it
+    is told only how many cards of each type are undealt (deck[top:] as counts)."""
+    undealt = rs[6]
+    undealt[:] = 0
+    for i in range(top, deck.shape[0]):
+        undealt[deck[i]] += 1
+    return rollout_witch(t, n_players, pub, opts, n, undealt, potions, params, rng, rs)
+
+
 # ---------------------------------------------------------------- one game
 @njit(cache=True)
 def play_game(t, n_players, seed, sids, params, out, g, scratch, trace, tracing):
@@ -300,7 +492,7 @@ def play_game(t, n_players, seed, sids, params, out, g, scratch, trace, tracing)
     n_types = t.types.shape[0]
     n_witches = t.witch.shape[0]
     n_cauldrons = t.rules[RU_CAULDRONS]
-    pub, opts, deck, recipe_deck, seats, rngs, colours, offer = scratch
+    pub, opts, deck, recipe_deck, seats, rngs, colours, offer, rs = scratch
     chosen_witch, order, key, potions = seats[0], seats[1], seats[2], seats[3]
     pub[:] = 0
     potions[:] = 0
@@ -348,7 +540,11 @@ def play_game(t, n_players, seed, sids, params, out, g, scratch, trace, tracing)
         for s in range(n_players):
             pub[SEAT] = s
             n = witch_options(t, pub, s, opts, colours[1], offer)
-            c = ask(sids[s], opts, n, pub, t, params[s], rngs[1 + s])
+            if sids[s] == ROLLOUT:
+                c = rollout_decision(t, n_players, pub, opts, n, deck, top, potions,
+                                     params[s], rngs[1 + s], rs)
+            else:
+                c = ask(sids[s], opts, n, pub, t, params[s], rngs[1 + s])
             record_decision(trace, tracing, rnd, s, opts[0, KIND], opts, n, c)
             chosen_witch[s] = opts[c, A]
         for s in range(n_players):
