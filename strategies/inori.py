@@ -9,6 +9,12 @@
            it will bring (complete cards it is on, the majorities on the tree it can
            still win), completes cards it is on, avoids completing cards that score
            only for opponents, and keeps its markers where cards are likely to complete.
+- rollout: lookahead: chooses each offering by playing the rest of the game forward
+           several times per candidate offering with planner (or greedy) players, from
+           what its seat can see (each deck's and the Rune stack's hidden order
+           re-shuffled); its other decisions are the planner's (or greedy's). The playouts
+           need the rules, so they live in the kernel (simkit/games/inori/kernel.py,
+           `rollout_offer`); `choose` only handles the rest.
 """
 
 from __future__ import annotations
@@ -61,7 +67,7 @@ from simkit.rng import randint
 
 from . import Param, StrategySpec
 
-RANDOM, GREEDY, PLANNER = 0, 1, 2
+RANDOM, GREEDY, PLANNER, ROLLOUT = 0, 1, 2, 3
 
 STRATEGIES = [
     StrategySpec("random", RANDOM, "Picks a uniformly random legal option."),
@@ -94,37 +100,68 @@ STRATEGIES = [
             Param("token_value", 2.0, 0.0, 5.0, "base value of any Favor token"),
         ),
     ),
+    StrategySpec(
+        "rollout",
+        ROLLOUT,
+        "Lookahead: picks the offering whose greedy playouts of the rest of the game win most.",
+        (
+            Param("rollouts", 8.0, 1.0, 64.0,
+                  "playouts per candidate offering (rounded to a whole number)"),
+            Param("horizon", 0.0, 0.0, 4.0,
+                  "seasons each playout plays (0: to the end of the game)"),
+            Param("candidates", 8.0, 1.0, 64.0,
+                  "offerings tried: the best ones by greedy's score, and the policy's own"),
+            Param("policy", 1.0, 0.0, 1.0,
+                  "players in the playouts and its own other decisions: 0 greedy, 1 planner"),
+        ),
+    ),
 ]
+
+
+# The planner's default weights (the rollout player's policy 1).
+PLANNER_DEFAULTS = np.array([p.default for p in STRATEGIES[PLANNER].params], np.float64)
 
 
 @njit(cache=True, inline="always")
 def greedy(opts, n, params):
     """Score each row from its own columns; the best row wins (ties: the first)."""
-    w_token, w_rune, w_complete, w_cost = params[0], params[1], params[2], params[3]
+    return greedy_w(opts, n, params[0], params[1], params[2], params[3])
+
+
+@njit(cache=True, inline="always")
+def greedy_w(opts, n, w_token, w_rune, w_complete, w_cost):
+    """`greedy` with its weights as arguments (the rollout player's playouts use it)."""
     best = 0
     best_score = -1e300
     for i in range(n):
-        kind = opts[i, KIND]
-        if kind in (OPT_CARD, OPT_TREE, OPT_TILE):
-            score = (opts[i, POINTS] + w_token * opts[i, F1] + w_rune * opts[i, F3]
-                     + w_complete * opts[i, F2] * opts[i, F4])
-            if opts[i, C] >= 0:
-                score -= w_cost
-        elif kind == OPT_RUNE:
-            score = w_token * opts[i, F1] if opts[i, C] == RUNE_GAIN else -1.0
-        elif kind in (OPT_MOVE, OPT_BLOCK):
-            score = opts[i, F2] * (opts[i, F4] + 1.0) * (1.0 if opts[i, POINTS] or
-                                                         kind == OPT_MOVE else -0.5)
-        elif kind == OPT_COLOUR:
-            score = float(opts[i, POINTS])
-        elif kind == OPT_PASS:
-            score = -1e9
-        else:  # no rune, a New Start card
-            score = 0.0
+        score = greedy_score(opts, i, w_token, w_rune, w_complete, w_cost)
         if score > best_score:
             best_score = score
             best = i
     return best
+
+
+@njit(cache=True, inline="always")
+def greedy_score(opts, i, w_token, w_rune, w_complete, w_cost):
+    """greedy's value of option row i."""
+    kind = opts[i, KIND]
+    if kind in (OPT_CARD, OPT_TREE, OPT_TILE):
+        score = (opts[i, POINTS] + w_token * opts[i, F1] + w_rune * opts[i, F3]
+                 + w_complete * opts[i, F2] * opts[i, F4])
+        if opts[i, C] >= 0:
+            score -= w_cost
+    elif kind == OPT_RUNE:
+        score = w_token * opts[i, F1] if opts[i, C] == RUNE_GAIN else -1.0
+    elif kind in (OPT_MOVE, OPT_BLOCK):
+        score = opts[i, F2] * (opts[i, F4] + 1.0) * (1.0 if opts[i, POINTS] or
+                                                     kind == OPT_MOVE else -0.5)
+    elif kind == OPT_COLOUR:
+        score = float(opts[i, POINTS])
+    elif kind == OPT_PASS:
+        score = -1e9
+    else:  # no rune, a New Start card
+        score = 0.0
+    return score
 
 
 # ---------------------------------------------------------------- planner
@@ -307,4 +344,15 @@ def choose(sid, opts, n, pub, t, params, rng):
         return greedy(opts, n, params)
     if sid == PLANNER:
         return planner(opts, n, pub, t, params)
+    if sid == ROLLOUT:  # its offerings never get here: the kernel makes them by playouts
+        return policy_choice(opts, n, pub, t, params[3])
     return randint(rng, n)
+
+
+@njit(cache=True, inline="always")
+def policy_choice(opts, n, pub, t, policy):
+    """The rollout player's policy (its other decisions, and every player in its
+    playouts): greedy (policy 0) or the planner (1), each with its default weights."""
+    if policy >= 0.5:
+        return planner(opts, n, pub, t, PLANNER_DEFAULTS)
+    return greedy_w(opts, n, 1.0, 1.0, 1.0, 1.0)

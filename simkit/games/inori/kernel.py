@@ -22,8 +22,8 @@ from simkit.kernels import (
     record_event,
     unowned,
 )
-from simkit.rng import randint, stream_state
-from strategies.inori import choose
+from simkit.rng import next_u64, randint, stream_state
+from strategies.inori import GREEDY, PLANNER, PLANNER_DEFAULTS, ROLLOUT, choose, greedy_score
 
 from . import config as _config
 from . import layout as _layout
@@ -913,10 +913,10 @@ def fewest_points(t, pub, n_players, rng, tied):
     return tied[k - 1]
 
 
-# ---------------------------------------------------------------- one game
+# ---------------------------------------------------------------- setup, game end
 @njit(cache=True)
-def play_game(t, n_players, seed, sids, params, out, g, scratch, trace, tracing):
-    """Play one game from `seed` into row g of `out`; seat s plays strategy sids[s]."""
+def setup_game(t, n_players, seed, scratch, trace, tracing):
+    """Setup (docs/inori.md, steps 1-6) of the game of `seed` into `scratch`."""
     (pub, opts, decks, discards, tops, new_starts, stack, rtops, rngs, tied, starts, st,
      done, hv) = scratch
     n_col = t.rules[R_N_COLOURS]
@@ -1016,6 +1016,279 @@ def play_game(t, n_players, seed, sids, params, out, g, scratch, trace, tracing)
     pub[NEUTRAL_LEFT] = t.rules[R_NEUTRAL]
     st[0, ST_FIRST] += 1
 
+
+@njit(cache=True)
+def end_game(t, pub, n_players, st, trace, tracing):
+    """Game end: majorities on every tree space holding an Altar tile."""
+    seasons = t.rules[R_SEASONS]
+    n_tree = t.rules[R_N_TREE]
+    record_event(trace, tracing, seasons - 1, EV_END, -1, seasons, 0, 0)
+    first_pts = t.rules[R_MAJ_FIRST]
+    second_pts = t.rules[R_MAJ_SECOND]
+    for ts in range(n_tree):
+        x = pub[tree_at(ts, T_TILE)]
+        if x < 0:
+            continue
+        top = 0
+        for p in range(n_players):
+            top = max(top, held(pub, p, x))
+        if top == 0:
+            continue
+        leaders = 0
+        for p in range(n_players):
+            if held(pub, p, x) == top:
+                leaders += 1
+                pub[player_at(p, P_SCORE)] += first_pts
+                st[p, ST_SRC + SRC_MAJORITY] += first_pts
+                record_event(trace, tracing, seasons - 1, EV_MAJORITY, p, x, first_pts, 1)
+        if leaders > 1:
+            continue
+        nxt = 0
+        for p in range(n_players):
+            if held(pub, p, x) < top:
+                nxt = max(nxt, held(pub, p, x))
+        if nxt == 0:
+            continue
+        for p in range(n_players):
+            if held(pub, p, x) == nxt:
+                pub[player_at(p, P_SCORE)] += second_pts
+                st[p, ST_SRC + SRC_MAJORITY] += second_pts
+                record_event(trace, tracing, seasons - 1, EV_MAJORITY, p, x, second_pts, 2)
+
+
+# ---------------------------------------------------------------- rollout player
+# The rollout player needs the rules to play forward, so it lives here rather than in
+# strategies/inori.py (which the kernel imports: the other way round would be a circular
+# import). `playout` is a one-strategy copy of `play_game`'s season loop without outputs or
+# tracing (calling `play_game` from a decision would be recursion, which numba cannot
+# compile); it shares every rule helper (options, offerings, runes, season and game end).
+# tests/test_inori_rollout.py checks it replays all-greedy games exactly.
+@njit(cache=True)
+def playout(t, n_players, pub, decks, discards, tops, new_starts, stack, rtops, rng, tied,
+            st, done, hv, opts, sid, prm, resume, horizon, trace):
+    """Play on with every seat played by strategy `sid` (weights `prm`) from the turn of
+    the player `resume` places after this season's first player in the current season's
+    turn pass (0: the season's start), until the game ends (majorities scored) or
+    `horizon` season ends have passed (0: no limit). `rng` stands for the deal stream
+    (reshuffles, random ties). Returns the number of season ends played."""
+    seasons = t.rules[R_SEASONS]
+    ends = 0
+    season = pub[SEASON]
+    while True:
+        start = resume
+        anyone = resume > 0
+        while True:
+            for j in range(start, n_players):
+                p = (pub[FIRST] + j) % n_players
+                if pub[player_at(p, P_MARKERS)] == 0:
+                    continue
+                anyone = True
+                pub[SEAT] = p
+                pub[OCCUPIED_OK] = 0
+                if pub[player_at(p, P_N_RUNES)] > 0:
+                    pub[STEP] = STEP_RUNE
+                    n = rune_rows(t, pub, p, opts)
+                    ch = ask(sid, opts, n, pub, t, prm, rng)
+                    if opts[ch, KIND] == OPT_RUNE:
+                        play_rune(t, pub, p, opts[ch, A], sid, prm, rng, opts, st, trace,
+                                  False, season)
+                pub[STEP] = STEP_OFFER
+                n = offer_rows(t, pub, p, opts, hv)
+                ch = ask(sid, opts, n, pub, t, prm, rng)
+                take_offer(t, pub, p, opts, ch, sid, prm, rng, hv, stack, rtops, st, trace,
+                           season)
+            start = 0
+            if not anyone:
+                break
+            anyone = False
+        resume = 0
+        last = season == seasons - 1
+        end_season(t, pub, n_players, season, last, decks, discards, tops, rng, st, done,
+                   trace, False)
+        ends += 1
+        if last:
+            end_game(t, pub, n_players, st, trace, False)
+            return ends
+        for p in range(n_players):
+            pub[player_at(p, P_MARKERS)] = t.setup[n_players, season + 1]
+        low = fewest_points(t, pub, n_players, rng, tied)
+        pub[FIRST] = low
+        if t.rules[R_NEW_START_JOIN]:
+            k = min(t.rules[R_NEW_START_DRAW], rtops[1] - rtops[0])
+            if k > 0:
+                for j in range(k):
+                    c = new_starts[rtops[0] + j]
+                    set_row(opts, j, OPT_NEW_START, c, t.card[c, CARD_COLOUR],
+                            t.card[c, CARD_NEXT], 0, 0, 0, 0, 0)
+                rtops[0] += k
+                pub[SEAT] = low
+                pub[STEP] = STEP_NEW_START
+                ch = ask(sid, opts, k, pub, t, prm, rng)
+                i = pub[N_SLOTS]
+                pub[slot_at(i, S_CARD)] = opts[ch, A]
+                pub[N_SLOTS] = i + 1
+        season += 1
+        pub[SEASON] = season
+        if horizon > 0 and ends >= horizon:
+            return ends
+
+
+@njit(cache=True, inline="always")
+def take_offer(t, pub, p, opts, ch, sid, prm, rg, hv, stack, rtops, st, trace, season):
+    """Seat p makes offering row ch (its effect's decisions by `sid`), untraced, and
+    spends the marker."""
+    kind = opts[ch, KIND]
+    a, b, c = opts[ch, A], opts[ch, B], opts[ch, C]
+    if kind == OPT_CARD:
+        place_card(t, pub, p, a, b, c, sid, prm, rg, opts, hv, stack, rtops, st, trace,
+                   False, season)
+    elif kind == OPT_TREE:
+        place_tree(t, pub, p, a, b, c, sid, prm, rg, opts, hv, stack, rtops, st, trace,
+                   False, season)
+    pub[player_at(p, P_MARKERS)] -= 1
+    pub[OCCUPIED_OK] = 0
+
+
+@njit(cache=True)
+def canonical(src, lo, hi, dst):
+    """dst[:hi - lo] = the cards src[lo:hi] sorted (what is public: the set, not the
+    order); returns hi - lo."""
+    m = max(hi - lo, 0)
+    dst[:m] = np.sort(src[lo:lo + m])
+    return m
+
+
+@njit(cache=True)
+def rollout_offer(t, n_players, pub, opts, n, decks, discards, tops, new_starts, stack, rtops,
+                  params, rng, trace):
+    """The rollout player's offering: the row of `opts[:n]` whose playouts score best.
+
+    Sees only what its seat may see: `pub`, and of the hidden decks only their contents
+    (every card that left a deck was shown), never their order: each Journey deck, its
+    discards, the New Start deck and the Rune stack are taken as sorted sets. Tries the
+    `params[2]` best rows by greedy's score, always with the policy's own choice among them
+    (policy `params[3]`: 0 greedy, 1 the planner, default weights). Each of `params[0]`
+    rollouts re-shuffles those sets with the seat's own stream `rng` and plays every
+    candidate forward on that same deal (common random numbers): the offering with the
+    policy's effect decisions, then the rest of the game (or `params[1]` season ends) with
+    every seat played by the policy. A playout's value is
+    the seat's win share (on the score when cut short) plus 0.001 per point of margin over
+    the best other seat; the best mean wins (ties: the earlier row).
+    """
+    if n <= 1:
+        return 0
+    p = pub[SEAT]
+    sid = GREEDY
+    prm = np.ones(PLANNER_DEFAULTS.shape[0], np.float64)
+    if params[3] >= 0.5:
+        sid = PLANNER
+        prm[:] = PLANNER_DEFAULTS
+    n_rollouts = max(1, np.int64(params[0] + 0.5))
+    horizon = np.int64(params[1] + 0.5)
+    k = min(n, max(1, np.int64(params[2] + 0.5)))
+    n_col = t.rules[R_N_COLOURS]
+    n_cards = t.card.shape[0]
+    scores = np.empty(n, np.float64)
+    for i in range(n):
+        scores[i] = -greedy_score(opts, i, 1.0, 1.0, 1.0, 1.0)
+    cand = np.argsort(scores, kind="mergesort")[:k]
+    pick = ask(sid, opts, n, pub, t, prm, rng)  # the policy's own choice is always tried
+    if not (cand == pick).any():
+        cand[k - 1] = pick
+    cand = np.sort(cand)
+    rows = np.empty((k, N_COLS), np.int32)
+    for i in range(k):
+        rows[i] = opts[cand[i]]
+    # What the seat knows, canonical: deck contents (sorted), discards (sorted).
+    kdecks = np.zeros((n_col, n_cards), np.int64)
+    kdisc = np.zeros((n_col, n_cards), np.int64)
+    ktops = np.zeros((3, n_col), np.int64)
+    for x in range(n_col):
+        ktops[1, x] = canonical(decks[x], tops[0, x], tops[1, x], kdecks[x])
+        ktops[2, x] = canonical(discards[x], 0, tops[2, x], kdisc[x])
+    knew = np.zeros(new_starts.shape[0], np.int64)
+    kstack = np.zeros(stack.shape[0], np.int64)
+    krt = np.zeros(4, np.int64)
+    krt[1] = canonical(new_starts, rtops[0], rtops[1], knew)
+    krt[3] = canonical(stack, rtops[2], rtops[3], kstack)
+    # Work arrays of the playouts (the game's own are never touched).
+    sdecks = np.empty_like(kdecks)
+    snew = np.empty_like(knew)
+    sstack = np.empty_like(kstack)
+    rpub = np.empty_like(pub)
+    rdecks = np.empty_like(kdecks)
+    rdisc = np.empty_like(kdisc)
+    rtops3 = np.empty_like(ktops)
+    rnew = np.empty_like(knew)
+    rstack = np.empty_like(kstack)
+    rrt = np.empty_like(krt)
+    rr = np.zeros(1, np.uint64)
+    ropts = np.zeros((MAX_OPTIONS, N_COLS), np.int32)
+    rst = np.zeros((MAX_PLAYERS, N_ST), np.int64)
+    rdone = np.zeros((MAX_PLAYERS, n_cards), np.int64)
+    rhv = np.zeros(MAX_COLOURS, np.int64)
+    rtied = np.zeros(MAX_PLAYERS, np.int64)
+    total = np.zeros(k, np.float64)
+    resume = (p - pub[FIRST]) % n_players + 1
+    season = pub[SEASON]
+    for _ in range(n_rollouts):
+        sdecks[:, :] = kdecks
+        for x in range(n_col):
+            shuffle(sdecks[x], ktops[1, x], rng)
+        snew[:] = knew
+        shuffle(snew, krt[1], rng)
+        sstack[:] = kstack
+        shuffle(sstack, krt[3], rng)
+        seed = next_u64(rng)
+        for i in range(k):
+            rpub[:] = pub
+            rdecks[:, :] = sdecks
+            rdisc[:, :] = kdisc
+            rtops3[:, :] = ktops
+            rnew[:] = snew
+            rstack[:] = sstack
+            rrt[:] = krt
+            rr[0] = seed
+            ropts[:k] = rows
+            take_offer(t, rpub, p, ropts, i, sid, prm, rr, rhv, rstack, rrt, rst, trace,
+                       season)
+            playout(t, n_players, rpub, rdecks, rdisc, rtops3, rnew, rstack, rrt, rr, rtied,
+                    rst, rdone, rhv, ropts, sid, prm, resume, horizon, trace)
+            mine = rpub[player_at(p, P_SCORE)]
+            better = 0
+            level = 0
+            best_other = -(1 << 30)
+            for q in range(n_players):
+                if q == p:
+                    continue
+                other = rpub[player_at(q, P_SCORE)]
+                better += other > mine
+                level += other == mine
+                best_other = max(best_other, other)
+            value = 0.001 * (mine - best_other)
+            if better == 0:
+                value += 1.0 / (level + 1)
+            total[i] += value
+    best = 0
+    for i in range(1, k):
+        if total[i] > total[best]:
+            best = i
+    return cand[best]
+
+
+# ---------------------------------------------------------------- one game
+@njit(cache=True)
+def play_game(t, n_players, seed, sids, params, out, g, scratch, trace, tracing):
+    """Play one game from `seed` into row g of `out`; seat s plays strategy sids[s]."""
+    (pub, opts, decks, discards, tops, new_starts, stack, rtops, rngs, tied, starts, st,
+     done, hv) = scratch
+    n_col = t.rules[R_N_COLOURS]
+    n_cards = t.card.shape[0]
+    seasons = t.rules[R_SEASONS]
+    n_tree = t.rules[R_N_TREE]
+    setup_game(t, n_players, seed, scratch, trace, tracing)
+    rng = rngs[0]
+
     for season in range(seasons):
         pub[SEASON] = season
         while True:
@@ -1041,7 +1314,11 @@ def play_game(t, n_players, seed, sids, params, out, g, scratch, trace, tracing)
                                   tracing, season)
                 pub[STEP] = STEP_OFFER
                 n = offer_rows(t, pub, p, opts, hv)
-                ch = ask(sid, opts, n, pub, t, prm, rg)
+                if sid == ROLLOUT:
+                    ch = rollout_offer(t, n_players, pub, opts, n, decks, discards, tops,
+                                       new_starts, stack, rtops, prm, rg, trace)
+                else:
+                    ch = ask(sid, opts, n, pub, t, prm, rg)
                 record_decision(trace, tracing, season, p, STEP_OFFER, opts, n, ch)
                 kind = opts[ch, KIND]
                 a, b, c = opts[ch, A], opts[ch, B], opts[ch, C]
@@ -1094,39 +1371,7 @@ def play_game(t, n_players, seed, sids, params, out, g, scratch, trace, tracing)
                 st[low, ST_NEW_START] += 1
                 record_event(trace, tracing, season, EV_NEW_START, low, kept, other, 0)
 
-    # Game end: majorities on every tree space holding an Altar tile.
-    record_event(trace, tracing, seasons - 1, EV_END, -1, seasons, 0, 0)
-    first_pts = t.rules[R_MAJ_FIRST]
-    second_pts = t.rules[R_MAJ_SECOND]
-    for ts in range(n_tree):
-        x = pub[tree_at(ts, T_TILE)]
-        if x < 0:
-            continue
-        top = 0
-        for p in range(n_players):
-            top = max(top, held(pub, p, x))
-        if top == 0:
-            continue
-        leaders = 0
-        for p in range(n_players):
-            if held(pub, p, x) == top:
-                leaders += 1
-                pub[player_at(p, P_SCORE)] += first_pts
-                st[p, ST_SRC + SRC_MAJORITY] += first_pts
-                record_event(trace, tracing, seasons - 1, EV_MAJORITY, p, x, first_pts, 1)
-        if leaders > 1:
-            continue
-        nxt = 0
-        for p in range(n_players):
-            if held(pub, p, x) < top:
-                nxt = max(nxt, held(pub, p, x))
-        if nxt == 0:
-            continue
-        for p in range(n_players):
-            if held(pub, p, x) == nxt:
-                pub[player_at(p, P_SCORE)] += second_pts
-                st[p, ST_SRC + SRC_MAJORITY] += second_pts
-                record_event(trace, tracing, seasons - 1, EV_MAJORITY, p, x, second_pts, 2)
+    end_game(t, pub, n_players, st, trace, tracing)
 
     out[3][g] = seasons
     winners = 0
