@@ -182,19 +182,10 @@ def colour_values(pub, t, p, params, values):
         c = pub[slot_at(i, S_CARD)]
         if c < 0:
             continue
-        n_sp = t.card[c, CARD_N_SPACES]
-        present = False
-        filled = 0
-        for s in range(n_sp):
-            occ = pub[slot_at(i, S_OCC + s)]
-            if occ >= 0:
-                filled += 1
-            if occ == p or pub[slot_at(i, S_OCC2 + s)] == p:
-                present = True
+        free, present = card_state(pub, t, i, p)
         if present:
             # Fewer free spaces: likelier to complete by the season's end.
-            chance = 1.0 / (1.0 + (n_sp - filled))
-            values[t.card[c, CARD_COLOUR]] += w_complete * chance
+            values[t.card[c, CARD_COLOUR]] += w_complete * (1.0 / (1.0 + free))
     # Majorities: a tile of colour x on the tree; how close p is to 1st or 2nd.
     first, second = t.rules[R_MAJ_FIRST], t.rules[R_MAJ_SECOND]
     for x in range(n_col):
@@ -215,7 +206,7 @@ def colour_values(pub, t, p, params, values):
 
 @njit(cache=True)
 def card_state(pub, t, i, p):
-    """(free spaces, seat p present, sum over opponents present of nothing) of slot i."""
+    """(free spaces, 1 if seat p has a marker on it) of the card in slot i."""
     c = pub[slot_at(i, S_CARD)]
     n_sp = t.card[c, CARD_N_SPACES]
     free = 0

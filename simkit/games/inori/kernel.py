@@ -177,8 +177,8 @@ from .layout import (
 drop_stale_cache(__file__, strategies.inori.__file__, simkit.kernels.__file__,
                  simkit.rng.__file__, _layout.__file__, _config.__file__)
 
-N_SOURCES = 5
-N_RUNE_KINDS = 4
+N_SOURCES = len(_layout.SOURCES)
+N_RUNE_KINDS = len(_layout.RUNE_KINDS)
 # Per-seat counters kept in one scratch array while a game runs (copied to `out` at its
 # end): passing the many output arrays to every helper would cost more than the work.
 ST_SRC = 0  # points by source, N_SOURCES columns
