@@ -81,13 +81,27 @@ def games() -> None:
 @main.command(context_settings=CONTEXT)
 @click.argument("game")
 def strategies(game: str) -> None:
-    """List a game's strategies and their parameters.  Example: simkit strategies cauldron-master"""
+    """List a game's strategies and their parameters, then the plug-ins installed packages
+    register for it (entry points `simkit.strategies`, read but not compiled).
+
+    Example: simkit strategies cauldron-master
+    """
+    from simkit import plugins
     from simkit.games import get_game
 
-    for spec in get_game(game).strategies().values():
+    builtin = get_game(game).strategies()
+    for spec in builtin.values():
         click.echo(f"{spec.name:10} {spec.summary}")
         for p in spec.params:
             click.echo(f"    {p.name} = {p.default:g}  [{p.lo:g}, {p.hi:g}]  {p.doc}")
+    for item in plugins.list_entry_points(game):
+        if item.problem is not None:
+            click.echo(f"{item.name:10} plug-in, cannot be used: {item.problem} "
+                       f"[{item.origin}]")
+            continue
+        hidden = "  (not used: the built-in of that name wins)" if item.name in builtin else ""
+        click.echo(f"{item.name:10} plug-in: {item.summary or 'no docstring'}{hidden}")
+        click.echo(f"    from {item.origin}")
 
 
 @main.command(context_settings=CONTEXT)

@@ -107,6 +107,47 @@ def entry_point_names(game: str) -> list[str]:
                   if ep.name.startswith(prefix))
 
 
+@dataclass(frozen=True)
+class Listed:
+    """An entry-point plug-in as `simkit strategies` lists it: imported, not compiled."""
+
+    name: str  # NAME of `GAME:NAME`
+    origin: str  # `GAME:NAME = module:function`, and the package that registers it
+    summary: str  # the first line of the function's docstring
+    problem: str | None = None  # why it cannot be loaded (one line), or None
+
+
+def _origin(ep: Any) -> str:
+    dist = getattr(ep, "dist", None)
+    package = f" (package {dist.name} {dist.version})" if dist is not None else ""
+    return f"entry point {ep.name} = {ep.value}{package}"
+
+
+def list_entry_points(game: str) -> list[Listed]:
+    """The plug-ins registered for `game`, each imported (to read its docstring) but not
+    compiled; one that cannot be loaded is listed with its problem instead of raising."""
+    prefix = f"{game}:"
+    found = sorted((ep for ep in entry_points(group=ENTRY_POINT_GROUP)
+                    if ep.name.startswith(prefix)), key=lambda ep: ep.name)
+    out = []
+    for ep in found:
+        name, origin = ep.name[len(prefix):], _origin(ep)
+        try:
+            fn = ep.load()
+        except Exception as exc:  # noqa: BLE001 - a broken package must not stop the list
+            problem = " ".join(f"{type(exc).__name__}: {exc}".split())
+            out.append(Listed(name, origin, "", f"loading it failed: {problem}"))
+            continue
+        if not inspect.isfunction(fn):
+            out.append(Listed(name, origin, "", f"is a {type(fn).__name__}, not a function"))
+            continue
+        doc = inspect.getdoc(fn) or ""
+        summary = " ".join(doc.split("\n\n")[0].split())
+        out.append(Listed(name, origin, summary if len(summary) <= 90
+                          else summary[:89].rstrip() + "…"))
+    return out
+
+
 def load_entry_point(ep: Any, token: str) -> Plugin:
     """Compile the function an entry point names (hashing the file that defines it)."""
     where = f"plug-in entry point {ep.name} = {ep.value}"

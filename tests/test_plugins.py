@@ -171,3 +171,43 @@ def test_entry_point_plugin(cm, tmp_path, monkeypatch):
     assert plugins.entry_point_names("cauldron-master") == ["sets"]
     with pytest.raises(SimkitError, match="unknown strategy 'other'"):
         build_lineup(game, ["other"], 2)
+
+
+def test_strategies_lists_entry_point_plugins_without_compiling(cm, tmp_path, monkeypatch):
+    """A package's entry points, found through a real dist-info on sys.path: listed with
+    where they come from, imported but never compiled; a broken one is one line."""
+    write(tmp_path, "my_listed_strategies.py", CM_EXAMPLE + "\nnot_a_function = 3\n")
+    info = tmp_path / "simkit_demo_strategies-1.2.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: simkit-demo-strategies\n"
+                                   "Version: 1.2\n")
+    (info / "entry_points.txt").write_text(
+        "[simkit.strategies]\n"
+        "cauldron-master:sets = my_listed_strategies:sets\n"
+        "cauldron-master:greedy = my_listed_strategies:greedy\n"
+        "cauldron-master:broken = no_such_module_anywhere:choose\n"
+        "cauldron-master:odd = my_listed_strategies:not_a_function\n"
+        "carnuta:elsewhere = my_listed_strategies:sets\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+
+    def no_compiling(*args, **kwargs):
+        raise AssertionError("listing must not compile a plug-in")
+
+    monkeypatch.setattr(plugins, "compile_plugin", no_compiling)
+    result = run_cli("strategies", "cauldron-master")
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    assert "Traceback" not in result.output and "elsewhere" not in result.output
+    where = "(package simkit-demo-strategies 1.2)"
+    at = next(i for i, line in enumerate(lines) if line.startswith("sets "))
+    assert lines[at].startswith("sets       plug-in: Collect sets: the witch that takes")
+    assert lines[at + 1] == ("    from entry point cauldron-master:sets = "
+                             f"my_listed_strategies:sets {where}")
+    [greedy] = [line for line in lines if line.startswith("greedy") and "plug-in" in line]
+    assert "not used: the built-in of that name wins" in greedy
+    [broken] = [line for line in lines if line.startswith("broken")]
+    assert "cannot be used: loading it failed: ModuleNotFoundError" in broken
+    assert "no_such_module_anywhere:choose" in broken and where in broken
+    [odd] = [line for line in lines if line.startswith("odd")]
+    assert "is a int, not a function" in odd
+    assert lines[0].startswith("random")  # the built-ins first, as before
