@@ -6,6 +6,12 @@
 - planner: values its hand by what each card would score and how close its runes are to
            paying for it, and picks the action (take, play, runes, flip) that raises that
            value most; hurries in the last turns, and keeps the Sickle for a poor display.
+- rollout: lookahead: chooses each action by playing the rest of the game forward several
+           times per candidate action with planner (or greedy) players, from what its seat
+           can see (the Day and Night decks' hidden order re-shuffled); its other decisions
+           (end-of-turn Sickle, discards, tokens) are the policy's. The playouts need the
+           rules, so they live in the kernel (simkit/games/carnuta/kernel.py,
+           `rollout_action`); `choose` only handles the rest.
 """
 
 from __future__ import annotations
@@ -57,7 +63,7 @@ from simkit.rng import randint
 
 from . import Param, StrategySpec
 
-RANDOM, GREEDY, PLANNER = 0, 1, 2
+RANDOM, GREEDY, PLANNER, ROLLOUT = 0, 1, 2, 3
 
 STRATEGIES = [
     StrategySpec("random", RANDOM, "Picks a uniformly random legal option."),
@@ -84,7 +90,30 @@ STRATEGIES = [
                   "on offer is worth this much"),
         ),
     ),
+    StrategySpec(
+        "rollout",
+        ROLLOUT,
+        "Lookahead: picks the action whose playouts of the rest of the game win most.",
+        (
+            Param("rollouts", 8.0, 1.0, 64.0,
+                  "playouts per candidate action (rounded to a whole number)"),
+            Param("horizon", 0.0, 0.0, 30.0,
+                  "rounds each playout plays (0: to the end of the game)"),
+            Param("candidates", 8.0, 1.0, 64.0,
+                  "actions tried: the best ones by the policy's own values"),
+            Param("policy", 2.0, 0.0, 2.0,
+                  "players in the playouts and its own other decisions: 0 greedy, "
+                  "1 planner, 2 planner with the tuned weights"),
+        ),
+    ),
 ]
+
+# The rollout player's policies: greedy's and the planner's default weights, and the
+# planner's weights from configs/tuned/carnuta_planner.toml (simkit tune, seed 1), copied
+# here so the kernel needs no file.
+GREEDY_DEFAULTS = np.array([p.default for p in STRATEGIES[GREEDY].params], np.float64)
+PLANNER_DEFAULTS = np.array([p.default for p in STRATEGIES[PLANNER].params], np.float64)
+PLANNER_TUNED = np.array([0.6897, 0.4338, 2.0822, 0.4065, 19.4237], np.float64)
 
 
 @njit(cache=True, inline="always")
@@ -94,27 +123,34 @@ def greedy(opts, n, params):
     best = 0
     best_score = -1e300
     for i in range(n):
-        kind = opts[i, KIND]
-        if kind == OPT_PLAY:
-            score = params[0] * opts[i, POINTS] + 0.5
-        elif kind == OPT_TAKE:
-            score = params[1] * opts[i, POINTS] * (1.0 if opts[i, F1] else 0.5)
-        elif kind == OPT_RUNES:
-            score = params[2] * opts[i, B]
-        elif kind == OPT_FLIP:
-            score = 0.05
-        elif kind == OPT_SICKLE:
-            score = -1.0
-        elif kind == OPT_DISCARD:
-            score = -float(opts[i, POINTS])
-        elif kind == OPT_TOKEN:
-            score = float(opts[i, POINTS])
-        else:  # end of turn, pass
-            score = 0.0
+        score = greedy_score(opts, i, params)
         if score > best_score:
             best_score = score
             best = i
     return best
+
+
+@njit(cache=True, inline="always")
+def greedy_score(opts, i, params):
+    """greedy's value of option row i (the rollout player ranks its candidates by it)."""
+    kind = opts[i, KIND]
+    if kind == OPT_PLAY:
+        score = params[0] * opts[i, POINTS] + 0.5
+    elif kind == OPT_TAKE:
+        score = params[1] * opts[i, POINTS] * (1.0 if opts[i, F1] else 0.5)
+    elif kind == OPT_RUNES:
+        score = params[2] * opts[i, B]
+    elif kind == OPT_FLIP:
+        score = 0.05
+    elif kind == OPT_SICKLE:
+        score = -1.0
+    elif kind == OPT_DISCARD:
+        score = -float(opts[i, POINTS])
+    elif kind == OPT_TOKEN:
+        score = float(opts[i, POINTS])
+    else:  # end of turn, pass
+        score = 0.0
+    return score
 
 
 @njit(cache=True, inline="always")
@@ -138,6 +174,21 @@ def hand_value(cd, hand, gains, n_hand, skip, sun, moon, discount):
 @njit(cache=True)
 def planner(opts, n, pub, t, params):
     """Pick the action whose resulting hand, runes and points are worth most."""
+    values = np.empty(n, np.float64)
+    planner_values(opts, n, pub, t, params, values)
+    best = 0
+    best_score = -1e300
+    for i in range(n):
+        if values[i] > best_score:
+            best_score = values[i]
+            best = i
+    return best
+
+
+@njit(cache=True)
+def planner_values(opts, n, pub, t, params, values):
+    """The planner's value of each option row into values[:n] (the rollout player ranks
+    its candidates by it)."""
     discount, w_hand, w_take, w_rune, sickle_below = (params[0], params[1], params[2],
                                                       params[3], params[4])
     p = pub[SEAT]
@@ -172,8 +223,6 @@ def planner(opts, n, pub, t, params):
             row_best[d] = max(row_best[d], v)
             best_offer = max(best_offer, v)
 
-    best = 0
-    best_score = -1e300
     for i in range(n):
         kind = opts[i, KIND]
         score = 0.0
@@ -217,10 +266,7 @@ def planner(opts, n, pub, t, params):
             score = float(opts[i, POINTS])
         elif kind == OPT_PASS:
             score = -1.0
-        if score > best_score:
-            best_score = score
-            best = i
-    return best
+        values[i] = score
 
 
 @njit(cache=True, inline="always")
@@ -233,4 +279,17 @@ def choose(sid, opts, n, pub, t, params, rng):
         return greedy(opts, n, params)
     if sid == PLANNER:
         return planner(opts, n, pub, t, params)
+    if sid == ROLLOUT:  # its actions never get here: the kernel makes them by playouts
+        return policy_choice(opts, n, pub, t, params[3])
     return randint(rng, n)
+
+
+@njit(cache=True, inline="always")
+def policy_choice(opts, n, pub, t, policy):
+    """The rollout player's policy (its other decisions, and every player in its
+    playouts): greedy (policy 0), the planner (1) or the tuned planner (2)."""
+    if policy >= 1.5:
+        return planner(opts, n, pub, t, PLANNER_TUNED)
+    if policy >= 0.5:
+        return planner(opts, n, pub, t, PLANNER_DEFAULTS)
+    return greedy(opts, n, GREEDY_DEFAULTS)

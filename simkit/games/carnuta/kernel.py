@@ -22,8 +22,18 @@ import simkit.rng
 import strategies.carnuta
 from simkit.jitcache import drop_stale_cache
 from simkit.kernels import new_trace_stub, prepare_game, record_decision, record_event
-from simkit.rng import randint, stream_state
-from strategies.carnuta import choose
+from simkit.rng import next_u64, randint, stream_state
+from strategies.carnuta import (
+    GREEDY,
+    GREEDY_DEFAULTS,
+    PLANNER,
+    PLANNER_DEFAULTS,
+    PLANNER_TUNED,
+    ROLLOUT,
+    choose,
+    greedy_score,
+    planner_values,
+)
 
 from . import config as _config
 from . import layout as _layout
@@ -424,13 +434,12 @@ def add_to_tableau(cd, pub, p, c, col, gain):
 
 
 @njit(cache=True)
-def play_game(t, n_players, seed, sids, params, out, g, scratch, trace, tracing):
-    """Play one game from `seed` into row g of `out`; seat s plays strategy sids[s]."""
+def setup_game(t, n_players, seed, scratch, trace, tracing):
+    """Setup (rulebook order) of the game of `seed` into `scratch`: decks, display,
+    reserve, tokens, starting cards (starts[s] is seat s's), player boards; the streams."""
     pub, opts, deck, discard, tops, starts, rngs, counter, caches, hass, ver, memo = scratch
     cd = t.card
     n_cards = cd.shape[0]
-    take_choose = t.rules[R_TAKE_CHOOSE]
-    flip_some = t.rules[R_FLIP_SOME]
     n_ing = t.rules[R_N_ING_CARDS]
     pub[:] = 0
     for s in range(n_players):
@@ -475,12 +484,338 @@ def play_game(t, n_players, seed, sids, params, out, g, scratch, trace, tracing)
         pub[base + P_OPEN] = t.rules[R_SPACES] - t.rules[R_PADLOCKED]
         pub[base + P_SICKLES] = t.rules[R_SICKLES]
         c = starts[s]
-        out[5][g, s] = c - n_ing
         add_to_tableau(cd, pub, s, c, cd[c, CARD_ING], -1)
         pub[base + P_PLAYED] = 1 if t.rules[R_START_COUNTS] else 0
         counter[s] = min(pub[base + P_PLAYED], t.rules[R_TOP])
         if tracing:
             record_event(trace, tracing, 0, EV_SETUP, s, c, 0, 0)
+
+
+# ---------------------------------------------------------------- rollout player
+# The rollout player needs the rules to play forward, so it lives here rather than in
+# strategies/carnuta.py (which the kernel imports: the other way round would be a circular
+# import). `playout` is a one-strategy copy of `play_game`'s round loop without outputs or
+# tracing (calling `play_game` from a decision would be recursion, which numba cannot
+# compile); it shares every rule helper (options, reveals, scoring), and
+# tests/test_carnuta_rollout.py checks it replays all-greedy games exactly.
+@njit(cache=True)
+def sickle_quiet(cd, pub, s, d, deck, discard, tops, rng):
+    """`use_sickle` without outputs or tracing."""
+    pub[player_at(s, P_SICKLES)] -= 1
+    for i in range(SLOTS_PER_ROW):
+        slot = d * SLOTS_PER_ROW + i
+        c = pub[DISPLAY + slot]
+        if c >= 0:
+            to_discard(cd, pub, discard, tops, c)
+            pub[DISPLAY + slot] = -1
+    for i in range(SLOTS_PER_ROW):
+        reveal(pub, deck, discard, tops, d * SLOTS_PER_ROW + i, rng)
+
+
+@njit(cache=True)
+def apply_action(t, pub, s, opts, ch, deck, discard, tops, rng, ver):
+    """Seat s takes action row ch (a Sickle is free), as `play_game` does, untraced."""
+    cd = t.card
+    base = player_at(s, 0)
+    kind = opts[ch, KIND]
+    a = opts[ch, A]
+    if kind == OPT_SICKLE:
+        sickle_quiet(cd, pub, s, a, deck, discard, tops, rng)
+        return
+    pub[ACTIONS_LEFT] -= 1
+    if kind == OPT_TAKE:
+        c = pub[DISPLAY + a]
+        h = pub[base + P_HAND_N]
+        pub[base + P_HAND + h] = c
+        pub[base + P_HAND_N] = h + 1
+        reveal(pub, deck, discard, tops, a, rng)
+    elif kind == OPT_PLAY:
+        c = opts[ch, B]
+        col = opts[ch, C]
+        for i in range(a, pub[base + P_HAND_N] - 1):
+            pub[base + P_HAND + i] = pub[base + P_HAND + i + 1]
+        pub[base + P_HAND_N] -= 1
+        pub[base + P_HAND + pub[base + P_HAND_N]] = 0
+        sf, mf = cd[c, CARD_COST + SUN_FLIP], cd[c, CARD_COST + MOON_FLIP]
+        sr, mr = cd[c, CARD_COST + SUN_RETURN], cd[c, CARD_COST + MOON_RETURN]
+        pub[base + P_SUN] += mf - sf - sr
+        pub[base + P_MOON] += sf - mf - mr
+        pub[RESERVE + SUN] += sr
+        pub[RESERVE + MOON] += mr
+        add_to_tableau(cd, pub, s, c, col, opts[ch, POINTS])
+        ver[s, 0] += 1
+        pub[base + P_PLAYED] += 1
+        if pub[TRIGGERED] == 0 and pub[base + P_PLAYED] >= t.rules[R_END_CARDS]:
+            pub[TRIGGERED] = 1
+    elif kind == OPT_RUNES:
+        k = opts[ch, B]
+        pub[RESERVE + a] -= k
+        pub[base + P_SUN + a] += k
+    elif kind == OPT_FLIP:
+        k = opts[ch, C]
+        pub[base + P_SUN + a] += k
+        pub[base + P_SUN + 1 - a] -= k
+
+
+@njit(cache=True)
+def apply_discard(t, pub, s, opts, ch, discard, tops):
+    """Seat s discards the hand card of discard row ch, untraced."""
+    base = player_at(s, 0)
+    h = opts[ch, A]
+    c = pub[base + P_HAND + h]
+    for i in range(h, pub[base + P_HAND_N] - 1):
+        pub[base + P_HAND + i] = pub[base + P_HAND + i + 1]
+    pub[base + P_HAND_N] -= 1
+    pub[base + P_HAND + pub[base + P_HAND_N]] = 0
+    to_discard(t.card, pub, discard, tops, c)
+
+
+@njit(cache=True)
+def playout_turn(t, pub, s, phase, sid, prm, rng, deck, discard, tops, counter, caches, hass,
+                 ver, memo, opts):
+    """The rest of seat s's turn from `phase` (0: the action step, with pub[ACTIONS_LEFT]
+    actions left; 2: the discard step), every decision by strategy `sid` (weights `prm`),
+    as `play_game` plays it, untraced."""
+    cd = t.card
+    base = player_at(s, 0)
+    take_choose = t.rules[R_TAKE_CHOOSE]
+    flip_some = t.rules[R_FLIP_SOME]
+    if phase <= 0:
+        pub[STEP] = STEP_ACTION
+        while pub[ACTIONS_LEFT] > 0:
+            n = action_options(cd, take_choose, flip_some, pub, s, opts, caches[s], hass[s],
+                               ver, memo)
+            ch = ask(sid, opts, n, pub, t, prm, rng)
+            apply_action(t, pub, s, opts, ch, deck, discard, tops, rng, ver)
+        pub[STEP] = STEP_END
+        while t.rules[R_SICKLE_AFTER]:
+            n = sickle_rows(pub, s, opts, 0)
+            if n == 0:
+                break
+            for i in range(n, 0, -1):
+                for col in range(N_COLS):
+                    opts[i, col] = opts[i - 1, col]
+            set_row(opts, 0, OPT_END, -1, -1, -1, 0, 0, 0, 0)
+            n += 1
+            ch = ask(sid, opts, n, pub, t, prm, rng)
+            if opts[ch, KIND] == OPT_END:
+                break
+            sickle_quiet(cd, pub, s, opts[ch, A], deck, discard, tops, rng)
+    pub[STEP] = STEP_DISCARD
+    while pub[base + P_HAND_N] > t.rules[R_HAND_LIMIT]:
+        n = discard_options(cd, pub, s, opts, caches[s], hass[s], ver, memo)
+        ch = ask(sid, opts, n, pub, t, prm, rng)
+        apply_discard(t, pub, s, opts, ch, discard, tops)
+    pub[STEP] = STEP_TOKEN
+    level = min(pub[base + P_PLAYED], t.rules[R_TOP])
+    for lv in range(counter[s] + 1, level + 1):
+        for _ in range(t.track[lv, 0]):
+            if pub[base + P_OPEN] < t.rules[R_SPACES]:
+                pub[base + P_OPEN] += 1
+        for _ in range(t.track[lv, 1]):
+            n = token_options(cd, pub, s, opts, caches[s], hass[s], ver)
+            if n == 0:
+                break
+            ch = ask(sid, opts, n, pub, t, prm, rng)
+            x = opts[ch, A]
+            pub[TOKENS + x] -= 1
+            pub[base + P_TOKENS + x] += 1
+            pub[base + P_COUNT + x] += 1
+            pub[base + P_SCORE] += opts[ch, POINTS]
+            ver[s, 0] += 1
+    counter[s] = max(counter[s], level)
+    pub[STEP] = STEP_ACTION
+    pub[ACTIONS_LEFT] = 0
+
+
+@njit(cache=True)
+def playout(t, n_players, pub, deck, discard, tops, rng, counter, caches, hass, ver, memo,
+            opts, sid, prm, seat, phase, horizon):
+    """Play on with every seat played by strategy `sid` (weights `prm`): first the rest of
+    seat `seat`'s turn from `phase` (see `playout_turn`; -1: its whole turn), then the
+    following turns, until the game ends or `horizon` round ends have passed (0: no
+    limit). `rng` stands for the deal stream (reveals after a rebuilt deck) and for the
+    strategies' own. Returns the number of round ends played."""
+    rnd = pub[ROUND]
+    ends = 0
+    first = seat
+    while True:
+        pub[ROUND] = rnd
+        for s in range(first, n_players):
+            pub[SEAT] = s
+            ph = phase if (s == seat and first == seat and ends == 0) else -1
+            if ph < 0:
+                pub[STEP] = STEP_ACTION
+                pub[ACTIONS_LEFT] = 2
+            playout_turn(t, pub, s, ph, sid, prm, rng, deck, discard, tops, counter, caches,
+                         hass, ver, memo, opts)
+        first = 0
+        played = rnd + 1
+        ends += 1
+        if pub[FINAL] == 1:
+            return ends
+        if pub[TRIGGERED] == 1:
+            if not t.rules[R_FINAL_TURNS]:
+                return ends
+            pub[FINAL] = 1
+        if played >= t.rules[R_MAX_ROUNDS]:
+            return ends
+        rnd = played
+        if horizon > 0 and ends >= horizon:
+            return ends
+
+
+@njit(cache=True)
+def final_key(t, pub, s, cols):
+    """Seat s's final score and the tiebreak key `play_game` ranks by (score * 4096 +
+    most points in one ingredient, if that rule is on)."""
+    cd = t.card
+    base = player_at(s, 0)
+    cols[:] = 0
+    total = 0
+    for i in range(pub[base + P_N_CARDS]):
+        c = pub[base + P_CARDS + i]
+        col = pub[base + P_COLUMN + i]
+        pts = card_points(cd, pub, base + P_COUNT, c, col, -1, 0)
+        total += pts
+        cols[col] += pts
+    best = 0
+    for x in range(t.rules[R_N_TYPES]):
+        best = max(best, cols[x])
+    return total, total * 4096 + (best if t.rules[R_TIE_BEST] else 0)
+
+
+@njit(cache=True)
+def canonical(src, lo, hi, dst):
+    """dst[:hi - lo] = the cards src[lo:hi] sorted (what is public: the set, not the
+    order); returns hi - lo."""
+    m = max(hi - lo, 0)
+    dst[:m] = np.sort(src[lo:lo + m])
+    return m
+
+
+@njit(cache=True)
+def rollout_action(t, n_players, pub, opts, n, deck, discard, tops, counter, params, rng):
+    """The rollout player's action: the row of `opts[:n]` whose playouts score best.
+
+    Sees only what its seat may see: `pub` (hands are public: every card in one was taken
+    face up), the counters, and of the Day and Night decks only their contents (every
+    other card is in sight or was), never their order: each deck and each discard pile is
+    taken as a sorted set. Tries the `params[2]` best rows by the policy's own values
+    (policy `params[3]`: 0 greedy, 1 the planner, 2 the tuned planner), so the policy's
+    own choice is always among them. Each of `params[0]` rollouts re-shuffles the decks with the
+    seat's own stream `rng` and plays every candidate forward on that same deal (common
+    random numbers): the action, then the rest of the game (or `params[1]` round ends)
+    with every seat played by the policy. A playout's value is the seat's win share (by
+    the rules' ranking: score, then the tiebreak) plus 0.001 per point of margin over the
+    best other seat; the best mean wins (ties: the earlier row).
+    """
+    if n <= 1:
+        return 0
+    p = pub[SEAT]
+    sid = GREEDY
+    prm = GREEDY_DEFAULTS.copy()
+    if params[3] >= 1.5:
+        sid = PLANNER
+        prm = PLANNER_TUNED.copy()
+    elif params[3] >= 0.5:
+        sid = PLANNER
+        prm = PLANNER_DEFAULTS.copy()
+    n_rollouts = max(1, np.int64(params[0] + 0.5))
+    horizon = np.int64(params[1] + 0.5)
+    k = min(n, max(1, np.int64(params[2] + 0.5)))
+    cd = t.card
+    n_cards = cd.shape[0]
+    values = np.empty(n, np.float64)
+    if sid == PLANNER:
+        planner_values(opts, n, pub, t, prm, values)
+    else:
+        for i in range(n):
+            values[i] = greedy_score(opts, i, prm)
+    # The k best by the policy's values; the first is the policy's own choice.
+    cand = np.sort(np.argsort(-values, kind="mergesort")[:k])
+    if k == 1:
+        return cand[0]
+    rows = np.empty((k, N_COLS), np.int32)
+    for i in range(k):
+        rows[i] = opts[cand[i]]
+    # What the seat knows, canonical: deck contents (sorted), discards (sorted).
+    kdeck = np.zeros((2, n_cards), np.int64)
+    kdisc = np.zeros((2, n_cards), np.int64)
+    ktops = np.zeros((4, 2), np.int64)
+    for d in range(2):
+        ktops[1, d] = canonical(deck[d], tops[0, d], tops[1, d], kdeck[d])
+        ktops[2, d] = canonical(discard[d], 0, tops[2, d], kdisc[d])
+    # Work arrays of the playouts (the game's own are never touched).
+    sdeck = np.empty_like(kdeck)
+    rpub = np.empty_like(pub)
+    rdeck = np.empty_like(kdeck)
+    rdisc = np.empty_like(kdisc)
+    rtops = np.empty_like(ktops)
+    rcounter = np.empty_like(counter)
+    rr = np.zeros(1, np.uint64)
+    ropts = np.zeros((MAX_OPTIONS, N_COLS), np.int32)
+    caches = np.zeros((MAX_PLAYERS, MAX_TYPES, 3), np.int64)
+    hass = np.zeros((MAX_PLAYERS, MAX_TYPES), np.int64)
+    ver = np.zeros((MAX_PLAYERS, 2), np.int64)
+    memo = np.zeros((MAX_PLAYERS, n_cards, 3), np.int64)
+    cols = np.zeros(MAX_TYPES, np.int64)
+    keys = np.zeros(MAX_PLAYERS, np.int64)
+    totals = np.zeros(MAX_PLAYERS, np.int64)
+    total = np.zeros(k, np.float64)
+    for _ in range(n_rollouts):
+        sdeck[:, :] = kdeck
+        for d in range(2):
+            shuffle_range(sdeck, d, ktops[1, d], rng)
+        seed = next_u64(rng)
+        for i in range(k):
+            rpub[:] = pub
+            rdeck[:, :] = sdeck
+            rdisc[:, :] = kdisc
+            rtops[:, :] = ktops
+            rcounter[:] = counter
+            ver[:, 0] = 0
+            ver[:, 1] = -1
+            memo[:, :, 2] = -1
+            rr[0] = seed
+            ropts[:k] = rows
+            apply_action(t, rpub, p, ropts, i, rdeck, rdisc, rtops, rr, ver)
+            playout(t, n_players, rpub, rdeck, rdisc, rtops, rr, rcounter, caches, hass, ver,
+                    memo, ropts, sid, prm, p, 0, horizon)
+            for q in range(n_players):
+                totals[q], keys[q] = final_key(t, rpub, q, cols)
+            better = 0
+            level = 0
+            best_other = -(1 << 30)
+            for q in range(n_players):
+                if q == p:
+                    continue
+                better += keys[q] > keys[p]
+                level += keys[q] == keys[p]
+                best_other = max(best_other, totals[q])
+            value = 0.001 * (totals[p] - best_other)
+            if better == 0:
+                value += 1.0 / (level + 1)
+            total[i] += value
+    best = 0
+    for i in range(1, k):
+        if total[i] > total[best]:
+            best = i
+    return cand[best]
+
+
+@njit(cache=True)
+def play_game(t, n_players, seed, sids, params, out, g, scratch, trace, tracing):
+    """Play one game from `seed` into row g of `out`; seat s plays strategy sids[s]."""
+    pub, opts, deck, discard, tops, starts, rngs, counter, caches, hass, ver, memo = scratch
+    cd = t.card
+    take_choose = t.rules[R_TAKE_CHOOSE]
+    flip_some = t.rules[R_FLIP_SOME]
+    n_ing = t.rules[R_N_ING_CARDS]
+    setup_game(t, n_players, seed, scratch, trace, tracing)
+    rng = rngs[0]
+    for s in range(n_players):
+        out[5][g, s] = starts[s] - n_ing
 
     rnd = 0
     end_reason = -1
@@ -499,7 +834,11 @@ def play_game(t, n_players, seed, sids, params, out, g, scratch, trace, tracing)
             while pub[ACTIONS_LEFT] > 0:
                 n = action_options(cd, take_choose, flip_some, pub, s, opts, caches[s], hass[s],
                                    ver, memo)
-                ch = ask(sid, opts, n, pub, t, prm, rg)
+                if sid == ROLLOUT:
+                    ch = rollout_action(t, n_players, pub, opts, n, deck, discard, tops,
+                                        counter, prm, rg)
+                else:
+                    ch = ask(sid, opts, n, pub, t, prm, rg)
                 if tracing:
                     record_decision(trace, tracing, rnd, s, STEP_ACTION, opts, n, ch)
                 kind = opts[ch, KIND]

@@ -1,0 +1,172 @@
+"""Carnuta's rollout (lookahead) player: strength, determinism, its playouts, and that it
+decides from public information only (the hidden order of the Day and Night decks and of
+the discard piles never changes a decision)."""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+import pytest
+
+from simkit.engine import build_lineup
+from simkit.errors import SimkitError
+from simkit.games import get_game
+from simkit.games.carnuta import kernel as K
+from simkit.games.carnuta import layout as L
+from simkit.kernels import new_trace_stub
+from simkit.rng import py_game_seed, py_stream_state
+from strategies.carnuta import GREEDY, STRATEGIES
+
+GREEDY_PRM = next(s for s in STRATEGIES if s.name == "greedy").vector()
+ROLLOUT = next(s for s in STRATEGIES if s.name == "rollout")
+
+
+@pytest.fixture(scope="module")
+def cn():
+    game = get_game("carnuta")
+    compiled = game.compile(game.load_config())
+    return game, compiled
+
+
+def test_beats_greedy(cn):
+    game, compiled = cn
+    names = ["rollout", "greedy", "greedy", "greedy"]
+    lineup = build_lineup(game, names, 4, ["rollout.rollouts=2", "rollout.candidates=4"])
+    cols = game.simulate(compiled, lineup, 7, 0, 160)
+    per_game = np.where(cols["strategy"] == 0, cols["win_share"], 0).sum(axis=1)
+    half = 1.96 * per_game.std(ddof=1) / np.sqrt(len(per_game))
+    assert per_game.mean() - half > 0.25  # fair share 0.25
+
+
+def test_deterministic_across_threads_and_chunks(cn):
+    game, compiled = cn
+    lineup = build_lineup(game, ["rollout", "planner", "greedy"], 3,
+                          ["rollout.rollouts=2", "rollout.candidates=3"])
+    threads = numba.config.NUMBA_NUM_THREADS
+
+    def run(first: int, n: int, n_threads: int) -> dict[str, np.ndarray]:
+        numba.set_num_threads(n_threads)
+        try:
+            return {k: np.array(v) for k, v in game.simulate(compiled, lineup, 5, first, n).items()}
+        finally:
+            numba.set_num_threads(threads)
+
+    whole = run(0, 24, threads)
+    single = run(0, 24, 1)
+    parts = [run(a, b - a, threads) for a, b in ((0, 1), (1, 10), (10, 24))]
+    again = run(0, 24, threads)
+    for col, values in whole.items():
+        np.testing.assert_array_equal(values, single[col], err_msg=col)
+        np.testing.assert_array_equal(values, again[col], err_msg=col)
+        np.testing.assert_array_equal(values, np.concatenate([p[col] for p in parts]),
+                                      err_msg=col)
+
+
+def test_parameters_matter(cn):
+    """Fewer rollouts, a horizon, fewer candidates or another policy change decisions (the
+    parameters are live)."""
+    game, compiled = cn
+    base_prm = ["rollout.rollouts=2", "rollout.candidates=3"]
+    base = game.simulate(compiled, build_lineup(game, ["rollout", "greedy"], 2, base_prm),
+                         3, 0, 16)
+    for setting in ("rollout.rollouts=1", "rollout.horizon=1", "rollout.candidates=2",
+                    "rollout.policy=0", "rollout.policy=1"):
+        other = game.simulate(compiled, build_lineup(game, ["rollout", "greedy"], 2,
+                                                     [*base_prm, setting]), 3, 0, 16)
+        assert not np.array_equal(base["score"], other["score"]), setting
+
+
+@pytest.mark.parametrize("setting, message", [
+    ("rollout.rollouts=0", "rollouts = 0.0 is out of range [1.0, 64.0]"),
+    ("rollout.rollouts=65", "rollouts = 65.0 is out of range [1.0, 64.0]"),
+    ("rollout.horizon=31", "horizon = 31.0 is out of range [0.0, 30.0]"),
+    ("rollout.candidates=0", "candidates = 0.0 is out of range [1.0, 64.0]"),
+    ("rollout.policy=3", "policy = 3.0 is out of range [0.0, 2.0]"),
+    ("rollout.depth=3", "has no parameter 'depth'"),
+])
+def test_parameter_errors(cn, setting, message):
+    game, _ = cn
+    with pytest.raises(SimkitError, match=message.replace("[", r"\[").replace("]", r"\]")):
+        build_lineup(game, ["rollout", "greedy"], 2, [setting])
+
+
+def _playout(t, players: int, scratch, seat: int, phase: int, horizon: int) -> int:
+    pub, opts, deck, discard, tops, _starts, rngs, counter, caches, hass, ver, memo = scratch
+    return K.playout(t, players, pub, deck, discard, tops, rngs[0], counter, caches, hass, ver,
+                     memo, opts, GREEDY, GREEDY_PRM, seat, phase, horizon)
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_playout_replays_greedy_games(cn, players):
+    """`playout` (the rollout's own round loop) plays a whole game exactly as `play_game`
+    does with greedy players: its rules are the kernel's."""
+    game, compiled = cn
+    t = compiled.tables
+    cols = game.simulate(compiled, build_lineup(game, ["greedy"], players), 11, 0, 30)
+    trace = new_trace_stub(L.N_COLS)
+    cells = np.zeros(L.MAX_TYPES, np.int64)
+    for g in range(30):
+        scratch = K.new_scratch(t)
+        K.setup_game(t, players, np.uint64(py_game_seed(11, g)), scratch, trace, False)
+        ends = _playout(t, players, scratch, 0, -1, 0)
+        pub = scratch[0]
+        scores = [K.final_key(t, pub, p, cells)[0] for p in range(players)]
+        np.testing.assert_array_equal(scores, cols["score"][g])
+        np.testing.assert_array_equal(
+            [pub[L.player_at(p, L.P_SCORE)] for p in range(players)], cols["score"][g])
+        assert ends == cols["rounds"][g, 0]
+
+
+def _permute_hidden(scratch, rng: np.random.Generator) -> tuple:
+    """Copies of the decks and discard piles with each deck's undrawn part and each
+    discard pile in a new order."""
+    deck, discard, tops = scratch[2].copy(), scratch[3].copy(), scratch[4]
+    for d in range(2):
+        lo, hi = tops[0, d], tops[1, d]
+        deck[d, lo:hi] = rng.permutation(deck[d, lo:hi])
+        discard[d, :tops[2, d]] = rng.permutation(discard[d, :tops[2, d]])
+    return deck, discard
+
+
+def test_never_reads_hidden_orders(cn):
+    """Permuting what is face down (each deck's undrawn cards, and the discard piles' order)
+    never changes an action, state by state and stream by stream; changing the seat's
+    stream does (so the test can see differences)."""
+    _, compiled = cn
+    t = compiled.tables
+    params = ROLLOUT.vector({"rollouts": 2, "candidates": 5})
+    rng = np.random.default_rng(3)
+    trace = new_trace_stub(L.N_COLS)
+    differ = 0
+    for case in range(24):
+        players = 2 + case % 3
+        scratch = K.new_scratch(t)
+        K.setup_game(t, players, np.uint64(rng.integers(1 << 62)), scratch, trace, False)
+        rounds = case % 6  # 0 to 5 rounds, then the start of a round
+        if rounds:
+            _playout(t, players, scratch, 0, -1, rounds)
+        pub, opts, deck, discard, tops = scratch[:5]
+        counter, caches, hass, ver, memo = scratch[7:12]
+        if pub[L.FINAL] and rounds:
+            continue  # the game is over
+        pub[L.ROUND] = rounds
+        pub[L.SEAT] = 0
+        pub[L.STEP] = L.STEP_ACTION
+        pub[L.ACTIONS_LEFT] = 2 - case % 2  # a turn's first or second action
+        n = K.action_options(t.card, t.rules[L.R_TAKE_CHOOSE], t.rules[L.R_FLIP_SOME], pub, 0,
+                             opts, caches[0], hass[0], ver, memo)
+        hidden = _permute_hidden(scratch, rng)
+        before = [a.copy() for a in (pub, opts, deck, discard, tops, counter)]
+        choices = []
+        for stream in range(6):
+            state = np.array([py_stream_state(case, 1 + stream)], np.uint64)
+            picks = []
+            for dk, dc in ((deck, discard), hidden):
+                picks.append(K.rollout_action(t, players, pub, opts, n, dk, dc, tops, counter,
+                                              params, state.copy()))
+            for a, b in zip(before, (pub, opts, deck, discard, tops, counter), strict=True):
+                np.testing.assert_array_equal(a, b)  # the real state is left untouched
+            assert picks[0] == picks[1], f"case {case}: a hidden order changed a decision"
+            choices.append(picks[0])
+        differ += len(set(choices)) > 1
+    assert differ > 0  # decisions do depend on the seat's own stream
