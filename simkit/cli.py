@@ -90,10 +90,13 @@ def strategies(game: str) -> None:
     from simkit.games import get_game
 
     builtin = get_game(game).strategies()
+    def show_params(params: Any) -> None:
+        for p in params:
+            click.echo(f"    {p.name} = {p.default:g}  [{p.lo:g}, {p.hi:g}]  {p.doc}".rstrip())
+
     for spec in builtin.values():
         click.echo(f"{spec.name:10} {spec.summary}")
-        for p in spec.params:
-            click.echo(f"    {p.name} = {p.default:g}  [{p.lo:g}, {p.hi:g}]  {p.doc}")
+        show_params(spec.params)
     for item in plugins.list_entry_points(game):
         if item.problem is not None:
             click.echo(f"{item.name:10} plug-in, cannot be used: {item.problem} "
@@ -102,6 +105,7 @@ def strategies(game: str) -> None:
         hidden = "  (not used: the built-in of that name wins)" if item.name in builtin else ""
         click.echo(f"{item.name:10} plug-in: {item.summary or 'no docstring'}{hidden}")
         click.echo(f"    from {item.origin}")
+        show_params(item.params)
 
 
 @main.command(context_settings=CONTEXT)

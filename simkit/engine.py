@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import os
 import shlex
 import time
@@ -106,7 +107,7 @@ def parse_params(items: Sequence[str]) -> dict[str, dict[str, float]]:
     result: dict[str, dict[str, float]] = {}
     for item in items:
         key, sep, raw = item.partition("=")
-        strategy, dot, param = key.strip().partition(".")
+        strategy, dot, param = key.strip().rpartition(".")  # a token may hold dots
         if not sep or not dot or not param:
             raise SimkitError(f"--param {item!r}: expected STRATEGY.PARAM=VALUE, "
                               "e.g. planner.discount=0.5")
@@ -114,6 +115,8 @@ def parse_params(items: Sequence[str]) -> dict[str, dict[str, float]]:
             value = float(raw)
         except ValueError:
             raise SimkitError(f"--param {item!r}: {raw!r} is not a number") from None
+        if not math.isfinite(value):
+            raise SimkitError(f"--param {item!r}: {raw!r} is not a finite number")
         result.setdefault(strategy, {})[param] = value
     return result
 
@@ -143,7 +146,7 @@ def build_lineup(game: Game, strategies: Sequence[str], players: int,
             raise SimkitError(f"unknown strategy '{name}' for {game.name}; "
                               f"known: {', '.join(specs)}{hint}")
         base[token] = name
-    values = parse_params(params)
+    values = plugins.param_targets(parse_params(params), names)
     for strategy in values:
         if strategy not in names:
             raise SimkitError(f"--param names strategy '{strategy}', which is not playing "
@@ -166,16 +169,12 @@ def load_plugins(game: Game, names: Sequence[str],
     under the simkit.strategies entry points (built-in names win)."""
     loaded: dict[str, plugins.Plugin] = {}
     for token in dict.fromkeys(names):
-        name, path = split_token(token)
+        name, _ = split_token(token)
         if name in builtin:
             continue
         plugin = plugins.load(game.name, name)
-        if plugin is None:
-            continue
-        if path is not None:
-            raise SimkitError(f"--strategies {token!r}: parameter files are not supported "
-                              "for plug-in strategies")
-        loaded[token] = plugin
+        if plugin is not None:
+            loaded[token] = plugin
     return loaded
 
 

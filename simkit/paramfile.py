@@ -9,7 +9,7 @@ The file names its strategy (and, optionally, its game) and holds a `[params]` t
 
 Any other tables (`simkit tune` adds `[tuning]` and `[evaluation]`) are ignored when read.
 Parameters the file leaves out keep their defaults; every value is range-checked against
-the strategy's `Param`s.
+the strategy's `Param`s. For a plug-in `FILE.py:FUNCTION`, `strategy` may be FUNCTION.
 """
 
 from __future__ import annotations
@@ -50,7 +50,7 @@ def read_params(path: str | Path, spec: StrategySpec, game: str) -> dict[str, fl
     named = data.get("strategy")
     if named is None:
         raise SimkitError(f"{where}: no 'strategy' key naming the strategy it is for")
-    if named != spec.name:
+    if named != spec.name and not (":" in spec.name and named == spec.name.rpartition(":")[2]):
         raise SimkitError(f"{where}: holds parameters for strategy {named!r}, not "
                           f"{spec.name!r}")
     if "game" in data and data["game"] != game:

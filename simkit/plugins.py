@@ -9,6 +9,14 @@ simkit compiles it with numba as a C function of the fixed signature
 gets only the C function's address, as data: the seat's strategy id is minus the address
 (built-in ids are >= 0). The kernel is therefore compiled once for every plug-in, and
 adding or editing a plug-in costs only the plug-in's own compile.
+
+Parameters. A plug-in declares its tunable parameters next to it, in its module:
+`<FUNCTION>_PARAMS` for that function, else `PARAMS` for every function of the file; a
+dict NAME -> default, or NAME -> (default, lo, hi) or (default, lo, hi, "doc"), or a
+sequence of `strategies.Param` as the built-ins use. The function reads them from its
+`params` argument in that order (`params[0]` is the first). They reach it through the
+seat's parameter vector the kernel already passes, so `--param FUNCTION.NAME=VALUE` and
+`FILE.py:FUNCTION@params.toml` change play without compiling anything again.
 """
 
 from __future__ import annotations
@@ -16,7 +24,9 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import inspect
+import math
 import re
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from importlib.metadata import entry_points
@@ -24,7 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from simkit.errors import SimkitError
-from strategies import StrategySpec
+from strategies import MAX_PARAMS, Param, StrategySpec
 
 ENTRY_POINT_GROUP = "simkit.strategies"
 ARGUMENTS = ("opts", "n", "pub", "params", "state")
@@ -39,10 +49,12 @@ class Plugin:
     sha256: str  # of the file's contents: a changed plug-in is a different run
     address: int  # of the compiled C function
     cfunc: Any  # keeps the compiled code alive for as long as the process runs
+    params: tuple[Param, ...] = ()  # as the file declares them (module docstring)
 
     def spec(self) -> StrategySpec:
-        """The plug-in as a strategy: kernel id -address, no tunable parameters."""
-        return StrategySpec(self.token, -self.address, f"plug-in from {self.source}")
+        """The plug-in as a strategy: kernel id -address and its declared parameters."""
+        return StrategySpec(self.token, -self.address, f"plug-in from {self.source}",
+                            self.params)
 
 
 # (source, function name, content hash) -> Plugin: one compile per process, and the
@@ -87,9 +99,55 @@ def load_file(token: str) -> Plugin:
                        if inspect.isfunction(v) and v.__module__ == module_name)
         raise SimkitError(f"{where}: has no function '{name}' (functions in it: "
                           f"{', '.join(found) or 'none'})")
-    plugin = compile_plugin(token, getattr(module, name), f"{where}:{name}", digest)
+    params = declared_params(vars(module), name, f"{where}:{name}")
+    plugin = compile_plugin(token, getattr(module, name), f"{where}:{name}", digest, params)
     _LOADED[key] = plugin
     return plugin
+
+
+def declared_params(namespace: dict[str, Any], function: str, where: str) -> tuple[Param, ...]:
+    """The parameters a plug-in module declares for `function` (module docstring), checked;
+    every problem is one SimkitError naming `where` and the key."""
+    label = f"{function}_PARAMS"
+    table = namespace.get(label)
+    if table is None:
+        label, table = "PARAMS", namespace.get("PARAMS")
+    if table is None:
+        return ()
+    shape = (f"{where}: {label} must be a dict of NAME = default or (default, lo, hi) or "
+             "(default, lo, hi, \"doc\"), or a list of strategies.Param")
+    if isinstance(table, dict):
+        items = list(table.items())
+    elif isinstance(table, list | tuple) and all(isinstance(p, Param) for p in table):
+        items = [(p.name, (p.default, p.lo, p.hi, p.doc)) for p in table]
+    else:
+        raise SimkitError(shape)
+    if len(items) > MAX_PARAMS:
+        raise SimkitError(f"{where}: {label} declares {len(items)} parameters; a strategy "
+                          f"takes at most {MAX_PARAMS}")
+    out = []
+    for name, value in items:
+        if not isinstance(name, str) or not name.isidentifier():
+            raise SimkitError(f"{where}: {label}: parameter name {name!r} is not a name "
+                              "(letters, digits and _)")
+        key = f"{label}[{name!r}]"
+        if isinstance(value, list | tuple):
+            if len(value) not in (3, 4) or (len(value) == 4 and not isinstance(value[3], str)):
+                raise SimkitError(f"{where}: {key} = {value!r}: expected a number, "
+                                  "(default, lo, hi) or (default, lo, hi, \"doc\")")
+            numbers, doc = value[:3], value[3] if len(value) == 4 else ""
+        else:
+            numbers, doc = (value, -math.inf, math.inf), ""
+        for what, v in zip(("default", "lo", "hi"), numbers, strict=True):
+            if isinstance(v, bool) or not isinstance(v, int | float) or math.isnan(v) \
+                    or (what == "default" and not math.isfinite(v)):
+                raise SimkitError(f"{where}: {key}: the {what} {v!r} is not a number")
+        default, lo, hi = (float(v) for v in numbers)
+        if not lo <= default <= hi:
+            raise SimkitError(f"{where}: {key}: the default {default:g} is outside "
+                              f"[{lo:g}, {hi:g}]")
+        out.append(Param(name, default, lo, hi, doc))
+    return tuple(out)
 
 
 def find_entry_point(game: str, name: str) -> Any | None:
@@ -115,6 +173,7 @@ class Listed:
     origin: str  # `GAME:NAME = module:function`, and the package that registers it
     summary: str  # the first line of the function's docstring
     problem: str | None = None  # why it cannot be loaded (one line), or None
+    params: tuple[Param, ...] = ()
 
 
 def _origin(ep: Any) -> str:
@@ -141,11 +200,22 @@ def list_entry_points(game: str) -> list[Listed]:
         if not inspect.isfunction(fn):
             out.append(Listed(name, origin, "", f"is a {type(fn).__name__}, not a function"))
             continue
+        try:
+            params = declared_params(_namespace(ep, fn), (ep.attr or "").rpartition(".")[2], origin)
+        except SimkitError as exc:
+            out.append(Listed(name, origin, "", str(exc).removeprefix(origin + ": ")))
+            continue
         doc = inspect.getdoc(fn) or ""
         summary = " ".join(doc.split("\n\n")[0].split())
         out.append(Listed(name, origin, summary if len(summary) <= 90
-                          else summary[:89].rstrip() + "…"))
+                          else summary[:89].rstrip() + "…", None, params))
     return out
+
+
+def _namespace(ep: Any, fn: Callable[..., Any]) -> dict[str, Any]:
+    """The module an entry point names (where its parameters are declared)."""
+    module = sys.modules.get(ep.module)
+    return vars(module) if module is not None else fn.__globals__
 
 
 def load_entry_point(ep: Any, token: str) -> Plugin:
@@ -161,19 +231,22 @@ def load_entry_point(ep: Any, token: str) -> Plugin:
         digest = hashlib.sha256(ep.value.encode()).hexdigest()
     key = (ep.value, token, digest)
     if key not in _LOADED:
-        _LOADED[key] = compile_plugin(token, fn, where, digest)
+        params = declared_params(_namespace(ep, fn), (ep.attr or "").rpartition(".")[2], where)
+        _LOADED[key] = compile_plugin(token, fn, where, digest, params)
     return _LOADED[key]
 
 
-def compile_plugin(token: str, fn: Callable[..., Any], where: str, digest: str) -> Plugin:
+def compile_plugin(token: str, fn: Callable[..., Any], where: str, digest: str,
+                   params: tuple[Param, ...] = ()) -> Plugin:
     """Check `fn`'s signature and compile it into a C function of PLUGIN_SIG."""
     if not inspect.isfunction(fn):
         raise SimkitError(f"{where}: is a {type(fn).__name__}, not a function "
                           f"def {getattr(fn, '__name__', 'choose')}({', '.join(ARGUMENTS)})")
-    params = inspect.signature(fn).parameters.values()
-    positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
-    if len(positional) != len(ARGUMENTS) or len(positional) != len(params):
-        raise SimkitError(f"{where}: takes {len(params)} argument(s); a strategy takes 5: "
+    arguments = inspect.signature(fn).parameters.values()
+    positional = [a for a in arguments
+                  if a.kind in (a.POSITIONAL_ONLY, a.POSITIONAL_OR_KEYWORD)]
+    if len(positional) != len(ARGUMENTS) or len(positional) != len(arguments):
+        raise SimkitError(f"{where}: takes {len(arguments)} argument(s); a strategy takes 5: "
                           f"({', '.join(ARGUMENTS)})")
     from numba import carray, cfunc, njit
     from numba.core.errors import NumbaError
@@ -190,7 +263,7 @@ def compile_plugin(token: str, fn: Callable[..., Any], where: str, digest: str) 
         compiled = cfunc(PLUGIN_SIG)(entry)
     except NumbaError as exc:
         raise SimkitError(f"{where}: numba cannot compile it{numba_problem(exc, fn)}") from None
-    return Plugin(token, where, digest, int(compiled.address), compiled)
+    return Plugin(token, where, digest, int(compiled.address), compiled, params)
 
 
 def numba_problem(exc: Exception, fn: Callable[..., Any]) -> str:
@@ -209,6 +282,31 @@ def numba_problem(exc: Exception, fn: Callable[..., Any]) -> str:
                   if (m := re.match(rf"During: .* at {re.escape(file)} \((\d+)\)", line))),
                  None)
     return f" (line {where}): {what}" if where else f": {what}"
+
+
+def function_of(token: str) -> str | None:
+    """The function a `FILE.py:FUNCTION[@params.toml]` token names, else None."""
+    base = token.partition("@")[0]
+    return base.rpartition(":")[2] if is_file_token(base) else None
+
+
+def param_targets(values: dict[str, dict[str, float]],
+                  tokens: list[str]) -> dict[str, dict[str, float]]:
+    """--param values with a plug-in's short name (`FUNCTION.NAME=VALUE`) moved to the
+    playing `FILE.py:FUNCTION` token it means (`tokens`: the lineup). A playing token's
+    own name (a built-in, or a whole plug-in token) always means itself."""
+    out: dict[str, dict[str, float]] = {}
+    for key, params in values.items():
+        matches = [t for t in dict.fromkeys(tokens) if function_of(t) == key]
+        if key in tokens or not matches:
+            out.setdefault(key, {}).update(params)
+        elif len(matches) == 1:
+            out.setdefault(matches[0], {}).update(params)
+        else:
+            raise SimkitError(f"--param {key}.{next(iter(params))}: several plug-ins play as "
+                              f"'{key}' ({', '.join(matches)}); name the whole token, e.g. "
+                              f"--param {matches[0]}.{next(iter(params))}=VALUE")
+    return out
 
 
 def load(game: str, token: str) -> Plugin | None:

@@ -147,11 +147,118 @@ def test_bad_plugin_on_the_command_line_is_one_error_line(cm, tmp_path):
     assert result.output.strip() == f"Error: plug-in {tmp_path}/nope.py: no such file"
 
 
-def test_plugin_with_a_parameter_file_is_refused(cm, tmp_path):
+def columns(game, compiled, lineup, seed=6, games=1500):
+    return {k: np.array(v) for k, v in game.simulate(compiled, lineup, seed, 0, games).items()}
+
+
+def test_plugin_parameters_defaults_and_overrides(cm, tmp_path):
+    """The example's greedy declares greedy's two weights: its defaults play as the
+    built-in, and --param or a parameter file change its play exactly as they change the
+    built-in's."""
+    game, compiled = cm
+    path = write(tmp_path, "g.py", CM_EXAMPLE)
+    token = f"{path}:greedy"
+    others = ["planner", "random"]
+    default = build_lineup(game, [token, *others], 3)
+    assert default.resolved_params[0] == {"points_weight": 1.0, "gain_weight": 1.0}
+    assert default.params[0][:3].tolist() == [1.0, 1.0, 0.0]
+    heavy = build_lineup(game, [token, *others], 3, ["greedy.points_weight=7"])
+    assert heavy.resolved_params[0] == {"points_weight": 7.0, "gain_weight": 1.0}
+    assert heavy.ids[0] == default.ids[0]  # the same compiled code: no recompile
+    builtin = build_lineup(game, ["greedy", *others], 3, ["greedy.points_weight=7"])
+    a, b = columns(game, compiled, heavy), columns(game, compiled, builtin)
+    assert all(np.array_equal(a[k], b[k]) for k in a)  # as the built-in at the same weight
+    plain = columns(game, compiled, default)
+    assert not np.array_equal(a["score"], plain["score"])  # the parameter changes play
+    # The whole token works too (a built-in greedy may be playing), and a file.
+    whole = build_lineup(game, [token, "greedy", "random"], 3, [f"{token}.points_weight=7"])
+    assert whole.resolved_params[:2] == ({"points_weight": 7.0, "gain_weight": 1.0},
+                                         {"points_weight": 1.0, "gain_weight": 1.0})
+    write(tmp_path, "w.toml", 'strategy = "greedy"\n[params]\npoints_weight = 7\n')
+    filed = build_lineup(game, [f"{token}@{tmp_path}/w.toml", *others], 3)
+    assert filed.names[0] == f"{token}@{tmp_path}/w.toml"
+    assert filed.resolved_params[0] == {"points_weight": 7.0, "gain_weight": 1.0}
+    c = columns(game, compiled, filed)
+    assert all(np.array_equal(a[k], c[k]) for k in a)
+    both = build_lineup(game, [f"{token}@{tmp_path}/w.toml", *others], 3,
+                        ["greedy.gain_weight=2"])  # --param on top of the file
+    assert both.resolved_params[0] == {"points_weight": 7.0, "gain_weight": 2.0}
+
+
+def test_plugin_parameter_forms(cm, tmp_path):
     game, _ = cm
-    path = write(tmp_path, "p.py", GOOD)
-    with pytest.raises(SimkitError, match="parameter files are not supported"):
-        build_lineup(game, [f"{path}:choose@x.toml", "greedy"], 2)
+    path = write(tmp_path, "forms.py", GOOD.replace("choose", "one") + GOOD.replace(
+        "choose", "two") + "from strategies import Param\n"
+        "PARAMS = {'w': 2.5, 'k': (3, 0, 10)}\n"
+        "two_PARAMS = [Param('x', 0.5, 0.0, 1.0, 'a share')]\n")
+    one = build_lineup(game, [f"{path}:one"], 2, ["one.w=-40"])
+    assert one.resolved_params[0] == {"w": -40.0, "k": 3.0}  # a bare default: any number
+    two = build_lineup(game, [f"{path}:two"], 2)
+    assert two.resolved_params[0] == {"x": 0.5}
+
+
+def test_plugin_parameters_recorded_in_the_manifest(cm, tmp_path):
+    path = write(tmp_path, "g.py", CM_EXAMPLE)
+    token = f"{path}:greedy"
+    result = run_cli("run", "cauldron-master", "--players", "2", "--games", "40", "--seed",
+                     "1", "--strategies", f"{token},random", "--param",
+                     "greedy.gain_weight=4", "--out", str(tmp_path / "run"))
+    assert result.exit_code == 0, result.output
+    manifest = json.loads((tmp_path / "run" / "manifest.json").read_text())
+    assert manifest["identity"]["params"][0] == {"points_weight": 1.0, "gain_weight": 4.0}
+    assert "--param greedy.gain_weight=4" in manifest["command"]
+    listed = run_cli("strategies", "cauldron-master").output  # no plug-in registered: as before
+    assert "plug-in" not in listed
+
+
+@pytest.mark.parametrize("declared, params, toml, problem", [
+    (None, ["choose.nope=1"], None, "strategy '{token}' has no parameter 'nope'; known: w"),
+    (None, ["choose.w=11"], None, "strategy '{token}': parameter w = 11.0 is out of range"),
+    (None, ["choose.w=nan"], None, "'nan' is not a finite number"),
+    (None, [], "[params]\nnope = 1\n", "params.nope: strategy '{token}' has no such parameter"),
+    (None, [], "[params]\nw = 'x'\n", "params.w = 'x': not a number"),
+    (None, [], "[params]\nw = 12\n", "params.w = 12: out of range [0, 10]"),
+    ("choose_PARAMS = {'w': 'abc'}", [], None, "choose_PARAMS['w']: the default 'abc' is not "
+     "a number"),
+    ("choose_PARAMS = {'w': (5, 0)}", [], None, "choose_PARAMS['w'] = (5, 0): expected a "
+     "number, (default, lo, hi)"),
+    ("choose_PARAMS = {'w': (50, 0, 10)}", [], None, "choose_PARAMS['w']: the default 50 is "
+     "outside [0, 10]"),
+    ("PARAMS = 3", [], None, "PARAMS must be a dict of NAME = default"),
+    ("PARAMS = {'my w': 1}", [], None, "PARAMS: parameter name 'my w' is not a name"),
+    ("PARAMS = {f'w{i}': 1 for i in range(9)}", [], None, "PARAMS declares 9 parameters; a "
+     "strategy takes at most 8"),
+])
+def test_bad_plugin_parameters_are_one_clear_line(cm, tmp_path, declared, params, toml,
+                                                  problem):
+    game, _ = cm
+    path = write(tmp_path, "p.py", GOOD + (declared or "choose_PARAMS = {'w': (1, 0, 10)}")
+                 + "\n")
+    token = f"{path}:choose"
+    name = token
+    if toml is not None:
+        write(tmp_path, "p.toml", 'strategy = "choose"\n' + toml)
+        name = f"{token}@{tmp_path}/p.toml"
+    with pytest.raises(SimkitError) as err:
+        build_lineup(game, [name, "greedy"], 2, params)
+    message = str(err.value)
+    assert problem.format(token=token) in message, message
+    at_fault = str(path) if toml is None else f"parameter file {tmp_path}/p.toml"
+    assert at_fault in message or message.startswith("--param 'choose.w=")  # as typed
+    assert "\n" not in message
+
+
+def test_a_short_parameter_name_must_be_unambiguous(cm, tmp_path):
+    game, _ = cm
+    a = write(tmp_path, "a.py", GOOD + "PARAMS = {'w': 1.0}\n")
+    b = write(tmp_path, "b.py", GOOD + "PARAMS = {'w': 1.0}\n")
+    with pytest.raises(SimkitError, match="several plug-ins play as 'choose'"):
+        build_lineup(game, [f"{a}:choose", f"{b}:choose"], 2, ["choose.w=2"])
+    lineup = build_lineup(game, [f"{a}:choose", f"{b}:choose"], 2, [f"{b}:choose.w=2"])
+    assert [p["w"] for p in lineup.resolved_params] == [1.0, 2.0]
+    with pytest.raises(SimkitError, match="holds parameters for strategy 'other'"):
+        write(tmp_path, "o.toml", 'strategy = "other"\n[params]\nw = 2\n')
+        build_lineup(game, [f"{a}:choose@{tmp_path}/o.toml"], 2)
 
 
 def test_entry_point_plugin(cm, tmp_path, monkeypatch):
@@ -205,6 +312,8 @@ def test_strategies_lists_entry_point_plugins_without_compiling(cm, tmp_path, mo
                              f"my_listed_strategies:sets {where}")
     [greedy] = [line for line in lines if line.startswith("greedy") and "plug-in" in line]
     assert "not used: the built-in of that name wins" in greedy
+    at = lines.index(greedy)
+    assert lines[at + 2].startswith("    points_weight = 1  [0, 100]  weight of points")
     [broken] = [line for line in lines if line.startswith("broken")]
     assert "cannot be used: loading it failed: ModuleNotFoundError" in broken
     assert "no_such_module_anywhere:choose" in broken and where in broken

@@ -6,8 +6,18 @@ Run them against the built-ins:
         --strategies strategies/examples/cauldron_master_sets.py:sets,greedy,greedy,greedy
 
 `opts[:n]` is the option table, `pub` the public state: both laid out in
-simkit/games/cauldron_master/layout.py. `params` is unused by plug-ins (all zeros) and
-`state` is the seat's random stream, for `simkit.rng.randint(state, k)`.
+simkit/games/cauldron_master/layout.py. `params` holds the parameters a function declares
+in `<FUNCTION>_PARAMS` (below: `greedy_PARAMS`), in that order, and `state` is the seat's
+random stream, for `simkit.rng.randint(state, k)`. Change a parameter without editing the
+file, by the function's name (or the whole FILE.py:FUNCTION token when a built-in of that
+name plays too):
+
+    simkit run cauldron-master --players 4 --games 20000 --seed 1 --out runs/greedy_points \
+        --strategies strategies/examples/cauldron_master_sets.py:greedy,planner,planner,planner \
+        --param greedy.points_weight=3
+
+or with a parameter file, `...cauldron_master_sets.py:greedy@weights.toml`, holding
+`strategy = "greedy"` and a `[params]` table (README, "Parameter files").
 """
 
 from simkit.games.cauldron_master.layout import GAIN, KIND, OPT_CARD, OPT_WITCH, POINTS, SAME
@@ -31,16 +41,26 @@ def sets(opts, n, pub, params, state):
     return best
 
 
+# greedy's parameters, as the built-in declares them: NAME = (default, lo, hi, "doc").
+# The function reads them in this order: params[0], params[1].
+greedy_PARAMS = {
+    "points_weight": (1.0, 0.0, 100.0, "weight of points a completed potion scores"),
+    "gain_weight": (1.0, 0.0, 100.0, "weight of the score-table gain of a placement"),
+}
+
+
 def greedy(opts, n, pub, params, state):
-    """The built-in `greedy` at its default weights, as a plug-in (a template to start
-    from; it plays exactly as `--strategies greedy`)."""
+    """The built-in `greedy`, as a plug-in with the same two parameters (a template to
+    start from; at the same weights it plays exactly as `--strategies greedy`)."""
+    points_weight = params[0]
+    gain_weight = params[1]
     best = 0
     best_score = -1e300
     for i in range(n):
         if opts[i, KIND] == OPT_WITCH:
             score = float(opts[i, GAIN])
         elif opts[i, KIND] == OPT_CARD:
-            score = 1.0 * opts[i, POINTS] + 1.0 * opts[i, GAIN]
+            score = points_weight * opts[i, POINTS] + gain_weight * opts[i, GAIN]
         else:
             score = 0.0
         if score > best_score:
