@@ -20,6 +20,22 @@ def _simulate(game, compiled, lineup, seed, first, n, threads):
         numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
 
 
+# Lookahead players cost thousands of playouts per game; the contract checked here is
+# about shapes, determinism and replays, not strength, so they play at their cheapest.
+QUICK = {"rollouts": 1.0, "candidates": 2.0, "horizon": 1.0}
+
+
+def quick_params(game, names) -> tuple[str, ...]:
+    """--param overrides playing the lookahead strategies among `names` cheaply."""
+    specs = game.strategies()
+    out = []
+    for strategy in dict.fromkeys(names):
+        for p in specs[strategy].params:
+            if p.name in QUICK:
+                out.append(f"{strategy}.{p.name}={min(max(QUICK[p.name], p.lo), p.hi)}")
+    return tuple(out)
+
+
 def check_game(name: str, n_games: int = 600, seed: int = 12345) -> None:
     """Assert the shared contract of game `name` at every player count it supports.
 
@@ -34,7 +50,7 @@ def check_game(name: str, n_games: int = 600, seed: int = 12345) -> None:
     threads = numba.config.NUMBA_NUM_THREADS
     for players in game.players(compiled):
         mixed = [names[i % len(names)] for i in range(players)]
-        lineup = build_lineup(game, mixed, players)
+        lineup = build_lineup(game, mixed, players, quick_params(game, mixed))
         whole = _simulate(game, compiled, lineup, seed, 0, n_games, threads)
         for col in REQUIRED:
             assert col in whole, f"{name}: missing column {col}"
@@ -67,6 +83,6 @@ def check_game(name: str, n_games: int = 600, seed: int = 12345) -> None:
             assert isinstance(log, str) and len(log.splitlines()) > players
         # Every strategy plays every seat without error.
         for strategy in names:
-            solo = build_lineup(game, [strategy], players)
+            solo = build_lineup(game, [strategy], players, quick_params(game, [strategy]))
             cols = _simulate(game, compiled, solo, seed, 0, 50, threads)
             assert np.isfinite(cols["win_share"]).all()
