@@ -24,8 +24,11 @@ class SimkitGroup(click.Group):
         except SimkitError as exc:
             raise click.ClickException(str(exc)) from None
         except KeyboardInterrupt:
-            if ctx.invoked_subcommand in ("tournament", "tune"):  # played in memory
+            if ctx.invoked_subcommand == "tune":  # played in memory
                 click.echo("\nInterrupted; nothing was written.", err=True)
+            elif ctx.invoked_subcommand == "tournament":
+                click.echo("\nInterrupted. Every lineup finished is saved: run the same "
+                           "command again to resume.", err=True)
             else:
                 click.echo("\nInterrupted. Every finished chunk of games is saved: run the "
                            "same command again to resume.", err=True)
@@ -456,6 +459,9 @@ def tournament(game: str, players: int, strategy_list: str, n_games: int, seed: 
     """Rank strategies: every lineup of them plays the same deals, each strategy in every
     seat; prints Plackett-Luce ratings and the win matrix, and writes them with intervals.
 
+    Progress is saved in OUT as each lineup finishes a chunk of deals: an interrupted
+    tournament, started again with the same command, plays only what is missing.
+
     Example: simkit tournament cauldron-master --players 3 --strategies random,greedy,planner
     --games 20000 --seed 1 --out runs/tour
     """
@@ -467,19 +473,32 @@ def tournament(game: str, players: int, strategy_list: str, n_games: int, seed: 
                              overrides, config_path)
     plan = tn.plan(spec)
     engine.set_threads(threads)
-    if tn.check_folder(out_dir, plan, force) == "done":
+    chunk_deals = tn.DEFAULT_CHUNK_DEALS if chunk_deals is None else chunk_deals
+    if chunk_deals < 1:
+        raise SimkitError(f"--chunk-size must be at least 1, not {chunk_deals}")
+    state = tn.check_folder(out_dir, plan, force)
+    if state == "done":
         click.echo(f"{out_dir} already holds this exact tournament; nothing to do.")
         record = tn.read_record(out_dir)
         assert record is not None
     else:
+        done = 0
+        if state == "new":
+            tn.start(out_dir, plan)
+        else:
+            done = tn.Checkpoint(out_dir, plan).games_done(chunk_deals)
         click.echo(f"{len(plan.lineups)} lineups x {plan.games_per_lineup:,} games "
                    f"({plan.total_games:,} games) into {out_dir}.")
+        if state == "resume":
+            click.echo(f"Resuming: {done:,} of {plan.total_games:,} games were played "
+                       "before.")
         with click.progressbar(length=plan.total_games, label=f"{game}: tournament",
                                file=sys.stderr, show_pos=True) as bar:
-            result = tn.play(plan, chunk_deals or tn.DEFAULT_CHUNK_DEALS, progress=bar.update)
+            bar.update(done)
+            result = tn.play(plan, chunk_deals, progress=bar.update, out=out_dir)
         record = tn.write(result, out_dir)
-        click.echo(f"Played {plan.total_games:,} games in {result.elapsed:.1f} s; wrote "
-                   f"{out_dir / 'tournament.html'} and the tables as CSV.")
+        click.echo(f"Played {plan.total_games - done:,} games in {result.elapsed:.1f} s; "
+                   f"wrote {out_dir / 'tournament.html'} and the tables as CSV.")
     click.echo(standings_text(record))
 
 

@@ -10,20 +10,29 @@ them), and within a deal the lineup rotates through the seats as in any run, so 
 strategy sits in each seat once per deal.
 
 The games are played in-process with `Game.simulate` rather than as one run folder per
-lineup: a tournament needs only each game's ranks and win shares, playing every lineup
-chunk by chunk lets the ratings see the games in deal order (the same order whatever the
-chunk size), and nothing is written per game. A tournament is therefore not resumable;
-it is meant for up to a few million games.
+lineup: a tournament needs only each game's ranks and win shares, and playing every
+lineup chunk by chunk lets the ratings see the games in deal order (the same order
+whatever the chunk size). It is meant for up to a few million games.
+
+Resuming. With a folder, `play` saves each lineup's games of a chunk of deals as they
+finish (ranks and win shares, `lineups.partial/`), and after each whole chunk the exact
+state (integer totals, the ratings' mu and sigma, deals done) in
+`tournament.progress.json`, dropping that chunk's lineup files. The same command started
+again continues from there, skipping the lineups already played in the unfinished chunk;
+totals are integers and the ratings see the games in the same order, so the final files
+are byte for byte those of an uninterrupted run (timing lives apart, in timing.json).
 """
 
 from __future__ import annotations
 
 import itertools
 import json
+import os
 import shlex
+import shutil
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -38,6 +47,9 @@ from simkit.results import versions
 from simkit.summary import win_scale
 
 TOURNAMENT_FILE = "tournament.json"
+PROGRESS_FILE = "tournament.progress.json"  # an unfinished tournament's state
+PARTS_DIR = "lineups.partial"  # lineups finished in the unfinished chunk, one file each
+TIMING_FILE = "timing.json"  # when and how long: kept out of tournament.json
 DEFAULT_CHUNK_DEALS = 4096
 # A strategy's skill does not drift from game to game, so no dynamics (tau = 0): every
 # game then weighs about equally, instead of the last few hundred deciding the rating.
@@ -97,10 +109,14 @@ class Plan:
         return self.games_per_lineup * len(self.lineups)
 
     def identity(self) -> dict[str, Any]:
-        return {"game": self.spec.game, "players": self.spec.players,
-                "strategies": list(self.spec.strategies), "params": self.params,
-                "games_per_lineup": self.games_per_lineup, "seed": self.spec.seed,
-                "config_hash": self.config.hash}
+        out = {"game": self.spec.game, "players": self.spec.players,
+               "strategies": list(self.spec.strategies), "params": self.params,
+               "games_per_lineup": self.games_per_lineup, "seed": self.spec.seed,
+               "config_hash": self.config.hash}
+        plugins = {name: digest for lineup in self.lineups for name, digest in lineup.plugins}
+        if plugins:  # only when used: a changed plug-in file is another tournament
+            out["plugins"] = dict(sorted(plugins.items()))
+        return out
 
 
 def plan(spec: TournamentSpec) -> Plan:
@@ -178,6 +194,13 @@ class Ratings:
         """(mu, sigma, ordinal) per strategy."""
         return [(r.mu, r.sigma, r.ordinal()) for r in self.ratings]
 
+    def state(self) -> list[list[float]]:
+        """[mu, sigma] per strategy: all an update reads (JSON keeps floats exactly)."""
+        return [[r.mu, r.sigma] for r in self.ratings]
+
+    def restore(self, state: list[list[float]]) -> None:
+        self.ratings = [self.model.rating(mu=mu, sigma=sigma) for mu, sigma in state]
+
 
 def _accumulate(totals: Totals, tid: np.ndarray, rank: np.ndarray, share: np.ndarray,
                 deals: int) -> tuple[np.ndarray, ...]:
@@ -211,7 +234,10 @@ class Result:
     plan: Plan
     totals: Totals
     ratings: list[tuple[float, float, float]]  # (mu, sigma, ordinal) per strategy
-    elapsed: float
+    elapsed: float  # seconds playing, this session
+    resumed_games: int = 0  # games of whole chunks played by earlier sessions
+    total_elapsed: float | None = None  # seconds over every session
+    sessions: int = 1
 
     def matrix(self) -> list[dict[str, Any]]:
         """Per ordered pair (i, j): the share of comparisons in which i finished ahead of j
@@ -244,35 +270,134 @@ class Result:
         return rows
 
 
+def _simulate(p: Plan, index: int, d0: int, cd: int) -> tuple[np.ndarray, ...]:
+    """Lineup `index`'s games on deals d0..d0+cd: (strategy index, rank, scaled win share)
+    per game and seat."""
+    n = p.spec.players
+    cols = p.game.simulate(p.compiled, p.lineups[index], p.spec.seed, d0 * n, cd * n)
+    tid = np.asarray(p.combos[index], np.int64)[cols["strategy"].astype(np.int64)]
+    rank = cols["rank"].astype(np.int64)
+    share = np.rint(cols["win_share"].astype(np.float64) * win_scale(n)).astype(np.int64)
+    return tid, rank, share
+
+
+class Checkpoint:
+    """An unfinished tournament's files in its folder (module docstring, "Resuming")."""
+
+    def __init__(self, out: Path, p: Plan) -> None:
+        self.out, self.p = out, p
+        self.parts = out / PARTS_DIR
+
+    def _part(self, d0: int, cd: int, index: int) -> Path:
+        return self.parts / f"deals_{d0}_{cd}_lineup_{index}.npz"
+
+    def read_part(self, d0: int, cd: int, index: int) -> tuple[np.ndarray, ...] | None:
+        """A lineup's games of the chunk at d0 (cd deals), if saved whole; else None."""
+        path = self._part(d0, cd, index)
+        if not path.exists():
+            return None
+        try:
+            with np.load(path) as data:
+                part = (data["tid"].astype(np.int64), data["rank"].astype(np.int64),
+                        data["share"].astype(np.int64))
+        except (OSError, ValueError, KeyError):
+            return None  # unreadable: play it again
+        rows = cd * self.p.spec.players
+        return part if all(a.shape == (rows, self.p.spec.players) for a in part) else None
+
+    def write_part(self, d0: int, cd: int, index: int, part: tuple[np.ndarray, ...]) -> None:
+        path = self._part(d0, cd, index)
+        tmp = path.with_name(path.name + ".tmp")
+        tid, rank, share = part
+        try:
+            self.parts.mkdir(parents=True, exist_ok=True)
+            with open(tmp, "wb") as f:
+                np.savez(f, tid=tid.astype(np.int16), rank=rank.astype(np.int16),
+                         share=share.astype(np.int32))
+            os.replace(tmp, path)
+        except OSError as exc:
+            raise SimkitError(f"--out {self.out}: cannot save progress ({exc.strerror})") \
+                from None
+
+    def load(self) -> dict[str, Any] | None:
+        """The saved state of this very tournament, or None."""
+        state = _read_json(self.out / PROGRESS_FILE)
+        if state is None or state.get("identity") != self.p.identity():
+            return None
+        return state
+
+    def save(self, deals_done: int, totals: Totals, ratings: Ratings, elapsed: float,
+             sessions: int) -> None:
+        """The state after `deals_done` whole deals of every lineup; then that chunk's
+        lineup files are no longer needed."""
+        state = {"identity": self.p.identity(), "command": self.p.spec.command(str(self.out)),
+                 "deals_done": deals_done, "deals": self.p.deals,
+                 "wins": [asdict(t) for t in totals.wins],
+                 "pairs": [[asdict(t) for t in row] for row in totals.pairs],
+                 "ratings": ratings.state(), "elapsed_seconds": elapsed, "sessions": sessions}
+        write_text_atomic(self.out / PROGRESS_FILE, json.dumps(state) + "\n")
+        for path in self.parts.glob("deals_*.npz") if self.parts.exists() else ():
+            if not path.name.startswith(f"deals_{deals_done}_"):
+                path.unlink(missing_ok=True)
+
+    def games_done(self, chunk_deals: int) -> int:
+        """Games already played: whole chunks, and saved lineups of the next chunk."""
+        state = self.load()
+        done = 0 if state is None else state["deals_done"]
+        n, count = self.p.spec.players, len(self.p.lineups)
+        cd = min(chunk_deals, self.p.deals - done)
+        saved = sum(self.read_part(done, cd, i) is not None for i in range(count)) if cd else 0
+        return (done * count + saved * cd) * n
+
+    def clear(self) -> None:
+        """Remove the progress files (a finished, or a replaced, tournament)."""
+        (self.out / PROGRESS_FILE).unlink(missing_ok=True)
+        shutil.rmtree(self.parts, ignore_errors=True)
+
+
 def play(p: Plan, chunk_deals: int = DEFAULT_CHUNK_DEALS,
-         progress: Callable[[int], None] | None = None) -> Result:
+         progress: Callable[[int], None] | None = None, out: Path | None = None) -> Result:
     """Play every lineup over the same deals, chunk by chunk; results never depend on the
-    chunk size (integer totals; ratings fed in deal order)."""
+    chunk size (integer totals; ratings fed in deal order). With `out`, progress is saved
+    there as it goes and a saved tournament continues where it stopped (module docstring);
+    `progress` then counts only the games played now."""
     if chunk_deals < 1:
         raise SimkitError(f"--chunk-size must be at least 1, not {chunk_deals}")
     n, k = p.spec.players, len(p.spec.strategies)
-    scale = win_scale(n)
     totals = Totals(k, n)
     ratings = Ratings(k)
     started = time.perf_counter()
-    for d0 in range(0, p.deals, chunk_deals):
+    checkpoint = None if out is None else Checkpoint(out, p)
+    state = None if checkpoint is None else checkpoint.load()
+    first, before, sessions = 0, 0.0, 1
+    if state is not None:
+        first, before, sessions = (state["deals_done"], state["elapsed_seconds"],
+                                   state["sessions"] + 1)
+        ratings.restore(state["ratings"])
+        totals.wins = [DealTotals(**t) for t in state["wins"]]
+        totals.pairs = [[DealTotals(**t) for t in row] for row in state["pairs"]]
+    elif checkpoint is not None:  # mark the folder as this tournament's before any part
+        checkpoint.save(0, totals, ratings, 0.0, sessions)
+    for d0 in range(first, p.deals, chunk_deals):
         cd = min(chunk_deals, p.deals - d0)
         pair_y = np.zeros(k * k * cd, np.int64)
         pair_m = np.zeros_like(pair_y)
         win_y = np.zeros(k * cd, np.int64)
         win_m = np.zeros_like(win_y)
         games = []
-        for combo, lineup in zip(p.combos, p.lineups, strict=True):
-            cols = p.game.simulate(p.compiled, lineup, p.spec.seed, d0 * n, cd * n)
-            tid = np.asarray(combo, np.int64)[cols["strategy"].astype(np.int64)]
-            rank = cols["rank"].astype(np.int64)
-            share = np.rint(cols["win_share"].astype(np.float64) * scale)
-            for total, part in zip((pair_y, pair_m, win_y, win_m),
-                                   _accumulate(totals, tid, rank, share, cd), strict=True):
-                total += part
+        for index in range(len(p.lineups)):
+            part = None if checkpoint is None else checkpoint.read_part(d0, cd, index)
+            if part is None:
+                part = _simulate(p, index, d0, cd)
+                if checkpoint is not None:
+                    checkpoint.write_part(d0, cd, index, part)
+                if progress is not None:
+                    progress(cd * n)
+            tid, rank, share = part
+            for total, add in zip((pair_y, pair_m, win_y, win_m),
+                                  _accumulate(totals, tid, rank, share, cd), strict=True):
+                total += add
             games.append((tid.tolist(), rank.tolist()))
-            if progress is not None:
-                progress(cd * n)
         for i in range(k):
             totals.wins[i].add(win_y[i * cd:(i + 1) * cd], win_m[i * cd:(i + 1) * cd])
             for j in range(k):
@@ -282,20 +407,33 @@ def play(p: Plan, chunk_deals: int = DEFAULT_CHUNK_DEALS,
             for tids, ranks in games:
                 for g in range(d * n, (d + 1) * n):
                     ratings.update(tids[g], ranks[g])
-    return Result(p, totals, ratings.table(), time.perf_counter() - started)
+        if checkpoint is not None:
+            checkpoint.save(d0 + cd, totals, ratings,
+                            before + time.perf_counter() - started, sessions)
+    elapsed = time.perf_counter() - started
+    return Result(p, totals, ratings.table(), elapsed, first * n * len(p.lineups),
+                  before + elapsed, sessions)
 
 
 def check_folder(out: Path, p: Plan, force: bool) -> str:
-    """"new" or "done" (this tournament is already there); refuses anything else unless
-    `force`."""
+    """"new", "resume" (this tournament, unfinished) or "done" (this tournament, finished);
+    refuses a folder holding anything else, finished or not, unless `force`."""
     if not out.exists():
         return "new"
     if not out.is_dir():
         raise SimkitError(f"--out {out}: exists and is not a folder")
     record = read_record(out)
-    if record is not None:
-        if record.get("identity") == p.identity():
-            return "done"
+    unfinished = _read_json(out / PROGRESS_FILE)
+    if record is not None and record.get("identity") == p.identity():
+        return "done"
+    if unfinished is not None:
+        if unfinished.get("identity") == p.identity():
+            return "resume"
+        if not force:
+            raise SimkitError(f"--out {out} holds an unfinished different tournament "
+                              f"({unfinished.get('command', '?')}); rerun that command to "
+                              "finish it, choose another folder, or pass --force to replace it")
+    elif record is not None:
         if not force:
             raise SimkitError(f"--out {out} already holds a different tournament "
                               f"({record.get('command', '?')}); choose another folder or "
@@ -306,14 +444,29 @@ def check_folder(out: Path, p: Plan, force: bool) -> str:
     return "new"
 
 
-def read_record(out: Path) -> dict[str, Any] | None:
-    path = out / TOURNAMENT_FILE
+def start(out: Path, p: Plan) -> None:
+    """Make `out` ready for a new tournament: any earlier one's files go (check_folder
+    has refused a folder that is not ours unless --force)."""
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        Checkpoint(out, p).clear()
+        (out / TOURNAMENT_FILE).unlink(missing_ok=True)
+    except OSError as exc:
+        raise SimkitError(f"--out {out}: cannot write there ({exc.strerror})") from None
+
+
+def _read_json(path: Path) -> dict[str, Any] | None:
     if not path.exists():
         return None
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, json.JSONDecodeError):
         return None
+    return data if isinstance(data, dict) else None
+
+
+def read_record(out: Path) -> dict[str, Any] | None:
+    return _read_json(out / TOURNAMENT_FILE)
 
 
 def record(result: Result, out: Path) -> dict[str, Any]:
@@ -338,10 +491,8 @@ def record(result: Result, out: Path) -> dict[str, Any]:
         "rating": {"model": RATING, "order": RATING_ORDER},
         "standings": result.standings(),
         "win_matrix": result.matrix(),
-        "elapsed_seconds": round(result.elapsed, 3),
         "versions": versions(),
-        "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-    }
+    }  # no time in it: the same tournament gives the same bytes (timing.json has them)
 
 
 def write(result: Result, out: Path) -> dict[str, Any]:
@@ -355,5 +506,10 @@ def write(result: Result, out: Path) -> dict[str, Any]:
     except OSError as exc:
         raise SimkitError(f"--out {out}: cannot write there ({exc.strerror})") from None
     write_report(rec, out)
+    elapsed = result.elapsed if result.total_elapsed is None else result.total_elapsed
+    write_text_atomic(out / TIMING_FILE, json.dumps({
+        "finished": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "elapsed_seconds": round(elapsed, 3), "sessions": result.sessions}, indent=2) + "\n")
     write_text_atomic(out / TOURNAMENT_FILE, json.dumps(rec, indent=2) + "\n")
+    Checkpoint(out, result.plan).clear()
     return rec

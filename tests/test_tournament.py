@@ -4,6 +4,12 @@ a known order, a real tournament with a known order, determinism, files and erro
 from __future__ import annotations
 
 import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
 
 import numpy as np
 import polars as pl
@@ -155,3 +161,112 @@ def test_plan_rejects_bad_numbers():
         tn.plan(tn.TournamentSpec("carnuta", 2, ORDER, 0, 1))
     with pytest.raises(SimkitError, match="--chunk-size"):
         tn.play(tn.plan(tn.TournamentSpec("carnuta", 2, ORDER, 2, 1)), chunk_deals=0)
+
+
+RESUME = ["tournament", "carnuta", "--players", "2", "--strategies", "random,greedy,planner",
+          "--games", "300", "--seed", "4", "--chunk-size", "40"]  # 150 deals: 4 chunks x 3
+FINAL = ("tournament.json", "win_matrix.csv", "ratings.csv", "tournament.md", "tournament.html")
+
+
+def _interrupt_after(monkeypatch, calls: int) -> list[int]:
+    """Make tournament's lineup simulation raise KeyboardInterrupt on call `calls` + 1;
+    returns the list counting the calls that played."""
+    played: list[int] = []
+    real = tn._simulate
+
+    def simulate(p, index, d0, cd):
+        if len(played) == calls:
+            raise KeyboardInterrupt
+        played.append(index)
+        return real(p, index, d0, cd)
+
+    monkeypatch.setattr(tn, "_simulate", simulate)
+    return played
+
+
+@pytest.mark.parametrize("stop_after, resume_chunk", [(2, "40"), (4, "40"), (6, "40"),
+                                                     (7, "25")])
+def test_interrupted_tournament_resumes_to_the_same_bytes(tmp_path, monkeypatch, stop_after,
+                                                          resume_chunk):
+    """Stopped in the first chunk (after 2 lineup-chunks), mid-chunk (after 4: chunk 2's
+    first lineup is saved), at a chunk boundary (6) or resumed with another --chunk-size:
+    no game is lost or played twice, and the files equal an uninterrupted run's byte for
+    byte."""
+    runner = CliRunner()
+    out = tmp_path / "tour"  # the same folder (it is in the command tournament.json holds)
+    whole = runner.invoke(main, [*RESUME, "--out", str(out)], catch_exceptions=False)
+    assert whole.exit_code == 0, whole.output
+    out.rename(tmp_path / "whole")
+    with monkeypatch.context() as m:
+        first = _interrupt_after(m, stop_after)
+        stopped = runner.invoke(main, [*RESUME, "--out", str(out)])
+    assert stopped.exit_code == 130 and len(first) == stop_after
+    assert "run the same command again to resume" in stopped.output
+    assert not (out / "tournament.json").exists()
+    assert (out / tn.PROGRESS_FILE).exists()
+    # Another tournament into the unfinished folder is refused, naming the command.
+    other = runner.invoke(main, [*RESUME[:-3], "5", *RESUME[-2:], "--out", str(out)])
+    assert other.exit_code == 1
+    assert "holds an unfinished different tournament (simkit tournament carnuta" in other.output
+    with monkeypatch.context() as m:
+        second = _interrupt_after(m, 10 ** 6)
+        args = [*RESUME[:-1], resume_chunk, "--out", str(out)]
+        resumed = runner.invoke(main, args, catch_exceptions=False)
+    assert resumed.exit_code == 0, resumed.output
+    # 80 games per lineup and chunk; another chunk size replays the unfinished chunk.
+    before = 80 * (stop_after if resume_chunk == "40" else stop_after // 3 * 3)
+    assert f"Resuming: {before:,} of 900 games were played before." in resumed.output
+    assert f"Played {900 - before:,} games" in resumed.output
+    if resume_chunk == "40":
+        assert len(first) + len(second) == 12  # 4 chunks x 3 lineups, each played once
+    for name in FINAL:
+        assert (out / name).read_bytes() == (tmp_path / "whole" / name).read_bytes(), name
+    assert not (out / tn.PROGRESS_FILE).exists() and not (out / tn.PARTS_DIR).exists()
+    timing = json.loads((out / tn.TIMING_FILE).read_text())
+    assert timing["sessions"] == 2 and timing["elapsed_seconds"] > 0
+    again = runner.invoke(main, args, catch_exceptions=False)
+    assert "nothing to do" in again.output
+
+
+
+def test_a_killed_tournament_process_resumes(tmp_path):
+    """A real `simkit tournament` process killed (SIGKILL) once it has saved progress; the
+    same command finishes it with the bytes of an uninterrupted run."""
+    args = ["tournament", "carnuta", "--players", "2", "--strategies",
+            "random,greedy,planner", "--games", "6000", "--seed", "9", "--chunk-size", "50"]
+    out = tmp_path / "tour"
+    runner = CliRunner()
+    assert runner.invoke(main, [*args, "--out", str(out)]).exit_code == 0
+    out.rename(tmp_path / "whole")
+    exe = Path(sys.executable).with_name("simkit")
+    proc = subprocess.Popen([str(exe), *args, "--out", str(out)], stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 120
+        while not (out / tn.PROGRESS_FILE).exists() and proc.poll() is None:
+            assert time.monotonic() < deadline
+            time.sleep(0.02)
+        os.kill(proc.pid, signal.SIGKILL)
+    finally:
+        proc.wait()
+    if proc.returncode == 0:
+        pytest.skip("the tournament finished before it could be killed")
+    assert not (out / "tournament.json").exists()
+    resumed = runner.invoke(main, [*args, "--out", str(out)], catch_exceptions=False)
+    assert resumed.exit_code == 0 and "Resuming: " in resumed.output
+    for name in FINAL:
+        assert (out / name).read_bytes() == (tmp_path / "whole" / name).read_bytes(), name
+
+
+def test_force_replaces_an_unfinished_tournament(tmp_path, monkeypatch):
+    out = tmp_path / "tour"
+    runner = CliRunner()
+    with monkeypatch.context() as m:
+        _interrupt_after(m, 2)
+        assert runner.invoke(main, [*RESUME, "--out", str(out)]).exit_code == 130
+    assert list((out / tn.PARTS_DIR).iterdir())  # the first two lineups of chunk 1 saved
+    other = [*RESUME[:-3], "5", *RESUME[-2:], "--out", str(out), "--force"]
+    result = runner.invoke(main, other, catch_exceptions=False)
+    assert result.exit_code == 0 and "Resuming" not in result.output
+    assert json.loads((out / "tournament.json").read_text())["seed"] == 5
+    assert not (out / tn.PROGRESS_FILE).exists() and not (out / tn.PARTS_DIR).exists()
