@@ -17,7 +17,7 @@ import numpy as np
 
 from simkit.errors import SimkitError
 
-MAX_PARAMS = 8
+MAX_PARAMS = 12
 
 
 @dataclass(frozen=True)

@@ -69,6 +69,19 @@ from . import Param, StrategySpec
 
 RANDOM, GREEDY, PLANNER, ROLLOUT = 0, 1, 2, 3
 
+PLANNER_PARAMS = (
+    Param("complete_weight", 1.0, 0.0, 5.0,
+          "weight of the points a card it is on will score when completed"),
+    Param("presence_weight", 0.5, 0.0, 5.0,
+          "weight of joining a card, by the chance it completes this season"),
+    Param("majority_weight", 1.0, 0.0, 5.0,
+          "weight of the majority points a token may swing at the end"),
+    Param("deny_weight", 0.5, 0.0, 5.0,
+          "weight of the points a completion hands to opponents"),
+    Param("rune_value", 1.5, 0.0, 10.0, "value of a Rune tile in hand"),
+    Param("token_value", 2.0, 0.0, 5.0, "base value of any Favor token"),
+)
+
 STRATEGIES = [
     StrategySpec("random", RANDOM, "Picks a uniformly random legal option."),
     StrategySpec(
@@ -87,23 +100,12 @@ STRATEGIES = [
         "planner",
         PLANNER,
         "Plans for season-end cards and end-game majorities; denies completions to rivals.",
-        (
-            Param("complete_weight", 1.0, 0.0, 5.0,
-                  "weight of the points a card it is on will score when completed"),
-            Param("presence_weight", 0.5, 0.0, 5.0,
-                  "weight of joining a card, by the chance it completes this season"),
-            Param("majority_weight", 1.0, 0.0, 5.0,
-                  "weight of the majority points a token may swing at the end"),
-            Param("deny_weight", 0.5, 0.0, 5.0,
-                  "weight of the points a completion hands to opponents"),
-            Param("rune_value", 1.5, 0.0, 10.0, "value of a Rune tile in hand"),
-            Param("token_value", 2.0, 0.0, 5.0, "base value of any Favor token"),
-        ),
+        PLANNER_PARAMS,
     ),
     StrategySpec(
         "rollout",
         ROLLOUT,
-        "Lookahead: picks the offering whose greedy playouts of the rest of the game win most.",
+        "Lookahead: picks the offering whose playouts of the rest of the game win most.",
         (
             Param("rollouts", 8.0, 1.0, 64.0,
                   "playouts per candidate offering (rounded to a whole number)"),
@@ -113,13 +115,17 @@ STRATEGIES = [
                   "offerings tried: the best ones by greedy's score, and the policy's own"),
             Param("policy", 1.0, 0.0, 1.0,
                   "players in the playouts and its own other decisions: 0 greedy, 1 planner"),
-        ),
+        ) + tuple(  # the planner's weights, for policy 1 (e.g. a tuned planner's)
+            Param(q.name, q.default, q.lo, q.hi, f"policy 1: the planner's {q.name}")
+            for q in PLANNER_PARAMS),
     ),
 ]
 
 
-# The planner's default weights (the rollout player's policy 1).
+# The planner's default weights; the rollout player's planner weights start at column
+# ROLLOUT_WEIGHTS of its parameters.
 PLANNER_DEFAULTS = np.array([p.default for p in STRATEGIES[PLANNER].params], np.float64)
+ROLLOUT_WEIGHTS = 4
 
 
 @njit(cache=True, inline="always")
@@ -336,14 +342,14 @@ def choose(sid, opts, n, pub, t, params, rng):
     if sid == PLANNER:
         return planner(opts, n, pub, t, params)
     if sid == ROLLOUT:  # its offerings never get here: the kernel makes them by playouts
-        return policy_choice(opts, n, pub, t, params[3])
+        return policy_choice(opts, n, pub, t, params)
     return randint(rng, n)
 
 
 @njit(cache=True, inline="always")
-def policy_choice(opts, n, pub, t, policy):
-    """The rollout player's policy (its other decisions, and every player in its
-    playouts): greedy (policy 0) or the planner (1), each with its default weights."""
-    if policy >= 0.5:
-        return planner(opts, n, pub, t, PLANNER_DEFAULTS)
+def policy_choice(opts, n, pub, t, params):
+    """The rollout player's own decisions other than offerings, by its policy: greedy
+    (policy 0, default weights) or the planner with the rollout's planner weights (1)."""
+    if params[3] >= 0.5:
+        return planner(opts, n, pub, t, params[ROLLOUT_WEIGHTS:])
     return greedy_w(opts, n, 1.0, 1.0, 1.0, 1.0)

@@ -4,6 +4,8 @@ Start deck and the Rune stack never changes a decision)."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numba
 import numpy as np
 import pytest
@@ -70,10 +72,24 @@ def test_parameters_matter(ino):
     base = game.simulate(compiled, build_lineup(game, ["rollout", "greedy"], 2,
                                                 ["rollout.rollouts=2"]), 3, 0, 40)
     for setting in ("rollout.rollouts=1", "rollout.horizon=1", "rollout.candidates=1",
-                    "rollout.policy=0"):
+                    "rollout.policy=0", "rollout.token_value=0.4"):
         other = game.simulate(compiled, build_lineup(game, ["rollout", "greedy"], 2,
                                                      ["rollout.rollouts=2", setting]), 3, 0, 40)
         assert not np.array_equal(base["score"], other["score"]), setting
+
+
+def test_tuned_policy_file_matches_the_tuned_planner(ino):
+    """configs/tuned/inori_rollout.toml gives the rollout the tuned planner's weights."""
+    game, _ = ino
+    root = Path(__file__).resolve().parents[1] / "configs" / "tuned"
+    lineup = build_lineup(game, [f"rollout@{root / 'inori_rollout.toml'}",
+                                 f"planner@{root / 'inori_planner.toml'}"], 2)
+    planner = [p.name for p in STRATEGIES[2].params]
+    rollout = [p.name for p in STRATEGIES[3].params]
+    tuned = lineup.params[1][:len(planner)]
+    weights = lineup.params[0][rollout.index(planner[0]):][:len(planner)]
+    np.testing.assert_array_equal(weights, tuned)
+    assert lineup.params[0][rollout.index("policy")] == 1.0
 
 
 @pytest.mark.parametrize("setting, message", [

@@ -23,7 +23,15 @@ from simkit.kernels import (
     unowned,
 )
 from simkit.rng import next_u64, randint, stream_state
-from strategies.inori import GREEDY, PLANNER, PLANNER_DEFAULTS, ROLLOUT, choose, greedy_score
+from strategies.inori import (
+    GREEDY,
+    PLANNER,
+    PLANNER_DEFAULTS,
+    ROLLOUT,
+    ROLLOUT_WEIGHTS,
+    choose,
+    greedy_score,
+)
 
 from . import config as _config
 from . import layout as _layout
@@ -1167,7 +1175,8 @@ def rollout_offer(t, n_players, pub, opts, n, decks, discards, tops, new_starts,
     (every card that left a deck was shown), never their order: each Journey deck, its
     discards, the New Start deck and the Rune stack are taken as sorted sets. Tries the
     `params[2]` best rows by greedy's score, always with the policy's own choice among them
-    (policy `params[3]`: 0 greedy, 1 the planner, default weights). Each of `params[0]`
+    (policy `params[3]`: 0 greedy with its default weights, 1 the planner with the
+    weights in `params[ROLLOUT_WEIGHTS:]`). Each of `params[0]`
     rollouts re-shuffles those sets with the seat's own stream `rng` and plays every
     candidate forward on that same deal (common random numbers): the offering with the
     policy's effect decisions, then the rest of the game (or `params[1]` season ends) with
@@ -1182,7 +1191,7 @@ def rollout_offer(t, n_players, pub, opts, n, decks, discards, tops, new_starts,
     prm = np.ones(PLANNER_DEFAULTS.shape[0], np.float64)
     if params[3] >= 0.5:
         sid = PLANNER
-        prm[:] = PLANNER_DEFAULTS
+        prm[:] = params[ROLLOUT_WEIGHTS:ROLLOUT_WEIGHTS + prm.shape[0]]
     n_rollouts = max(1, np.int64(params[0] + 0.5))
     horizon = np.int64(params[1] + 0.5)
     k = min(n, max(1, np.int64(params[2] + 0.5)))
