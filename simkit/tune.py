@@ -8,6 +8,10 @@ deals. CMA-ES (the `cma` package, seeded) proposes the candidates; the result is
 mean (`xfavorite`), which a noisy objective estimates better than the single luckiest
 candidate.
 
+The strategy is resolved as `simkit run` resolves it (`engine.build_lineup`): a built-in,
+a plug-in `FILE.py:FUNCTION` or a registered plug-in name, each searched over the
+parameters it declares, within their declared ranges. Opponents may be plug-ins too.
+
 The result is then measured on fresh deals, which the search never played (deals from
 2**40 on): the tuned and the untuned (starting) parameters against the same lineup, paired
 by deal, and the tuned strategy against copies of its untuned self.
@@ -25,11 +29,12 @@ from typing import Any
 
 import numpy as np
 
+from simkit import plugins
 from simkit.deals import DealTotals
-from simkit.engine import MAX_SEED, build_lineup, option_args
+from simkit.engine import MAX_SEED, build_lineup, load_plugins, option_args
 from simkit.errors import SimkitError
 from simkit.games import Game, Lineup, get_game
-from simkit.paramfile import read_params, split_token, to_toml, write_text_atomic
+from simkit.paramfile import split_token, to_toml, write_text_atomic
 from simkit.summary import win_scale
 from strategies import StrategySpec
 
@@ -44,7 +49,7 @@ class TuneSpec:
     """Everything that determines a tuning's result."""
 
     game: str
-    strategy: str  # NAME, or NAME@start.toml to start from (and compare with) a file
+    strategy: str  # NAME or FILE.py:FUNCTION, optionally @start.toml to start from a file
     against: tuple[str, ...]
     budget: int  # games the search may play
     seed: int
@@ -73,7 +78,7 @@ class Setup:
     game: Game
     config: Any
     compiled: Any
-    name: str  # the built-in strategy tuned
+    name: str  # the strategy tuned: a built-in's name, FILE.py:FUNCTION or a plug-in NAME
     strategy: StrategySpec
     start: dict[str, float]  # the untuned parameters (defaults, or the start file's)
     base: Lineup  # seat 0: the strategy at `start`; then the opponents
@@ -81,6 +86,7 @@ class Setup:
     games_per_candidate: int
     generations: int
     eval_games: int
+    plugin: plugins.Plugin | None = None  # when the strategy tuned is a plug-in
 
     @property
     def players(self) -> int:
@@ -96,7 +102,8 @@ class Setup:
         params[0] = self.strategy.vector(values)
         names = (label,) + self.base.names[1:]
         return Lineup(names, self.base.ids, params,
-                      (self.strategy.resolved(values),) + self.base.resolved_params[1:])
+                      (self.strategy.resolved(values),) + self.base.resolved_params[1:],
+                      self.base.plugins)
 
     def values(self, x: np.ndarray) -> dict[str, float]:
         """A point of [0, 1]^d -> parameter values (rounded to what the file keeps)."""
@@ -127,16 +134,25 @@ def prepare(spec: TuneSpec) -> Setup:
         raise SimkitError(f"{game.title} is played by "
                           f"{', '.join(map(str, game.players(compiled)))} players, not "
                           f"{players} (the tuned strategy and {len(spec.against)} in --against)")
-    name, path = split_token(spec.strategy)
-    specs = game.strategies()
-    if name not in specs:
-        raise SimkitError(f"unknown strategy '{name}' for {game.name}; "
-                          f"known: {', '.join(specs)}")
-    strategy = specs[name]
-    if not strategy.params:
-        raise SimkitError(f"strategy '{name}' has no parameters to tune")
-    start = strategy.resolved(read_params(path, strategy, game.name) if path else None)
+    name, _ = split_token(spec.strategy)
+    # The engine resolves every seat (built-ins, FILE.py:FUNCTION and registered plug-ins)
+    # and reads a NAME@start.toml file; seat 0's resolved values are the start.
     base = build_lineup(game, [spec.strategy, *spec.against], players)
+    strategy, plugin = strategy_spec(game, name)
+    where = plugin.source if plugin is not None else f"strategy '{name}'"
+    if not strategy.params:
+        hint = ""
+        if plugin is not None:
+            function = plugins.function_of(name) or "FUNCTION"
+            hint = (f"; declare them in its file as {function}_PARAMS = "
+                    '{"NAME": (default, lo, hi)} (README, "Your own strategies")')
+        raise SimkitError(f"{where}: has no parameters to tune{hint}")
+    for p in strategy.params:
+        if not (math.isfinite(p.lo) and math.isfinite(p.hi)):
+            raise SimkitError(f"{where}: parameter {p.name} has no finite range "
+                              f"[{p.lo:g}, {p.hi:g}] to search; declare it as "
+                              "(default, lo, hi)")
+    start = dict(base.resolved_params[0])
     if spec.budget < 1:
         raise SimkitError(f"--budget must be at least 1 game, not {spec.budget}")
     if not 0 <= spec.seed <= MAX_SEED:
@@ -158,7 +174,17 @@ def prepare(spec: TuneSpec) -> Setup:
     if spec.eval_games < 1:
         raise SimkitError(f"--eval-games must be at least 1, not {spec.eval_games}")
     return Setup(spec, game, config, compiled, name, strategy, start, base, population, per,
-                 generations, _whole_deals(spec.eval_games, players))
+                 generations, _whole_deals(spec.eval_games, players), plugin)
+
+
+def strategy_spec(game: Game, name: str) -> tuple[StrategySpec, plugins.Plugin | None]:
+    """The strategy `name` means for `game` (a built-in, or a plug-in loaded as the engine
+    loads it: compiled once per process, so this reuses `build_lineup`'s compile)."""
+    builtin = game.strategies()
+    if name in builtin:
+        return builtin[name], None
+    plugin = load_plugins(game, [name], builtin)[name]
+    return plugin.spec(), plugin
 
 
 def seat0_totals(s: Setup, lineup: Lineup, first: int, n: int) -> tuple[np.ndarray, np.ndarray]:
@@ -230,7 +256,8 @@ def evaluate(s: Setup, tuned: dict[str, float],
                     np.full(n, s.strategy.sid, np.int64),
                     np.stack([s.strategy.vector(tuned)] + [s.strategy.vector(s.start)]
                              * (n - 1)),
-                    (s.strategy.resolved(tuned),) + (s.strategy.resolved(s.start),) * (n - 1))
+                    (s.strategy.resolved(tuned),) + (s.strategy.resolved(s.start),) * (n - 1),
+                    s.base.plugins)
     h2h_t.add(*seat0_totals(s, copies, first, games))
     if progress is not None:
         progress(games, "evaluating head to head")
@@ -245,7 +272,8 @@ def evaluate(s: Setup, tuned: dict[str, float],
 
 
 def write(outcome: Outcome, out: Path) -> str:
-    """Write the parameter file (`--strategies NAME@FILE` reads it); returns its text."""
+    """Write the parameter file (`--strategies NAME@FILE`, or `FILE.py:FUNCTION@FILE` for a
+    plug-in, reads it); returns its text."""
     import cma
 
     s = outcome.setup
@@ -268,12 +296,17 @@ def write(outcome: Outcome, out: Path) -> str:
         "generations": s.generations,
         "games_per_candidate": s.games_per_candidate,
         "config_hash": s.config.hash,
+        **({"plugin": s.plugin.source.removeprefix("plug-in "),
+            "plugin_sha256": s.plugin.sha256} if s.plugin is not None else {}),
         "mean_win_share_by_generation": [round(a, 4) for a, _ in outcome.history],
         "best_win_share_by_generation": [round(b, 4) for _, b in outcome.history],
     }
     evaluation = {"note": "fresh deals (never used by the search), the same for every "
                           "lineup; 95% intervals clustered by deal"} | ev
-    text = to_toml({"strategy": s.name, "game": s.game.name},
+    # A plug-in's file names its function (what `FILE.py:FUNCTION@FILE` checks), so the
+    # file still fits when the plug-in is named by another path.
+    strategy = plugins.function_of(s.name) or s.name
+    text = to_toml({"strategy": strategy, "game": s.game.name},
                    {"params": outcome.params, "start": s.start, "tuning": tuning,
                     "evaluation": evaluation}, comment)
     write_text_atomic(out, text)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import tomllib
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -143,3 +144,96 @@ def test_tune_rejects_bad_input(cm, changes, message):
                           "against": ("random",), "budget": 1000, "seed": 1} | changes)
     with pytest.raises(SimkitError, match=message):
         tu.prepare(spec)
+
+
+# Plug-ins: the example file's greedy (which plays exactly as the built-in at the same
+# weights), with its declaration replaced.
+EXAMPLE = (Path(__file__).resolve().parent.parent / "strategies" / "examples"
+           / "cauldron_master_sets.py").read_text()
+DECLARED = EXAMPLE[EXAMPLE.index("greedy_PARAMS = {"):EXAMPLE.index("}\n", EXAMPLE.index(
+    "greedy_PARAMS = {")) + 2]
+
+
+def _plugin(tmp_path, declaration: str, name: str = "my_greedy.py") -> Path:
+    assert DECLARED in EXAMPLE
+    path = tmp_path / name
+    path.write_text(EXAMPLE.replace(DECLARED, declaration + "\n"))
+    return path
+
+
+# Both weights 0 by default (the bad vector above), in greedy's own ranges.
+BAD_PLUGIN = ('greedy_PARAMS = {"points_weight": (0.0, 0.0, 100.0), '
+              '"gain_weight": (0.0, 0.0, 100.0)}')
+
+
+def test_tuning_a_plugin_repairs_its_bad_defaults(cm, tmp_path, bad_file):
+    """FILE.py:FUNCTION is resolved as `simkit run` resolves it and searched over the
+    parameters it declares; at greedy's ranges and start it tunes exactly as the built-in."""
+    path = _plugin(tmp_path, BAD_PLUGIN)
+    setup = tu.prepare(_spec(f"{path}:greedy"))
+    assert setup.plugin is not None and setup.base.plugins
+    assert setup.name == f"{path}:greedy" and setup.strategy.sid < 0
+    assert setup.start == {"points_weight": 0.0, "gain_weight": 0.0}
+    outcome = tu.search(setup)
+    ev = outcome.evaluation
+    assert ev["difference_lo"] > 0.05, ev  # tuned beats its untuned self, clearly
+    assert ev["head_to_head_lo"] > 0.5, ev
+    builtin = tu.search(tu.prepare(_spec(f"greedy@{bad_file}")))
+    assert outcome.params == builtin.params and outcome.history == builtin.history
+    assert ev == builtin.evaluation
+
+
+def test_tuned_plugin_file_round_trips(cm, tmp_path):
+    """The plug-in's own ranges bound the search, a plug-in may play in --against, and the
+    file written is read by FILE.py:FUNCTION@FILE (in a lineup and in `simkit run`)."""
+    path = _plugin(tmp_path, 'greedy_PARAMS = {"points_weight": (0.0, 0.0, 2.0), '
+                             '"gain_weight": (0.5, 0.25, 3.0, "doc")}')
+    token = f"{path}:greedy"
+    opponent = f"{path}:sets"
+    setup = tu.prepare(tu.TuneSpec("cauldron-master", token, (opponent,), 600, 1))
+    assert [(p.name, p.lo, p.hi) for p in setup.strategy.params] == [
+        ("points_weight", 0.0, 2.0), ("gain_weight", 0.25, 3.0)]
+    out = tmp_path / "tuned.toml"
+    runner = CliRunner()
+    result = runner.invoke(main, [
+        "tune", "cauldron-master", "--strategy", token, "--against", opponent, "--budget",
+        "600", "--eval-games", "100", "--seed", "1", "--out", str(out)],
+        catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    data = tomllib.loads(out.read_text())
+    assert data["strategy"] == "greedy" and data["game"] == "cauldron-master"
+    assert data["start"] == {"points_weight": 0.0, "gain_weight": 0.5}
+    assert data["tuning"]["plugin"] == token and len(data["tuning"]["plugin_sha256"]) == 64
+    assert f"--strategies {token}@{out}" in out.read_text()
+    params = data["params"]
+    assert 0.0 <= params["points_weight"] <= 2.0 and 0.25 <= params["gain_weight"] <= 3.0
+    assert params != data["start"]
+    game = get_game("cauldron-master")
+    lineup = build_lineup(game, [f"{token}@{out}", "greedy"], 2)
+    assert lineup.resolved_params[0] == params
+    ran = runner.invoke(main, ["run", "cauldron-master", "--players", "2", "--strategies",
+                               f"{token}@{out},{opponent}", "--games", "50", "--out",
+                               str(tmp_path / "run")], catch_exceptions=False)
+    assert ran.exit_code == 0, ran.output
+    manifest = json.loads((tmp_path / "run" / "manifest.json").read_text())
+    assert manifest["strategies"][0]["params"] == params
+
+
+@pytest.mark.parametrize("declaration, function, message", [
+    ("", "sets", "has no parameters to tune; declare them in its file as sets_PARAMS"),
+    ('greedy_PARAMS = {"points_weight": 1.0, "gain_weight": (1.0, 0.0, 100.0)}', "greedy",
+     "parameter points_weight has no finite range [-inf, inf]"),
+])
+def test_tune_rejects_a_plugin_it_cannot_search(cm, tmp_path, declaration, function,
+                                                message):
+    path = _plugin(tmp_path, declaration)
+    token = f"{path}:{function}"
+    with pytest.raises(SimkitError) as err:
+        tu.prepare(tu.TuneSpec("cauldron-master", token, ("greedy",), 1000, 1))
+    assert str(err.value).startswith(f"plug-in {token}: ") and message in str(err.value)
+    result = CliRunner().invoke(main, ["tune", "cauldron-master", "--strategy", token,
+                                       "--against", "greedy", "--budget", "1000", "--out",
+                                       str(tmp_path / "t.toml")])
+    assert result.exit_code == 1 and result.output.strip().count("\n") == 0, result.output
+    assert message in result.output and str(path) in result.output
+    assert not (tmp_path / "t.toml").exists()
