@@ -505,7 +505,8 @@ def tournament(game: str, players: int, strategy_list: str, n_games: int, seed: 
 @main.command(context_settings=CONTEXT)
 @click.argument("game")
 @click.option("--strategy", "strategy", required=True,
-              help="The strategy to tune; NAME@start.toml starts from (and is compared "
+              help="The strategy to tune: a built-in NAME or a plug-in FILE.py:FUNCTION "
+                   "with declared parameters; NAME@start.toml starts from (and is compared "
                    "with) that file's parameters.")
 @click.option("--against", "against", required=True,
               help="Comma-separated opponents, one per other seat (NAME@params.toml works).")

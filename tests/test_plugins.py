@@ -19,6 +19,7 @@ from simkit.cli import main
 from simkit.engine import build_lineup
 from simkit.errors import SimkitError
 from simkit.games import get_game
+from strategies import MAX_PARAMS
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "strategies" / "examples"
 CM_EXAMPLE = (EXAMPLES / "cauldron_master_sets.py").read_text()
@@ -226,8 +227,8 @@ def test_plugin_parameters_recorded_in_the_manifest(cm, tmp_path):
      "outside [0, 10]"),
     ("PARAMS = 3", [], None, "PARAMS must be a dict of NAME = default"),
     ("PARAMS = {'my w': 1}", [], None, "PARAMS: parameter name 'my w' is not a name"),
-    ("PARAMS = {f'w{i}': 1 for i in range(9)}", [], None, "PARAMS declares 9 parameters; a "
-     "strategy takes at most 8"),
+    (f"PARAMS = {{f'w{{i}}': 1 for i in range({MAX_PARAMS + 1})}}", [], None,
+     f"PARAMS declares {MAX_PARAMS + 1} parameters; a strategy takes at most {MAX_PARAMS}"),
 ])
 def test_bad_plugin_parameters_are_one_clear_line(cm, tmp_path, declared, params, toml,
                                                   problem):
