@@ -608,7 +608,9 @@ def planner(rows: list[tuple[int, ...]], pub: list[int], rules: Rules,
     from strategies.inori import planner as compiled_planner
 
     opts = np.array(rows, np.int32).reshape(len(rows), L.N_COLS)
-    vec = np.zeros(8, np.float64)
+    from strategies import MAX_PARAMS
+
+    vec = np.zeros(max(MAX_PARAMS, len(params)), np.float64)  # as the engine passes it
     vec[: len(params)] = params
     return int(compiled_planner(opts, len(rows), np.array(pub, np.int32), rules.tables, vec))
 
