@@ -99,11 +99,14 @@ STRATEGIES = [
                   "playouts per candidate action (rounded to a whole number)"),
             Param("horizon", 0.0, 0.0, 30.0,
                   "rounds each playout plays (0: to the end of the game)"),
-            Param("candidates", 4.0, 1.0, 64.0,
+            Param("candidates", 8.0, 1.0, 64.0,
                   "actions tried: the best ones by the policy's own values"),
             Param("policy", 2.0, 0.0, 2.0,
                   "players in the playouts and its own other decisions: 0 greedy, "
                   "1 planner, 2 planner with the tuned weights"),
+            Param("prior", 0.1, 0.0, 1.0,
+                  "win share the policy's own choice is given in advance: another "
+                  "action's playouts must beat it by more"),
         ),
     ),
 ]

@@ -70,7 +70,7 @@ def test_parameters_matter(cn):
     base = game.simulate(compiled, build_lineup(game, ["rollout", "greedy"], 2, base_prm),
                          3, 0, 16)
     for setting in ("rollout.rollouts=1", "rollout.horizon=1", "rollout.candidates=2",
-                    "rollout.policy=0", "rollout.policy=1"):
+                    "rollout.policy=0", "rollout.policy=1", "rollout.prior=0"):
         other = game.simulate(compiled, build_lineup(game, ["rollout", "greedy"], 2,
                                                      [*base_prm, setting]), 3, 0, 16)
         assert not np.array_equal(base["score"], other["score"]), setting
@@ -82,6 +82,7 @@ def test_parameters_matter(cn):
     ("rollout.horizon=31", "horizon = 31.0 is out of range [0.0, 30.0]"),
     ("rollout.candidates=0", "candidates = 0.0 is out of range [1.0, 64.0]"),
     ("rollout.policy=3", "policy = 3.0 is out of range [0.0, 2.0]"),
+    ("rollout.prior=1.5", "prior = 1.5 is out of range [0.0, 1.0]"),
     ("rollout.depth=3", "has no parameter 'depth'"),
 ])
 def test_parameter_errors(cn, setting, message):

@@ -708,7 +708,9 @@ def rollout_action(t, n_players, pub, opts, n, deck, discard, tops, counter, par
     random numbers): the action, then the rest of the game (or `params[1]` round ends)
     with every seat played by the policy. A playout's value is the seat's win share (by
     the rules' ranking: score, then the tiebreak) plus 0.001 per point of margin over the
-    best other seat; the best mean wins (ties: the earlier row).
+    best other seat; the best mean wins (ties: the earlier row), the policy's own choice
+    counting `params[4]` more (another action must beat it by that much: with few noisy
+    playouts, the best-looking of many actions is often only the luckiest).
     """
     if n <= 1:
         return 0
@@ -797,6 +799,10 @@ def rollout_action(t, n_players, pub, opts, n, deck, discard, tops, counter, par
             if better == 0:
                 value += 1.0 / (level + 1)
             total[i] += value
+    own = np.argmax(values)  # the policy's own choice starts `params[4]` ahead
+    for i in range(k):
+        if cand[i] == own:
+            total[i] += params[4] * n_rollouts
     best = 0
     for i in range(1, k):
         if total[i] > total[best]:
