@@ -65,6 +65,15 @@ from . import Param, StrategySpec
 
 RANDOM, GREEDY, PLANNER, ROLLOUT = 0, 1, 2, 3
 
+PLANNER_PARAMS = (
+    Param("discount", 0.45, 0.0, 1.0, "value kept per cost icon the runes cannot pay"),
+    Param("hand_weight", 0.7, 0.0, 5.0, "weight of the hand's value after an action"),
+    Param("take_weight", 1.0, 0.0, 5.0, "weight of a taken card's value"),
+    Param("rune_weight", 0.25, 0.0, 5.0, "value per rune on the board"),
+    Param("sickle_below", 1.0, 0.0, 50.0, "use a Sickle on the poorer row when no card "
+          "on offer is worth this much"),
+)
+
 STRATEGIES = [
     StrategySpec("random", RANDOM, "Picks a uniformly random legal option."),
     StrategySpec(
@@ -81,14 +90,7 @@ STRATEGIES = [
         "planner",
         PLANNER,
         "Plans plays: values its hand by points and rune reach, manages runes toward costs.",
-        (
-            Param("discount", 0.45, 0.0, 1.0, "value kept per cost icon the runes cannot pay"),
-            Param("hand_weight", 0.7, 0.0, 5.0, "weight of the hand's value after an action"),
-            Param("take_weight", 1.0, 0.0, 5.0, "weight of a taken card's value"),
-            Param("rune_weight", 0.25, 0.0, 5.0, "value per rune on the board"),
-            Param("sickle_below", 1.0, 0.0, 50.0, "use a Sickle on the poorer row when no card "
-                  "on offer is worth this much"),
-        ),
+        PLANNER_PARAMS,
     ),
     StrategySpec(
         "rollout",
@@ -101,22 +103,24 @@ STRATEGIES = [
                   "rounds each playout plays (0: to the end of the game)"),
             Param("candidates", 8.0, 1.0, 64.0,
                   "actions tried: the best ones by the policy's own values"),
-            Param("policy", 2.0, 0.0, 2.0,
+            Param("policy", 1.0, 0.0, 1.0,
                   "players in the playouts and its own other decisions: 0 greedy, "
-                  "1 planner, 2 planner with the tuned weights"),
+                  "1 planner (with the weights below)"),
             Param("prior", 0.1, 0.0, 1.0,
                   "win share the policy's own choice is given in advance: another "
                   "action's playouts must beat it by more"),
-        ),
+        ) + tuple(  # the planner's weights, for policy 1 (e.g. a tuned planner's)
+            Param(q.name, q.default, q.lo, q.hi, f"policy 1: the planner's {q.name}")
+            for q in PLANNER_PARAMS),
     ),
 ]
 
-# The rollout player's policies: greedy's and the planner's default weights, and the
-# planner's weights from configs/tuned/carnuta_planner.toml (simkit tune, seed 1), copied
-# here so the kernel needs no file.
+# The rollout player's policies: greedy with its default weights, or the planner with
+# the weights in the rollout's own parameters from column ROLLOUT_WEIGHTS on (a tuned
+# planner's are a parameter file: configs/tuned/carnuta_rollout.toml).
 GREEDY_DEFAULTS = np.array([p.default for p in STRATEGIES[GREEDY].params], np.float64)
 PLANNER_DEFAULTS = np.array([p.default for p in STRATEGIES[PLANNER].params], np.float64)
-PLANNER_TUNED = np.array([0.6897, 0.4338, 2.0822, 0.4065, 19.4237], np.float64)
+ROLLOUT_WEIGHTS = 5
 
 
 @njit(cache=True, inline="always")
@@ -283,16 +287,14 @@ def choose(sid, opts, n, pub, t, params, rng):
     if sid == PLANNER:
         return planner(opts, n, pub, t, params)
     if sid == ROLLOUT:  # its actions never get here: the kernel makes them by playouts
-        return policy_choice(opts, n, pub, t, params[3])
+        return policy_choice(opts, n, pub, t, params)
     return randint(rng, n)
 
 
 @njit(cache=True, inline="always")
-def policy_choice(opts, n, pub, t, policy):
-    """The rollout player's policy (its other decisions, and every player in its
-    playouts): greedy (policy 0), the planner (1) or the tuned planner (2)."""
-    if policy >= 1.5:
-        return planner(opts, n, pub, t, PLANNER_TUNED)
-    if policy >= 0.5:
-        return planner(opts, n, pub, t, PLANNER_DEFAULTS)
+def policy_choice(opts, n, pub, t, params):
+    """The rollout player's own decisions other than actions, by its policy: greedy
+    (policy 0, default weights) or the planner with the rollout's planner weights (1)."""
+    if params[3] >= 0.5:
+        return planner(opts, n, pub, t, params[ROLLOUT_WEIGHTS:])
     return greedy(opts, n, GREEDY_DEFAULTS)

@@ -4,6 +4,8 @@ the discard piles never changes a decision)."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numba
 import numpy as np
 import pytest
@@ -63,17 +65,31 @@ def test_deterministic_across_threads_and_chunks(cn):
 
 
 def test_parameters_matter(cn):
-    """Fewer rollouts, a horizon, fewer candidates or another policy change decisions (the
-    parameters are live)."""
+    """Fewer rollouts, a horizon, fewer candidates, another policy, no prior or other
+    planner weights change decisions (the parameters are live)."""
     game, compiled = cn
     base_prm = ["rollout.rollouts=2", "rollout.candidates=3"]
     base = game.simulate(compiled, build_lineup(game, ["rollout", "greedy"], 2, base_prm),
                          3, 0, 16)
     for setting in ("rollout.rollouts=1", "rollout.horizon=1", "rollout.candidates=2",
-                    "rollout.policy=0", "rollout.policy=1", "rollout.prior=0"):
+                    "rollout.policy=0", "rollout.prior=0", "rollout.take_weight=2.5"):
         other = game.simulate(compiled, build_lineup(game, ["rollout", "greedy"], 2,
                                                      [*base_prm, setting]), 3, 0, 16)
         assert not np.array_equal(base["score"], other["score"]), setting
+
+
+def test_tuned_policy_file_matches_the_tuned_planner(cn):
+    """configs/tuned/carnuta_rollout.toml gives the rollout the tuned planner's weights."""
+    game, _ = cn
+    root = Path(__file__).resolve().parents[1] / "configs" / "tuned"
+    lineup = build_lineup(game, [f"rollout@{root / 'carnuta_rollout.toml'}",
+                                 f"planner@{root / 'carnuta_planner.toml'}"], 2)
+    planner = [p.name for p in STRATEGIES[2].params]
+    rollout = [p.name for p in STRATEGIES[3].params]
+    start = rollout.index(planner[0])
+    np.testing.assert_array_equal(lineup.params[0][start:start + len(planner)],
+                                  lineup.params[1][:len(planner)])
+    assert lineup.params[0][rollout.index("policy")] == 1.0
 
 
 @pytest.mark.parametrize("setting, message", [
@@ -81,7 +97,7 @@ def test_parameters_matter(cn):
     ("rollout.rollouts=65", "rollouts = 65.0 is out of range [1.0, 64.0]"),
     ("rollout.horizon=31", "horizon = 31.0 is out of range [0.0, 30.0]"),
     ("rollout.candidates=0", "candidates = 0.0 is out of range [1.0, 64.0]"),
-    ("rollout.policy=3", "policy = 3.0 is out of range [0.0, 2.0]"),
+    ("rollout.policy=2", "policy = 2.0 is out of range [0.0, 1.0]"),
     ("rollout.prior=1.5", "prior = 1.5 is out of range [0.0, 1.0]"),
     ("rollout.depth=3", "has no parameter 'depth'"),
 ])

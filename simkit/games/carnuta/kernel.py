@@ -28,8 +28,8 @@ from strategies.carnuta import (
     GREEDY_DEFAULTS,
     PLANNER,
     PLANNER_DEFAULTS,
-    PLANNER_TUNED,
     ROLLOUT,
+    ROLLOUT_WEIGHTS,
     choose,
     greedy_score,
     planner_values,
@@ -702,7 +702,8 @@ def rollout_action(t, n_players, pub, opts, n, deck, discard, tops, counter, par
     face up), the counters, and of the Day and Night decks only their contents (every
     other card is in sight or was), never their order: each deck and each discard pile is
     taken as a sorted set. Tries the `params[2]` best rows by the policy's own values
-    (policy `params[3]`: 0 greedy, 1 the planner, 2 the tuned planner), so the policy's
+    (policy `params[3]`: 0 greedy with its default weights, 1 the planner with the weights
+    in `params[ROLLOUT_WEIGHTS:]`), so the policy's
     own choice is always among them. Each of `params[0]` rollouts re-shuffles the decks with the
     seat's own stream `rng` and plays every candidate forward on that same deal (common
     random numbers): the action, then the rest of the game (or `params[1]` round ends)
@@ -717,12 +718,9 @@ def rollout_action(t, n_players, pub, opts, n, deck, discard, tops, counter, par
     p = pub[SEAT]
     sid = GREEDY
     prm = GREEDY_DEFAULTS.copy()
-    if params[3] >= 1.5:
+    if params[3] >= 0.5:
         sid = PLANNER
-        prm = PLANNER_TUNED.copy()
-    elif params[3] >= 0.5:
-        sid = PLANNER
-        prm = PLANNER_DEFAULTS.copy()
+        prm = params[ROLLOUT_WEIGHTS:ROLLOUT_WEIGHTS + PLANNER_DEFAULTS.shape[0]].copy()
     n_rollouts = max(1, np.int64(params[0] + 0.5))
     horizon = np.int64(params[1] + 0.5)
     k = min(n, max(1, np.int64(params[2] + 0.5)))
