@@ -46,3 +46,33 @@ def test_extreme_parameters_stay_legal(cm):
             cols = game.simulate(compiled, lineup, 1, 0, 300)
             assert np.isfinite(cols["win_share"]).all()
             assert (cols["score"] >= 0).all()
+
+
+def _random_tables(n_kinds: int, n_cols: int, kind_col: int, seed: int):
+    """Random option tables: every kind, small values (negatives too), 1-20 rows."""
+    rng = np.random.default_rng(seed)
+    for _ in range(400):
+        n = int(rng.integers(1, 21))
+        opts = rng.integers(-2, 6, size=(64, n_cols)).astype(np.int32)
+        opts[:n, kind_col] = rng.integers(0, n_kinds, size=n)
+        yield opts, n, rng.uniform(0.0, 3.0, size=12)
+
+
+def test_carnuta_greedy_agrees_with_greedy_score():
+    """greedy writes its row values out (for speed); they must equal greedy_score's, which
+    the rollout player ranks its candidates by."""
+    from simkit.games.carnuta import layout as CL
+    from strategies import carnuta as cs
+
+    for opts, n, params in _random_tables(9, CL.N_COLS, CL.KIND, 1):
+        values = [cs.greedy_score(opts, i, params) for i in range(n)]
+        assert cs.greedy(opts, n, params) == int(np.argmax(values))
+
+
+def test_inori_greedy_agrees_with_greedy_score():
+    from simkit.games.inori import layout as IL
+    from strategies import inori as ist
+
+    for opts, n, params in _random_tables(10, IL.N_COLS, IL.KIND, 2):
+        values = [ist.greedy_score(opts, i, *params[:4]) for i in range(n)]
+        assert ist.greedy(opts, n, params) == int(np.argmax(values))
