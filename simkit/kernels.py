@@ -92,6 +92,35 @@ def record_decision(trace, tracing, rnd, seat, kind, opts, n, chosen):
     trace[3][1] = o + n
 
 
+@njit(cache=True, inline="always")
+def playout_value(keys, points, seat, n_players):
+    """What a playout is worth to `seat` (every game's rollout player scores its playouts
+    so): its win share by `keys` (higher ranks first, equal keys share the win) plus 0.001
+    per point of `points` over the best other seat."""
+    better = 0
+    level = 0
+    best_other = -(1 << 30)
+    for q in range(n_players):
+        if q == seat:
+            continue
+        better += keys[q] > keys[seat]
+        level += keys[q] == keys[seat]
+        best_other = max(best_other, points[q])
+    value = 0.001 * (points[seat] - best_other)
+    if better == 0:
+        value += 1.0 / (level + 1)
+    return value
+
+
+@njit(cache=True)
+def canonical(src, lo, hi, dst):
+    """dst[:hi - lo] = the cards src[lo:hi] sorted: what a lookahead player may know of a
+    hidden pile is its contents, not its order. Returns hi - lo."""
+    m = max(hi - lo, 0)
+    dst[:m] = np.sort(src[lo:lo + m])
+    return m
+
+
 @njit(cache=True)
 def prepare_game(n_players, master_seed, game, lineup, rotate, strategy_ids, strategy_params,
                  strategy_out, row):

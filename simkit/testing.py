@@ -36,6 +36,29 @@ def quick_params(game, names) -> tuple[str, ...]:
     return tuple(out)
 
 
+def assert_same_across_threads_and_chunks(game, compiled, lineup, seed: int, n: int,
+                                          label: str = "",
+                                          whole: dict[str, np.ndarray] | None = None
+                                          ) -> dict[str, np.ndarray]:
+    """Assert that games 0 .. n - 1 of (lineup, seed) at the default thread count (`whole`,
+    when already played) come out identical on one thread, in three chunks (one of a single
+    game) and when played again; returns them."""
+    threads = numba.config.NUMBA_NUM_THREADS
+    if whole is None:
+        whole = _simulate(game, compiled, lineup, seed, 0, n, threads)
+    single = _simulate(game, compiled, lineup, seed, 0, n, 1)
+    again = _simulate(game, compiled, lineup, seed, 0, n, threads)
+    cut = max(n // 3, 2)
+    parts = [_simulate(game, compiled, lineup, seed, a, b - a, threads)
+             for a, b in ((0, 1), (1, cut), (cut, n))]
+    for col, values in whole.items():
+        np.testing.assert_array_equal(values, single[col], err_msg=f"{label} {col} threads")
+        np.testing.assert_array_equal(values, again[col], err_msg=f"{label} {col} again")
+        np.testing.assert_array_equal(values, np.concatenate([p[col] for p in parts]),
+                                      err_msg=f"{label} {col} chunks")
+    return whole
+
+
 def check_game(name: str, n_games: int = 600, seed: int = 12345) -> None:
     """Assert the shared contract of game `name` at every player count it supports.
 
@@ -65,14 +88,8 @@ def check_game(name: str, n_games: int = 600, seed: int = 12345) -> None:
         np.testing.assert_allclose(np.where(rank == 1, 1.0 / winners, 0.0), share, atol=1e-6)
         assert (whole["rounds"] >= 1).all()
         # Determinism: one thread, and arbitrary chunk boundaries, change nothing.
-        single = _simulate(game, compiled, lineup, seed, 0, n_games, 1)
-        cut = n_games // 3
-        parts = [_simulate(game, compiled, lineup, seed, a, b - a, threads)
-                 for a, b in ((0, 1), (1, cut), (cut, n_games))]
-        for col, values in whole.items():
-            np.testing.assert_array_equal(values, single[col], err_msg=f"{name} {col} threads")
-            np.testing.assert_array_equal(values, np.concatenate([p[col] for p in parts]),
-                                          err_msg=f"{name} {col} chunks")
+        assert_same_across_threads_and_chunks(game, compiled, lineup, seed, n_games, name,
+                                              whole)
         # Rotation: with different strategies, each deal seats each strategy once per seat.
         if lineup.rotate:
             block = whole["strategy"][:players]

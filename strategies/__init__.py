@@ -31,6 +31,12 @@ class Param:
     doc: str
 
 
+def policy_weights(params: tuple[Param, ...]) -> tuple[Param, ...]:
+    """A lookahead player's copies of its playout policy's parameters (same names, defaults
+    and ranges), so a tuned policy is a parameter file like any other strategy's."""
+    return tuple(Param(p.name, p.default, p.lo, p.hi, f"policy 1: {p.doc}") for p in params)
+
+
 @dataclass(frozen=True)
 class StrategySpec:
     """A built-in strategy: its name, kernel id, one-line description and parameters."""

@@ -61,7 +61,7 @@ from simkit.games.carnuta.scoring import best_gain, gain_table
 from simkit.kernels import call_plugin
 from simkit.rng import randint
 
-from . import Param, StrategySpec
+from . import Param, StrategySpec, policy_weights
 
 RANDOM, GREEDY, PLANNER, ROLLOUT = 0, 1, 2, 3
 
@@ -109,9 +109,7 @@ STRATEGIES = [
             Param("prior", 0.1, 0.0, 1.0,
                   "win share the policy's own choice is given in advance: another "
                   "action's playouts must beat it by more"),
-        ) + tuple(  # the planner's weights, for policy 1 (e.g. a tuned planner's)
-            Param(q.name, q.default, q.lo, q.hi, f"policy 1: the planner's {q.name}")
-            for q in PLANNER_PARAMS),
+        ) + policy_weights(PLANNER_PARAMS),  # the planner's, for policy 1
     ),
 ]
 

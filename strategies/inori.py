@@ -65,7 +65,7 @@ from simkit.games.inori.layout import (
 from simkit.kernels import call_plugin
 from simkit.rng import randint
 
-from . import Param, StrategySpec
+from . import Param, StrategySpec, policy_weights
 
 RANDOM, GREEDY, PLANNER, ROLLOUT = 0, 1, 2, 3
 
@@ -115,9 +115,7 @@ STRATEGIES = [
                   "offerings tried: the best ones by greedy's score, and the policy's own"),
             Param("policy", 1.0, 0.0, 1.0,
                   "players in the playouts and its own other decisions: 0 greedy, 1 planner"),
-        ) + tuple(  # the planner's weights, for policy 1 (e.g. a tuned planner's)
-            Param(q.name, q.default, q.lo, q.hi, f"policy 1: the planner's {q.name}")
-            for q in PLANNER_PARAMS),
+        ) + policy_weights(PLANNER_PARAMS),  # the planner's, for policy 1
     ),
 ]
 

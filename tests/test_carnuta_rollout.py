@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import numba
 import numpy as np
 import pytest
 
@@ -17,6 +16,7 @@ from simkit.games.carnuta import kernel as K
 from simkit.games.carnuta import layout as L
 from simkit.kernels import new_trace_stub
 from simkit.rng import py_game_seed, py_stream_state
+from simkit.testing import assert_same_across_threads_and_chunks
 from strategies.carnuta import GREEDY, STRATEGIES
 
 GREEDY_PRM = next(s for s in STRATEGIES if s.name == "greedy").vector()
@@ -44,24 +44,7 @@ def test_deterministic_across_threads_and_chunks(cn):
     game, compiled = cn
     lineup = build_lineup(game, ["rollout", "planner", "greedy"], 3,
                           ["rollout.rollouts=2", "rollout.candidates=3"])
-    threads = numba.config.NUMBA_NUM_THREADS
-
-    def run(first: int, n: int, n_threads: int) -> dict[str, np.ndarray]:
-        numba.set_num_threads(n_threads)
-        try:
-            return {k: np.array(v) for k, v in game.simulate(compiled, lineup, 5, first, n).items()}
-        finally:
-            numba.set_num_threads(threads)
-
-    whole = run(0, 24, threads)
-    single = run(0, 24, 1)
-    parts = [run(a, b - a, threads) for a, b in ((0, 1), (1, 10), (10, 24))]
-    again = run(0, 24, threads)
-    for col, values in whole.items():
-        np.testing.assert_array_equal(values, single[col], err_msg=col)
-        np.testing.assert_array_equal(values, again[col], err_msg=col)
-        np.testing.assert_array_equal(values, np.concatenate([p[col] for p in parts]),
-                                      err_msg=col)
+    assert_same_across_threads_and_chunks(game, compiled, lineup, 5, 24)
 
 
 def test_parameters_matter(cn):

@@ -3,7 +3,6 @@ from public information only (the hidden deck order never changes a decision).""
 
 from __future__ import annotations
 
-import numba
 import numpy as np
 import pytest
 
@@ -12,6 +11,7 @@ from simkit.errors import SimkitError
 from simkit.games.cauldron_master import kernel as K
 from simkit.games.cauldron_master import layout as L
 from simkit.rng import PyStream, py_game_seed, py_stream_state
+from simkit.testing import assert_same_across_threads_and_chunks
 from strategies.cauldron_master import STRATEGIES
 
 
@@ -28,24 +28,7 @@ def test_beats_greedy(cm):
 def test_deterministic_across_threads_and_chunks(cm):
     game, compiled = cm
     lineup = build_lineup(game, ["rollout", "planner", "greedy"], 3, ["rollout.rollouts=3"])
-    threads = numba.config.NUMBA_NUM_THREADS
-
-    def run(first: int, n: int, n_threads: int) -> dict[str, np.ndarray]:
-        numba.set_num_threads(n_threads)
-        try:
-            return {k: np.array(v) for k, v in game.simulate(compiled, lineup, 5, first, n).items()}
-        finally:
-            numba.set_num_threads(threads)
-
-    whole = run(0, 60, threads)
-    single = run(0, 60, 1)
-    parts = [run(a, b - a, threads) for a, b in ((0, 1), (1, 25), (25, 60))]
-    again = run(0, 60, threads)
-    for col, values in whole.items():
-        np.testing.assert_array_equal(values, single[col], err_msg=col)
-        np.testing.assert_array_equal(values, again[col], err_msg=col)
-        np.testing.assert_array_equal(values, np.concatenate([p[col] for p in parts]),
-                                      err_msg=col)
+    assert_same_across_threads_and_chunks(game, compiled, lineup, 5, 60)
 
 
 def test_parameters_matter(cm):

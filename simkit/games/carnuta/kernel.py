@@ -21,7 +21,14 @@ import simkit.kernels
 import simkit.rng
 import strategies.carnuta
 from simkit.jitcache import drop_stale_cache
-from simkit.kernels import new_trace_stub, prepare_game, record_decision, record_event
+from simkit.kernels import (
+    canonical,
+    new_trace_stub,
+    playout_value,
+    prepare_game,
+    record_decision,
+    record_event,
+)
 from simkit.rng import next_u64, randint, stream_state
 from strategies.carnuta import (
     GREEDY,
@@ -686,15 +693,6 @@ def final_key(t, pub, s, cols):
 
 
 @njit(cache=True)
-def canonical(src, lo, hi, dst):
-    """dst[:hi - lo] = the cards src[lo:hi] sorted (what is public: the set, not the
-    order); returns hi - lo."""
-    m = max(hi - lo, 0)
-    dst[:m] = np.sort(src[lo:lo + m])
-    return m
-
-
-@njit(cache=True)
 def rollout_action(t, n_players, pub, opts, n, deck, discard, tops, counter, params, rng):
     """The rollout player's action: the row of `opts[:n]` whose playouts score best.
 
@@ -784,19 +782,7 @@ def rollout_action(t, n_players, pub, opts, n, deck, discard, tops, counter, par
                     memo, ropts, sid, prm, p, 0, horizon)
             for q in range(n_players):
                 totals[q], keys[q] = final_key(t, rpub, q, cols)
-            better = 0
-            level = 0
-            best_other = -(1 << 30)
-            for q in range(n_players):
-                if q == p:
-                    continue
-                better += keys[q] > keys[p]
-                level += keys[q] == keys[p]
-                best_other = max(best_other, totals[q])
-            value = 0.001 * (totals[p] - best_other)
-            if better == 0:
-                value += 1.0 / (level + 1)
-            total[i] += value
+            total[i] += playout_value(keys, totals, p, n_players)
     own = np.argmax(values)  # the policy's own choice starts `params[4]` ahead
     for i in range(k):
         if cand[i] == own:

@@ -15,7 +15,13 @@ import simkit.kernels
 import simkit.rng
 import strategies.cauldron_master
 from simkit.jitcache import drop_stale_cache
-from simkit.kernels import new_trace_stub, prepare_game, record_decision, record_event
+from simkit.kernels import (
+    new_trace_stub,
+    playout_value,
+    prepare_game,
+    record_decision,
+    record_event,
+)
 from simkit.rng import randint, stream_state
 from strategies.cauldron_master import ROLLOUT, choose, greedy_w
 
@@ -139,6 +145,7 @@ def new_rollout_scratch(t):
         np.zeros(MAX_TYPES, np.int64),  # 5 ingredient types on offer (compact list)
         np.zeros(MAX_TYPES, np.int64),  # 6 undealt cards per type
         np.zeros(MAX_OPTIONS, np.float64),  # 7 summed playout value per option
+        np.zeros((2, MAX_PLAYERS), np.int64),  # 8 a playout's ranking keys, points
     )
 
 
@@ -431,6 +438,7 @@ def rollout_witch(t, n_players, pub, opts, n, undealt, potions, params, rng, rs)
     """
     seat = pub[SEAT]
     rpub, rdeck, rpotions, total = rs[0], rs[2], rs[3][3], rs[7]
+    keys, points = rs[8][0], rs[8][1]
     n_rollouts = max(1, np.int64(params[0] + 0.5))
     horizon = np.int64(params[1] + 0.5)
     for i in range(n):
@@ -452,21 +460,10 @@ def rollout_witch(t, n_players, pub, opts, n, undealt, potions, params, rng, rs)
                 rpotions[s] = potions[s]
             playout(t, n_players, rpub, rdeck, 0, rpotions, seat, opts[i, A], horizon, rs)
             tie = t.rules[RU_TIE_POTIONS]
-            mine = rpub[SCORE + seat] * 256 + (rpotions[seat] if tie else 0)
-            better = 0
-            level = 0
-            best_other = -1
             for s in range(n_players):
-                if s == seat:
-                    continue
-                k = rpub[SCORE + s] * 256 + (rpotions[s] if tie else 0)
-                better += k > mine
-                level += k == mine
-                best_other = max(best_other, rpub[SCORE + s])
-            value = 0.001 * (rpub[SCORE + seat] - best_other)
-            if better == 0:
-                value += 1.0 / (level + 1)
-            total[i] += value
+                points[s] = rpub[SCORE + s]
+                keys[s] = points[s] * 256 + (rpotions[s] if tie else 0)
+            total[i] += playout_value(keys, points, seat, n_players)
     best = 0
     for i in range(1, n):
         if total[i] > total[best]:

@@ -15,8 +15,10 @@ import simkit.rng
 import strategies.inori
 from simkit.jitcache import drop_stale_cache
 from simkit.kernels import (
+    canonical,
     keep_alive,
     new_trace_stub,
+    playout_value,
     prepare_game,
     record_decision,
     record_event,
@@ -1158,15 +1160,6 @@ def take_offer(t, pub, p, opts, ch, sid, prm, rg, hv, stack, rtops, st, trace, s
 
 
 @njit(cache=True)
-def canonical(src, lo, hi, dst):
-    """dst[:hi - lo] = the cards src[lo:hi] sorted (what is public: the set, not the
-    order); returns hi - lo."""
-    m = max(hi - lo, 0)
-    dst[:m] = np.sort(src[lo:lo + m])
-    return m
-
-
-@njit(cache=True)
 def rollout_offer(t, n_players, pub, opts, n, decks, discards, tops, new_starts, stack, rtops,
                   params, rng, trace):
     """The rollout player's offering: the row of `opts[:n]` whose playouts score best.
@@ -1238,6 +1231,7 @@ def rollout_offer(t, n_players, pub, opts, n, decks, discards, tops, new_starts,
     rhv = np.zeros(MAX_COLOURS, np.int64)
     rtied = np.zeros(MAX_PLAYERS, np.int64)
     total = np.zeros(k, np.float64)
+    finals = np.zeros(n_players, np.int64)  # each playout's final scores
     resume = (p - pub[FIRST]) % n_players + 1
     season = pub[SEASON]
     for _ in range(n_rollouts):
@@ -1263,21 +1257,9 @@ def rollout_offer(t, n_players, pub, opts, n, decks, discards, tops, new_starts,
                        season)
             playout(t, n_players, rpub, rdecks, rdisc, rtops3, rnew, rstack, rrt, rr, rtied,
                     rst, rdone, rhv, ropts, sid, prm, resume, horizon, trace)
-            mine = rpub[player_at(p, P_SCORE)]
-            better = 0
-            level = 0
-            best_other = -(1 << 30)
             for q in range(n_players):
-                if q == p:
-                    continue
-                other = rpub[player_at(q, P_SCORE)]
-                better += other > mine
-                level += other == mine
-                best_other = max(best_other, other)
-            value = 0.001 * (mine - best_other)
-            if better == 0:
-                value += 1.0 / (level + 1)
-            total[i] += value
+                finals[q] = rpub[player_at(q, P_SCORE)]
+            total[i] += playout_value(finals, finals, p, n_players)
     best = 0
     for i in range(1, k):
         if total[i] > total[best]:
