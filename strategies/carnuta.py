@@ -58,7 +58,7 @@ from simkit.games.carnuta.layout import (
     player_at,
 )
 from simkit.games.carnuta.scoring import best_gain, gain_table
-from simkit.kernels import call_plugin
+from simkit.kernels import call_plugin, njit_with_refcounts
 from simkit.rng import randint
 
 from . import Param, StrategySpec, policy_weights
@@ -195,7 +195,7 @@ def hand_value(cd, hand, gains, n_hand, skip, sun, moon, discount):
     return v
 
 
-@njit(cache=True)
+@njit_with_refcounts
 def planner(opts, n, pub, t, params):
     """Pick the action whose resulting hand, runes and points are worth most."""
     values = np.empty(n, np.float64)

@@ -62,7 +62,7 @@ from simkit.games.inori.layout import (
     player_at,
     slot_at,
 )
-from simkit.kernels import call_plugin
+from simkit.kernels import call_plugin, njit_with_refcounts
 from simkit.rng import randint
 
 from . import Param, StrategySpec, policy_weights
@@ -250,7 +250,7 @@ def tile_prospect(pub, p, colour, params):
     return params[2] * 0.5 * (mine - others)
 
 
-@njit(cache=True)
+@njit_with_refcounts  # allocates its colour values; called from the turn loop
 def planner(opts, n, pub, t, params):
     """Value each option as points now + tokens valued by colour + card prospects."""
     w_complete, w_presence, w_deny, rune_value = params[0], params[1], params[3], params[4]

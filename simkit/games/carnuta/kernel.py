@@ -22,6 +22,8 @@ import simkit.rng
 import strategies.carnuta
 from simkit.jitcache import drop_stale_cache
 from simkit.kernels import (
+    njit_with_refcounts,
+    njit_without_refcounts,
     canonical,
     new_trace_stub,
     playout_value,
@@ -692,7 +694,7 @@ def final_key(t, pub, s, cols):
     return total, total * 4096 + (best if t.rules[R_TIE_BEST] else 0)
 
 
-@njit(cache=True)
+@njit_with_refcounts
 def rollout_action(t, n_players, pub, opts, n, deck, discard, tops, counter, params, rng):
     """The rollout player's action: the row of `opts[:n]` whose playouts score best.
 
@@ -794,7 +796,7 @@ def rollout_action(t, n_players, pub, opts, n, deck, discard, tops, counter, par
     return cand[best]
 
 
-@njit(cache=True)
+@njit_without_refcounts
 def play_game(t, n_players, seed, sids, params, out, g, scratch, trace, tracing):
     """Play one game from `seed` into row g of `out`; seat s plays strategy sids[s]."""
     pub, opts, deck, discard, tops, starts, rngs, counter, caches, hass, ver, memo = scratch

@@ -16,6 +16,8 @@ import simkit.rng
 import strategies.cauldron_master
 from simkit.jitcache import drop_stale_cache
 from simkit.kernels import (
+    njit_with_refcounts,
+    njit_without_refcounts,
     new_trace_stub,
     playout_value,
     prepare_game,
@@ -423,7 +425,7 @@ def playout(t, n_players, pub, deck, top, potions, seat, first_witch, horizon, r
     return rounds
 
 
-@njit(cache=True)
+@njit_with_refcounts
 def rollout_witch(t, n_players, pub, opts, n, undealt, potions, params, rng, rs):
     """The rollout player's witch: the option row of `opts[:n]` whose playouts score best.
 
@@ -471,7 +473,7 @@ def rollout_witch(t, n_players, pub, opts, n, undealt, potions, params, rng, rs)
     return best
 
 
-@njit(cache=True)
+@njit_with_refcounts
 def rollout_decision(t, n_players, pub, opts, n, deck, top, potions, params, rng, rs):
     """`rollout_witch` for the seat pub[SEAT] at the start of a round: of the real deck it
     is told only how many cards of each type are undealt (deck[top:] as counts)."""
@@ -483,7 +485,7 @@ def rollout_decision(t, n_players, pub, opts, n, deck, top, potions, params, rng
 
 
 # ---------------------------------------------------------------- one game
-@njit(cache=True)
+@njit_without_refcounts
 def play_game(t, n_players, seed, sids, params, out, g, scratch, trace, tracing):
     """Play one game from `seed` into row g of `out`; seat s plays strategy sids[s]."""
     n_types = t.types.shape[0]
@@ -499,7 +501,8 @@ def play_game(t, n_players, seed, sids, params, out, g, scratch, trace, tracing)
     # Setup: shuffle the ingredient deck, reveal the supply, deal recipe cards face up.
     deal = rngs[0]
     deal[0] = stream_state(seed, np.uint64(0))
-    deck[:] = t.deck
+    for i in range(deck.shape[0]):  # not deck[:] = ...: that may allocate a copy
+        deck[i] = t.deck[i]
     for i in range(deck.shape[0] - 1, 0, -1):
         j = randint(deal, i + 1)
         deck[i], deck[j] = deck[j], deck[i]

@@ -18,6 +18,8 @@ from simkit.kernels import (
     canonical,
     keep_alive,
     new_trace_stub,
+    njit_with_refcounts,
+    njit_without_refcounts,
     playout_value,
     prepare_game,
     record_decision,
@@ -1073,7 +1075,7 @@ def end_game(t, pub, n_players, st, trace, tracing):
 # tracing (calling `play_game` from a decision would be recursion, which numba cannot
 # compile); it shares every rule helper (options, offerings, runes, season and game end).
 # tests/test_inori_rollout.py checks it replays all-greedy games exactly.
-@njit(cache=True)
+@njit_with_refcounts
 def playout(t, n_players, pub, decks, discards, tops, new_starts, stack, rtops, rng, tied,
             st, done, hv, opts, sid, prm, resume, horizon, trace):
     """Play on with every seat played by strategy `sid` (weights `prm`) from the turn of
@@ -1159,7 +1161,7 @@ def take_offer(t, pub, p, opts, ch, sid, prm, rg, hv, stack, rtops, st, trace, s
     pub[OCCUPIED_OK] = 0
 
 
-@njit(cache=True)
+@njit_with_refcounts
 def rollout_offer(t, n_players, pub, opts, n, decks, discards, tops, new_starts, stack, rtops,
                   params, rng, trace):
     """The rollout player's offering: the row of `opts[:n]` whose playouts score best.
@@ -1268,7 +1270,7 @@ def rollout_offer(t, n_players, pub, opts, n, decks, discards, tops, new_starts,
 
 
 # ---------------------------------------------------------------- one game
-@njit(cache=True)
+@njit_without_refcounts
 def play_game(t, n_players, seed, sids, params, out, g, scratch, trace, tracing):
     """Play one game from `seed` into row g of `out`; seat s plays strategy sids[s]."""
     (pub, opts, decks, discards, tops, new_starts, stack, rtops, rngs, tied, starts, st,
