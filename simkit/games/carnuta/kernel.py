@@ -22,10 +22,10 @@ import simkit.rng
 import strategies.carnuta
 from simkit.jitcache import drop_stale_cache
 from simkit.kernels import (
-    njit_with_refcounts,
-    njit_without_refcounts,
     canonical,
     new_trace_stub,
+    njit_with_refcounts,
+    njit_without_refcounts,
     playout_value,
     prepare_game,
     record_decision,

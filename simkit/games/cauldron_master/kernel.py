@@ -16,9 +16,9 @@ import simkit.rng
 import strategies.cauldron_master
 from simkit.jitcache import drop_stale_cache
 from simkit.kernels import (
+    new_trace_stub,
     njit_with_refcounts,
     njit_without_refcounts,
-    new_trace_stub,
     playout_value,
     prepare_game,
     record_decision,
