@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 from numba import njit, prange
+from numba.cpython.unsafe.numbers import trailing_zeros
 
 import simkit.kernels
 import simkit.rng
@@ -490,16 +491,19 @@ def holdings(pub, p, n_col, hv):
 def card_row(cd, pub, hv, ret, c, s, paid, runes_left, distinct, most, ties):
     """(points, tokens, runes, tokens of the card's colour) of space s of card c, for the
     seat whose holdings are hv (holdings(): distinct, most, ties), after paying one token
-    of colour `paid` (-1: nothing; `ret`: paid tokens go back to the supply).
-
-    Hot: every offering row. Arrays are passed one by one (not the Tables tuple), and the
-    counts after paying are adjusted, not recounted: both halve its cost."""
+    of colour `paid` (-1: nothing; `ret`: paid tokens go back to the supply)."""
     base = space_col(s, 0)
-    e = cd[c, base + SP_EFFECT]
-    k = cd[c, base + SP_AMOUNT]
-    x = cd[c, base + SP_COLOUR]
-    own = cd[c, CARD_COLOUR]
-    r = ret and paid >= 0
+    return space_row(cd[c, base + SP_EFFECT], cd[c, base + SP_AMOUNT],
+                     cd[c, base + SP_COLOUR], cd[c, base + SP_COLOUR2], cd[c, CARD_COLOUR],
+                     pub, hv, ret and paid >= 0, paid, runes_left, distinct, most, ties)
+
+
+@njit(cache=True, inline="always")
+def space_row(e, k, x, x2, own, pub, hv, r, paid, runes_left, distinct, most, ties):
+    """card_row of a card space given its effect e, amount k, colours x and x2, and its
+    card's colour; r: a token of colour `paid` goes back to the supply.
+
+    Hot: every offering row. The counts after paying are adjusted, not recounted."""
     points = 0
     tokens = 0
     runes = 0
@@ -512,7 +516,6 @@ def card_row(cd, pub, hv, ret, c, s, paid, runes_left, distinct, most, ties):
     elif e == EF_DISTINCT:
         points = k * (distinct - (1 if r and hv[paid] == 1 else 0))
     elif e == EF_PER_TOKEN:
-        x2 = cd[c, base + SP_COLOUR2]
         count = hv[x] - (1 if r and paid == x else 0)
         if x2 >= 0:
             count += hv[x2] - (1 if r and paid == x2 else 0)
@@ -575,12 +578,17 @@ def offer_rows(t, pub, p, opts, hv):
     occupied_ok = pub[OCCUPIED_OK] == 1
     runes_left = pub[RUNES_LEFT]
     distinct, most, ties = holdings(pub, p, n_col, hv)
+    most_mask = np.uint64(0)
+    for y in range(n_col):
+        most_mask |= np.uint64(hv[y] == most) << np.uint64(y)
     for i in range(pub[N_SLOTS]):
         sb = slot_at(i, 0)
         c = pub[sb + S_CARD]
         if c < 0:
             continue
-        n_sp = cd[c, CARD_N_SPACES]
+        crow = cd[c]
+        n_sp = crow[CARD_N_SPACES]
+        own = crow[CARD_COLOUR]
         free = 0
         for s in range(n_sp):
             if pub[sb + S_OCC + s] < 0:
@@ -590,23 +598,36 @@ def offer_rows(t, pub, p, opts, hv):
             if occ >= 0 and not (occupied_ok and occ != p and pub[sb + S_OCC2 + s] < 0):
                 continue
             completes = 1 if occ < 0 and free == 1 else 0
-            cost = cd[c, space_col(s, SP_COST)]
-            # The colours that can pay the cost: none needed, the majority colour(s), or
-            # the one colour shown.
-            lo, hi = cost, cost
-            if cost == COST_MAJORITY:
-                lo, hi = 0, n_col - 1
-                if most == 0 or (ties > 1 and not choose_tie):
-                    hi = -1
-            elif cost != COST_NONE and hv[cost] < 1:
-                hi = -2
-            for y in range(lo, hi + 1):
-                if cost == COST_MAJORITY and hv[y] != most:
-                    continue
-                points, tokens, runes, f4 = card_row(cd, pub, hv, ret, c, s, y, runes_left,
-                                                     distinct, most, ties)
-                set_row(opts, n, OPT_CARD, i, s, y, points, tokens, completes, runes, f4)
+            base = space_col(s, 0)
+            cost = crow[base + SP_COST]
+            e = crow[base + SP_EFFECT]
+            k = crow[base + SP_AMOUNT]
+            x = crow[base + SP_COLOUR]
+            x2 = crow[base + SP_COLOUR2]
+            if cost == COST_NONE:
+                points, tokens, runes, f4 = space_row(e, k, x, x2, own, pub, hv, False, -1,
+                                                      runes_left, distinct, most, ties)
+                set_row(opts, n, OPT_CARD, i, s, -1, points, tokens, completes, runes, f4)
                 n += 1
+            elif cost != COST_MAJORITY:
+                if hv[cost] >= 1:
+                    points, tokens, runes, f4 = space_row(e, k, x, x2, own, pub, hv, ret,
+                                                          cost, runes_left, distinct, most,
+                                                          ties)
+                    set_row(opts, n, OPT_CARD, i, s, cost, points, tokens, completes, runes,
+                            f4)
+                    n += 1
+            elif most > 0 and (ties == 1 or choose_tie):
+                # The majority colour(s): each colour held most, ascending (the bits of
+                # most_mask: testing each colour here would mispredict).
+                mm = most_mask
+                while mm:
+                    y = np.int64(trailing_zeros(mm))
+                    mm &= mm - np.uint64(1)
+                    points, tokens, runes, f4 = space_row(e, k, x, x2, own, pub, hv, ret, y,
+                                                          runes_left, distinct, most, ties)
+                    set_row(opts, n, OPT_CARD, i, s, y, points, tokens, completes, runes, f4)
+                    n += 1
     best = -2  # the best unused tile colour, once needed
     for ts in range(rules[R_N_TREE]):
         if pub[tree_at(ts, T_OCC)] >= 0:
