@@ -230,7 +230,7 @@ def set_row(opts, n, kind, a, b, c, points, f1, f2, f3):
     opts[n, F3] = f3
 
 
-@njit(cache=True)
+@njit_without_refcounts
 def sickle_rows(pub, p, opts, n):
     """Sickle options (Day row, Night row) if seat p has a Sickle and the row holds cards."""
     if pub[player_at(p, P_SICKLES)] > 0:
@@ -245,7 +245,7 @@ def sickle_rows(pub, p, opts, n):
     return n
 
 
-@njit(cache=True)
+@njit_without_refcounts
 def action_options(cd, take_choose, flip_some, pub, p, opts, cache, has, ver, memo):
     """The action step: take, play, take runes, flip runes, sickle; pass if no action."""
     base = player_at(p, 0)
@@ -321,7 +321,7 @@ def action_options(cd, take_choose, flip_some, pub, p, opts, cache, has, ver, me
     return sickle_rows(pub, p, opts, n)
 
 
-@njit(cache=True)
+@njit_without_refcounts
 def discard_options(cd, pub, p, opts, cache, has, ver, memo):
     """End of turn, over the hand limit: one row per card in hand."""
     base = player_at(p, 0)
@@ -346,7 +346,7 @@ def discard_options(cd, pub, p, opts, cache, has, ver, memo):
     return n
 
 
-@njit(cache=True)
+@njit_without_refcounts
 def token_options(cd, pub, p, opts, cache, has, ver):
     """A bonus space: one row per Bonus Ingredient token type in the centre."""
     n = 0
@@ -371,7 +371,7 @@ def ask(sid, opts, n, pub, t, params, rng):
 
 
 # ---------------------------------------------------------------- decks
-@njit(cache=True)
+@njit_without_refcounts
 def shuffle_range(arr, d, n, rng):
     """Fisher-Yates over arr[d, :n], last position first."""
     for i in range(n - 1, 0, -1):
@@ -379,7 +379,7 @@ def shuffle_range(arr, d, n, rng):
         arr[d, i], arr[d, j] = arr[d, j], arr[d, i]
 
 
-@njit(cache=True)
+@njit_without_refcounts
 def reveal(pub, deck, discard, tops, slot, rng):
     """Fill display slot `slot` from the top of its row's deck (-1 if there is none).
 
@@ -406,7 +406,7 @@ def reveal(pub, deck, discard, tops, slot, rng):
     return k
 
 
-@njit(cache=True)
+@njit_without_refcounts
 def record_reveal(trace, rnd, pub, slot, shuffled):
     """Trace a reveal (and the deck rebuilt before it)."""
     d = slot // SLOTS_PER_ROW
@@ -424,7 +424,7 @@ def to_discard(cd, pub, discard, tops, c):
 
 
 # ---------------------------------------------------------------- one game
-@njit(cache=True)
+@njit_without_refcounts
 def add_to_tableau(cd, pub, p, c, col, gain):
     """Place card c in column col of seat p and update counts and score.
 
@@ -442,7 +442,7 @@ def add_to_tableau(cd, pub, p, c, col, gain):
         pub[base + P_SCORE] += gain
 
 
-@njit(cache=True)
+@njit_without_refcounts
 def setup_game(t, n_players, seed, scratch, trace, tracing):
     """Setup (rulebook order) of the game of `seed` into `scratch`: decks, display,
     reserve, tokens, starting cards (starts[s] is seat s's), player boards; the streams."""
@@ -507,7 +507,7 @@ def setup_game(t, n_players, seed, scratch, trace, tracing):
 # tracing (calling `play_game` from a decision would be recursion, which numba cannot
 # compile); it shares every rule helper (options, reveals, scoring), and
 # tests/test_carnuta_rollout.py checks it replays all-greedy games exactly.
-@njit(cache=True)
+@njit_without_refcounts
 def sickle_quiet(cd, pub, s, d, deck, discard, tops, rng):
     """`use_sickle` without outputs or tracing."""
     pub[player_at(s, P_SICKLES)] -= 1
@@ -1020,7 +1020,7 @@ def play_game(t, n_players, seed, sids, params, out, g, scratch, trace, tracing)
         out[2][g, s] = np.float32(1.0 / winners) if out[1][g, s] == 1 else np.float32(0.0)
 
 
-@njit(cache=True)
+@njit_without_refcounts
 def use_sickle(cd, pub, s, d, deck, discard, tops, rng, trace, tracing, rnd, out, g):
     """Discard the 4 cards of row d (0 Day, 1 Night) and reveal 4 new ones."""
     pub[player_at(s, P_SICKLES)] -= 1

@@ -293,7 +293,7 @@ def card_options(t, pub, p, w, opts, counts, offer):
     return n
 
 
-@njit(cache=True)
+@njit_without_refcounts
 def turn_order(t, n_players, hecate, chosen_witch, order, key):
     """Phase 2: seats into `order`, lowest initiative first; ties go to the Favour of
     Hecate holder, then clockwise (to the left, increasing seat) from them."""

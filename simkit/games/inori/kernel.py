@@ -285,7 +285,7 @@ def set_row(opts, n, kind, a, b, c, points, f1, f2, f3, f4):
     opts[n, F4] = f4
 
 
-@njit(cache=True)
+@njit_without_refcounts
 def shuffle(arr, n, rng):
     """Fisher-Yates over arr[:n], last position first."""
     for i in range(n - 1, 0, -1):
@@ -400,7 +400,7 @@ def move_rows(t, pub, p, kind, colour, opts):
     return n
 
 
-@njit(cache=True)
+@njit_without_refcounts
 def move_exists(t, pub, p, kind, colour):
     """True if a move rune of this kind and colour has a legal move for seat p."""
     n_slots = pub[N_SLOTS]
@@ -725,7 +725,7 @@ def ask(sid, opts, n, pub, t, params, rng):
 
 
 # ---------------------------------------------------------------- decks
-@njit(cache=True)
+@njit_without_refcounts
 def draw_journey(t, pub, decks, discards, tops, x, rng, trace, tracing, season):
     """Top card of colour x's Journey deck (-1 if none), rebuilding it from discards."""
     if tops[0, x] >= tops[1, x]:
@@ -881,7 +881,7 @@ def play_rune(t, pub, p, h, sid, prm, rg, opts, st, trace, tracing, season):
 
 
 # ---------------------------------------------------------------- season end
-@njit(cache=True)
+@njit_without_refcounts
 def end_season(t, pub, n_players, season, last, decks, discards, tops, rng, st, done, trace,
                tracing):
     """Score every card, return markers, replace cards (not after the last season)."""
@@ -926,7 +926,7 @@ def end_season(t, pub, n_players, season, last, decks, discards, tops, rng, st, 
     pub[NEUTRAL_LEFT] = t.rules[R_NEUTRAL]
 
 
-@njit(cache=True)
+@njit_without_refcounts
 def fewest_points(t, pub, n_players, rng, tied):
     """The player with the fewest points (ties: options.fewest_points_tie)."""
     low = 1 << 30
@@ -947,7 +947,7 @@ def fewest_points(t, pub, n_players, rng, tied):
 
 
 # ---------------------------------------------------------------- setup, game end
-@njit(cache=True)
+@njit_without_refcounts
 def setup_game(t, n_players, seed, scratch, trace, tracing):
     """Setup (docs/inori.md, steps 1-6) of the game of `seed` into `scratch`."""
     (pub, opts, decks, discards, tops, new_starts, stack, rtops, rngs, tied, starts, st,
@@ -1050,7 +1050,7 @@ def setup_game(t, n_players, seed, scratch, trace, tracing):
     st[0, ST_FIRST] += 1
 
 
-@njit(cache=True)
+@njit_without_refcounts
 def end_game(t, pub, n_players, st, trace, tracing):
     """Game end: majorities on every tree space holding an Altar tile."""
     seasons = t.rules[R_SEASONS]
@@ -1308,7 +1308,8 @@ def play_game(t, n_players, seed, sids, params, out, g, scratch, trace, tracing)
         while True:
             anyone = False
             for j in range(n_players):
-                p = (pub[FIRST] + j) % n_players
+                p = pub[FIRST] + j
+                p -= n_players * (p >= n_players)  # not %: a division every turn
                 if pub[player_at(p, P_MARKERS)] == 0:
                     continue
                 anyone = True
