@@ -37,7 +37,8 @@ def njit_without_refcounts(fn):
     counting, the loop and the functions it calls must not allocate arrays: numba refuses
     to compile one that does ("Only accept returning of array passed into the function").
     A function that allocates and is called from such a loop takes
-    `njit_with_refcounts`; the others inherit the caller's mode.
+    `njit_with_refcounts`. Mark the loop's other helpers with this one: an unmarked
+    function takes the mode of whichever caller happens to compile it first.
     """
     return njit(cache=True, _nrt=False)(fn)
 
