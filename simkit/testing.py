@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numba
 import numpy as np
 
@@ -103,3 +105,17 @@ def check_game(name: str, n_games: int = 600, seed: int = 12345) -> None:
             solo = build_lineup(game, [strategy], players, quick_params(game, [strategy]))
             cols = _simulate(game, compiled, solo, seed, 0, 50, threads)
             assert np.isfinite(cols["win_share"]).all()
+
+
+def assert_tuned_rollout_matches_planner(game, strategies, slug: str) -> None:
+    """configs/tuned/<slug>_rollout.toml gives the rollout player (strategy 3) the weights
+    of the tuned planner (strategy 2, configs/tuned/<slug>_planner.toml), planner policy."""
+    root = Path(__file__).resolve().parent.parent / "configs" / "tuned"
+    lineup = build_lineup(game, [f"rollout@{root / f'{slug}_rollout.toml'}",
+                                 f"planner@{root / f'{slug}_planner.toml'}"], 2)
+    planner = [p.name for p in strategies[2].params]
+    rollout = [p.name for p in strategies[3].params]
+    start = rollout.index(planner[0])
+    np.testing.assert_array_equal(lineup.params[0][start:start + len(planner)],
+                                  lineup.params[1][:len(planner)])
+    assert lineup.params[0][rollout.index("policy")] == 1.0

@@ -4,8 +4,6 @@ the discard piles never changes a decision)."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 import pytest
 
@@ -16,7 +14,10 @@ from simkit.games.carnuta import kernel as K
 from simkit.games.carnuta import layout as L
 from simkit.kernels import new_trace_stub
 from simkit.rng import py_game_seed, py_stream_state
-from simkit.testing import assert_same_across_threads_and_chunks
+from simkit.testing import (
+    assert_same_across_threads_and_chunks,
+    assert_tuned_rollout_matches_planner,
+)
 from strategies.carnuta import GREEDY, STRATEGIES
 
 GREEDY_PRM = next(s for s in STRATEGIES if s.name == "greedy").vector()
@@ -63,16 +64,7 @@ def test_parameters_matter(cn):
 
 def test_tuned_policy_file_matches_the_tuned_planner(cn):
     """configs/tuned/carnuta_rollout.toml gives the rollout the tuned planner's weights."""
-    game, _ = cn
-    root = Path(__file__).resolve().parents[1] / "configs" / "tuned"
-    lineup = build_lineup(game, [f"rollout@{root / 'carnuta_rollout.toml'}",
-                                 f"planner@{root / 'carnuta_planner.toml'}"], 2)
-    planner = [p.name for p in STRATEGIES[2].params]
-    rollout = [p.name for p in STRATEGIES[3].params]
-    start = rollout.index(planner[0])
-    np.testing.assert_array_equal(lineup.params[0][start:start + len(planner)],
-                                  lineup.params[1][:len(planner)])
-    assert lineup.params[0][rollout.index("policy")] == 1.0
+    assert_tuned_rollout_matches_planner(cn[0], STRATEGIES, "carnuta")
 
 
 @pytest.mark.parametrize("setting, message", [

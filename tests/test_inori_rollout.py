@@ -4,8 +4,6 @@ Start deck and the Rune stack never changes a decision)."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 import pytest
 
@@ -16,7 +14,10 @@ from simkit.games.inori import kernel as K
 from simkit.games.inori import layout as L
 from simkit.kernels import new_trace_stub
 from simkit.rng import py_game_seed, py_stream_state
-from simkit.testing import assert_same_across_threads_and_chunks
+from simkit.testing import (
+    assert_same_across_threads_and_chunks,
+    assert_tuned_rollout_matches_planner,
+)
 from strategies.inori import GREEDY, STRATEGIES
 
 
@@ -63,16 +64,7 @@ def test_parameters_matter(ino):
 
 def test_tuned_policy_file_matches_the_tuned_planner(ino):
     """configs/tuned/inori_rollout.toml gives the rollout the tuned planner's weights."""
-    game, _ = ino
-    root = Path(__file__).resolve().parents[1] / "configs" / "tuned"
-    lineup = build_lineup(game, [f"rollout@{root / 'inori_rollout.toml'}",
-                                 f"planner@{root / 'inori_planner.toml'}"], 2)
-    planner = [p.name for p in STRATEGIES[2].params]
-    rollout = [p.name for p in STRATEGIES[3].params]
-    tuned = lineup.params[1][:len(planner)]
-    weights = lineup.params[0][rollout.index(planner[0]):][:len(planner)]
-    np.testing.assert_array_equal(weights, tuned)
-    assert lineup.params[0][rollout.index("policy")] == 1.0
+    assert_tuned_rollout_matches_planner(ino[0], STRATEGIES, "inori")
 
 
 @pytest.mark.parametrize("setting, message", [
