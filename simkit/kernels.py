@@ -146,9 +146,17 @@ def canonical(src, lo, hi, dst):
 
 
 @njit(cache=True)
+def seat_buffers(n_players, strategy_params):
+    """The (strategy ids, strategy parameters) arrays prepare_game fills, one per thread."""
+    return (np.empty(n_players, np.int64),
+            np.empty((n_players, strategy_params.shape[1]), np.float64))
+
+
+@njit(cache=True)
 def prepare_game(n_players, master_seed, game, lineup, rotate, strategy_ids, strategy_params,
-                 strategy_out, row):
-    """Seed, strategy ids and params per seat of game `game` of a run.
+                 strategy_out, row, sids, params):
+    """Seed of game `game` of a run; fills each seat's strategy id and params into sids
+    and params (seat_buffers: reused across games, not allocated per game).
 
     When `rotate`, the run's strategies rotate through the seats over each deal: games
     n*d .. n*d + n-1 share deal d (common random numbers), game n*d + r shifting by r.
@@ -156,14 +164,12 @@ def prepare_game(n_players, master_seed, game, lineup, rotate, strategy_ids, str
     """
     deal = game // n_players if rotate else game
     shift = game % n_players if rotate else 0
-    sids = np.empty(n_players, np.int64)
-    params = np.empty((n_players, strategy_params.shape[1]), np.float64)
     for s in range(n_players):
         index = lineup[(s + shift) % n_players]
         sids[s] = strategy_ids[index]
         params[s] = strategy_params[index]
         strategy_out[row, s] = index
-    return game_seed(np.uint64(master_seed), np.uint64(deal)), sids, params
+    return game_seed(np.uint64(master_seed), np.uint64(deal))
 
 
 @intrinsic

@@ -108,3 +108,15 @@ def test_bad_lineups(cm):
         build_lineup(game, ["greedy"], 2, ["greedy.speed=1"])
     with pytest.raises(SimkitError, match="is played by 2, 3, 4 players, not 5"):
         engine.prepare(RunSpec("cauldron-master", 5, ("greedy",), 10, 1))
+
+
+@pytest.mark.parametrize("shape, dtype", [((50, 4, 9), np.uint16), ((30, 3, 1), np.uint8),
+                                          ((20, 2, 4), np.uint8)])
+def test_sum_last_axis_matches_numpy(shape, dtype):
+    from simkit.games.base import sum_last_axis
+
+    a = np.random.default_rng(1).integers(0, 256, shape).astype(np.uint8)
+    total = sum_last_axis(a, dtype)
+    assert total.dtype == dtype
+    np.testing.assert_array_equal(total, a.sum(axis=-1, dtype=dtype))  # wraps alike
+    assert not np.shares_memory(total, a)

@@ -6,6 +6,7 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
+import numba
 import numpy as np
 
 from simkit.config import GameConfig, load_config
@@ -93,6 +94,15 @@ class Replay(NamedTuple):
     out: tuple  # kernel outputs for this one game (row 0)
 
 
+def sum_last_axis(a: np.ndarray, dtype: type) -> np.ndarray:
+    """a.sum(axis=-1, dtype=dtype) for a short last axis, slice by slice: about 5x faster
+    than numpy's reduction over a few contiguous items (it runs on every simulated batch)."""
+    total = a[..., 0].astype(dtype)
+    for k in range(1, a.shape[-1]):
+        total += a[..., k]
+    return total
+
+
 class KernelGame(Game):
     """A game whose rules are a kernel module with the standard entry points.
 
@@ -123,9 +133,13 @@ class KernelGame(Game):
     def simulate(self, compiled: Compiled, lineup: Lineup, seed: int, first_game: int,
                  n_games: int) -> dict[str, np.ndarray]:
         out = self.new_outputs(compiled, n_games, lineup.n_players)
-        self.kernel.simulate_batch(compiled.tables, lineup.n_players, np.uint64(seed),
-                                   first_game, lineup.index, lineup.rotate, lineup.ids,
-                                   lineup.params, out)
+        # Blocks of games go to whichever thread is free (numba's default splits them
+        # evenly up front, so a thread the shared machine slows holds the batch up). Each
+        # game depends only on its index: the split never changes a result.
+        with numba.parallel_chunksize(1):
+            self.kernel.simulate_batch(compiled.tables, lineup.n_players, np.uint64(seed),
+                                       first_game, lineup.index, lineup.rotate, lineup.ids,
+                                       lineup.params, out)
         return self.columns(compiled, out)
 
     def replay(self, compiled: Compiled, lineup: Lineup, seed: int, game: int) -> Replay:

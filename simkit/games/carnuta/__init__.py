@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from simkit.games.base import Compiled, KernelGame
+from simkit.games.base import Compiled, KernelGame, sum_last_axis
 
 from . import kernel, log
 from .config import compile_tables
@@ -38,7 +38,7 @@ class Carnuta(KernelGame):
             "cards_played": out[6],
             "doubles": out[8],
             "salts": out[9],
-            "bonus_tokens": out[10].sum(axis=2, dtype=np.uint8),
+            "bonus_tokens": sum_last_axis(out[10], np.uint8),
             "sickles_used": out[11],
             "runes_taken": out[12],
             "runes_flipped": out[13],

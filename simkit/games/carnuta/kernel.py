@@ -30,6 +30,7 @@ from simkit.kernels import (
     prepare_game,
     record_decision,
     record_event,
+    seat_buffers,
 )
 from simkit.rng import next_u64, randint, stream_state
 from strategies.carnuta import (
@@ -1048,9 +1049,10 @@ def simulate_batch(t, n_players, master_seed, first_game, lineup, rotate, strate
     trace = new_trace_stub(N_COLS)
     for b in prange(n_blocks):
         scratch = new_scratch(t)
+        sids, params = seat_buffers(n_players, strategy_params)
         for i in range(b * n_games // n_blocks, (b + 1) * n_games // n_blocks):
-            seed, sids, params = prepare_game(n_players, master_seed, first_game + i, lineup,
-                                              rotate, strategy_ids, strategy_params, out[4], i)
+            seed = prepare_game(n_players, master_seed, first_game + i, lineup, rotate,
+                                strategy_ids, strategy_params, out[4], i, sids, params)
             play_game(t, n_players, seed, sids, params, out, i, scratch, trace, False)
 
 
@@ -1058,6 +1060,7 @@ def simulate_batch(t, n_players, master_seed, first_game, lineup, rotate, strate
 def play_traced(t, n_players, master_seed, game, lineup, rotate, strategy_ids,
                 strategy_params, out, trace):
     """Replay game `game` of a run into row 0 of `out`, recording it into `trace`."""
-    seed, sids, params = prepare_game(n_players, master_seed, game, lineup, rotate,
-                                      strategy_ids, strategy_params, out[4], 0)
+    sids, params = seat_buffers(n_players, strategy_params)
+    seed = prepare_game(n_players, master_seed, game, lineup, rotate, strategy_ids,
+                        strategy_params, out[4], 0, sids, params)
     play_game(t, n_players, seed, sids, params, out, 0, new_scratch(t), trace, True)

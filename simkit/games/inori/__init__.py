@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from simkit.games.base import Compiled, KernelGame
+from simkit.games.base import Compiled, KernelGame, sum_last_axis
 
 from . import kernel, log
 from .config import compile_tables
@@ -36,7 +36,7 @@ class Inori(KernelGame):
             "rounds": np.broadcast_to(out[3][:, None], out[0].shape),
             "cards_completed": out[10],
             "runes_drawn": out[9],
-            "runes_played": out[8].sum(axis=2, dtype=np.uint8),
+            "runes_played": sum_last_axis(out[8], np.uint8),
             "seasons_first": out[12],
             "markers_passed": out[13],
             "tiles_placed": out[14],
@@ -46,7 +46,7 @@ class Inori(KernelGame):
             "neutral_placed": out[18],
             "new_starts_kept": out[19],
             "card_offerings": out[20],
-            "tree_offerings": out[7].sum(axis=2, dtype=np.uint16),
+            "tree_offerings": sum_last_axis(out[7], np.uint16),
         }
         for k, source in enumerate(SOURCES):
             cols[f"points_{source}"] = out[6][:, :, k]

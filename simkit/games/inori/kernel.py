@@ -25,6 +25,7 @@ from simkit.kernels import (
     prepare_game,
     record_decision,
     record_event,
+    seat_buffers,
     unowned,
 )
 from simkit.rng import next_u64, randint, stream_state
@@ -1435,21 +1436,23 @@ def simulate_batch(t, n_players, master_seed, first_game, lineup, rotate, strate
         scratch = new_scratch(t)
         trace = new_trace_stub(N_COLS)
         tv, sv, ov, trv = unowned_views(t, scratch, out, trace)
+        sids, params = seat_buffers(n_players, strategy_params)
+        sidv, pv = unowned(sids), unowned(params)
         for i in range(b * n_games // n_blocks, (b + 1) * n_games // n_blocks):
-            seed, sids, params = prepare_game(n_players, master_seed, first_game + i, lineup,
-                                              rotate, strategy_ids, strategy_params, ov[4], i)
-            pv = unowned(params)
-            play_game(tv, n_players, seed, unowned(sids), pv, ov, i, sv, trv, False)
-            keep_alive(sids, params)
-        keep_alive(scratch[0], scratch[1], scratch[2], scratch[3], scratch[4], scratch[5],
-                   scratch[6], scratch[7], scratch[8], scratch[9], scratch[10], scratch[11],
-                   scratch[12], scratch[13], trace[0], trace[1], trace[2], trace[3])
+            seed = prepare_game(n_players, master_seed, first_game + i, lineup, rotate,
+                                strategy_ids, strategy_params, ov[4], i, sids, params)
+            play_game(tv, n_players, seed, sidv, pv, ov, i, sv, trv, False)
+        keep_alive(sids, params, scratch[0], scratch[1], scratch[2], scratch[3], scratch[4],
+                   scratch[5], scratch[6], scratch[7], scratch[8], scratch[9], scratch[10],
+                   scratch[11], scratch[12], scratch[13], trace[0], trace[1], trace[2],
+                   trace[3])
 
 
 @njit(cache=True)
 def play_traced(t, n_players, master_seed, game, lineup, rotate, strategy_ids,
                 strategy_params, out, trace):
     """Replay game `game` of a run into row 0 of `out`, recording it into `trace`."""
-    seed, sids, params = prepare_game(n_players, master_seed, game, lineup, rotate,
-                                      strategy_ids, strategy_params, out[4], 0)
+    sids, params = seat_buffers(n_players, strategy_params)
+    seed = prepare_game(n_players, master_seed, game, lineup, rotate, strategy_ids,
+                        strategy_params, out[4], 0, sids, params)
     play_game(t, n_players, seed, sids, params, out, 0, new_scratch(t), trace, True)
