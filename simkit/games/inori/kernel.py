@@ -360,6 +360,17 @@ def free_spaces(t, pub, i):
 
 
 @njit(cache=True, inline="always")
+def seats_on_card(t, pub, i):
+    """Bit p + 1 set when seat p has a marker on the card in slot i (bit 0: a free space,
+    bit NEUTRAL + 1: a neutral marker): one pass, not one per seat."""
+    c = pub[slot_at(i, S_CARD)]
+    m = 0
+    for s in range(t.card[c, CARD_N_SPACES]):
+        m |= (1 << (pub[slot_at(i, S_OCC + s)] + 1)) | (1 << (pub[slot_at(i, S_OCC2 + s)] + 1))
+    return m
+
+
+@njit(cache=True, inline="always")
 def on_card(t, pub, i, p):
     """1 if seat p has a marker on the card in slot i."""
     c = pub[slot_at(i, S_CARD)]
@@ -901,8 +912,9 @@ def end_season(t, pub, n_players, season, last, decks, discards, tops, rng, st, 
             colour = t.card[c, CARD_NEXT]
             source = SRC_NEW_START
         if complete or t.card[c, CARD_KIND] == NEW_START:
+            seats = seats_on_card(t, pub, i)
             for p in range(n_players):
-                if on_card(t, pub, i, p):
+                if seats >> (p + 1) & 1:
                     pts = held(pub, p, colour)
                     pub[player_at(p, P_SCORE)] += pts
                     st[p, ST_SRC + source] += pts
@@ -978,18 +990,19 @@ def setup_game(t, n_players, seed, scratch, trace, tracing):
     for x in range(n_col):
         pub[SUPPLY + x] = t.colour[x, 0]
 
-    # Setup 1: each colour's Journey deck, shuffled.
+    # Setup 1: each colour's Journey deck (in card order: one pass), shuffled.
     for x in range(n_col):
-        k = 0
-        for c in range(n_cards):
-            if t.card[c, CARD_KIND] == JOURNEY and t.card[c, CARD_COLOUR] == x:
-                decks[x, k] = c
-                k += 1
-        shuffle(decks[x], k, rng)
+        tops[1, x] = 0
+    for c in range(n_cards):
+        if t.card[c, CARD_KIND] == JOURNEY:
+            x = t.card[c, CARD_COLOUR]
+            decks[x, tops[1, x]] = c
+            tops[1, x] += 1
+    for x in range(n_col):
+        shuffle(decks[x], tops[1, x], rng)
         tops[0, x] = 0
-        tops[1, x] = k
         tops[2, x] = 0
-        pub[DECK_LEFT + x] = k
+        pub[DECK_LEFT + x] = tops[1, x]
     # Setup 2: the New Start deck.
     k = 0
     for c in range(n_cards):
