@@ -361,8 +361,8 @@ def free_spaces(t, pub, i):
 
 @njit(cache=True, inline="always")
 def seats_on_card(t, pub, i):
-    """Bit p + 1 set when seat p has a marker on the card in slot i (bit 0: a free space,
-    bit NEUTRAL + 1: a neutral marker): one pass, not one per seat."""
+    """Bit p + 1 set when seat p has a marker on the card in slot i (bit 0 means nothing:
+    any empty place sets it; bit NEUTRAL + 1: a neutral marker). One pass, not per seat."""
     c = pub[slot_at(i, S_CARD)]
     m = 0
     for s in range(t.card[c, CARD_N_SPACES]):
