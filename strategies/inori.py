@@ -146,16 +146,34 @@ def greedy_w(opts, n, w_token, w_rune, w_complete, w_cost):
 
 
 @njit(cache=True, inline="always")
+def offering_value(points, tokens, completes, runes, own, paid, w_token, w_rune, w_complete,
+                   w_cost):
+    """greedy's value of an offering (or Altar tile) row from its columns: POINTS, F1..F4
+    and C (the colour paid, -1: none). The kernel also calls it while building the
+    offering table for a greedy seat (simkit/games/inori/kernel.py, `put_offer`)."""
+    score = (points + w_token * tokens + w_rune * runes + w_complete * completes * own)
+    if paid >= 0:
+        score -= w_cost
+    return score
+
+
+@njit(cache=True, inline="always")
+def rune_value(kind, tokens, w_token):
+    """greedy's value of playing a Rune tile of this kind that gives `tokens` tokens
+    (playing none: 0). The kernel also calls it in a greedy seat's Rune step
+    (simkit/games/inori/kernel.py, `rune_rows`)."""
+    return w_token * tokens if kind == RUNE_GAIN else -1.0
+
+
+@njit(cache=True, inline="always")
 def greedy_score(opts, i, w_token, w_rune, w_complete, w_cost):
     """greedy's value of option row i."""
     kind = opts[i, KIND]
     if kind in (OPT_CARD, OPT_TREE, OPT_TILE):
-        score = (opts[i, POINTS] + w_token * opts[i, F1] + w_rune * opts[i, F3]
-                 + w_complete * opts[i, F2] * opts[i, F4])
-        if opts[i, C] >= 0:
-            score -= w_cost
+        score = offering_value(opts[i, POINTS], opts[i, F1], opts[i, F2], opts[i, F3],
+                               opts[i, F4], opts[i, C], w_token, w_rune, w_complete, w_cost)
     elif kind == OPT_RUNE:
-        score = w_token * opts[i, F1] if opts[i, C] == RUNE_GAIN else -1.0
+        score = rune_value(opts[i, C], opts[i, F1], w_token)
     elif kind in (OPT_MOVE, OPT_BLOCK):
         score = opts[i, F2] * (opts[i, F4] + 1.0) * (1.0 if opts[i, POINTS] or
                                                      kind == OPT_MOVE else -0.5)

@@ -145,7 +145,7 @@ def test_never_reads_hidden_orders(ino):
         seat = int(pub[L.FIRST])
         pub[L.SEAT] = seat
         pub[L.STEP] = L.STEP_OFFER
-        n = K.offer_rows(t, pub, seat, opts, hv)
+        n = K.offer_rows(t, pub, seat, opts, hv, False, np.zeros(0))
         hidden = _permute_hidden(scratch, rng)
         before = [a.copy() for a in (pub, opts, decks, discards, tops, new_starts, stack,
                                      rtops)]

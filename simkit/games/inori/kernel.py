@@ -37,6 +37,8 @@ from strategies.inori import (
     ROLLOUT_WEIGHTS,
     choose,
     greedy_score,
+    offering_value,
+    rune_value,
 )
 
 from . import config as _config
@@ -286,6 +288,21 @@ def set_row(opts, n, kind, a, b, c, points, f1, f2, f3, f4):
     opts[n, F4] = f4
 
 
+@njit(cache=True, inline="always")
+def put_offer(opts, n, best, fuse, w, kind, a, b, c, points, f1, f2, f3, f4):
+    """Offering row n of the table; or, with `fuse` (a greedy seat with weights w), only
+    the row greedy would choose (the first best) kept, in row 0: scored as the table is
+    built instead of stored and scored. Returns the best score so far."""
+    if fuse:
+        v = offering_value(points, f1, f2, f3, f4, c, w[0], w[1], w[2], w[3])
+        if v > best:
+            set_row(opts, 0, kind, a, b, c, points, f1, f2, f3, f4)
+            return v
+        return best
+    set_row(opts, n, kind, a, b, c, points, f1, f2, f3, f4)
+    return best
+
+
 @njit_without_refcounts
 def shuffle(arr, n, rng):
     """Fisher-Yates over arr[:n], last position first."""
@@ -448,16 +465,28 @@ def occupied_target(t, pub, p):
 
 
 @njit(cache=True, inline="always")
-def rune_rows(t, pub, p, opts):
-    """STEP_RUNE: no rune, then each usable tile unlike every earlier one in the hand."""
+def rune_rows(t, pub, p, opts, fuse, w):
+    """STEP_RUNE: no rune, then each usable tile unlike every earlier one in the hand.
+
+    With `fuse` (a greedy seat with weights w), row 0 is greedy's choice and no other row
+    is written: a tile greedy values at or below the best so far (no rune: 0) cannot be
+    its choice, which is the first best, so its legality is never checked (greedy never
+    plays a move or "occupied" tile, the costly checks)."""
     set_row(opts, 0, OPT_NO_RUNE, -1, -1, -1, 0, 0, 0, 0, 0)
     n = 1
+    best = 0.0  # greedy's value of no rune (fuse)
     base = player_at(p, P_RUNES)
     for h in range(pub[player_at(p, P_N_RUNES)]):
         tile = pub[base + h]
         kind = t.rune[tile, RU_KIND]
         colour = t.rune[tile, RU_COLOUR]
         amount = t.rune[tile, RU_AMOUNT]
+        f1 = min(amount, pub[SUPPLY + colour]) if kind == RUNE_GAIN else 0
+        v = 0.0
+        if fuse:
+            v = rune_value(kind, f1, w[0])
+            if v <= best:
+                continue
         repeat = False
         for e in range(h):
             other = pub[base + e]
@@ -466,15 +495,16 @@ def rune_rows(t, pub, p, opts):
                 repeat = True
         if repeat:
             continue
-        f1 = 0
-        if kind == RUNE_GAIN:
-            f1 = min(amount, pub[SUPPLY + colour])
-        elif kind == RUNE_OCCUPIED:
+        if kind == RUNE_OCCUPIED:
             if not occupied_target(t, pub, p):
                 continue
-        elif not move_exists(t, pub, p, kind, colour):
+        elif kind != RUNE_GAIN and not move_exists(t, pub, p, kind, colour):
             continue
-        set_row(opts, n, OPT_RUNE, h, tile, kind, 0, f1, 0, 0, 0)
+        if fuse:
+            best = v
+            set_row(opts, 0, OPT_RUNE, h, tile, kind, 0, f1, 0, 0, 0)
+        else:
+            set_row(opts, n, OPT_RUNE, h, tile, kind, 0, f1, 0, 0, 0)
         n += 1
     return n
 
@@ -578,9 +608,12 @@ def tree_row(tr, rules, pub, hv, ts, colour, paid, runes_left):
 
 
 @njit(cache=True, inline="always")
-def offer_rows(t, pub, p, opts, hv):
-    """STEP_OFFER: card spaces, then tree spaces; a pass if there is nothing."""
+def offer_rows(t, pub, p, opts, hv, fuse, w):
+    """STEP_OFFER: card spaces, then tree spaces; a pass if there is nothing. With `fuse`
+    (put_offer), row 0 is greedy's choice (weights w) and the other rows are not written:
+    the seat's choice is row 0."""
     n = 0
+    best = -1e300  # greedy's best score so far (fuse)
     cd = t.card
     tr = t.tree
     rules = t.rules
@@ -619,15 +652,16 @@ def offer_rows(t, pub, p, opts, hv):
             if cost == COST_NONE:
                 points, tokens, runes, f4 = space_row(e, k, x, x2, own, pub, hv, False, -1,
                                                       runes_left, distinct, most, ties)
-                set_row(opts, n, OPT_CARD, i, s, -1, points, tokens, completes, runes, f4)
+                best = put_offer(opts, n, best, fuse, w, OPT_CARD, i, s, -1, points, tokens,
+                                 completes, runes, f4)
                 n += 1
             elif cost != COST_MAJORITY:
                 if hv[cost] >= 1:
                     points, tokens, runes, f4 = space_row(e, k, x, x2, own, pub, hv, ret,
                                                           cost, runes_left, distinct, most,
                                                           ties)
-                    set_row(opts, n, OPT_CARD, i, s, cost, points, tokens, completes, runes,
-                            f4)
+                    best = put_offer(opts, n, best, fuse, w, OPT_CARD, i, s, cost, points,
+                                     tokens, completes, runes, f4)
                     n += 1
             elif most > 0 and (ties == 1 or choose_tie):
                 # The majority colour(s): each colour held most, ascending (the bits of
@@ -638,9 +672,10 @@ def offer_rows(t, pub, p, opts, hv):
                     mm &= mm - np.uint64(1)
                     points, tokens, runes, f4 = space_row(e, k, x, x2, own, pub, hv, ret, y,
                                                           runes_left, distinct, most, ties)
-                    set_row(opts, n, OPT_CARD, i, s, y, points, tokens, completes, runes, f4)
+                    best = put_offer(opts, n, best, fuse, w, OPT_CARD, i, s, y, points, tokens,
+                                     completes, runes, f4)
                     n += 1
-    best = -2  # the best unused tile colour, once needed
+    top = -2  # the unused tile colour held most, once needed
     for ts in range(rules[R_N_TREE]):
         if pub[tree_at(ts, T_OCC)] >= 0:
             continue
@@ -649,20 +684,22 @@ def offer_rows(t, pub, p, opts, hv):
             if pub[tree_at(ts, T_TOKENS)] < 0 and pub[tree_at(ts, T_TOKENS + 1)] < 0:
                 continue
             points, tokens, runes, f4 = tree_row(tr, rules, pub, hv, ts, -1, -1, runes_left)
-            set_row(opts, n, OPT_TREE, ts, -1, -1, points, tokens, 0, runes, f4)
+            best = put_offer(opts, n, best, fuse, w, OPT_TREE, ts, -1, -1, points, tokens, 0,
+                             runes, f4)
             n += 1
         elif tile < 0:
             # Valued with the unused tile colour the player holds most of (the tile
             # itself is chosen next, STEP_TILE).
-            if best < -1:
-                best = -1
+            if top < -1:
+                top = -1
                 for y in range(n_col):
-                    if pub[TILE_USED + y] == 0 and (best < 0 or hv[y] > hv[best]):
-                        best = y
-            if best >= 0:
-                points, tokens, runes, f4 = tree_row(tr, rules, pub, hv, ts, best, -1,
+                    if pub[TILE_USED + y] == 0 and (top < 0 or hv[y] > hv[top]):
+                        top = y
+            if top >= 0:
+                points, tokens, runes, f4 = tree_row(tr, rules, pub, hv, ts, top, -1,
                                                      runes_left)
-                set_row(opts, n, OPT_TREE, ts, -1, -1, points, tokens, 0, runes, f4)
+                best = put_offer(opts, n, best, fuse, w, OPT_TREE, ts, -1, -1, points, tokens,
+                                 0, runes, f4)
                 n += 1
         else:
             cost = rules[R_ALTAR_COST]
@@ -671,7 +708,8 @@ def offer_rows(t, pub, p, opts, hv):
             paid = tile if cost > 0 else -1
             points, tokens, runes, f4 = tree_row(tr, rules, pub, hv, ts, tile, paid,
                                                  runes_left)
-            set_row(opts, n, OPT_TREE, ts, tile, paid, points, tokens, 0, runes, f4)
+            best = put_offer(opts, n, best, fuse, w, OPT_TREE, ts, tile, paid, points, tokens,
+                             0, runes, f4)
             n += 1
     if n == 0:
         set_row(opts, 0, OPT_PASS, -1, -1, -1, 0, 0, 0, 0, 0)
@@ -1132,16 +1170,17 @@ def playout(t, n_players, pub, decks, discards, tops, new_starts, stack, rtops, 
                 anyone = True
                 pub[SEAT] = p
                 pub[OCCUPIED_OK] = 0
+                fuse = sid == GREEDY
                 if pub[player_at(p, P_N_RUNES)] > 0:
                     pub[STEP] = STEP_RUNE
-                    n = rune_rows(t, pub, p, opts)
-                    ch = ask(sid, opts, n, pub, t, prm, rng)
+                    n = rune_rows(t, pub, p, opts, fuse, prm)
+                    ch = 0 if fuse else ask(sid, opts, n, pub, t, prm, rng)
                     if opts[ch, KIND] == OPT_RUNE:
                         play_rune(t, pub, p, opts[ch, A], sid, prm, rng, opts, st, trace,
                                   False, season)
                 pub[STEP] = STEP_OFFER
-                n = offer_rows(t, pub, p, opts, hv)
-                ch = ask(sid, opts, n, pub, t, prm, rng)
+                n = offer_rows(t, pub, p, opts, hv, fuse, prm)
+                ch = 0 if fuse else ask(sid, opts, n, pub, t, prm, rng)
                 take_offer(t, pub, p, opts, ch, sid, prm, rng, hv, stack, rtops, st, trace,
                            season)
             start = 0
@@ -1333,17 +1372,22 @@ def play_game(t, n_players, seed, sids, params, out, g, scratch, trace, tracing)
                 pub[SEAT] = p
                 pub[OCCUPIED_OK] = 0
                 st[p, ST_TURNS] += 1
+                # fuse: a greedy seat's choice made as the table is built (put_offer,
+                # rune_rows); a trace records whole tables
+                fuse = sid == GREEDY and not tracing
                 if pub[player_at(p, P_N_RUNES)] > 0:
                     pub[STEP] = STEP_RUNE
-                    n = rune_rows(t, pub, p, opts)
-                    ch = ask(sid, opts, n, pub, t, prm, rg)
+                    n = rune_rows(t, pub, p, opts, fuse, prm)
+                    ch = 0 if fuse else ask(sid, opts, n, pub, t, prm, rg)
                     record_decision(trace, tracing, season, p, STEP_RUNE, opts, n, ch)
                     if opts[ch, KIND] == OPT_RUNE:
                         play_rune(t, pub, p, opts[ch, A], sid, prm, rg, opts, st, trace,
                                   tracing, season)
                 pub[STEP] = STEP_OFFER
-                n = offer_rows(t, pub, p, opts, hv)
-                if sid == ROLLOUT:
+                n = offer_rows(t, pub, p, opts, hv, fuse, prm)
+                if fuse:
+                    ch = 0
+                elif sid == ROLLOUT:
                     ch = rollout_offer(t, n_players, pub, opts, n, decks, discards, tops,
                                        new_starts, stack, rtops, prm, rg, trace)
                 else:
