@@ -364,16 +364,23 @@ def draw_runes(pub, p, k, stack, tops, st, trace, tracing, season):
 
 
 @njit(cache=True, inline="always")
+def taken_places(pub, sb):
+    """Spaces holding a marker on the card of the slot starting at pub[sb]. Counts over
+    all MAX_SPACES places (those past a card's spaces always hold -1: setup and every
+    season end clear them), so the loop has a fixed length and no exit to mispredict."""
+    taken = 0
+    for s in range(MAX_SPACES):
+        taken += 1 if pub[sb + S_OCC + s] >= 0 else 0
+    return taken
+
+
+@njit(cache=True, inline="always")
 def free_spaces(t, pub, i):
     """Free spaces of the card in slot i (0 for an empty slot)."""
     c = pub[slot_at(i, S_CARD)]
     if c < 0:
         return 0
-    free = 0
-    for s in range(t.card[c, CARD_N_SPACES]):
-        if pub[slot_at(i, S_OCC + s)] < 0:
-            free += 1
-    return free
+    return t.card[c, CARD_N_SPACES] - taken_places(pub, slot_at(i, 0))
 
 
 @njit(cache=True, inline="always")
@@ -514,18 +521,16 @@ def holdings(pub, p, n_col, hv):
     """Copy seat p's tokens into hv; returns (colours held, most held, colours at most)."""
     distinct = 0
     most = 0
-    ties = 0
     base = player_at(p, P_TOKENS)
-    for y in range(n_col):
+    for y in range(n_col):  # counts and maxima, not branches: holdings change every turn
         h = pub[base + y]
         hv[y] = h
-        if h > 0:
-            distinct += 1
-        if h > most:
-            most = h
-            ties = 1
-        elif h == most and h > 0:
-            ties += 1
+        distinct += 1 if h > 0 else 0
+        most = max(most, h)
+    ties = 0
+    if most > 0:
+        for y in range(n_col):
+            ties += 1 if hv[y] == most else 0
     return distinct, most, ties
 
 
@@ -634,10 +639,7 @@ def offer_rows(t, pub, p, opts, hv, fuse, w):
         crow = cd[c]
         n_sp = crow[CARD_N_SPACES]
         own = crow[CARD_COLOUR]
-        free = 0
-        for s in range(n_sp):
-            if pub[sb + S_OCC + s] < 0:
-                free += 1
+        free = n_sp - taken_places(pub, sb)
         for s in range(n_sp):
             occ = pub[sb + S_OCC + s]
             if occ >= 0 and not (occupied_ok and occ != p and pub[sb + S_OCC2 + s] < 0):
