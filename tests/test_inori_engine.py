@@ -80,7 +80,7 @@ def test_result_columns(ino):
 
 GREEDY_WEIGHTS = [
     (),
-    # runes worth nothing, tokens worth little: greedy plays no Rune tile, pays freely
+    # tokens, runes and costs worth nothing: no Rune tile beats playing none (both 0)
     ("greedy.token_weight=0", "greedy.rune_weight=0", "greedy.cost_weight=0"),
     ("greedy.token_weight=4", "greedy.rune_weight=0.5", "greedy.complete_weight=7",
      "greedy.cost_weight=3"),
