@@ -278,7 +278,8 @@ def per_game(frame: Frame) -> pl.DataFrame:
 def game_count(data: Data) -> int:
     """The number of games in the results."""
     src = source_of(data).games
-    frame = src.table(_query(src, cluster=None)).frame
+    # clustered by deal: a query with no groups and no cluster has no rows to hold the count
+    frame = src.table(_query(src)).frame
     return int(frame["_m"][0]) if frame.height else 0
 
 

@@ -266,8 +266,8 @@ def scorecard(targets: Targets, *, run_games: int, seat_advantage: pl.DataFrame,
         if failing:
             detail += f"Misses the target: {_listing(failing)}."
         elif unsure and needed is not None and math.isfinite(needed):
-            detail += (f"Undecided: {_listing(unsure)}. Deciding needs {_fmt_games(needed)} "
-                       f"(this run: {run_games:,}).")
+            detail += (f"Undecided: {_listing(unsure)}. Deciding it with 80% probability "
+                       f"needs {_fmt_games(needed)} (this run: {run_games:,}).")
         elif unsure:
             detail += (f"Undecided: {_listing(unsure)}. The estimate sits on the line, so more "
                        "games may never decide it.")

@@ -305,12 +305,88 @@ def report(run_dir: Path, out_dir: Path | None, targets: Path | None,
     """
     from simkit.sweep import read_sweep
 
+    if (run_dir / "value.json").is_file() and not (run_dir / "manifest.json").exists():
+        from reports.value import write_value_report
+
+        html, _ = write_value_report(run_dir)
+        click.echo(f"Wrote the value report {html}.")
+        return
     if run_dir.is_dir() and read_sweep(run_dir) is not None:
         if stronger is not None:
             raise SimkitError(f"--stronger: {run_dir} is a sweep; give a single run folder")
         _sweep_report(run_dir, out_dir, targets, set_targets)
         return
     _report(run_dir, out_dir, targets, set_targets, stronger)
+
+
+@main.command(context_settings=CONTEXT)
+@click.argument("game")
+@_lineup_options
+@click.option("--games", "n_games", type=int, default=20_000, show_default=True,
+              help="Games as configured (at most, with --precision); each is also played "
+                   "once per component valued.")
+@click.option("--out", "out_dir", type=click.Path(path_type=Path), required=True,
+              help="Folder for value.json, value.html, value.md and the CSV tables.")
+@click.option("--kind", "kinds", multiple=True,
+              help="Value only this component kind, e.g. --kind 'Recipe card' (repeatable).")
+@click.option("--component", "components", multiple=True, metavar="ID",
+              help="Value only this component (its id in the config; repeatable).")
+@click.option("--precision", type=float, default=None,
+              help="Play in rounds (10,000 games, doubling, up to --games) until every "
+                   "value interval is within this share, e.g. 0.01 = ±1 point.")
+@click.option("--threads", type=int, default=None, help="Numba threads (default: all cores).")
+@click.option("--chunk-size", type=int, default=20_000, show_default=True,
+              help="Games per saved chunk (results never depend on it).")
+@click.option("--force", is_flag=True, help="Replace a different value run already in --out.")
+@set_option
+@param_option
+@config_option
+def value(game: str, strategy_list: str, players: int, seed: int, n_games: int,
+          out_dir: Path, kinds: tuple[str, ...], components: tuple[str, ...],
+          precision: float | None, threads: int | None, chunk_size: int, force: bool,
+          overrides: tuple[str, ...], params: tuple[str, ...], config_path: str | None) -> None:
+    """What each component is worth: play the same deals with it neutralised.
+
+    Every deal is played as configured and once per component with that one component
+    neutralised (same shuffles and draws); a component's value is the win share its
+    players lose. Verdicts control the false discovery rate within each kind; an A/A
+    control row checks the method. Writes OUT/value.html. Resumable after an interrupt.
+    Example: simkit value carnuta --players 4 --strategies greedy --kind Card
+    --precision 0.01 --games 400000 --out runs/carnuta-value
+    """
+    from reports.value import write_value_report
+    from simkit import engine
+    from simkit import value as value_lib
+
+    spec = value_lib.ValueSpec(game, players, tuple(_split(strategy_list)), n_games, seed,
+                               overrides, params, config_path, kinds, components, precision)
+    if n_games < 1:
+        raise SimkitError(f"--games must be at least 1, not {n_games}")
+    p = value_lib.plan(spec)  # every input error before any game is played
+    engine.set_threads(threads)
+    value_lib.check_folder(out_dir, p, force)
+    per = len(p.interventions) + 1
+    label = (f"{game}: {len(value_lib.components(p)) - 1} components + A/A, "
+             f"{n_games:,} games x {per}")
+    with click.progressbar(length=n_games * per, label=label, file=sys.stderr,
+                           show_eta=True, show_percent=True) as bar:
+        result = value_lib.run(p, out_dir, chunk_size=chunk_size, force=force,
+                               progress=bar.update)
+    if result.get("skipped"):
+        click.echo(f"{out_dir} already holds this exact value run; nothing to do.")
+    else:
+        rate = result["kernel_games"] / max(result["elapsed_seconds"], 1e-9)
+        click.echo(f"Played {result['games']:,} deals-games x {per} in "
+                   f"{result['elapsed_seconds']:.1f} s ({rate:,.0f} games/s).")
+    if result.get("stopping"):
+        click.echo(f"--precision: {result['stopping']['reason']} after {result['games']:,} "
+                   "games.")
+    html, _ = write_value_report(out_dir)
+    from reports.value import verdict_lines
+
+    for line in verdict_lines(result):
+        click.echo(line)
+    click.echo(f"Wrote the value report {html}.")
 
 
 def _sweep_report(sweep_dir: Path, out_dir: Path | None = None, targets: Path | None = None,

@@ -146,7 +146,7 @@ def test_never_reads_hidden_orders(cn):
         pub[L.STEP] = L.STEP_ACTION
         pub[L.ACTIONS_LEFT] = 2 - case % 2  # a turn's first or second action
         n = K.action_options(t.card, t.rules[L.R_TAKE_CHOOSE], t.rules[L.R_FLIP_SOME], pub, 0,
-                             opts, caches[0], hass[0], ver, memo)
+                             opts, caches[0], hass[0], ver, memo, -1)
         hidden = _permute_hidden(scratch, rng)
         before = [a.copy() for a in (pub, opts, deck, discard, tops, counter)]
         choices = []

@@ -10,7 +10,7 @@ import pytest
 
 from reports import metrics
 from reports.metrics import Component
-from reports.stats import Z, games_needed, t975, welch, wilson
+from reports.stats import Z_POWER, Z, games_needed, t975, welch, wilson
 from tests.report_support import frame, random_frame
 
 
@@ -44,7 +44,7 @@ def test_t_quantiles_and_welch():
 
 def test_games_needed_scales_with_the_square():
     # half-width Z*se = 0.02 now, the line is 0.01 away: four times the games.
-    assert games_needed(1000, 0.02 / Z, 0.01) == pytest.approx(4000)
+    assert games_needed(1000, 0.02 / (Z + Z_POWER), 0.01) == pytest.approx(4000)
     assert games_needed(1000, 0.01, 0.0) == math.inf
 
 

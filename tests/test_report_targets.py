@@ -7,7 +7,7 @@ import math
 import polars as pl
 import pytest
 
-from reports.stats import Z
+from reports.stats import Z_POWER, Z
 from reports.targets import (
     DEFAULT_TARGETS,
     FAIL,
@@ -84,10 +84,11 @@ def test_judge_item_verdicts():
 
 
 def test_judge_estimates_the_games_needed():
-    # Interval half-width 0.02 now, 0.01 from the line: four times the games.
+    # Interval half-width 0.02 now, 0.01 from the line: four times the games for the
+    # interval to shrink to the line, ((Z + Z_POWER) / Z)^2 more to decide 80% of the time.
     verdict, needed, _ = judge([Item("a", 0.02, 0.0, 0.04), Item("b", 0.0, -0.01, 0.01)],
                                -0.03, 0.03, run_games=10_000)
-    assert verdict == UNSURE and needed == pytest.approx(40_000)
+    assert verdict == UNSURE and needed == pytest.approx(40_000 * ((Z + Z_POWER) / Z) ** 2)
     verdict, needed, results = judge([Item("a", 0.0, -0.01, 0.01), Item("b", 0.05, 0.04, 0.06),
                                       Item("c", 0.02, 0.0, 0.04)], -0.03, 0.03, 100)
     assert verdict == FAIL and needed is None
@@ -126,6 +127,6 @@ def test_scorecard_rows():
                         "game_length": FAIL}
     unsure = bad.filter(pl.col("metric") == "component_effect").row(0, named=True)
     se = 0.01 / (2 * Z)
-    assert unsure["games_needed"] == pytest.approx(1000 * (Z * se / 0.001) ** 2)
-    assert "Deciding needs about" in unsure["detail"]
+    assert unsure["games_needed"] == pytest.approx(1000 * ((Z + Z_POWER) * se / 0.001) ** 2)
+    assert "with 80% probability needs about" in unsure["detail"]
     assert "worst: seat 0 +6.0" in bad["estimate"][0]

@@ -232,6 +232,7 @@ def compile_tables(config: GameConfig) -> tuple[Tables, Names]:
         for i, x in enumerate(row["ingredients"]):
             card[c, L.CARD_MULT + i] = row["ingredients"].count(x)
     rules = np.zeros(L.N_RULES, np.int64)
+    rules[L.R_BAN_SEAT: L.R_BAN_TOKEN + 1] = -1  # no restricted play
     for index, value in (
         (L.R_N_ING_CARDS, n_cards),
         (L.R_N_TYPES, n_types),

@@ -114,6 +114,9 @@ from .layout import (
     P_TOKENS,
     POINTS,
     PUB_SIZE,
+    R_BAN_CARD,
+    R_BAN_SEAT,
+    R_BAN_TOKEN,
     R_END_CARDS,
     R_FINAL_TURNS,
     R_FLIP_SOME,
@@ -247,8 +250,10 @@ def sickle_rows(pub, p, opts, n):
 
 
 @njit_without_refcounts
-def action_options(cd, take_choose, flip_some, pub, p, opts, cache, has, ver, memo):
-    """The action step: take, play, take runes, flip runes, sickle; pass if no action."""
+def action_options(cd, take_choose, flip_some, pub, p, opts, cache, has, ver, memo,
+                   banned):
+    """The action step: take, play, take runes, flip runes, sickle; pass if no action.
+    Card `banned` (-1: none) is not offered to take (restricted play, `simkit value`)."""
     base = player_at(p, 0)
     sun = pub[base + P_SUN]
     moon = pub[base + P_MOON]
@@ -259,7 +264,7 @@ def action_options(cd, take_choose, flip_some, pub, p, opts, cache, has, ver, me
     # Take a Card: any of the 8 visible cards.
     for s in range(N_SLOTS):
         c = pub[DISPLAY + s]
-        if c < 0:
+        if c < 0 or c == banned:
             continue
         if cd[c, CARD_KIND] != SALT:
             col = cd[c, CARD_ING]
@@ -322,6 +327,18 @@ def action_options(cd, take_choose, flip_some, pub, p, opts, cache, has, ver, me
     return sickle_rows(pub, p, opts, n)
 
 
+@njit(cache=True, inline="always")
+def banned_card(t, s):
+    """The card seat s may not take (restricted play), or -1."""
+    return t.rules[R_BAN_CARD] if s == t.rules[R_BAN_SEAT] else -1
+
+
+@njit(cache=True, inline="always")
+def banned_token(t, s):
+    """The Bonus Ingredient token seat s may not take (restricted play), or -1."""
+    return t.rules[R_BAN_TOKEN] if s == t.rules[R_BAN_SEAT] else -1
+
+
 @njit_without_refcounts
 def discard_options(cd, pub, p, opts, cache, has, ver, memo):
     """End of turn, over the hand limit: one row per card in hand."""
@@ -348,14 +365,15 @@ def discard_options(cd, pub, p, opts, cache, has, ver, memo):
 
 
 @njit_without_refcounts
-def token_options(cd, pub, p, opts, cache, has, ver):
-    """A bonus space: one row per Bonus Ingredient token type in the centre."""
+def token_options(cd, pub, p, opts, cache, has, ver, banned):
+    """A bonus space: one row per Bonus Ingredient token type in the centre, but `banned`
+    (-1: none; restricted play, `simkit value`)."""
     n = 0
     if ver[p, 1] != ver[p, 0]:  # seat p's tableau changed since its gain table was built
         gain_table(cd, pub, p, cache, has)
         ver[p, 1] = ver[p, 0]
     for x in range(has.shape[0]):
-        if pub[TOKENS + x] > 0:
+        if pub[TOKENS + x] > 0 and x != banned:
             set_row(opts, n, OPT_TOKEN, x, -1, -1, cache[x, 1], 0, 0, 0)
             n += 1
     return n
@@ -594,7 +612,7 @@ def playout_turn(t, pub, s, phase, sid, prm, rng, deck, discard, tops, counter, 
         pub[STEP] = STEP_ACTION
         while pub[ACTIONS_LEFT] > 0:
             n = action_options(cd, take_choose, flip_some, pub, s, opts, caches[s], hass[s],
-                               ver, memo)
+                               ver, memo, banned_card(t, s))
             ch = ask(sid, opts, n, pub, t, prm, rng)
             apply_action(t, pub, s, opts, ch, deck, discard, tops, rng, ver)
         pub[STEP] = STEP_END
@@ -623,7 +641,7 @@ def playout_turn(t, pub, s, phase, sid, prm, rng, deck, discard, tops, counter, 
             if pub[base + P_OPEN] < t.rules[R_SPACES]:
                 pub[base + P_OPEN] += 1
         for _ in range(t.track[lv, 1]):
-            n = token_options(cd, pub, s, opts, caches[s], hass[s], ver)
+            n = token_options(cd, pub, s, opts, caches[s], hass[s], ver, banned_token(t, s))
             if n == 0:
                 break
             ch = ask(sid, opts, n, pub, t, prm, rng)
@@ -826,7 +844,7 @@ def play_game(t, n_players, seed, sids, params, out, g, scratch, trace, tracing)
             pub[ACTIONS_LEFT] = 2
             while pub[ACTIONS_LEFT] > 0:
                 n = action_options(cd, take_choose, flip_some, pub, s, opts, caches[s], hass[s],
-                                   ver, memo)
+                                   ver, memo, banned_card(t, s))
                 if sid == ROLLOUT:
                     ch = rollout_action(t, n_players, pub, opts, n, deck, discard, tops,
                                         counter, prm, rg)
@@ -948,7 +966,7 @@ def play_game(t, n_players, seed, sids, params, out, g, scratch, trace, tracing)
                             record_event(trace, tracing, rnd, EV_PADLOCK, s, pub[base + P_OPEN],
                                          lv, 0)
                 for _ in range(t.track[lv, 1]):
-                    n = token_options(cd, pub, s, opts, caches[s], hass[s], ver)
+                    n = token_options(cd, pub, s, opts, caches[s], hass[s], ver, banned_token(t, s))
                     if n == 0:
                         break
                     ch = ask(sid, opts, n, pub, t, prm, rg)

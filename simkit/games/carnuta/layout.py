@@ -112,7 +112,11 @@ N_CARD_COLS = 18
 (R_N_ING_CARDS, R_N_TYPES, R_SPACES, R_PADLOCKED, R_START_SUN, R_START_MOON, R_SICKLES,
  R_HAND_LIMIT, R_TOP, R_END_CARDS, R_FLIP_SOME, R_TAKE_CHOOSE, R_FINAL_TURNS, R_START_COUNTS,
  R_SICKLE_AFTER, R_TIE_BEST, R_MAX_ROUNDS) = range(17)
-N_RULES = 17
+# Restricted play, for `simkit value` (simkit/games/carnuta/interventions.py): seat
+# R_BAN_SEAT may not take card R_BAN_CARD from the display nor Bonus Ingredient token
+# R_BAN_TOKEN (-1: none). The rule text has no such rule; the config always sets -1.
+R_BAN_SEAT, R_BAN_CARD, R_BAN_TOKEN = 17, 18, 19
+N_RULES = 20
 
 # Trace of one game (buffers: simkit/kernels.py); the decision kind recorded is the step.
 # Events: [round, event, seat, a, b, c]

@@ -156,7 +156,8 @@ def compile_tables(config: GameConfig) -> tuple[Tables, Names]:
             if unknown:
                 raise r.error(f"{rkey}.{sorted(unknown)[0]}", None,
                               "unknown key; use ingredients, colours, bonus")
-            recipe_bonus[c, j] = r.int("bonus", 1, 100, recipe, f"{rkey}.bonus")
+            # 0: a recipe worth nothing (how `simkit value` blanks a card)
+            recipe_bonus[c, j] = r.int("bonus", 0, 100, recipe, f"{rkey}.bonus")
             for part, names, target in (("ingredients", ids, recipe_types),
                                         ("colours", colours, recipe_colours)):
                 need = recipe.get(part, {})
@@ -222,6 +223,7 @@ def compile_tables(config: GameConfig) -> tuple[Tables, Names]:
     rules[L.RU_END_EMPTY] = r.choice("options.end_trigger", END_TRIGGERS) == "deck_empty"
     rules[L.RU_MAX_ROUNDS] = r.int("options.max_rounds", 1, 10_000)
     rules[L.RU_CAP: L.RU_CAP + len(caps)] = caps
+    rules[L.RU_BAN_SEAT: L.RU_BAN_TYPE + 1] = -1  # no restricted play
     rules[L.RU_SUPPLY: L.RU_SUPPLY + L.MAX_PLAYERS + 1] = supply_size
     tables = Tables(types=types, witch=witch, recipe=recipe, rules=rules,
                     deck=np.array(deck, np.int64))

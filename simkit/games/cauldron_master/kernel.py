@@ -69,6 +69,9 @@ from .layout import (
     RECIPE,
     REVEALED,
     ROUND,
+    RU_BAN_SEAT,
+    RU_BAN_TYPE,
+    RU_BAN_WITCH,
     RU_CAP,
     RU_CAULDRONS,
     RU_COLOURS,
@@ -214,10 +217,11 @@ def recipe_points(t, pub, p, k, extra, counts, size):
 def witch_options(t, pub, p, opts, rem, offer):
     """Phase 1 options for seat p: each witch in hand, with what it could take right now."""
     n_offer = 0  # types in the supply, most valuable first (branch-free: fewer mispredictions)
+    banned = t.rules[RU_BAN_TYPE] if p == t.rules[RU_BAN_SEAT] else -1
     for i in range(t.types.shape[0]):
         x = t.types[i, TY_ORDER]
         offer[n_offer] = x
-        n_offer += pub[SUPPLY + x] > 0
+        n_offer += (pub[SUPPLY + x] > 0) & (x != banned)
     free = 0
     for k in range(t.rules[RU_CAULDRONS]):
         free += t.rules[RU_CAP + k] - pub[fill_at(p, k)]
@@ -228,6 +232,8 @@ def witch_options(t, pub, p, opts, rem, offer):
         for c in range(t.rules[RU_COLOURS]):
             rem[c] = t.witch[w, WI_LIMIT + c]
         limit = min(t.witch[w, WI_MAX], free)
+        if p == t.rules[RU_BAN_SEAT] and w == t.rules[RU_BAN_WITCH]:
+            limit = 0  # blanked for this seat (restricted play): it takes nothing
         taken = 0
         value = 0
         for i in range(n_offer):
@@ -255,10 +261,14 @@ def card_options(t, pub, p, w, opts, counts, offer):
     """Phase 3 options for seat p playing witch w: each (cauldron, ingredient) it may take."""
     n = 0
     n_offer = 0  # types in the supply that this witch may still take (branch-free)
+    banned = t.rules[RU_BAN_TYPE] if p == t.rules[RU_BAN_SEAT] else -1
+    if p == t.rules[RU_BAN_SEAT] and w == t.rules[RU_BAN_WITCH]:
+        banned = -2  # a blanked witch takes nothing (below, every type is left out)
     for x in range(t.types.shape[0]):
         c = t.types[x, TY_COLOUR]
         offer[n_offer] = x
-        n_offer += (pub[SUPPLY + x] > 0) & (pub[TAKEN + c] < t.witch[w, WI_LIMIT + c])
+        n_offer += ((pub[SUPPLY + x] > 0) & (pub[TAKEN + c] < t.witch[w, WI_LIMIT + c])
+                    & (x != banned) & (banned != -2))
     if pub[PICKS_LEFT] > 0 and n_offer > 0:
         for k in range(t.rules[RU_CAULDRONS]):
             fill = pub[fill_at(p, k)]
@@ -292,6 +302,13 @@ def card_options(t, pub, p, w, opts, counts, offer):
             opts[n, col] = 0
         n += 1
     return n
+
+
+@njit_without_refcounts
+def take_witches_back(t, pub, s):
+    """Seat s takes every witch into hand (at setup, and once all have been used)."""
+    for w in range(t.witch.shape[0]):
+        pub[hand_at(s, w)] = 1
 
 
 @njit_without_refcounts
@@ -418,8 +435,7 @@ def playout(t, n_players, pub, deck, top, potions, seat, first_witch, horizon, r
             for w in range(n_witches):
                 held += pub[hand_at(s, w)]
             if held == 0:
-                for w in range(n_witches):
-                    pub[hand_at(s, w)] = 1
+                take_witches_back(t, pub, s)
         if played >= t.rules[RU_MAX_ROUNDS] or (horizon > 0 and rounds >= horizon):
             break
         rnd = played
@@ -523,8 +539,7 @@ def play_game(t, n_players, seed, sids, params, out, g, scratch, trace, tracing)
         pub[RECIPE + s] = recipe_deck[s]
         out[5][g, s] = recipe_deck[s]
         record_event(trace, tracing, 0, EV_SETUP, s, recipe_deck[s], 0, 0)
-        for w in range(n_witches):
-            pub[hand_at(s, w)] = 1
+        take_witches_back(t, pub, s)
 
     rnd = 0
     while True:
@@ -630,8 +645,7 @@ def play_game(t, n_players, seed, sids, params, out, g, scratch, trace, tracing)
             for w in range(n_witches):
                 held += pub[hand_at(s, w)]
             if held == 0:  # every witch used: all go back to hand
-                for w in range(n_witches):
-                    pub[hand_at(s, w)] = 1
+                take_witches_back(t, pub, s)
         if played >= t.rules[RU_MAX_ROUNDS]:
             record_event(trace, tracing, rnd, EV_END, -2, 0, 0, 0)
             break

@@ -114,4 +114,10 @@ RE_COLS = RE_COLOURS + MAX_COLOURS
  RU_MAX_ROUNDS) = range(7)
 RU_CAP = 7  # cauldron capacities (MAX_CAULDRONS)
 RU_SUPPLY = RU_CAP + MAX_CAULDRONS  # supply size by player count (MAX_PLAYERS + 1)
-RU_SIZE = RU_SUPPLY + MAX_PLAYERS + 1
+# Restricted play, for `simkit value` (simkit/games/cauldron_master/interventions.py):
+# for seat RU_BAN_SEAT, witch RU_BAN_WITCH takes no cards (it is still held and played,
+# so the hand cycles as usual) and ingredient RU_BAN_TYPE may not be taken (-1: none).
+# The rule text has no such rule; the config always sets -1.
+RU_BAN_SEAT = RU_SUPPLY + MAX_PLAYERS + 1
+RU_BAN_WITCH, RU_BAN_TYPE = RU_BAN_SEAT + 1, RU_BAN_SEAT + 2
+RU_SIZE = RU_BAN_TYPE + 1

@@ -1,0 +1,403 @@
+"""`simkit value`: what each component is worth, by intervention on the same deals.
+
+Every deal is played as configured and once per intervention (`simkit/interventions.py`),
+with the same seed, so the random streams stay in step. Per intervention and deal the
+integer totals of the touched seats' paired differences are kept (`simkit/causal.py`), a
+chunk of games at a time: an interrupted run resumes without losing or repeating games, and
+the result is the same whatever the chunk size or thread count.
+
+Cost: (interventions + 2) x games kernel games (the configured game, the A/A control on
+fresh deals, and one variant per intervention). With `precision`, games are played in
+rounds (10,000, then doubling, up to `games`) until every value interval is that narrow,
+each look k judged at level 1 - 0.05/(k(k+1)) (`simkit/stopping.py`).
+"""
+
+from __future__ import annotations
+
+import importlib
+import math
+import os
+import shlex
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import polars as pl
+
+from simkit import causal
+from simkit.engine import Prepared, RunSpec, option_args, prepare
+from simkit.errors import ConfigError, SimkitError
+from simkit.interventions import Intervention, a_a
+from simkit.results import missing_ranges, read_json, versions, write_json
+from simkit.rng import py_mix64
+from simkit.stopping import METHOD, look_z, schedule
+from simkit.summary import win_scale
+
+VALUE_FILE = "value.json"  # the finished result (its presence marks a finished run)
+PARTIAL_FILE = "value.partial.json"  # identity of an unfinished run
+DEALS_FILE = "value_deals.npz"  # per-intervention, per-deal totals of the whole run
+TABLE_FILE = "value.csv"
+CHUNK_DIR = "value_chunks.partial"
+FIELDS = ("m", "wp", "wn", "s", "b")
+FIRST_LOOK = 10_000
+AA_SEED_SALT = 0xA5A5_0F0F_C3C3_3C3C  # the A/A control's deals: another seed entirely
+
+
+@dataclass(frozen=True)
+class ValueSpec:
+    """Everything that determines a value run's results."""
+
+    game: str
+    players: int
+    strategies: tuple[str, ...]
+    games: int
+    seed: int
+    overrides: tuple[str, ...] = ()
+    params: tuple[str, ...] = ()
+    config_path: str | None = None
+    kinds: tuple[str, ...] = ()  # component kinds to value (default: all)
+    components: tuple[str, ...] = ()  # component keys to value (default: all)
+    precision: float | None = None  # stop once every value interval is this narrow
+
+    def command(self, out: str) -> str:
+        parts = ["simkit", "value", self.game, "--players", str(self.players), "--strategies",
+                 ",".join(self.strategies), "--games", str(self.games), "--seed",
+                 str(self.seed), "--out", out]
+        for k in self.kinds:
+            parts += ["--kind", k]
+        for c in self.components:
+            parts += ["--component", c]
+        if self.precision is not None:
+            parts += ["--precision", f"{self.precision:g}"]
+        return shlex.join(parts + option_args(self.config_path, self.overrides, self.params,
+                                              None))
+
+
+@dataclass
+class ValuePlan:
+    """A validated value run: the configured game, and one compiled variant per
+    intervention (the A/A control first)."""
+
+    spec: ValueSpec
+    base: Prepared
+    interventions: list[Intervention]
+    variants: list[Any] = field(default_factory=list)  # compiled rules, one per intervention
+
+    @property
+    def rotation(self) -> int:
+        return self.spec.players if self.base.lineup.rotate else 1
+
+
+def interventions_of(game: Any, config: Any, compiled: Any,
+                     players: int) -> tuple[list[Intervention], dict[str, str]]:
+    """A game's interventions and why each kind is changed as it is."""
+    try:
+        mod = importlib.import_module(f"simkit.games.{game.module}.interventions")
+    except ModuleNotFoundError:
+        raise SimkitError(f"{game.title} has no interventions yet: `simkit value` cannot "
+                          "value its components") from None
+    return mod.interventions(config, compiled, players), dict(mod.WHY)
+
+
+def plan(spec: ValueSpec) -> ValuePlan:
+    """Validate a value run before any game is played (one line per problem)."""
+    if spec.precision is not None and not 0 < spec.precision < 1:
+        raise SimkitError(f"--precision must be between 0 and 1 (a share, e.g. 0.01 for "
+                          f"1 point), not {spec.precision}")
+    base = prepare(RunSpec(spec.game, spec.players, spec.strategies, spec.games, spec.seed,
+                           spec.overrides, spec.params, spec.config_path))
+    found, _ = interventions_of(base.game, base.config, base.compiled, spec.players)
+    kinds = list(dict.fromkeys(i.kind for i in found))
+    for k in spec.kinds:
+        if k not in kinds:
+            raise SimkitError(f"--kind {k!r}: {base.game.title} has no such component kind; "
+                              f"known kinds: {', '.join(kinds)}")
+    keys = {i.key for i in found if not spec.kinds or i.kind in spec.kinds}
+    for c in spec.components:
+        if c not in keys:
+            raise SimkitError(f"--component {c!r}: no such component"
+                              f"{' of kind ' + '/'.join(spec.kinds) if spec.kinds else ''}; "
+                              f"known: {', '.join(sorted(keys))}")
+    chosen = [i for i in found if (not spec.kinds or i.kind in spec.kinds)
+              and (not spec.components or i.key in spec.components)]
+    chosen = [a_a()] + chosen
+    p = ValuePlan(spec, base, chosen)
+    for iv in chosen:
+        if iv.fresh_deals:
+            p.variants.append(base.compiled)
+            continue
+        if iv.patch is not None:
+            p.variants.append(iv.patch(base.compiled))
+            continue
+        try:
+            config = base.game.load_config(spec.overrides + iv.sets,
+                                           Path(spec.config_path) if spec.config_path else None)
+            p.variants.append(base.game.compile(config))
+        except ConfigError as exc:
+            raise SimkitError(f"{iv.label}: the game cannot be played with this component "
+                              f"neutralised ({'; '.join(iv.sets)}): {exc}") from None
+    return p
+
+
+def identity(p: ValuePlan) -> dict[str, Any]:
+    return {"game": p.spec.game, "players": p.spec.players,
+            "strategies": list(p.base.lineup.names),
+            "params": list(p.base.lineup.resolved_params), "games": p.spec.games,
+            "seed": p.spec.seed, "config_hash": p.base.config.hash,
+            "interventions": [[i.kind, i.key, list(i.sets), i.seat] for i in p.interventions],
+            "precision": p.spec.precision}
+
+
+def play_chunk(p: ValuePlan, first: int, n: int,
+               tick: Callable[[int], None] | None = None) -> dict[str, np.ndarray]:
+    """Per-deal totals (FIELDS -> int64[interventions, deals]) of games first..first+n-1."""
+    game, lineup, seed = p.base.game, p.base.lineup, p.spec.seed
+    scale = win_scale(p.spec.players)
+    base = game.simulate(p.base.compiled, lineup, seed, first, n)
+    if tick:
+        tick(n)
+    deal = (np.arange(n) // p.rotation)[:, None]
+    n_deals = -(-n // p.rotation)
+    bw = np.rint(np.asarray(base["win_share"], np.float64) * scale).astype(np.int64)
+    bs = np.asarray(base["score"], np.int64)
+    out = {f: np.zeros((len(p.interventions), n_deals), np.int64) for f in FIELDS}
+    cols = dict(base) | {"_first_game": np.int64(first)}
+    for i, (iv, compiled) in enumerate(zip(p.interventions, p.variants, strict=True)):
+        vseed = py_mix64(seed ^ AA_SEED_SALT) if iv.fresh_deals else seed
+        var = game.simulate(compiled, lineup, vseed, first, n)
+        touched = np.asarray(iv.touched(cols), bool)
+        vw = np.rint(np.asarray(var["win_share"], np.float64) * scale).astype(np.int64)
+        vs = np.asarray(var["score"], np.int64)
+        d = np.broadcast_to(deal, touched.shape)[touched]
+        out["m"][i] = np.bincount(d, minlength=n_deals)
+        diff = (bw - vw)[touched]
+        out["wp"][i] = np.bincount(d, np.maximum(diff, 0), minlength=n_deals).round()
+        out["wn"][i] = np.bincount(d, np.maximum(-diff, 0), minlength=n_deals).round()
+        out["s"][i] = np.bincount(d, (bs - vs)[touched], minlength=n_deals).round()
+        out["b"][i] = np.bincount(d, bw[touched], minlength=n_deals).round()
+        if tick:
+            tick(n)
+    return out
+
+
+def measure(p: ValuePlan, games: int | None = None, chunk_size: int = 20_000) -> pl.DataFrame:
+    """The value table of games 0..games-1, in memory (no folder, no resume)."""
+    games = p.spec.games if games is None else games
+    step = max(p.rotation, chunk_size // p.rotation * p.rotation)
+    parts = [play_chunk(p, first, min(step, games - first)) for first in range(0, games, step)]
+    totals = {f: np.concatenate([t[f] for t in parts], axis=1) for f in FIELDS}
+    return table(p, totals)
+
+
+def _chunk_file(out: Path, first: int, n: int) -> Path:
+    return out / CHUNK_DIR / f"value-{first:012d}-{n:09d}.npz"
+
+
+def _finished(out: Path) -> list[tuple[int, int]]:
+    folder = out / CHUNK_DIR
+    if not folder.is_dir():
+        return []
+    found = []
+    for f in folder.glob("value-*-*.npz"):
+        _, first, n = f.stem.split("-")
+        found.append((int(first), int(n)))
+    return sorted(found)
+
+
+def _save_chunk(out: Path, first: int, n: int, totals: dict[str, np.ndarray]) -> None:
+    final = _chunk_file(out, first, n)
+    final.parent.mkdir(exist_ok=True)
+    tmp = final.with_name(final.name + ".tmp")
+    with open(tmp, "wb") as fh:
+        np.savez(fh, **totals)
+    os.replace(tmp, final)
+
+
+def _load(files: Sequence[Path], k: int) -> dict[str, np.ndarray]:
+    parts: dict[str, list[np.ndarray]] = {f: [] for f in FIELDS}
+    for path in files:
+        with np.load(path) as z:
+            for f in FIELDS:
+                parts[f].append(z[f])
+    return {f: (np.concatenate(parts[f], axis=1) if parts[f] else np.zeros((k, 0), np.int64))
+            for f in FIELDS}
+
+
+def components(p: ValuePlan) -> list[list[int]]:
+    """Indices of the interventions of each component, in order (a restricted-play
+    component has one variant per seat; their rows are pooled)."""
+    groups: dict[tuple[str, str], list[int]] = {}
+    for i, iv in enumerate(p.interventions):
+        groups.setdefault((iv.kind, iv.key), []).append(i)
+    return list(groups.values())
+
+
+def table(p: ValuePlan, totals: dict[str, np.ndarray]) -> pl.DataFrame:
+    """The value table of these totals: one row per component (seats pooled)."""
+    groups = components(p)
+    pooled = {f: np.stack([totals[f][g].sum(axis=0) for g in groups]) for f in FIELDS}
+    first = [p.interventions[g[0]] for g in groups]
+    return causal.estimate([i.kind for i in first], [i.key for i in first],
+                           [i.name for i in first], pooled, win_scale(p.spec.players),
+                           [i.fresh_deals for i in first])
+
+
+def check_folder(out: Path, p: ValuePlan, force: bool) -> str:
+    """"new", "resume" or "done"; refuses a folder holding anything else unless `force`."""
+    if not out.exists():
+        return "new"
+    if not out.is_dir():
+        raise SimkitError(f"--out {out}: exists and is not a folder")
+    try:
+        done, partial = read_json(out / VALUE_FILE), read_json(out / PARTIAL_FILE)
+    except (ValueError, UnicodeDecodeError):
+        raise SimkitError(f"--out {out}: its {VALUE_FILE} or {PARTIAL_FILE} is not valid "
+                          "JSON; choose another folder or remove the file") from None
+    mine = identity(p)
+    if done is not None and done.get("identity") == mine:
+        return "done"
+    if partial is not None and partial.get("identity") == mine:
+        return "resume"
+    held = done or partial
+    if held is not None and not force:
+        raise SimkitError(f"--out {out} already holds another value run "
+                          f"({held.get('command', '?')}); choose another folder or pass "
+                          "--force to replace it")
+    if held is None and any(out.iterdir()):
+        raise SimkitError(f"--out {out} is not empty and holds no simkit value run; "
+                          "choose another folder")
+    return "new"
+
+
+def _clear(out: Path) -> None:
+    """Remove only what a value run writes (never follows a symlinked folder)."""
+    for name in (VALUE_FILE, PARTIAL_FILE, DEALS_FILE, TABLE_FILE, "value.html", "value.md"):
+        (out / name).unlink(missing_ok=True)
+    tables = out / "value_tables"
+    if tables.is_dir() and not tables.is_symlink():
+        for f in tables.glob("value_*.csv"):
+            f.unlink()
+        if not any(tables.iterdir()):
+            tables.rmdir()
+    folder = out / CHUNK_DIR
+    if folder.is_symlink():
+        folder.unlink()
+    elif folder.is_dir():
+        for f in folder.glob("value-*"):
+            f.unlink()
+        folder.rmdir()
+
+
+def run(p: ValuePlan, out: Path, chunk_size: int = 20_000, force: bool = False,
+        progress: Callable[[int], None] | None = None) -> dict[str, Any]:
+    """Play the value run into `out`; returns the result (also written to value.json)."""
+    if chunk_size < 1:
+        raise SimkitError(f"--chunk-size must be at least 1, not {chunk_size}")
+    chunk_size = max(p.rotation, chunk_size // p.rotation * p.rotation)
+    state = check_folder(out, p, force)
+    if state == "done":
+        result = read_json(out / VALUE_FILE) or {}
+        return result | {"skipped": True}
+    spec = p.spec
+    command = spec.command(str(out))
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        if state == "new":
+            _clear(out)
+            write_json(out / PARTIAL_FILE, {"identity": identity(p), "command": command})
+    except OSError as exc:
+        raise SimkitError(f"--out {out}: cannot write there ({exc.strerror})") from None
+    started = time.perf_counter()
+    k = len(p.interventions)
+    per_game = k + 1  # kernel games per configured game
+    if progress is not None:
+        progress(sum(n for _, n in _finished(out)) * per_game)
+    looks = (schedule(spec.games, max(FIRST_LOOK // p.rotation * p.rotation, p.rotation))
+             if spec.precision is not None else [spec.games])
+    stopping = None
+    try:
+        for look, upto in enumerate(looks, start=1):
+            todo = [(first, min(chunk_size, g0 + gn - first))
+                    for g0, gn in missing_ranges(_finished(out), upto)
+                    for first in range(g0, g0 + gn, chunk_size)]
+            for first, n in todo:
+                _save_chunk(out, first, n, play_chunk(p, first, n, progress))
+            if spec.precision is not None:
+                chunks = [c for c in _finished(out) if c[0] < upto]
+                t = table(p, _load([_chunk_file(out, *c) for c in chunks], k))
+                half = causal.half_width(t) * look_z(look) / causal.Z
+                stopping = {"method": METHOD, "rule": f"precision={spec.precision:g}",
+                            "looks": look, "widest_half_width": half,
+                            "max_games": spec.games}
+                if half <= spec.precision:
+                    stopping["reason"] = (f"every value interval within "
+                                          f"±{spec.precision * 100:g} points")
+                    break
+                stopping["reason"] = (f"reached --games; widest interval ±{half * 100:.2f} "
+                                      "points")
+        chunks = _finished(out)
+        played = max((f + n for f, n in chunks), default=0)
+        chunks = [c for c in chunks if c[0] < played]
+        totals = _load([_chunk_file(out, *c) for c in chunks], k)
+        t = table(p, totals)
+        tmp = out / (DEALS_FILE + ".partial")
+        with open(tmp, "wb") as fh:
+            np.savez_compressed(fh, **totals)
+        os.replace(tmp, out / DEALS_FILE)
+        t.write_csv(out / TABLE_FILE)
+    except OSError as exc:
+        raise SimkitError(f"--out {out}: cannot write results ({exc.strerror}); every "
+                          "finished chunk is kept: rerun the same command to resume") from None
+    _, why = interventions_of(p.base.game, p.base.config, p.base.compiled,
+                              spec.players)
+    result = {
+        "kind": "value",
+        "game": p.base.game.name, "title": p.base.game.title,
+        "identity": identity(p), "command": command,
+        "players": spec.players,
+        "strategies": [{"seat": s, "name": n, "params": prm} for s, (n, prm) in
+                       enumerate(zip(p.base.lineup.names, p.base.lineup.resolved_params,
+                                     strict=True))],
+        "rotation": p.base.lineup.rotate, "seed": spec.seed,
+        "games": played, "deals": int(totals["m"].shape[1]),
+        "kernel_games": played * per_game,
+        "stopping": stopping,
+        "config": {"source": p.base.config.source, "hash": p.base.config.hash,
+                   "overrides": list(spec.overrides),
+                   "placeholders": p.base.config.placeholders()},
+        "interventions": [{"kind": i.kind, "key": i.key, "name": i.name, "sets": list(i.sets),
+                           "withheld_from_seat": i.seat, "a_a": i.fresh_deals}
+                          for i in p.interventions],
+        "why": why,
+        "method": {"estimate": "paired difference per touched seat, as configured minus "
+                               "neutralised, on the same deals",
+                   "interval": "95%, cluster-robust over deals (linearised ratio)",
+                   "multiplicity": f"Benjamini-Hochberg within each kind, FDR "
+                                   f"{causal.FDR:g}, on the difference from the kind's "
+                                   "average"},
+        "table": t.to_dicts(),
+        "elapsed_seconds": round(time.perf_counter() - started, 3),
+        "versions": versions(),
+        "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+    }
+    result = json_safe(result)
+    write_json(out / VALUE_FILE, result)
+    (out / PARTIAL_FILE).unlink(missing_ok=True)
+    for f in _finished(out):
+        _chunk_file(out, *f).unlink()
+    (out / CHUNK_DIR).rmdir()
+    return result
+
+
+def json_safe(x: Any) -> Any:
+    """NaN and infinities as None (JSON has neither)."""
+    if isinstance(x, float):
+        return x if math.isfinite(x) else None
+    if isinstance(x, dict):
+        return {k: json_safe(v) for k, v in x.items()}
+    if isinstance(x, list):
+        return [json_safe(v) for v in x]
+    return x
