@@ -19,6 +19,9 @@ from reports.hooks import Context, GameHooks, hooks_for
 from reports.load import Run
 from reports.source import MissingQuery
 from reports.targets import Targets, scorecard
+from reports.value import frame_of as value_frame
+from reports.value import sections as value_sections
+from reports.value import value_for
 
 
 @dataclass
@@ -126,8 +129,10 @@ def build(run: Run, targets: Targets, hooks: GameHooks | None = None,
     margin = metrics.summary(src.games, "margin")
     missing: list[str] = []
     components = components_of(run, hooks, ctx, missing)
+    value, value_note = value_for(run.path, run.manifest)
+    causal = value_frame(value) if value is not None else None
     card = scorecard(targets, run_games=run_games, seat_advantage=seats, components=components,
-                     tie_rate=ties, game_length=length, seat_label=label)
+                     tie_rate=ties, game_length=length, seat_label=label, causal=causal)
 
     sections = [
         _winners(by_strategy, by_seat, fair, n),
@@ -135,9 +140,11 @@ def build(run: Run, targets: Targets, hooks: GameHooks | None = None,
         _scores(src, label, by_strategy, by_seat),
         _endings(src.games, ties, length, margin, hooks.length_unit),
     ]
+    if value is not None:
+        sections += value_sections(value)
     if components.height:
         sections.append(_components(components, _target(targets, "component_effect",
-                                                        "max_points")))
+                                                        "max_points"), value_note))
     if other is not None:
         from reports.stronger import stronger_section  # it reuses this module's helpers
 
@@ -178,7 +185,7 @@ def build(run: Run, targets: Targets, hooks: GameHooks | None = None,
     versions = m.get("versions") or {}
     footer = [("Created", str(m.get("created", "?"))),
               ("Versions", ", ".join(f"{k} {v}" for k, v in versions.items()) or "?")]
-    findings = _findings(by_strategy, seats, ties, components, fair, n)
+    findings = _findings(by_strategy, seats, ties, components, fair, n, causal)
     return Report(title=f"{m['title']}: balance report",
                   subtitle=f"{m['games']:,} simulated games with {n} players",
                   facts=facts, command=str(m["command"]), placeholders=shown,
@@ -187,7 +194,8 @@ def build(run: Run, targets: Targets, hooks: GameHooks | None = None,
 
 
 def _findings(by_strategy: pl.DataFrame, seats: pl.DataFrame, ties: pl.DataFrame,
-              components: pl.DataFrame, fair: float, n: int) -> list[str]:
+              components: pl.DataFrame, fair: float, n: int,
+              causal: pl.DataFrame | None = None) -> list[str]:
     out = []
     best = by_strategy.sort("win_share", descending=True).row(0, named=True)
     if by_strategy.height > 1:
@@ -204,14 +212,34 @@ def _findings(by_strategy: pl.DataFrame, seats: pl.DataFrame, ties: pl.DataFrame
     t = ties.row(0, named=True)
     out.append(f"Shared wins: {_pct(t['tie_rate'])} of games "
                f"[{_pct(t['tie_rate_lo'])}, {_pct(t['tie_rate_hi'])}].")
+    if causal is not None and causal.filter(~pl.col("a_a")).height:
+        top = (causal.filter(~pl.col("a_a") & pl.col("vs_average").is_not_nan())
+               .with_columns(size=pl.col("vs_average").abs()).sort("size", descending=True))
+        if top.height:
+            r = top.row(0, named=True)
+            out.append(f"Largest component effect (causal): {r['name']} "
+                       f"({r['kind'].lower()}) is worth {_pts(r['vs_average'])} points of win "
+                       f"share against the average {r['kind'].lower()} "
+                       f"[{_pts(r['vs_average_lo'])}, {_pts(r['vs_average_hi'])}]; "
+                       f"{r['verdict']}.")
+            return out
     if components.height:
         compared = components.filter(pl.col("compared"))
         if compared.height:
             top = compared.with_columns(size=pl.col("effect").abs()).sort(
                 "size", descending=True).row(0, named=True)
-            out.append(f"Largest component effect: {top['name']} ({top['kind'].lower()}), "
-                       f"{_pts(top['effect'])} points of win share for players who "
-                       f"{top['verb']} it [{_pts(top['effect_lo'])}, {_pts(top['effect_hi'])}].")
+            if top["dealt"]:
+                out.append(f"Largest component effect: {top['name']} "
+                           f"({top['kind'].lower()}, dealt at random: it makes you win more), "
+                           f"{_pts(top['effect'])} points of win share for players who "
+                           f"{top['verb']} it [{_pts(top['effect_lo'])}, "
+                           f"{_pts(top['effect_hi'])}].")
+            else:
+                out.append(f"Largest component association: players who {top['verb']} "
+                           f"{top['name']} ({top['kind'].lower()}) won {_pts(top['effect'])} "
+                           f"points more [{_pts(top['effect_lo'])}, {_pts(top['effect_hi'])}]. "
+                           "That is an association, not its worth: `simkit value` measures "
+                           "what it makes you win.")
     return out
 
 
@@ -377,12 +405,18 @@ def _endings(games: metrics.Data, ties: pl.DataFrame, length: pl.DataFrame,
                    "How close games are and how long they last.", blocks)
 
 
-def _components(components: pl.DataFrame, max_points: float | None) -> Section:
+def _components(components: pl.DataFrame, max_points: float | None,
+                value_note: str = "") -> Section:
     blocks: list[Any] = [Note(
-        "An effect compares players who had or used a component with players who did not, "
-        "over all games. For components dealt at random it measures the component; for "
-        "components players choose it is an association (strong players seek strong cards, "
-        "and a card's presence can also reflect how the game went). Intervals are Welch's.")]
+        "\"Players who had it won more\": an effect compares players who had or used a "
+        "component with players who did not, over all games. For components dealt at random "
+        "(marked so) that is what the component makes you win. For components players choose "
+        "it is an association: strong players seek strong cards, and a card's presence can "
+        "also reflect how the game went. What a chosen component makes you win comes from "
+        "`simkit value` (played into RUN/value, it joins this report). Intervals are "
+        "taken over deals.")]
+    if value_note:
+        blocks.append(Note(value_note))
     for kind in dict.fromkeys(components["kind"].to_list()):
         part = components.filter(pl.col("kind") == kind)
         verb = part["verb"][0]
@@ -396,10 +430,13 @@ def _components(components: pl.DataFrame, max_points: float | None) -> Section:
             cols.append(Column("extra", extra.capitalize(), "ci_num", 2))
         plural = kind.lower() + ("es" if kind.lower().endswith(("ch", "sh")) else "s")
         stem = "components_" + plural.replace(" ", "_")
+        dealt = bool(part["dealt"][0])
+        how = ("Dealt at random, so this is what the card makes you win. " if dealt else
+               "An association (players who had it won more), not what it makes you win. ")
         blocks.append(Table(
-            f"{kind} value",
-            f"Win share of players who {verb} each {kind.lower()} minus that of players who "
-            f"did not (percentage points), and the same for mean score; largest effects "
+            f"{kind} value" + (" (dealt at random)" if dealt else " (association)"),
+            how + f"Win share of players who {verb} each {kind.lower()} minus that of players "
+            f"who did not (percentage points), and the same for mean score; largest effects "
             f"first, '—' where nearly every player (or none) {verb} it.",
             part, cols, csv=stem))
         charted = part.filter(pl.col("compared"))

@@ -40,7 +40,7 @@ class CarnutaHooks(GameHooks):
                     extra = pl.col("start_points") if "start_points" in cols else None
                     out.append(Component("Starting card", c, name,
                                          pl.col("starting_card") == c, "were dealt", extra,
-                                         "points from the starting card"))
+                                         "points from the starting card", dealt=True))
         for c, name in _names(ctx.run, "cards").items():
             if f"card_{c}" in cols:
                 out.append(Component("Card", c, name, pl.col(f"card_{c}") > 0, "played"))

@@ -64,7 +64,7 @@ class CauldronMasterHooks(GameHooks):
                     out.append(Component(
                         "Recipe card", r, name, pl.col("recipe_card") == r,
                         "were dealt", pl.col("recipe_bonus") if "recipe_bonus" in cols else None,
-                        "recipe bonus points"))
+                        "recipe bonus points", dealt=True))
         for x, name in _names(ctx.run, "ingredients").items():
             if f"scored_{x}" in cols:
                 out.append(Component("Ingredient", x, name, pl.col(f"scored_{x}") > 0,

@@ -27,7 +27,7 @@ from typing import Any
 import polars as pl
 
 from reports.source import Source, source_of
-from reports.stats import Z, welch, wilson
+from reports.stats import Z, wilson
 from simkit.summary import SIZE, Query, Table, game_rows
 
 Frame = pl.DataFrame | pl.LazyFrame
@@ -206,10 +206,13 @@ def win_share_by(frame: Data, by: str) -> pl.DataFrame:
     """Win share (ties shared: 1/k each) and mean score per strategy or per seat.
 
     A strategy that holds several seats counts once per game: its players' shares are
-    averaged within the game (and the deal) before the interval is taken over deals.
+    averaged within the game (and the deal) before the interval is taken over deals. The
+    interval is Wilson's on the effective sample size (mean +- 1.96 se misses below the
+    truth far more often than 2.5% for a share near 0: measured 35 of 600 runs for a 1%
+    strategy).
     """
     out = clustered_mean(frame, [by], ["win_share", "score"])
-    return as_proportion(out, "win_share", degenerate_only=True)
+    return as_proportion(out, "win_share")
 
 
 def seat_advantage(frame: Data) -> pl.DataFrame:
@@ -324,67 +327,121 @@ class Component:
     verb: str = "had"  # "used", "was dealt", "brewed"
     extra: pl.Expr | None = None
     extra_label: str = ""
+    dealt: bool = False  # dealt at random: its association measures the component
+
+
+def _sums(table: Table) -> dict[str, tuple[float, float, float]]:
+    """Per value of a one-row table: (sum over deals, sum of squares, sum times m_d)."""
+    r = table.frame.row(0, named=True) if table.frame.height else {}
+    out = {}
+    for i, (name, scale) in enumerate(zip(table.names, table.scales, strict=True)):
+        div = scale or 1
+        out[name] = ((r.get(f"_y{i}") or 0) / div, (r.get(f"_yy{i}") or 0) / div / div,
+                     (r.get(f"_ym{i}") or 0) / div)
+    return out
+
+
+def _split_values(had: pl.Expr, y: pl.Expr, tag: str) -> dict[str, pl.Expr]:
+    """Per-row values whose per-deal sums, sums of squares and sums times the deal size
+    give every cross-product the clustered difference "with minus without" needs
+    (`_difference`): y1 = had y, y0 = (not had) y, u = y1 + m0, v = y0 + m1."""
+    h = had.cast(pl.Int64)
+    n = 1 - h
+    return {f"{tag}1": h * y, f"{tag}0": n * y, f"{tag}u": h * y + n, f"{tag}v": n * y + h}
+
+
+def _difference(sums: Mapping[str, tuple[float, float, float]], tag: str, total: float,
+                mm: float, tt: float, clusters: int) -> tuple[float, float, float, float]:
+    """Mean of y with minus without, and its cluster-robust standard error.
+
+    `sums[name]` holds (sum over deals, sum of squares, sum times the deal size m_d) of
+    each value of `_split_values` and of the indicator h1 (had); `total` and `mm` are the
+    rows and the sum of squared deal sizes, `tt` the sum over deals of (sum of y)^2. The
+    difference r1 - r0 = Y1/M1 - Y0/M0 has per-deal influence
+    e_d = (y1_d - r1 m1_d)/M1 - (y0_d - r0 m0_d)/M0, whose sum of squares needs the
+    cross-products sum y1 m0, sum y1 y0, ...: each comes from a square of a sum, e.g.
+    sum_d (y1_d + m0_d)^2 = sum y1^2 + 2 sum y1 m0 + sum m0^2, or from m_d = m1_d + m0_d.
+    Returns (difference, se, mean with, mean without)."""
+    m1, q1, r1m = sums["h1"]
+    m0 = total - m1
+    q0 = mm - 2 * r1m + q1
+    m1m0 = r1m - q1
+    y1, s11, p1 = sums[f"{tag}1"]
+    y0, s00, p0 = sums[f"{tag}0"]
+    if m1 <= 0 or m0 <= 0:
+        return (math.nan,) * 4
+    y1m0 = (sums[f"{tag}u"][1] - s11 - q0) / 2
+    y0m1 = (sums[f"{tag}v"][1] - s00 - q1) / 2
+    y1m1 = p1 - y1m0
+    y0m0 = p0 - y0m1
+    y1y0 = (tt - s11 - s00) / 2
+    r1, r0 = y1 / m1, y0 / m0
+    a = s11 - 2 * r1 * y1m1 + r1 * r1 * q1
+    b = s00 - 2 * r0 * y0m0 + r0 * r0 * q0
+    c = y1y0 - r0 * y1m0 - r1 * y0m1 + r1 * r0 * m1m0
+    ee = a / (m1 * m1) + b / (m0 * m0) - 2 * c / (m1 * m0)
+    se = math.sqrt(max(ee, 0.0) * clusters / (clusters - 1)) if clusters > 1 else math.nan
+    return r1 - r0, se, r1, r0
 
 
 def component_effects(frame: Data, components: Sequence[Component]) -> pl.DataFrame:
     """For every component: win share and mean score of players who had it against those who
-    did not, the differences with Welch intervals, and the optional extra mean.
+    did not, the differences with cluster-robust intervals, and the optional extra mean.
 
-    Players are compared across all games (one row per player); the difference is an
-    association (a strong strategy that seeks a card makes the card look strong), unless
-    the component is dealt at random. Sorted by kind, then by the size of the win-share
-    effect, largest first. Comparisons with fewer than MIN_GROUP players on a side have no
-    estimate (NaN) and sort last.
+    The difference is an association (a strong strategy that seeks a card makes the card
+    look strong), unless the component is dealt at random (`dealt`). Its interval is taken
+    over deals: the players of one game, and the games of one deal, are dependent (one
+    player's win is another's loss), and Welch's interval on player rows, which ignores
+    that, covered the truth 90% of the time instead of 95%. Sorted by kind, then by the
+    size of the win-share effect, largest first. Comparisons with fewer than MIN_GROUP
+    players on a side have no estimate (NaN) and sort last.
     """
     if not components:
         return pl.DataFrame(schema={"kind": pl.String, "key": pl.String, "name": pl.String})
     src = source_of(frame)
-    # Per component, sums and sums of squares per value of the columns `had` reads: "had
-    # it" is then evaluated on those few groups, and "without" is the total minus "with".
+    win, score = pl.col("win_share"), pl.col("score").cast(pl.Int64)
+    both = _query(src, (), {"w": win, "s": score})  # per-deal totals, shared by all
     queries = []
     for c in components:
-        values = {"w": pl.col("win_share"), "s": pl.col("score")}
-        if c.extra is not None:
-            values["x"] = c.extra
-        queries.append(_query(src, sorted(set(c.had.meta.root_names())), values, cluster=None))
-    src.prefetch(queries)
-    first = src.table(queries[0])
-    sums = first.frame.select(pl.col("_m", "_y0", "_yy0", "_y1", "_yy1").sum()).row(0)
-    total, w_all, ww_all, s_all, ss_all = (v or 0 for v in sums)
-    ws, ss = first.scales[0], first.scales[1]
-
+        had = c.had.fill_null(False)
+        values = ({"h1": had.cast(pl.Int64)} | _split_values(had, win, "w")
+                  | _split_values(had, score, "s"))
+        if c.extra is not None:  # its mean over the players who had it, clustered too
+            values["x"] = had.cast(pl.Int64) * c.extra
+            values["xa"] = had.cast(pl.Int64) * (c.extra + 1)
+        queries.append(_query(src, (), values))
+    src.prefetch([both, *queries])
+    shared = _sums(src.table(both))
     rows = []
     for c, q in zip(components, queries, strict=True):
         table = src.table(q)
-        had = table.frame.filter(c.had.fill_null(False))
-        cols = ["_m", "_y0", "_yy0", "_y1", "_yy1"] + (["_y2", "_yy2"] if c.extra is not None
-                                                      else [])
-        got = [v or 0 for v in had.select(pl.col(cols).sum()).row(0)]
-        n1, w, ww, s, s2 = got[:5]
+        sums = _sums(table)
+        r = table.frame.row(0, named=True) if table.frame.height else {}
+        clusters, total, mm = r.get("_c") or 0, r.get("_m") or 0, r.get("_mm") or 0
+        n1 = int(sums["h1"][0])
         n0 = total - n1
         ok = n1 >= MIN_GROUP and n0 >= MIN_GROUP
-        w1, wv1 = _moments(n1, w, ww, ws)
-        w0, wv0 = _moments(n0, w_all - w, ww_all - ww, ws)
-        s1, sv1 = _moments(n1, s, s2, ss)
-        s0, sv0 = _moments(n0, s_all - s, ss_all - s2, ss)
-        if ok:
-            eff, eff_lo, eff_hi = welch(w1, wv1, n1, w0, wv0, n0)
-            seff, seff_lo, seff_hi = welch(s1, sv1, n1, s0, sv0, n0)
-        else:
-            eff = eff_lo = eff_hi = seff = seff_lo = seff_hi = math.nan
-        x, x_lo, x_hi = math.nan, math.nan, math.nan
-        if c.extra is not None and n1 >= 2:
-            x, xv = _moments(n1, got[5], got[6], table.scales[2])
-            half = Z * math.sqrt(xv / n1)
-            x_lo, x_hi = x - half, x + half
+        eff, se, w1, w0 = _difference(sums, "w", total, mm, shared["w"][1], clusters)
+        seff, sse, s1, s0 = _difference(sums, "s", total, mm, shared["s"][1], clusters)
+        if not ok:
+            eff = se = seff = sse = math.nan
+        x = x_lo = x_hi = math.nan
+        if c.extra is not None and n1 >= 1:
+            x, xx, _ = sums["x"]
+            xm = (sums["xa"][1] - xx - sums["h1"][1]) / 2
+            x, x_se = ratio(clusters, n1, sums["h1"][1], x, xx, xm, 1)
+            if x_se is not None:
+                x_lo, x_hi = x - Z * x_se, x + Z * x_se
         rows.append({
-            "kind": c.kind, "key": c.key, "name": c.name, "verb": c.verb,
-            "players_with": n1, "players_without": n0, "share_with": n1 / total,
+            "kind": c.kind, "key": c.key, "name": c.name, "verb": c.verb, "dealt": c.dealt,
+            "players_with": n1, "players_without": n0,
+            "share_with": n1 / total if total else math.nan,
             "win_with": w1, "win_without": w0,
-            "effect": eff, "effect_lo": eff_lo, "effect_hi": eff_hi,
-            "effect_se": (eff_hi - eff_lo) / (2 * Z) if ok else math.nan,
+            "effect": eff, "effect_lo": eff - Z * se, "effect_hi": eff + Z * se,
+            "effect_se": se,
             "score_with": s1, "score_without": s0,
-            "score_effect": seff, "score_effect_lo": seff_lo, "score_effect_hi": seff_hi,
+            "score_effect": seff, "score_effect_lo": seff - Z * sse,
+            "score_effect_hi": seff + Z * sse,
             "extra_label": c.extra_label, "extra": x, "extra_lo": x_lo, "extra_hi": x_hi,
             "compared": ok,
         })

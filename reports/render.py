@@ -26,6 +26,8 @@ from reports.hooks import hooks_for
 from reports.load import open_run, read_run_manifest
 from reports.stronger import open_stronger
 from reports.targets import FAIL, PASS, load_targets
+from reports.value import EXPLAIN, VALUE_HTML, VALUE_MD, VALUE_TABLES, read_value
+from reports.value import sections as value_sections
 from simkit.errors import SimkitError
 from simkit.results import REPORT_FILE, REPORT_SUMMARY_FILE, REPORT_TABLES_DIR
 
@@ -269,8 +271,8 @@ def render_html(report: Report) -> str:
         "everyone else 0; with N players the fair share is 1/N.</li>"
         "<li><strong>Intervals</strong> are 95% confidence intervals. Players of one game, "
         "and games played on one deal, are not independent, so means are taken per deal and "
-        "the interval comes from the spread between deals; proportions use Wilson's "
-        "interval; differences between two groups use Welch's.</li>"
+        "the interval comes from the spread between deals (also for differences between "
+        "players with and without a component); proportions use Wilson's interval.</li>"
         "<li><strong>Points</strong> of win share are percentage points: 25% to 28% is +3 "
         "points.</li>"
         "<li><strong>Simulated players</strong> are heuristics, not people: a result says "
@@ -369,3 +371,61 @@ def write(report: Report, out: Path) -> Written:
     _atomic_write(out / REPORT_FILE, page)
     return Written(out / REPORT_FILE, out / REPORT_SUMMARY_FILE,
                    [tables_dir / n for n in names])
+
+
+# ------------------------------------------------------------------ value report
+def _value_method(data: dict[str, Any]) -> str:
+    m = data.get("method", {})
+    return (f"Estimate: {m.get('estimate', '')}. Intervals: {m.get('interval', '')}. "
+            f"Verdicts: {m.get('multiplicity', '')}; \"stronger\" and \"weaker\" are the "
+            "components whose difference from their kind's average survives that control, "
+            "so about 1 in 20 of them may be called wrongly, not 1 in 20 of every row.")
+
+
+def write_value_report(folder: Path) -> tuple[Path, Path]:
+    """Write value.html and value.md into `folder`."""
+    folder = Path(folder)
+    data = read_value(folder)
+    secs = value_sections(data)
+    title = f"{data['title']}: what each component is worth"
+    lineup = ", ".join(s["name"] for s in data["strategies"])
+    sub = (f"{data['players']} players ({lineup}); {data['games']:,} games as configured, "
+           f"{data['kernel_games']:,} games played in all; seed {data['seed']}")
+    html_parts = [
+        "<!doctype html>", '<html lang="en"><head><meta charset="utf-8">',
+        '<meta name="viewport" content="width=device-width, initial-scale=1">',
+        f"<title>{_e(title)}</title><style>{CSS}</style></head><body>",
+        f'<header class="top"><div class="wrap"><div class="eyebrow">simkit value report'
+        f'</div><h1>{_e(title)}</h1><p class="sub">{_e(sub)}</p><div class="cmd">'
+        f"<span>Reproduce this run</span><code>{_e(data['command'])}</code></div></div>"
+        '</header><main class="wrap">',
+        f'<section id="what"><h2>What this measures</h2><p class="intro">{_e(EXPLAIN)}</p>'
+        f'<p class="small">{_e(_value_method(data))}</p></section>']
+    md = [f"# {title}", "", sub, "", "```sh", data["command"], "```", "", EXPLAIN, "",
+          _value_method(data)]
+    for s in secs:
+        html_parts.append(_html_section(s))
+        md += ["", f"## {s.title}", "", s.intro]
+        for b in s.blocks:
+            if isinstance(b, Table):
+                md += ["", _md_table(b)]
+            elif isinstance(b, Note):
+                md += ["", b.text]
+    if data.get("config", {}).get("placeholders"):
+        n = len(data["config"]["placeholders"])
+        note = (f"This run used {n} placeholder values (see `simkit show {data['game']}`): "
+                "values describe the placeholder data, not the published game.")
+        html_parts.append(f'<p class="note">{_e(note)}</p>')
+        md += ["", f"_{note}_"]
+    html_parts.append("</main></body></html>")
+    _atomic_write(folder / VALUE_HTML, "\n".join(html_parts))
+    _atomic_write(folder / VALUE_MD, "\n".join(md) + "\n")
+    tables = folder / VALUE_TABLES
+    if tables.is_symlink() or (tables.exists() and not tables.is_dir()):
+        raise SimkitError(f"{tables}: not a folder simkit made; remove it and run again")
+    tables.mkdir(exist_ok=True)
+    for s in secs:
+        for b in s.blocks:
+            if isinstance(b, Table) and b.csv:
+                b.frame.write_csv(tables / f"{b.csv}.csv")
+    return folder / VALUE_HTML, folder / VALUE_MD

@@ -144,6 +144,7 @@ class Item:
     estimate: float
     lo: float
     hi: float
+    may_fail: bool = True  # False: an association, which can point but not convict
 
 
 def judge_item(item: Item, lower: float | None, upper: float | None) -> tuple[str, float]:
@@ -166,6 +167,9 @@ def judge(items: Sequence[Item], lower: float | None, upper: float | None,
     needed: list[float] = []
     for item in items:
         verdict, distance = judge_item(item, lower, upper)
+        if verdict == FAIL and not item.may_fail:
+            results.append((item, UNSURE))  # more games will not decide it: see the detail
+            continue
         results.append((item, verdict))
         if verdict == UNSURE:
             se = (item.hi - item.lo) / (2 * Z)
@@ -175,7 +179,7 @@ def judge(items: Sequence[Item], lower: float | None, upper: float | None,
         return FAIL, None, results
     if verdicts <= {PASS}:
         return PASS, None, results
-    return UNSURE, max(needed), results
+    return UNSURE, max(needed) if needed else math.inf, results
 
 
 def _excess(item: Item, lower: float | None, upper: float | None) -> float:
@@ -198,11 +202,57 @@ def _fmt_games(n: float) -> str:
     return f"about {math.ceil(n / 1000) * 1000:,.0f} games in all"
 
 
+def component_items(components: pl.DataFrame,
+                    causal: pl.DataFrame | None = None) -> tuple[list[Item], str]:
+    """The component target's estimates, and a note on how they were chosen.
+
+    Where `simkit value` measured a component (`causal`: its value table), its worth
+    against the average of its kind is judged. Otherwise the association (players who had
+    it against those who did not) is judged: for components dealt at random it measures
+    the component; for components players choose it may PASS or point at a component, but
+    never FAIL it, since a strong player seeking a card makes the card look strong.
+    """
+    items: list[Item] = []
+    measured: set[tuple[str, str]] = set()
+    notes = []
+    if causal is not None and causal.height:
+        rows = causal.filter(~pl.col("a_a") & pl.col("vs_average").is_not_null()
+                             & pl.col("vs_average").is_not_nan())
+        for r in rows.iter_rows(named=True):
+            items.append(Item(f"{r['name']} ({r['kind'].lower()}, worth vs average)",
+                              r["vs_average"], r["vs_average_lo"], r["vs_average_hi"]))
+            measured.add((r["kind"], r["key"]))
+        notes.append(f"{rows.height} component(s) judged by their causal worth against the "
+                     "average of their kind (simkit value).")
+    if components.height:
+        compared = components.filter(pl.col("compared"))
+        skipped = components.height - compared.height
+        chosen = 0
+        for r in compared.iter_rows(named=True):
+            if (r["kind"], r.get("key", r["name"])) in measured:
+                continue
+            dealt = bool(r.get("dealt"))
+            chosen += not dealt
+            how = "dealt at random" if dealt else "players who had it"
+            items.append(Item(f"{r['name']} ({r['kind'].lower()}, {how})", r["effect"],
+                              r["effect_lo"], r["effect_hi"], may_fail=dealt))
+        if chosen:
+            notes.append(f"{chosen} chosen component(s) judged by association only (players "
+                         "who had it won more), which can point at a component but not fail "
+                         "it: run `simkit value` to tell whether it makes you win more.")
+        if skipped:
+            notes.append(f"{skipped} component(s) not judged: almost every player (or almost "
+                         "none) had them, so there is nobody to compare with.")
+    return items, " ".join(notes) + (" " if notes else "")
+
+
 def scorecard(targets: Targets, *, run_games: int, seat_advantage: pl.DataFrame,
               components: pl.DataFrame, tie_rate: pl.DataFrame, game_length: pl.DataFrame,
-              seat_label: Callable[[int], str] = lambda s: f"seat {s}") -> pl.DataFrame:
+              seat_label: Callable[[int], str] = lambda s: f"seat {s}",
+              causal: pl.DataFrame | None = None) -> pl.DataFrame:
     """One row per target in force: metric, title, target, verdict, estimate, detail,
-    games_needed (NOT YET SURE only) and meaning."""
+    games_needed (NOT YET SURE only) and meaning. `causal` is a `simkit value` table for
+    the same game, judged in place of the association where it measured a component."""
     rows = []
 
     def pts(x: float) -> str:
@@ -220,16 +270,11 @@ def scorecard(targets: Targets, *, run_games: int, seat_advantage: pl.DataFrame,
             fmt = pts
         elif metric == "component_effect":
             limit = settings["max_points"] / 100
-            compared = components.filter(pl.col("compared")) if components.height else components
-            items = [Item(f"{r['name']} ({r['kind'].lower()})", r["effect"], r["effect_lo"],
-                          r["effect_hi"]) for r in compared.iter_rows(named=True)]
+            items, detail = component_items(components, causal)
             lower, upper = -limit, limit
-            target = f"no component's win-share effect beyond ±{settings['max_points']:g} points"
+            target = (f"no component's win-share effect beyond ±{settings['max_points']:g} "
+                      "points")
             fmt = pts
-            skipped = components.height - compared.height
-            if skipped:
-                detail = (f"{skipped} component(s) not judged: almost every player (or almost "
-                          "none) had them, so there is nobody to compare with. ")
         elif metric == "tie_rate":
             r = tie_rate.row(0, named=True)
             items = [Item("tie rate", r["tie_rate"], r["tie_rate_lo"], r["tie_rate_hi"])]
@@ -262,7 +307,13 @@ def scorecard(targets: Targets, *, run_games: int, seat_advantage: pl.DataFrame,
         prefix = "worst: " if len(items) > 1 else ""
         estimate = f"{prefix}{worst.label} {fmt(worst.estimate)} [{fmt(worst.lo)}, {fmt(worst.hi)}]"
         failing = [it.label for it, v in results if v == FAIL]
-        unsure = [it.label for it, v in results if v == UNSURE]
+        pointed = [it.label for it, v in results
+                   if not it.may_fail and judge_item(it, lower, upper)[0] == FAIL]
+        unsure = [it.label for it, v in results if v == UNSURE and it.label not in pointed]
+        if pointed:
+            detail += (f"Outside the target by association only: {_listing(pointed)}; more "
+                       "games will not tell whether it makes you win more (`simkit value` "
+                       "will). ")
         if failing:
             detail += f"Misses the target: {_listing(failing)}."
         elif unsure and needed is not None and math.isfinite(needed):
@@ -271,6 +322,8 @@ def scorecard(targets: Targets, *, run_games: int, seat_advantage: pl.DataFrame,
         elif unsure:
             detail += (f"Undecided: {_listing(unsure)}. The estimate sits on the line, so more "
                        "games may never decide it.")
+        elif pointed:
+            pass
         else:
             detail += f"All {len(items)} estimate(s) meet the target." if len(items) > 1 else (
                 "The whole interval meets the target.")

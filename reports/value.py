@@ -1,9 +1,11 @@
 """The causal value report: what each component is worth, from a `simkit value` folder.
 
-Reads OUT/value.json (written by `simkit.value.run`) and writes OUT/value.html (one
-self-contained page) and OUT/value.md. One section per component kind: a table sorted from
-strongest to weakest against the kind's average, and a chart of the same with intervals,
-each beside the A/A control row, which must show about zero.
+Reads OUT/value.json (written by `simkit.value.run`); `reports.render.write_value_report`
+writes OUT/value.html (one self-contained page) and OUT/value.md from these sections, and
+`reports.build` adds them to the balance report of a run that holds RUN/value. One section
+per component kind: a table sorted from strongest to weakest against the kind's average,
+and a chart of the same with intervals, each beside the A/A control row, which must show
+about zero.
 """
 
 from __future__ import annotations
@@ -16,7 +18,6 @@ import polars as pl
 
 from reports.charts import interval_bars
 from reports.document import Chart, Column, Note, Section, Table
-from reports.render import CSS, _atomic_write, _e, _html_section, _md_table
 from simkit.errors import SimkitError
 
 VALUE_HTML, VALUE_MD, VALUE_TABLES = "value.html", "value.md", "value_tables"
@@ -28,6 +29,12 @@ EXPLAIN = (
     "else equal (the same shuffles and draws, so only the change and what players do about "
     "it differ). Value is the win share the touched players lose when it is neutralised; "
     "\"vs average\" compares that with the kind's average component.")
+
+TABLE_EXPLAIN = (
+    "Worth: the win share (and points) these players lose when it is neutralised, as "
+    "configured minus neutralised, on the same deals. vs average: that worth minus the "
+    "average worth of its kind, which the verdict reads. The A/A row (no change, fresh "
+    "deals) must cover 0.")
 
 COLUMNS = [
     Column("name", "Component"),
@@ -59,6 +66,30 @@ def read_value(folder: Path) -> dict[str, Any]:
     return data
 
 
+VALUE_DIR = "value"  # a run folder's value result: RUN/value/value.json
+
+
+def value_for(run_path: Path, manifest: dict[str, Any]) -> tuple[dict[str, Any] | None, str]:
+    """The `simkit value` result kept in RUN/value for this run, and a note: (None, why)
+    when there is none, or it is of another game, player count, lineup or config."""
+    folder = Path(run_path) / VALUE_DIR
+    if not (Path(run_path) / "manifest.json").is_file() or not (folder / "value.json").is_file():
+        return None, ""  # not a finished run folder (e.g. a run judged while it plays)
+    try:
+        data = read_value(folder)
+    except SimkitError as exc:
+        return None, f"{folder}: not used ({exc})."
+    lineup = [s["name"] for s in manifest.get("strategies", [])]
+    theirs = [s["name"] for s in data.get("strategies", [])]
+    same = (data.get("game") == manifest.get("game")
+            and data.get("players") == manifest.get("players") and theirs == lineup
+            and data.get("config", {}).get("hash") == manifest.get("config", {}).get("hash"))
+    if not same:
+        return None, (f"{folder} holds a value run of another game, player count, lineup or "
+                      "config; not used. Run `simkit value` with this run's options into it.")
+    return data, f"Causal worth from {folder} ({data['games']:,} games as configured)."
+
+
 def frame_of(data: dict[str, Any]) -> pl.DataFrame:
     """The value table, with None (JSON's NaN) as NaN."""
     return pl.DataFrame(data["table"], infer_schema_length=None)
@@ -73,80 +104,29 @@ def sections(data: dict[str, Any]) -> list[Section]:
         part = (frame.filter(pl.col("kind") == kind)
                 .sort("vs_average", descending=True, nulls_last=True))
         both = pl.concat([part, aa], how="diagonal_relaxed")
+        # the chart shows the A/A row's own value (its true value, and average, is 0)
+        shown = both.with_columns(
+            [pl.when(pl.col("a_a")).then(pl.col(c.replace("vs_average", "value")))
+             .otherwise(pl.col(c)).alias(c)
+             for c in ("vs_average", "vs_average_lo", "vs_average_hi")])
         why = data.get("why", {}).get(kind, "")
         stronger = part.filter(pl.col("verdict") == "stronger")["name"].to_list()
         weaker = part.filter(pl.col("verdict") == "weaker")["name"].to_list()
         said = (f"Stronger than the average {kind.lower()}: {', '.join(stronger) or 'none'}. "
                 f"Weaker: {', '.join(weaker) or 'none'}.")
-        chart = interval_bars(both, label="name", value="vs_average" if len(part) > 1 else "value",
+        chart = interval_bars(shown, label="name",
+                              value="vs_average" if len(part) > 1 else "value",
                               title=f"{kind}: worth against the average {kind.lower()}",
                               xlabel="win-share points per touched player", signed=True)
         out.append(Section(
             f"value-{kind.lower().replace(' ', '-')}", f"{plural(kind)}: what each is worth",
             f"Each {kind.lower()} neutralised in turn: {why}",
-            [Note(said), Table(f"{plural(kind)}, strongest first", EXPLAIN, both, COLUMNS,
+            [Note(said), Table(f"{plural(kind)}, strongest first", TABLE_EXPLAIN, both, COLUMNS,
                                csv=f"value_{kind.lower().replace(' ', '_')}"),
              Chart(f"{plural(kind)} against their average", "Bars: worth minus the kind's average "
                    "(points of win share), with 95% intervals; the A/A row must cover 0.",
                    chart)]))
     return out
-
-
-def _method(data: dict[str, Any]) -> str:
-    m = data.get("method", {})
-    return (f"Estimate: {m.get('estimate', '')}. Intervals: {m.get('interval', '')}. "
-            f"Verdicts: {m.get('multiplicity', '')}; \"stronger\" and \"weaker\" are the "
-            "components whose difference from their kind's average survives that control, "
-            "so about 1 in 20 of them may be called wrongly, not 1 in 20 of every row.")
-
-
-def write_value_report(folder: Path) -> tuple[Path, Path]:
-    """Write value.html and value.md into `folder`."""
-    folder = Path(folder)
-    data = read_value(folder)
-    secs = sections(data)
-    title = f"{data['title']}: what each component is worth"
-    lineup = ", ".join(s["name"] for s in data["strategies"])
-    sub = (f"{data['players']} players ({lineup}); {data['games']:,} deals-games as "
-           f"configured, {data['kernel_games']:,} games played in all; seed {data['seed']}")
-    html_parts = [
-        "<!doctype html>", '<html lang="en"><head><meta charset="utf-8">',
-        '<meta name="viewport" content="width=device-width, initial-scale=1">',
-        f"<title>{_e(title)}</title><style>{CSS}</style></head><body>",
-        f'<header class="top"><div class="wrap"><div class="eyebrow">simkit value report'
-        f'</div><h1>{_e(title)}</h1><p class="sub">{_e(sub)}</p><div class="cmd">'
-        f"<span>Reproduce this run</span><code>{_e(data['command'])}</code></div></div>"
-        '</header><main class="wrap">',
-        f'<section id="what"><h2>What this measures</h2><p class="intro">{_e(EXPLAIN)}</p>'
-        f'<p class="small">{_e(_method(data))}</p></section>']
-    md = [f"# {title}", "", sub, "", "```sh", data["command"], "```", "", EXPLAIN, "",
-          _method(data)]
-    for s in secs:
-        html_parts.append(_html_section(s))
-        md += ["", f"## {s.title}", "", s.intro]
-        for b in s.blocks:
-            if isinstance(b, Table):
-                md += ["", _md_table(b)]
-            elif isinstance(b, Note):
-                md += ["", b.text]
-    if data.get("config", {}).get("placeholders"):
-        n = len(data["config"]["placeholders"])
-        note = (f"This run used {n} placeholder values (see `simkit show {data['game']}`): "
-                "values describe the placeholder data, not the published game.")
-        html_parts.append(f'<p class="note">{_e(note)}</p>')
-        md += ["", f"_{note}_"]
-    html_parts.append("</main></body></html>")
-    _atomic_write(folder / VALUE_HTML, "\n".join(html_parts))
-    _atomic_write(folder / VALUE_MD, "\n".join(md) + "\n")
-    tables = folder / VALUE_TABLES
-    if tables.is_symlink() or (tables.exists() and not tables.is_dir()):
-        raise SimkitError(f"{tables}: not a folder simkit made; remove it and run again")
-    tables.mkdir(exist_ok=True)
-    for s in secs:
-        for b in s.blocks:
-            if isinstance(b, Table) and b.csv:
-                b.frame.write_csv(tables / f"{b.csv}.csv")
-    return folder / VALUE_HTML, folder / VALUE_MD
 
 
 def verdict_lines(data: dict[str, Any]) -> list[str]:

@@ -38,7 +38,8 @@ from statistics import NormalDist
 import numpy as np
 import polars as pl
 
-Z = NormalDist().inv_cdf(0.975)
+from simkit.intervals import Z, wilson
+
 FDR = 0.05
 STRONGER, WEAKER, AVERAGE, NOT_SEEN = "stronger", "weaker", "about average", "not seen"
 
@@ -55,16 +56,6 @@ def _ratio(y: np.ndarray, m: np.ndarray) -> tuple[float, np.ndarray]:
 def _se(infl: np.ndarray) -> float:
     d = len(infl)
     return math.sqrt(d / (d - 1) * float((infl * infl).sum())) if d > 1 else math.nan
-
-
-def wilson(p: float, n: float) -> tuple[float, float]:
-    """Wilson 95% interval for a proportion `p` over (effective) sample size `n`."""
-    if n <= 0 or not math.isfinite(p):
-        return (math.nan, math.nan)
-    z2 = Z * Z
-    centre = (p + z2 / (2 * n)) / (1 + z2 / n)
-    half = Z * math.sqrt(max(p * (1 - p), 0.0) / n + z2 / (4 * n * n)) / (1 + z2 / n)
-    return (max(0.0, centre - half), min(1.0, centre + half))
 
 
 def _wilson_eff(p: float, se: float, n: float) -> tuple[float, float]:

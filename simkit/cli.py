@@ -306,7 +306,7 @@ def report(run_dir: Path, out_dir: Path | None, targets: Path | None,
     from simkit.sweep import read_sweep
 
     if (run_dir / "value.json").is_file() and not (run_dir / "manifest.json").exists():
-        from reports.value import write_value_report
+        from reports.render import write_value_report
 
         html, _ = write_value_report(run_dir)
         click.echo(f"Wrote the value report {html}.")
@@ -338,13 +338,18 @@ def report(run_dir: Path, out_dir: Path | None, targets: Path | None,
 @click.option("--chunk-size", type=int, default=20_000, show_default=True,
               help="Games per saved chunk (results never depend on it).")
 @click.option("--force", is_flag=True, help="Replace a different value run already in --out.")
+@click.option("--workers", type=int, default=None,
+              help="Play on a local dask cluster of this many worker processes.")
+@click.option("--scheduler", default=None, metavar="ADDRESS",
+              help="Play on an existing dask.distributed scheduler, e.g. tcp://host:8786.")
 @set_option
 @param_option
 @config_option
 def value(game: str, strategy_list: str, players: int, seed: int, n_games: int,
           out_dir: Path, kinds: tuple[str, ...], components: tuple[str, ...],
           precision: float | None, threads: int | None, chunk_size: int, force: bool,
-          overrides: tuple[str, ...], params: tuple[str, ...], config_path: str | None) -> None:
+          workers: int | None, scheduler: str | None, overrides: tuple[str, ...],
+          params: tuple[str, ...], config_path: str | None) -> None:
     """What each component is worth: play the same deals with it neutralised.
 
     Every deal is played as configured and once per component with that one component
@@ -354,7 +359,8 @@ def value(game: str, strategy_list: str, players: int, seed: int, n_games: int,
     Example: simkit value carnuta --players 4 --strategies greedy --kind Card
     --precision 0.01 --games 400000 --out runs/carnuta-value
     """
-    from reports.value import write_value_report
+    from reports.render import write_value_report
+    from reports.value import verdict_lines
     from simkit import engine
     from simkit import value as value_lib
 
@@ -364,6 +370,7 @@ def value(game: str, strategy_list: str, players: int, seed: int, n_games: int,
         raise SimkitError(f"--games must be at least 1, not {n_games}")
     p = value_lib.plan(spec)  # every input error before any game is played
     engine.set_threads(threads)
+    engine.check_run_options(chunk_size, workers)
     value_lib.check_folder(out_dir, p, force)
     per = len(p.interventions) + 1
     label = (f"{game}: {len(value_lib.components(p)) - 1} components + A/A, "
@@ -371,18 +378,17 @@ def value(game: str, strategy_list: str, players: int, seed: int, n_games: int,
     with click.progressbar(length=n_games * per, label=label, file=sys.stderr,
                            show_eta=True, show_percent=True) as bar:
         result = value_lib.run(p, out_dir, chunk_size=chunk_size, force=force,
-                               progress=bar.update)
+                               progress=bar.update, scheduler=scheduler, workers=workers)
     if result.get("skipped"):
         click.echo(f"{out_dir} already holds this exact value run; nothing to do.")
     else:
         rate = result["kernel_games"] / max(result["elapsed_seconds"], 1e-9)
-        click.echo(f"Played {result['games']:,} deals-games x {per} in "
+        click.echo(f"Played {result['games']:,} games x {per} in "
                    f"{result['elapsed_seconds']:.1f} s ({rate:,.0f} games/s).")
     if result.get("stopping"):
         click.echo(f"--precision: {result['stopping']['reason']} after {result['games']:,} "
                    "games.")
     html, _ = write_value_report(out_dir)
-    from reports.value import verdict_lines
 
     for line in verdict_lines(result):
         click.echo(line)

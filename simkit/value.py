@@ -14,12 +14,13 @@ each look k judged at level 1 - 0.05/(k(k+1)) (`simkit/stopping.py`).
 
 from __future__ import annotations
 
+import functools
 import importlib
 import math
 import os
 import shlex
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -192,6 +193,46 @@ def measure(p: ValuePlan, games: int | None = None, chunk_size: int = 20_000) ->
     return table(p, totals)
 
 
+@functools.lru_cache(maxsize=2)
+def _worker_plan(spec: ValueSpec) -> ValuePlan:
+    """A dask worker's plan, made once per process (one thread: one process per core)."""
+    import numba
+
+    numba.set_num_threads(1)
+    return plan(spec)
+
+
+def worker_chunk(spec: ValueSpec, first: int, n: int) -> dict[str, np.ndarray]:
+    """Worker side of `--workers`/`--scheduler`: the per-deal totals of one chunk."""
+    return play_chunk(_worker_plan(spec), first, n)
+
+
+def _play(p: ValuePlan, chunks: list[tuple[int, int]], scheduler: str | None,
+          workers: int | None, tick: Callable[[int], None] | None,
+          ) -> Iterator[tuple[int, int, dict[str, np.ndarray]]]:
+    """(first, n, totals) per chunk: here, or on a dask cluster (in any order; each chunk
+    depends only on its games, so the result is the same)."""
+    if scheduler is None and workers is None:
+        for first, n in chunks:
+            yield first, n, play_chunk(p, first, n, tick)
+        return
+    from dask.distributed import as_completed
+
+    from simkit.cluster import connect
+
+    per = len(p.interventions) + 1
+    with connect(scheduler, workers) as client:
+        futures = {client.submit(worker_chunk, p.spec, first, n,
+                                 key=f"simkit-value-{first}-{n}", pure=False): (first, n)
+                   for first, n in chunks}
+        for future in as_completed(futures):
+            first, n = futures[future]
+            totals = future.result()
+            if tick:
+                tick(n * per)
+            yield first, n, totals
+
+
 def _chunk_file(out: Path, first: int, n: int) -> Path:
     return out / CHUNK_DIR / f"value-{first:012d}-{n:09d}.npz"
 
@@ -292,8 +333,11 @@ def _clear(out: Path) -> None:
 
 
 def run(p: ValuePlan, out: Path, chunk_size: int = 20_000, force: bool = False,
-        progress: Callable[[int], None] | None = None) -> dict[str, Any]:
-    """Play the value run into `out`; returns the result (also written to value.json)."""
+        progress: Callable[[int], None] | None = None, scheduler: str | None = None,
+        workers: int | None = None) -> dict[str, Any]:
+    """Play the value run into `out`; returns the result (also written to value.json).
+    With `scheduler` or `workers` the chunks are played on a dask cluster, with the same
+    result."""
     if chunk_size < 1:
         raise SimkitError(f"--chunk-size must be at least 1, not {chunk_size}")
     chunk_size = max(p.rotation, chunk_size // p.rotation * p.rotation)
@@ -323,8 +367,8 @@ def run(p: ValuePlan, out: Path, chunk_size: int = 20_000, force: bool = False,
             todo = [(first, min(chunk_size, g0 + gn - first))
                     for g0, gn in missing_ranges(_finished(out), upto)
                     for first in range(g0, g0 + gn, chunk_size)]
-            for first, n in todo:
-                _save_chunk(out, first, n, play_chunk(p, first, n, progress))
+            for first, n, totals in _play(p, todo, scheduler, workers, progress):
+                _save_chunk(out, first, n, totals)
             if spec.precision is not None:
                 chunks = [c for c in _finished(out) if c[0] < upto]
                 t = table(p, _load([_chunk_file(out, *c) for c in chunks], k))

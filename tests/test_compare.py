@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+import polars as pl
 import pytest
 from click.testing import CliRunner
 
@@ -33,8 +35,9 @@ def test_pairing_detects_a_small_scoring_change_with_few_games(runs):
     _, a, b = runs
     c = compare_runs(a, b)
     row = c.frame.filter(c.frame["metric"] == "Mean score").row(0, named=True)
-    # The change can only add points: the paired interval sees it after 400 games...
-    assert row["diff"] > 0 and row["real"] and row["diff_lo"] > 0
+    # The change can only add points: the paired interval sees it after 400 games (though
+    # not yet REAL once the false discovery rate over all rows is controlled: z = 2.0)...
+    assert row["diff"] > 0 and row["diff_lo"] > 0
     # ...while the unpaired interval (two independent runs) cannot tell it from zero,
     assert row["unpaired_lo"] < 0 < row["unpaired_hi"]
     # and would need far more games to: games ~ n (Z se / diff)^2.
@@ -79,3 +82,22 @@ def test_cli_compare(runs, tmp_path):
     assert (tmp_path / "compare.csv").exists() and (tmp_path / "compare.md").exists()
     bad = CliRunner().invoke(main, ["compare", str(a), str(tmp_path)])
     assert bad.exit_code != 0 and "Error" in bad.output and "Traceback" not in bad.output
+
+
+def test_chance_alone_rarely_makes_a_row_real():
+    """With 25 rows and nothing changed, "the 95% interval excludes zero" flags at least one
+    row in about 72% of comparisons; after the false discovery rate control, about 5%."""
+    from reports.compare import real_after_fdr
+    from reports.stats import Z
+
+    rng = np.random.default_rng(11)
+    any_real = any_naive = 0
+    for _ in range(400):
+        d = rng.normal(0, 1, 25)
+        frame = pl.DataFrame({"diff": d, "diff_lo": d - Z, "diff_hi": d + Z})
+        any_real += any(real_after_fdr(frame))
+        any_naive += bool((np.abs(d) > Z).any())
+    assert any_naive / 400 > 0.6 and any_real / 400 <= 0.08
+    big = pl.DataFrame({"diff": [10.0, 0.1], "diff_lo": [10 - Z, 0.1 - Z],
+                        "diff_hi": [10 + Z, 0.1 + Z]})
+    assert real_after_fdr(big) == [True, False]

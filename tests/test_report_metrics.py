@@ -10,7 +10,7 @@ import pytest
 
 from reports import metrics
 from reports.metrics import Component
-from reports.stats import Z_POWER, Z, games_needed, t975, welch, wilson
+from reports.stats import Z_POWER, Z, games_needed, wilson
 from tests.report_support import frame, random_frame
 
 
@@ -25,21 +25,6 @@ def test_wilson_known_values():
     lo, hi = wilson(0.0, 50)
     assert lo == 0.0 and hi == pytest.approx(0.0714, abs=1e-4)
     assert all(math.isnan(v) for v in wilson(0.5, 0))
-
-
-def test_t_quantiles_and_welch():
-    assert t975(10) == pytest.approx(2.228)
-    assert t975(1e9) == approx(Z)
-    assert abs(t975(60) - 2.000) < 0.003
-    a = np.array([3.0, 5, 4, 6, 7, 5])
-    b = np.array([1.0, 2, 2, 3])
-    diff, lo, hi = welch(a.mean(), a.var(ddof=1), len(a), b.mean(), b.var(ddof=1), len(b))
-    va, vb = a.var(ddof=1) / len(a), b.var(ddof=1) / len(b)
-    df = (va + vb) ** 2 / (va ** 2 / 5 + vb ** 2 / 3)
-    half = t975(df) * math.sqrt(va + vb)
-    assert diff == approx(a.mean() - b.mean())
-    assert (lo, hi) == (approx(diff - half), approx(diff + half))
-    assert all(math.isnan(v) for v in welch(1, 1, 1, 0, 1, 10))
 
 
 def test_games_needed_scales_with_the_square():
@@ -66,8 +51,11 @@ def test_win_share_by_seat_counts_ties_as_shared():
         se = values.std(ddof=1) / math.sqrt(4)
         assert row["games"] == 4 and row["players"] == 4
         assert row["win_share"] == pytest.approx(values.mean(), rel=1e-6)
-        assert row["win_share_lo"] == pytest.approx(values.mean() - Z * se, rel=1e-6)
-        assert row["win_share_hi"] == pytest.approx(values.mean() + Z * se, rel=1e-6)
+        # Wilson's interval on the effective sample size p(1-p)/se^2 (clustered se)
+        p = values.mean()
+        lo, hi = wilson(p, p * (1 - p) / se ** 2)
+        assert row["win_share_lo"] == pytest.approx(lo, rel=1e-6)
+        assert row["win_share_hi"] == pytest.approx(hi, rel=1e-6)
     assert out["win_share"].sum() == pytest.approx(1.0, rel=1e-6)  # shares of a game add to 1
 
 
@@ -78,7 +66,8 @@ def test_strategy_in_two_seats_is_averaged_within_each_game():
     assert b["games"] == 4 and b["players"] == 8
     assert b["win_share"] == pytest.approx(per_game.mean(), rel=1e-6)
     se = per_game.std(ddof=1) / 2
-    assert b["win_share_hi"] - b["win_share"] == pytest.approx(Z * se, rel=1e-6)
+    p = per_game.mean()
+    assert b["win_share_hi"] == pytest.approx(wilson(p, p * (1 - p) / se ** 2)[1], rel=1e-6)
     a = out.filter(pl.col("strategy") == "a").row(0, named=True)
     assert a["win_share"] == pytest.approx((0.5 + 0 + 1 / 3 + 1) / 4, rel=1e-6)
 
@@ -179,7 +168,16 @@ def test_score_distribution_and_histogram():
 
 
 # ------------------------------------------------------------------ components
-def test_component_effects_match_a_hand_computed_welch_interval():
+def _clustered_ratio_influence(y, m, deal):
+    """Per-deal influence of the ratio sum(y)/sum(m), computed naively, deal by deal."""
+    deals = np.unique(deal)
+    yd = np.array([y[deal == d].sum() for d in deals])
+    md = np.array([m[deal == d].sum() for d in deals])
+    r = yd.sum() / md.sum()
+    return r, (yd - r * md) / md.sum()
+
+
+def test_component_effects_match_a_hand_computed_clustered_interval():
     rng = np.random.default_rng(7)
     f = random_frame(rng, 600, 4).with_columns(
         card=pl.Series(rng.integers(0, 3, 2400)),
@@ -195,18 +193,22 @@ def test_component_effects_match_a_hand_computed_welch_interval():
     assert sizes == sorted(sizes, reverse=True)
     row = out.filter(pl.col("key") == "c1").row(0, named=True)
     had = f["card"].to_numpy() == 1
+    deal = f["deal"].to_numpy()
+    c = len(np.unique(deal))
     w = f["win_share"].to_numpy().astype(float)
     s = f["score"].to_numpy().astype(float)
     for key, values in (("effect", w), ("score_effect", s)):
-        diff, lo, hi = welch(values[had].mean(), values[had].var(ddof=1), had.sum(),
-                             values[~had].mean(), values[~had].var(ddof=1), (~had).sum())
-        assert row[key] == pytest.approx(diff, abs=1e-9)
-        assert (row[f"{key}_lo"], row[f"{key}_hi"]) == (pytest.approx(lo, abs=1e-9),
-                                                        pytest.approx(hi, abs=1e-9))
-    bonus = f["bonus"].to_numpy()[had].astype(float)
-    assert row["extra"] == pytest.approx(bonus.mean())
+        r1, e1 = _clustered_ratio_influence(values * had, had.astype(float), deal)
+        r0, e0 = _clustered_ratio_influence(values * ~had, (~had).astype(float), deal)
+        se = math.sqrt(c / (c - 1) * ((e1 - e0) ** 2).sum())
+        assert row[key] == pytest.approx(r1 - r0, abs=1e-9)
+        assert (row[f"{key}_lo"], row[f"{key}_hi"]) == (
+            pytest.approx(r1 - r0 - Z * se, abs=1e-9), pytest.approx(r1 - r0 + Z * se, abs=1e-9))
+    bonus = f["bonus"].to_numpy().astype(float)
+    rx, ex = _clustered_ratio_influence(bonus * had, had.astype(float), deal)
+    assert row["extra"] == pytest.approx(rx)
     assert row["extra_hi"] - row["extra"] == pytest.approx(
-        Z * bonus.std(ddof=1) / math.sqrt(had.sum()))
+        Z * math.sqrt(c / (c - 1) * (ex ** 2).sum()))
     assert row["players_with"] == had.sum() and row["share_with"] == pytest.approx(had.mean())
 
 

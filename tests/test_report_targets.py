@@ -130,3 +130,33 @@ def test_scorecard_rows():
     assert unsure["games_needed"] == pytest.approx(1000 * ((Z + Z_POWER) * se / 0.001) ** 2)
     assert "with 80% probability needs about" in unsure["detail"]
     assert "worst: seat 0 +6.0" in bad["estimate"][0]
+
+
+def test_a_chosen_component_is_never_failed_on_association_alone():
+    targets = load_targets(None, "cauldron-master")
+    frames = _frames(effects=(0.2,))  # players who had c0 won 20 points more
+    card = scorecard(targets, run_games=1000, **frames)
+    row = card.filter(pl.col("metric") == "component_effect").row(0, named=True)
+    assert row["verdict"] == UNSURE and "association only" in row["detail"]
+    assert "simkit value" in row["detail"]
+    dealt = frames | {"components": frames["components"].with_columns(dealt=pl.lit(True))}
+    card = scorecard(targets, run_games=1000, **dealt)  # dealt at random: it measures the card
+    assert card.filter(pl.col("metric") == "component_effect")["verdict"][0] == FAIL
+
+
+def test_causal_worth_replaces_the_association_where_measured():
+    targets = load_targets(None, "cauldron-master")
+    frames = _frames(effects=(0.2,))
+    causal = pl.DataFrame({"kind": ["Card", "A/A control"], "key": ["c0", "a_a"],
+                           "name": ["c0", "A/A"], "a_a": [False, True],
+                           "vs_average": [0.08, math.nan], "vs_average_lo": [0.07, math.nan],
+                           "vs_average_hi": [0.09, math.nan]})
+    frames["components"] = frames["components"].with_columns(key=pl.col("name"))
+    card = scorecard(targets, run_games=1000, causal=causal, **frames)
+    row = card.filter(pl.col("metric") == "component_effect").row(0, named=True)
+    assert row["verdict"] == FAIL and "worth vs average" in row["estimate"]
+    causal = causal.with_columns(vs_average=pl.Series([0.01, math.nan]),
+                                 vs_average_lo=pl.Series([0.0, math.nan]),
+                                 vs_average_hi=pl.Series([0.02, math.nan]))
+    card = scorecard(targets, run_games=1000, causal=causal, **frames)
+    assert card.filter(pl.col("metric") == "component_effect")["verdict"][0] == PASS

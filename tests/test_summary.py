@@ -112,7 +112,9 @@ def test_report_from_a_summary_equals_the_report_from_rows(cm, tmp_path, spec, c
     assert manifest["rows"] == spec.games * spec.players
     summary_dir = tmp_path / "summary"
     assert not (summary_dir / "games.parquet").exists()
-    assert (summary_dir / SUMMARY_DATA_FILE).stat().st_size < 200_000
+    # the size does not grow with the games; Carnuta's 64 cards, each with the clustered
+    # component effect's per-deal cross-products, take about 210 KB
+    assert (summary_dir / SUMMARY_DATA_FILE).stat().st_size < 300_000
     written = make_report(summary_dir)
     make_report(tmp_path / "rows")
     assert _same_tables(summary_dir, tmp_path / "rows") >= 10

@@ -118,6 +118,10 @@ from .layout import (
     PUB_SIZE,
     R_ALTAR_COST,
     R_ALTAR_REPEAT,
+    R_BAN_CARD,
+    R_BAN_RUNE,
+    R_BAN_SEAT,
+    R_BAN_TREE,
     R_COST_RETURN,
     R_LOW_TIE,
     R_MAJ_FIRST,
@@ -483,9 +487,12 @@ def rune_rows(t, pub, p, opts, fuse, w):
     n = 1
     best = 0.0  # greedy's value of no rune (fuse)
     base = player_at(p, P_RUNES)
+    banned = t.rules[R_BAN_RUNE] if p == t.rules[R_BAN_SEAT] else -1  # restricted play
     for h in range(pub[player_at(p, P_N_RUNES)]):
         tile = pub[base + h]
         kind = t.rune[tile, RU_KIND]
+        if kind == banned:
+            continue
         colour = t.rune[tile, RU_COLOUR]
         amount = t.rune[tile, RU_AMOUNT]
         f1 = min(amount, pub[SUPPLY + colour]) if kind == RUNE_GAIN else 0
@@ -631,10 +638,13 @@ def offer_rows(t, pub, p, opts, hv, fuse, w):
     most_mask = np.uint64(0)
     for y in range(n_col):
         most_mask |= np.uint64(hv[y] == most) << np.uint64(y)
+    restricted = p == rules[R_BAN_SEAT]  # restricted play (`simkit value`)
+    ban_card = rules[R_BAN_CARD] if restricted else -1
+    ban_tree = rules[R_BAN_TREE] if restricted else -1
     for i in range(pub[N_SLOTS]):
         sb = slot_at(i, 0)
         c = pub[sb + S_CARD]
-        if c < 0:
+        if c < 0 or c == ban_card:
             continue
         crow = cd[c]
         n_sp = crow[CARD_N_SPACES]
@@ -679,7 +689,7 @@ def offer_rows(t, pub, p, opts, hv, fuse, w):
                     n += 1
     top = -2  # the unused tile colour held most, once needed
     for ts in range(rules[R_N_TREE]):
-        if pub[tree_at(ts, T_OCC)] >= 0:
+        if pub[tree_at(ts, T_OCC)] >= 0 or ts == ban_tree:
             continue
         tile = pub[tree_at(ts, T_TILE)]
         if tr[ts, TR_ROOT]:
