@@ -226,7 +226,8 @@ def component_items(components: pl.DataFrame,
                      "average of their kind (simkit value).")
     if components.height:
         compared = components.filter(pl.col("compared"))
-        skipped = components.height - compared.height
+        skipped = sum(1 for r in components.filter(~pl.col("compared")).iter_rows(named=True)
+                      if (r["kind"], r.get("key", r["name"])) not in measured)
         chosen = 0
         for r in compared.iter_rows(named=True):
             if (r["kind"], r.get("key", r["name"])) in measured:
@@ -303,7 +304,10 @@ def scorecard(targets: Targets, *, run_games: int, seat_advantage: pl.DataFrame,
                          "games_needed": None, "meaning": spec.meaning})
             continue
         verdict, needed, results = judge(items, lower, upper, run_games)
-        worst = max(items, key=lambda it: _excess(it, lower, upper))
+        # the estimate shown is the worst that can decide the verdict (an association
+        # can only point: it is listed in the detail)
+        judged = [it for it in items if it.may_fail] or items
+        worst = max(judged, key=lambda it: _excess(it, lower, upper))
         prefix = "worst: " if len(items) > 1 else ""
         estimate = f"{prefix}{worst.label} {fmt(worst.estimate)} [{fmt(worst.lo)}, {fmt(worst.hi)}]"
         failing = [it.label for it, v in results if v == FAIL]

@@ -181,9 +181,11 @@ def estimate(kinds: Sequence[str], keys: Sequence[str], names: Sequence[str],
 
 
 def half_width(table: pl.DataFrame) -> float:
-    """The widest value interval's half-width (what --precision stops on)."""
-    col = table.filter(~pl.col("a_a") & (pl.col("players") > 0))["value_se"]
-    if not len(col):
+    """The widest value interval's larger half (what --precision stops on)."""
+    rows = table.filter(~pl.col("a_a") & (pl.col("players") > 0))
+    if not rows.height:
         return math.inf
-    worst = col.fill_nan(math.inf).max()
-    return Z * float(worst) if worst is not None else math.inf
+    half = rows.select(pl.max_horizontal(pl.col("value") - pl.col("value_lo"),
+                                         pl.col("value_hi") - pl.col("value"))
+                       .fill_nan(math.inf).max()).item()
+    return math.inf if half is None else float(half)

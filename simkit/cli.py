@@ -356,8 +356,13 @@ def value(game: str, strategy_list: str, players: int, seed: int, n_games: int,
     neutralised (same shuffles and draws); a component's value is the win share its
     players lose. Verdicts control the false discovery rate within each kind; an A/A
     control row checks the method. Writes OUT/value.html. Resumable after an interrupt.
-    Example: simkit value carnuta --players 4 --strategies greedy --kind Card
-    --precision 0.01 --games 400000 --out runs/carnuta-value
+    Played into a run folder (--out RUN/value, with the run's options), it joins that
+    run's balance report.
+
+    \b
+    Example:
+      simkit value carnuta --players 4 --strategies greedy --kind Card \\
+          --precision 0.01 --games 400000 --out runs/carnuta-value
     """
     from reports.render import write_value_report
     from reports.value import verdict_lines

@@ -69,6 +69,18 @@ def seat_of(seat: int) -> Touched:
     return touched
 
 
+def ban(seat_entry: int, entry: int, index: int) -> Callable[[Any, int], Any]:
+    """`restrict(compiled, seat)` for a game whose rule table (`compiled.tables.rules`)
+    has restricted-play entries: a copy with rules[seat_entry] = seat and
+    rules[entry] = index (the component's index), the rest of the compiled game shared."""
+    def restrict(compiled: Any, seat: int) -> Any:
+        rules = compiled.tables.rules.copy()
+        rules[seat_entry] = seat
+        rules[entry] = index
+        return compiled._replace(tables=compiled.tables._replace(rules=rules))
+    return restrict
+
+
 def withheld(kind: str, key: str, name: str, players: int,
              restrict: Callable[[Any, int], Any]) -> list[Intervention]:
     """Restricted play: the component withheld from one seat (the option rows that use it

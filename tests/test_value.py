@@ -288,11 +288,12 @@ def test_inori_a_stronger_tree_space_comes_first_and_clear():
     assert top["verdict"] == causal.STRONGER
 
 
-def test_inori_restricted_play_keeps_card_space_and_rune_from_that_seat():
-    p = inori(games=200, kinds=("Journey card", "Great Tree space", "Rune tile kind"),
-              components=("yellow_1", "altar_points", "gain"))
+def test_inori_restricted_play_keeps_card_space_rune_and_colour_from_that_seat():
+    p = inori(games=200, kinds=("Journey card", "Great Tree space", "Rune tile kind",
+                                "Colour"),
+              components=("yellow_1", "altar_points", "gain", "purple"))
     column = {"Journey card": "card_{}", "Great Tree space": "tree_{}",
-              "Rune tile kind": "rune_{}"}
+              "Rune tile kind": "rune_{}", "Colour": "tokens_{}"}
     for iv, compiled in zip(p.interventions, p.variants, strict=True):
         if iv.seat is None:
             continue

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from simkit.config import GameConfig
 from simkit.games.base import Compiled
-from simkit.interventions import Intervention, dealt, withheld
+from simkit.interventions import Intervention, ban, dealt, withheld
 
 from .layout import R_BAN_CARD, R_BAN_SEAT, R_BAN_TOKEN
 
@@ -29,13 +29,8 @@ WHY = {
 }
 
 
-def _restrict(slot: int, index: int):
-    def restrict(compiled: Compiled, seat: int) -> Compiled:
-        rules = compiled.tables.rules.copy()
-        rules[R_BAN_SEAT] = seat
-        rules[slot] = index
-        return compiled._replace(tables=compiled.tables._replace(rules=rules))
-    return restrict
+def _restrict(entry: int, index: int):
+    return ban(R_BAN_SEAT, entry, index)
 
 
 def interventions(config: GameConfig, compiled: Compiled,

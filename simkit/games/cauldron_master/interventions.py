@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from simkit.config import GameConfig
 from simkit.games.base import Compiled
-from simkit.interventions import Intervention, dealt, withheld
+from simkit.interventions import Intervention, ban, dealt, withheld
 
 from .layout import RU_BAN_SEAT, RU_BAN_TYPE, RU_BAN_WITCH
 
@@ -34,13 +34,8 @@ WHY = {
 }
 
 
-def _restrict(slot: int, index: int):
-    def restrict(compiled: Compiled, seat: int) -> Compiled:
-        rules = compiled.tables.rules.copy()
-        rules[RU_BAN_SEAT] = seat
-        rules[slot] = index
-        return compiled._replace(tables=compiled.tables._replace(rules=rules))
-    return restrict
+def _restrict(entry: int, index: int):
+    return ban(RU_BAN_SEAT, entry, index)
 
 
 def interventions(config: GameConfig, compiled: Compiled,

@@ -266,7 +266,7 @@ def compile_tables(config: GameConfig) -> tuple[Tables, Names]:
         rune[i, L.RU_AMOUNT] = r.int("amount", 1, 10, tile, f"{key}.amount") if k == 0 else 0
 
     rules = np.zeros(L.N_RULES, np.int64)
-    rules[L.R_BAN_SEAT: L.R_BAN_RUNE + 1] = -1  # no restricted play
+    rules[L.R_BAN_SEAT: L.R_BAN_COLOUR + 1] = -1  # no restricted play
     for index, value in (
         (L.R_N_COLOURS, n_col),
         (L.R_SEASONS, seasons),

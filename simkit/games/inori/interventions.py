@@ -8,17 +8,20 @@ as configured:
   is worth to a player.
 - Great Tree space: that seat may not make offerings to it.
 - Rune tile kind: that seat may not play Rune tiles of that kind (it still draws them).
-Colours have no intervention: a colour is on cards, tokens, tiles and costs at once, and
-no single change isolates it.
+- Colour: that seat takes no Favor tokens of the colour (an effect, Rune tile or root
+  space that would give it some gives it none; a colour chosen from the supply is not
+  offered), so it cannot pay that colour's costs either. Value: what access to the
+  colour is worth. (The option rows' token counts still show what the space would give
+  others: a restricted greedy seat may choose an offering whose tokens it will not get.)
 """
 
 from __future__ import annotations
 
 from simkit.config import GameConfig
 from simkit.games.base import Compiled
-from simkit.interventions import Intervention, withheld
+from simkit.interventions import Intervention, ban, withheld
 
-from .layout import R_BAN_CARD, R_BAN_RUNE, R_BAN_SEAT, R_BAN_TREE, RUNE_KINDS
+from .layout import R_BAN_CARD, R_BAN_COLOUR, R_BAN_RUNE, R_BAN_SEAT, R_BAN_TREE, RUNE_KINDS
 
 CARD_KINDS = (("cards", "Journey card"), ("start_cards", "Start card"),
               ("new_start_cards", "New Start card"))
@@ -36,21 +39,18 @@ WHY = {
                         "in turn for every seat.",
     "Rune tile kind": "withheld from one seat (that player may not play Rune tiles of this "
                       "kind), in turn for every seat.",
+    "Colour": "withheld from one seat (that player takes no Favor tokens of this colour, "
+              "so cannot pay its costs either), in turn for every seat.",
 }
 
 
-def _restrict(slot: int, index: int):
-    def restrict(compiled: Compiled, seat: int) -> Compiled:
-        rules = compiled.tables.rules.copy()
-        rules[R_BAN_SEAT] = seat
-        rules[slot] = index
-        return compiled._replace(tables=compiled.tables._replace(rules=rules))
-    return restrict
+def _restrict(entry: int, index: int):
+    return ban(R_BAN_SEAT, entry, index)
 
 
 def interventions(config: GameConfig, compiled: Compiled,
                   players: int) -> list[Intervention]:
-    """Every card, tree space and Rune tile kind in play, in config order."""
+    """Every card, tree space, colour and Rune tile kind in play, in config order."""
     names = compiled.names
     out = []
     code = {ident: c for c, ident in enumerate(names.card_ids)}
@@ -62,6 +62,8 @@ def interventions(config: GameConfig, compiled: Compiled,
                                 _restrict(R_BAN_CARD, code[ident]))
     for ts, ident in enumerate(names.tree_ids):
         out += withheld("Great Tree space", ident, ident, players, _restrict(R_BAN_TREE, ts))
+    for x, ident in enumerate(names.colour_ids):
+        out += withheld("Colour", ident, names.colours[x], players, _restrict(R_BAN_COLOUR, x))
     kinds = {t.get("kind") for t in config.data.get("runes", []) if isinstance(t, dict)}
     for k, kind in enumerate(RUNE_KINDS):
         if kind in kinds:

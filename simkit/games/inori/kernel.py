@@ -119,6 +119,7 @@ from .layout import (
     R_ALTAR_COST,
     R_ALTAR_REPEAT,
     R_BAN_CARD,
+    R_BAN_COLOUR,
     R_BAN_RUNE,
     R_BAN_SEAT,
     R_BAN_TREE,
@@ -321,9 +322,12 @@ def held(pub, p, x):
 
 
 @njit(cache=True, inline="always")
-def gain(pub, p, x, k, st, trace, tracing, season):
-    """Seat p gains up to k tokens of colour x from the supply; returns how many."""
+def gain(t, pub, p, x, k, st, trace, tracing, season):
+    """Seat p gains up to k tokens of colour x from the supply; returns how many (none of
+    a colour withheld from it by restricted play, `simkit value`)."""
     got = min(k, pub[SUPPLY + x])
+    if p == t.rules[R_BAN_SEAT] and x == t.rules[R_BAN_COLOUR]:
+        got = 0
     if got > 0:
         pub[SUPPLY + x] -= got
         pub[player_at(p, P_TOKENS + x)] += got
@@ -737,8 +741,9 @@ def colour_rows(t, pub, p, fewest, opts):
             if pub[SUPPLY + y] > 0:
                 low = min(low, held(pub, p, y))
     n = 0
+    banned = t.rules[R_BAN_COLOUR] if p == t.rules[R_BAN_SEAT] else -1  # restricted play
     for y in range(t.rules[R_N_COLOURS]):
-        if pub[SUPPLY + y] > 0 and (not fewest or held(pub, p, y) == low):
+        if pub[SUPPLY + y] > 0 and (not fewest or held(pub, p, y) == low) and y != banned:
             set_row(opts, n, OPT_COLOUR, y, -1, -1, held(pub, p, y), 0, 0, 0, 0)
             n += 1
     return n
@@ -824,14 +829,14 @@ def place_card(t, pub, p, i, s, paid, sid, prm, rg, opts, hv, stack, rtops, st, 
     e = t.card[c, space_col(s, SP_EFFECT)]
     k = t.card[c, space_col(s, SP_AMOUNT)]
     if e == EF_GAIN:
-        gain(pub, p, t.card[c, space_col(s, SP_COLOUR)], k, st, trace, tracing, season)
+        gain(t, pub, p, t.card[c, space_col(s, SP_COLOUR)], k, st, trace, tracing, season)
     elif e == EF_FEWEST:
         pub[STEP] = STEP_TOKEN
         n = colour_rows(t, pub, p, True, opts)
         if n > 0:
             ch = ask(sid, opts, n, pub, t, prm, rg)
             record_decision(trace, tracing, season, p, STEP_TOKEN, opts, n, ch)
-            gain(pub, p, opts[ch, A], k, st, trace, tracing, season)
+            gain(t, pub, p, opts[ch, A], k, st, trace, tracing, season)
     elif e == EF_RUNE:
         draw_runes(pub, p, k, stack, rtops, st, trace, tracing, season)
     else:
@@ -874,12 +879,12 @@ def place_tree(t, pub, p, ts, colour, paid, sid, prm, rg, opts, hv, stack, rtops
                 break
             ch = ask(sid, opts, n, pub, t, prm, rg)
             record_decision(trace, tracing, season, p, STEP_TOKEN, opts, n, ch)
-            gain(pub, p, opts[ch, A], 1, st, trace, tracing, season)
+            gain(t, pub, p, opts[ch, A], 1, st, trace, tracing, season)
     elif e == TE_POINTS:
         score(pub, p, k, SRC_TREE, st, trace, tracing, season)
     elif e == TE_RUNE_TOKEN:
         draw_runes(pub, p, k, stack, rtops, st, trace, tracing, season)
-        gain(pub, p, colour, k2, st, trace, tracing, season)
+        gain(t, pub, p, colour, k2, st, trace, tracing, season)
     elif e == TE_TILE_POINTS:
         score(pub, p, k * held(pub, p, colour), SRC_TREE, st, trace, tracing, season)
     elif e == TE_BLOCK:
@@ -896,13 +901,14 @@ def place_tree(t, pub, p, ts, colour, paid, sid, prm, rg, opts, hv, stack, rtops
             pub[NEUTRAL_LEFT] -= 1
             st[p, ST_NEUTRAL] += 1
             record_event(trace, tracing, season, EV_BLOCK, p, opts[ch, A], opts[ch, B], 0)
-        gain(pub, p, colour, k2, st, trace, tracing, season)
+        gain(t, pub, p, colour, k2, st, trace, tracing, season)
     elif e == TE_TILE_TOKENS:
-        gain(pub, p, colour, k, st, trace, tracing, season)
+        gain(t, pub, p, colour, k, st, trace, tracing, season)
     else:  # TE_ROOT: the reserved tokens (already out of the supply)
+        banned = t.rules[R_BAN_COLOUR] if p == t.rules[R_BAN_SEAT] else -1
         for i in range(2):
             x = pub[tree_at(ts, T_TOKENS + i)]
-            if x >= 0:
+            if x >= 0 and x != banned:  # a withheld colour stays on the root
                 pub[player_at(p, P_TOKENS + x)] += 1
                 pub[tree_at(ts, T_TOKENS + i)] = -1
                 st[p, ST_GAINED] += 1
@@ -924,7 +930,7 @@ def play_rune(t, pub, p, h, sid, prm, rg, opts, st, trace, tracing, season):
     st[p, ST_RUNE + kind] += 1
     record_event(trace, tracing, season, EV_RUNE, p, tile, kind, 0)
     if kind == RUNE_GAIN:
-        gain(pub, p, colour, t.rune[tile, RU_AMOUNT], st, trace, tracing, season)
+        gain(t, pub, p, colour, t.rune[tile, RU_AMOUNT], st, trace, tracing, season)
     elif kind == RUNE_OCCUPIED:
         pub[OCCUPIED_OK] = 1
     else:

@@ -177,11 +177,11 @@ N_RUNE_COLS = 3
  R_ALTAR_COST, R_ALTAR_REPEAT, R_LOW_TIE, R_NEW_START_JOIN, R_RESHUFFLE, R_ROOT_RANDOM,
  R_NEW_START_DRAW) = range(20)
 # Restricted play, for `simkit value` (simkit/games/inori/interventions.py): seat
-# R_BAN_SEAT may not offer to card R_BAN_CARD nor to Great Tree space R_BAN_TREE, and may
-# not play Rune tiles of kind R_BAN_RUNE (-1: none). The rule text has no such rule; the
-# config always sets -1.
-R_BAN_SEAT, R_BAN_CARD, R_BAN_TREE, R_BAN_RUNE = 20, 21, 22, 23
-N_RULES = 24
+# R_BAN_SEAT may not offer to card R_BAN_CARD nor to Great Tree space R_BAN_TREE, may not
+# play Rune tiles of kind R_BAN_RUNE, and takes no Favor tokens of colour R_BAN_COLOUR
+# (-1: none). The rule text has no such rule; the config always sets -1.
+R_BAN_SEAT, R_BAN_CARD, R_BAN_TREE, R_BAN_RUNE, R_BAN_COLOUR = 20, 21, 22, 23, 24
+N_RULES = 25
 # options.fewest_points_tie (R_LOW_TIE).
 TIE_TURN_ORDER, TIE_REVERSE, TIE_RANDOM = range(3)
 LOW_TIES = ("turn_order", "reverse_turn_order", "random")
