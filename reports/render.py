@@ -39,6 +39,13 @@ class Written:
     html: Path
     summary: Path
     tables: list[Path]
+    scorecard: pl.DataFrame | None = None  # the verdicts, for the terminal
+
+
+def verdict_lines(scorecard: pl.DataFrame) -> list[str]:
+    """The scorecard in a few terminal lines: verdict, metric and the deciding estimate."""
+    return [f"{r['verdict']:<12}  {r['title']}: {_minus(r['estimate'])}"
+            for r in scorecard.iter_rows(named=True)]
 
 
 def make_report(run_dir: Path, out_dir: Path | None = None, targets_path: Path | None = None,
@@ -370,7 +377,7 @@ def write(report: Report, out: Path) -> Written:
     os.replace(staging, tables_dir)
     _atomic_write(out / REPORT_FILE, page)
     return Written(out / REPORT_FILE, out / REPORT_SUMMARY_FILE,
-                   [tables_dir / n for n in names])
+                   [tables_dir / n for n in names], report.scorecard)
 
 
 # ------------------------------------------------------------------ value report

@@ -276,9 +276,14 @@ def _report(run_dir: Path, out_dir: Path | None = None, targets: Path | None = N
     import time
 
     from reports import make_report
+    from reports.render import verdict_lines
 
     started = time.perf_counter()
     written = make_report(run_dir, out_dir, targets, set_targets, stronger)
+    if written.scorecard is not None and written.scorecard.height:
+        click.echo("Balance scorecard:")
+        for line in verdict_lines(written.scorecard):
+            click.echo(f"  {line}")
     click.echo(f"Wrote the balance report {written.html} ({written.summary.name}, "
                f"{len(written.tables)} CSV tables in {written.tables[0].parent.name}/) "
                f"in {time.perf_counter() - started:.1f} s.")

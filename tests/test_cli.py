@@ -143,3 +143,16 @@ def test_help_everywhere(cli):
     for cmd in ([], ["run"], ["play"], ["show"], ["bench"], ["games"], ["strategies"]):
         result = cli(*cmd, "-h")
         assert result.exit_code == 0 and "Usage:" in result.output
+
+
+def test_report_prints_the_scorecard_verdicts(tmp_path):
+    from simkit.cli import main as cli_main
+
+    out = tmp_path / "run"
+    r = CliRunner().invoke(cli_main, ["run", "cauldron-master", "--players", "4", "--strategies",
+                                      "greedy", "--games", "400", "--out", str(out), "--report"])
+    assert r.exit_code == 0, r.output
+    assert "Balance scorecard:" in r.output
+    for title in ("Seat advantage", "Component effect", "Tie rate", "Game length"):
+        assert any(line.strip().split()[0] in ("PASS", "FAIL", "NOT") and title in line
+                   for line in r.output.splitlines()), title
