@@ -179,11 +179,11 @@ def play(game: str, strategy_list: str, players: int, seed: int, game_index: int
     """
     from simkit.engine import RunSpec, prepare
 
-    spec = RunSpec(game, players, tuple(_split(strategy_list)), max(game_index + 1, 1), seed,
+    if not 0 <= game_index < 2**63:
+        raise SimkitError(f"--game-index must be between 0 and 2**63-1, not {game_index}")
+    spec = RunSpec(game, players, tuple(_split(strategy_list)), game_index + 1, seed,
                    overrides, params, config_path)
     p = prepare(spec)
-    if game_index < 0:
-        raise SimkitError(f"--game-index must be 0 or more, not {game_index}")
     click.echo(p.game.play_log(p.compiled, p.lineup, seed, game_index))
 
 

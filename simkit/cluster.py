@@ -59,9 +59,9 @@ def connect(scheduler: str | None, workers: int | None) -> Iterator[Any]:
     if scheduler:
         try:
             client = Client(scheduler, timeout="10s")
-        except (OSError, TimeoutError) as exc:
+        except (OSError, TimeoutError, ValueError, TypeError) as exc:
             raise SimkitError(f"--scheduler {scheduler}: cannot reach the dask scheduler "
-                              f"({exc})") from None
+                              f"({exc}); expected an address like tcp://host:8786") from None
         with client:
             yield client
         return

@@ -53,6 +53,11 @@ def load_toml(path: Path) -> dict[str, Any]:
         raise ConfigError(str(path), "(file)", None, "file not found") from None
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(str(path), "(syntax)", None, f"not valid TOML: {exc}") from None
+    except UnicodeDecodeError as exc:
+        raise ConfigError(str(path), "(encoding)", None,
+                          f"not UTF-8 text (byte {exc.start}); save the file as UTF-8") from None
+    except OSError as exc:
+        raise ConfigError(str(path), "(file)", None, f"cannot read it ({exc.strerror})") from None
 
 
 def load_config(game: str, path: Path | None = None, overrides: Iterable[str] = ()) -> GameConfig:
@@ -106,7 +111,7 @@ def apply_override(data: dict[str, Any], item: str) -> None:
 
 
 def _list_index(items: list[Any], part: str, where: str, value: Any) -> int:
-    if part.isdigit() and int(part) < len(items):
+    if part.isascii() and part.isdigit() and int(part) < len(items):
         return int(part)
     ids = [e.get("id") for e in items if isinstance(e, dict)]
     if part in ids:

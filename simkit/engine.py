@@ -27,6 +27,7 @@ from simkit.results import (
     RUN_FILE,
     SUMMARY_DATA_FILE,
     SUMMARY_FILE,
+    CorruptFile,
     chunk_path,
     clear_chunks,
     finished_chunks,
@@ -256,8 +257,14 @@ def check_output(run_dir: Path, p: Prepared, force: bool) -> str:
         raise SimkitError(f"--out {run_dir}: exists and is not a folder")
     if not os.access(run_dir, os.W_OK):
         raise SimkitError(f"--out {run_dir}: the folder is not writable")
-    manifest = read_manifest(run_dir)
-    unfinished = read_json(run_dir / RUN_FILE)
+    try:
+        manifest = read_manifest(run_dir)
+        unfinished = read_json(run_dir / RUN_FILE)
+    except CorruptFile as exc:
+        if not force:
+            raise SimkitError(f"--out {run_dir}: {exc}; choose another folder, or pass "
+                              "--force to replace the run in it") from None
+        return "new"
     if manifest is not None:
         if manifest.get("identity") == identity(p) and (run_dir / results_file(p)).exists():
             return "done"

@@ -13,6 +13,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from simkit.errors import SimkitError
+
 GAMES_FILE = "games.parquet"
 MANIFEST_FILE = "manifest.json"
 SUMMARY_FILE = "summary.csv"
@@ -164,12 +166,23 @@ def write_json(path: Path, data: dict[str, Any]) -> None:
     os.replace(tmp, path)
 
 
+class CorruptFile(SimkitError):
+    """A file simkit wrote is damaged (not JSON, or not a JSON object)."""
+
+
 def read_json(path: Path) -> dict[str, Any] | None:
-    return json.loads(path.read_text()) if path.exists() else None
+    """A JSON object simkit wrote, None if the file is absent; CorruptFile (one line that
+    names the file) if it cannot be read as one."""
+    if not path.exists():
+        return None
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (ValueError, UnicodeDecodeError, OSError) as exc:
+        raise CorruptFile(f"{path}: cannot be read as JSON ({exc})") from None
+    if not isinstance(data, dict):
+        raise CorruptFile(f"{path}: expected a JSON object, found {type(data).__name__}")
+    return data
 
 
 def read_manifest(run_dir: Path) -> dict[str, Any] | None:
-    path = run_dir / MANIFEST_FILE
-    if not path.exists():
-        return None
-    return json.loads(path.read_text())
+    return read_json(run_dir / MANIFEST_FILE)

@@ -156,3 +156,39 @@ def test_report_prints_the_scorecard_verdicts(tmp_path):
     for title in ("Seat advantage", "Component effect", "Tie rate", "Game length"):
         assert any(line.strip().split()[0] in ("PASS", "FAIL", "NOT") and title in line
                    for line in r.output.splitlines()), title
+
+
+@pytest.mark.parametrize("args,expect", [
+    (["play", "cauldron-master", "--game-index", str(10**20)], "--game-index"),
+    (["run", "cauldron-master", "--games", "10", "--scheduler", "garbage"], "--scheduler"),
+    (["run", "cauldron-master", "--games", "10", "--set", "ingredients.\u00b2.scores=[1]"],
+     "ingredients.\u00b2"),
+])
+def test_more_bad_input_is_one_line(tmp_path, args, expect):
+    if "run" in args:
+        args = [*args, "--out", str(tmp_path / "out")]
+    r = CliRunner().invoke(main, args)
+    lines = [x for x in r.output.splitlines() if x.startswith("Error:")]
+    assert r.exit_code == 1 and len(lines) == 1 and expect in lines[0], r.output
+    assert "Traceback" not in r.output
+
+
+def test_a_config_that_is_not_utf8_is_one_line(tmp_path):
+    bad = tmp_path / "bad.toml"
+    bad.write_bytes(b'x = "\xff"\n')
+    r = CliRunner().invoke(main, ["run", "cauldron-master", "--games", "10", "--config",
+                                  str(bad), "--out", str(tmp_path / "out")])
+    assert r.exit_code == 1 and "not UTF-8" in r.output and str(bad) in r.output
+
+
+def test_a_damaged_manifest_is_refused_then_replaced_with_force(tmp_path):
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "manifest.json").write_text("{bad")
+    args = ["run", "cauldron-master", "--games", "10", "--out", str(out)]
+    r = CliRunner().invoke(main, args)
+    assert r.exit_code == 1 and "manifest.json: cannot be read as JSON" in r.output
+    assert "--force" in r.output
+    r = CliRunner().invoke(main, [*args, "--force"])
+    assert r.exit_code == 0, r.output
+    assert json.loads((out / "manifest.json").read_text())["games"] == 10
