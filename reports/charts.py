@@ -37,6 +37,7 @@ STYLE = {
     "axes.spines.top": False, "axes.spines.right": False, "xtick.color": INK,
     "ytick.color": INK, "text.color": INK, "axes.titlelocation": "left",
     "font.family": "DejaVu Sans",
+    "text.parse_math": False,  # names are plain text: "$x$" in a strategy name is not TeX
 }
 
 

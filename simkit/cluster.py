@@ -11,7 +11,7 @@ imported unless one of the two options is given.
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
@@ -72,7 +72,7 @@ def connect(scheduler: str | None, workers: int | None) -> Iterator[Any]:
         yield client
 
 
-def play_chunks(client: Any, spec: Any, chunks: Sequence[tuple[int, int]]
+def play_chunks(client: Any, spec: Any, chunks: Iterable[tuple[int, int]]
                 ) -> Iterator[tuple[int, int, Any]]:
     """Submit every chunk; yield (first, n, rows) as each finishes, in any order."""
     from dask.distributed import as_completed

@@ -6,7 +6,7 @@ import math
 import os
 import shlex
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -55,6 +55,7 @@ from simkit.summary import (
 
 DEFAULT_CHUNK = 1 << 17
 MAX_SEED = (1 << 64) - 1
+MAX_GAMES = 10**12  # game indices are int64 in the kernels; a trillion is days of play
 
 
 @dataclass(frozen=True)
@@ -200,8 +201,8 @@ def prepare(spec: RunSpec) -> Prepared:
     if spec.players not in supported:
         raise SimkitError(f"{game.title} is played by {', '.join(map(str, supported))} players, "
                           f"not {spec.players}")
-    if spec.games < 1:
-        raise SimkitError(f"--games must be at least 1, not {spec.games}")
+    if not 1 <= spec.games <= MAX_GAMES:
+        raise SimkitError(f"--games must be between 1 and {MAX_GAMES:,}, not {spec.games}")
     if not 0 <= spec.seed <= MAX_SEED:
         raise SimkitError(f"--seed must be between 0 and 2**64-1, not {spec.seed}")
     lineup = build_lineup(game, spec.strategies, spec.players, spec.params)
@@ -330,10 +331,11 @@ def run(spec: RunSpec, run_dir: Path, threads: int | None = None,
     try:
         for look, upto in enumerate(looks, start=1):
             done = finished_chunks(run_dir, kind)
-            todo = [(first, min(chunk_size, gap_first + gap_n - first))
-                    for gap_first, gap_n in missing_ranges(done, upto)
-                    for first in range(gap_first, gap_first + gap_n, chunk_size)]
-            if todo and spec.summary_only and not (scheduler or workers) and reducer is None:
+            missing = missing_ranges(done, upto)
+            todo = ((first, min(chunk_size, gap_first + gap_n - first))  # lazily: a long
+                    for gap_first, gap_n in missing  # run may have millions of chunks
+                    for first in range(gap_first, gap_first + gap_n, chunk_size))
+            if missing and spec.summary_only and not (scheduler or workers) and reducer is None:
                 reducer = summary_reducer(p)
             _play_and_save(p, todo, run_dir, scheduler, workers, progress, reducer)
             if spec.until_sure is not None:
@@ -418,7 +420,7 @@ def summary_reducer(p: Prepared) -> Callable[[pa.Table], Aggregate]:
     return reducer
 
 
-def _play_and_save(p: Prepared, chunks: list[tuple[int, int]], run_dir: Path,
+def _play_and_save(p: Prepared, chunks: Iterable[tuple[int, int]], run_dir: Path,
                    scheduler: str | None, workers: int | None,
                    progress: Callable[[int], None] | None,
                    reducer: Callable[[pa.Table], Aggregate] | None = None) -> None:
@@ -451,7 +453,7 @@ def _play_and_save(p: Prepared, chunks: list[tuple[int, int]], run_dir: Path,
             finish(pending)
 
 
-def _play(p: Prepared, chunks: list[tuple[int, int]], scheduler: str | None,
+def _play(p: Prepared, chunks: Iterable[tuple[int, int]], scheduler: str | None,
           workers: int | None) -> Iterator[tuple[int, int, Any]]:
     """(first, n, rows) for each chunk: in this process (the kernel releases the GIL, so
     the previous chunk is written meanwhile), or on a dask cluster."""

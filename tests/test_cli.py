@@ -73,7 +73,7 @@ BAD = [
      "supply.size.4 = 0: must be between"),
     (["run", "cauldron-master", "--set", "witches.wizard.initiative=1", "--out", "x"],
      "no entry with this id"),
-    (["run", "cauldron-master", "--games", "0", "--out", "x"], "--games must be at least 1"),
+    (["run", "cauldron-master", "--games", "0", "--out", "x"], "--games must be between 1 and"),
     (["run", "cauldron-master", "--workers", "0", "--out", "x"], "--workers must be at least 1"),
     (["run", "cauldron-master", "--precision", "0.01", "--out", "x"],
      "--precision only applies with --until-sure"),
@@ -192,3 +192,10 @@ def test_a_damaged_manifest_is_refused_then_replaced_with_force(tmp_path):
     r = CliRunner().invoke(main, [*args, "--force"])
     assert r.exit_code == 0, r.output
     assert json.loads((out / "manifest.json").read_text())["games"] == 10
+
+
+def test_an_absurd_number_of_games_is_refused_at_once(tmp_path):
+    r = CliRunner().invoke(main, ["run", "cauldron-master", "--games", str(10**30),
+                                  "--chunk-size", "1000", "--out", str(tmp_path / "o")])
+    assert r.exit_code == 1 and "--games must be between 1 and" in r.output
+    assert not (tmp_path / "o").exists()

@@ -95,3 +95,16 @@ def test_count_and_grouped_bars():
     assert _bars(ax) == 4 and _errorbars(ax) == 4
     assert [t.get_text() for t in ax.get_xticklabels()] == ["1st", "2nd"]
     assert _title(ax) == "By seat and strategy" and ax.get_ylabel() == "win share"
+
+
+def test_names_with_dollar_signs_are_plain_text():
+    """A strategy called "$\\macro$" (a plug-in, a NAME@FILE token) is drawn as written,
+    not parsed as matplotlib's TeX, which failed on unknown macros."""
+    import io
+
+    frame = pl.DataFrame({"name": ["$\\macro$", "b$x$"], "v": [0.3, 0.2], "v_lo": [0.2, 0.1],
+                          "v_hi": [0.4, 0.3]})
+    fig = charts.interval_bars(frame, label="name", value="v", title="t", xlabel="x")
+    fig.savefig(io.BytesIO(), format="png")
+    labels = [t.get_text() for t in fig.axes[0].get_yticklabels()]
+    assert "$\\macro$" in labels
