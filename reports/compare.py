@@ -32,6 +32,7 @@ from reports.stats import Z
 from reports.targets import load_targets
 from simkit.causal import bh
 from simkit.errors import SimkitError
+from simkit.results import write_csv
 
 SCHEMA = {"metric": pl.String, "group": pl.String, "unit": pl.String, "a": pl.Float64,
           "b": pl.Float64, "diff": pl.Float64, "diff_lo": pl.Float64, "diff_hi": pl.Float64,
@@ -271,7 +272,7 @@ def write_compare(c: Comparison, out: Path) -> list[Path]:
         raise SimkitError(f"--out {out}: exists and is not a folder")
     out.mkdir(parents=True, exist_ok=True)
     csv = out / "compare.csv"
-    c.frame.write_csv(csv)
+    write_csv(c.frame, csv)
     md = out / "compare.md"
     rows = table_rows(c)
     text = [f"# Comparison: {c.game}", "", f"- A: `{c.a}` ({c.a_label})",

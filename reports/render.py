@@ -29,7 +29,7 @@ from reports.targets import FAIL, PASS, load_targets
 from reports.value import EXPLAIN, VALUE_HTML, VALUE_MD, VALUE_TABLES, read_value
 from reports.value import sections as value_sections
 from simkit.errors import SimkitError
-from simkit.results import REPORT_FILE, REPORT_SUMMARY_FILE, REPORT_TABLES_DIR
+from simkit.results import REPORT_FILE, REPORT_SUMMARY_FILE, REPORT_TABLES_DIR, write_csv
 
 DPI = 110
 
@@ -298,7 +298,10 @@ def _html_section(section: Section) -> str:
 
 # ------------------------------------------------------------------ Markdown
 def _md_escape(text: str) -> str:
-    return text.replace("|", "\\|")
+    """A cell or name as Markdown text: a pipe would end the cell, and raw HTML in a name
+    would be rendered by a Markdown viewer."""
+    return (text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+            .replace("|", "\\|"))
 
 
 def _md_table(table: Table) -> str:
@@ -369,7 +372,7 @@ def write(report: Report, out: Path) -> Written:
         name = f"{stem}.csv"
         if name in names:
             raise ValueError(f"two report tables would both be written to {name}")
-        frame.write_csv(staging / name)
+        write_csv(frame, staging / name)
         names.append(name)
     page = render_html(report)
     _atomic_write(out / REPORT_SUMMARY_FILE, render_markdown(report))
@@ -434,5 +437,5 @@ def write_value_report(folder: Path) -> tuple[Path, Path]:
     for s in secs:
         for b in s.blocks:
             if isinstance(b, Table) and b.csv:
-                b.frame.write_csv(tables / f"{b.csv}.csv")
+                write_csv(b.frame, tables / f"{b.csv}.csv")
     return folder / VALUE_HTML, folder / VALUE_MD

@@ -36,7 +36,12 @@ from reports.load import open_run, read_run_manifest  # noqa: E402
 from reports.render import CSS, Written, _atomic_write, _html_section, _md_table  # noqa: E402
 from reports.targets import FAIL, PASS, UNSURE, Targets, load_targets, scorecard  # noqa: E402
 from simkit.errors import SimkitError  # noqa: E402
-from simkit.results import REPORT_FILE, REPORT_SUMMARY_FILE, REPORT_TABLES_DIR  # noqa: E402
+from simkit.results import (  # noqa: E402
+    REPORT_FILE,
+    REPORT_SUMMARY_FILE,
+    REPORT_TABLES_DIR,
+    write_csv,
+)
 from simkit.sweep import SWEEP_FILE, format_value  # noqa: E402
 
 TOP_COMPONENTS = 5
@@ -492,7 +497,7 @@ def make_sweep_report(sweep_dir: Path, out_dir: Path | None = None,
         for b in s.blocks:
             if isinstance(b, Table) and b.csv:
                 path = tables_dir / f"{b.csv}.csv"
-                b.frame.write_csv(path)
+                write_csv(b.frame, path)
                 written.append(path)
     _atomic_write(out / REPORT_SUMMARY_FILE, render_markdown(rep))
     _atomic_write(out / REPORT_FILE, render_html(rep))

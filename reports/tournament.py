@@ -24,6 +24,7 @@ from matplotlib.figure import Figure  # noqa: E402
 from reports.charts import INK, WIDTH, _styled, interval_bars  # noqa: E402
 from reports.document import Chart, Column, Note, Section, Table  # noqa: E402
 from reports.render import CSS, _atomic_write, _html_section, _md_table  # noqa: E402
+from simkit.results import write_csv  # noqa: E402
 
 HTML_FILE = "tournament.html"
 MD_FILE = "tournament.md"
@@ -179,7 +180,7 @@ def write_report(rec: dict[str, Any], out: Path) -> list[Path]:
     secs = sections(rec)
     for name, frame in ((RATINGS_CSV, ratings), (MATRIX_CSV, matrix)):
         tmp = out / (name + ".partial")
-        frame.write_csv(tmp)
+        write_csv(frame, tmp)
         tmp.replace(out / name)
     _atomic_write(out / MD_FILE, render_markdown(rec, secs))
     _atomic_write(out / HTML_FILE, render_html(rec, secs))

@@ -39,6 +39,7 @@ from simkit.results import (
     remove_report,
     versions,
     write_chunk,
+    write_csv,
     write_json,
     write_manifest,
 )
@@ -500,5 +501,5 @@ def _summary_frame_of(agg: Aggregate) -> pl.DataFrame:
 
 def write_summary(run_dir: Path) -> pl.DataFrame:
     table = summary_frame(run_dir)
-    table.write_csv(run_dir / SUMMARY_FILE)
+    write_csv(table, run_dir / SUMMARY_FILE)
     return table

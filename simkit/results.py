@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import polars as pl
 import pyarrow as pa
 import pyarrow.parquet as pq
 
@@ -164,6 +165,23 @@ def write_json(path: Path, data: dict[str, Any]) -> None:
     tmp = path.with_name(path.name + ".partial")
     tmp.write_text(json.dumps(data, indent=2) + "\n")
     os.replace(tmp, path)
+
+
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def write_csv(frame: pl.DataFrame, path: Path) -> None:
+    """Write `frame` as CSV with text cells a spreadsheet would run as a formula (a name
+    from a config starting with = + - @) prefixed with a quote, as OWASP advises; numbers
+    are written as they are."""
+    text = [c for c, t in frame.schema.items() if t in (pl.String, pl.Categorical, pl.Enum)]
+    if text:
+        def safe(c: str) -> pl.Expr:
+            v = pl.col(c).cast(pl.String)
+            risky = pl.any_horizontal([v.str.starts_with(s) for s in FORMULA_STARTS])
+            return pl.when(risky).then(pl.lit("'") + v).otherwise(v).alias(c)
+        frame = frame.with_columns(safe(c) for c in text)
+    frame.write_csv(path)
 
 
 class CorruptFile(SimkitError):

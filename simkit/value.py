@@ -32,7 +32,7 @@ from simkit import causal
 from simkit.engine import Prepared, RunSpec, option_args, prepare
 from simkit.errors import ConfigError, SimkitError
 from simkit.interventions import Intervention, a_a
-from simkit.results import missing_ranges, read_json, versions, write_json
+from simkit.results import missing_ranges, read_json, versions, write_csv, write_json
 from simkit.rng import py_mix64
 from simkit.stopping import METHOD, look_z, schedule
 from simkit.summary import win_scale
@@ -391,7 +391,7 @@ def run(p: ValuePlan, out: Path, chunk_size: int = 20_000, force: bool = False,
         with open(tmp, "wb") as fh:
             np.savez_compressed(fh, **totals)
         os.replace(tmp, out / DEALS_FILE)
-        t.write_csv(out / TABLE_FILE)
+        write_csv(t, out / TABLE_FILE)
     except OSError as exc:
         raise SimkitError(f"--out {out}: cannot write results ({exc.strerror}); every "
                           "finished chunk is kept: rerun the same command to resume") from None

@@ -291,3 +291,22 @@ def test_describe_placeholder():
         "Witches › Mage", "max cards: 2 · colour limits: orange 2, green 2")
     assert describe_placeholder(resolved, "supply.size.4") == ("Supply › size › 4", "12")
     assert describe_placeholder(resolved, "witches.nobody")[1] == "(not in the resolved config)"
+
+
+def test_csv_cells_that_look_like_formulas_are_neutralised(tmp_path):
+    import polars as pl
+
+    from simkit.results import write_csv
+
+    frame = pl.DataFrame({"name": ["=HYPERLINK(\"x\")", "+1", "@a", "plain", "-x"],
+                          "value": [-1.5, 2.0, 3.0, 4.0, -5.0]})
+    write_csv(frame, tmp_path / "t.csv")
+    back = pl.read_csv(tmp_path / "t.csv")
+    assert back["name"].to_list() == ["'=HYPERLINK(\"x\")", "'+1", "'@a", "plain", "'-x"]
+    assert back["value"].to_list() == [-1.5, 2.0, 3.0, 4.0, -5.0]  # numbers untouched
+
+
+def test_markdown_escapes_html_and_pipes_in_names():
+    from reports.render import _md_escape
+
+    assert _md_escape("<b>x</b> | y & z") == "&lt;b&gt;x&lt;/b&gt; \\| y &amp; z"
