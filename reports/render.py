@@ -223,7 +223,7 @@ def render_html(report: Report) -> str:
     facts = "".join(f"<dt>{_e(k)}</dt><dd>{_e(v)}</dd>" for k, v in report.facts)
     toc = [("scorecard", "Scorecard")]
     if report.placeholders:
-        toc.insert(0, ("placeholders", "Placeholder data"))
+        toc.append(("placeholders", "Placeholder data"))
     toc += [(s.key, s.title) for s in report.sections] + [("method", "How to read this")]
     nav = "".join(f'<a href="#{k}">{_e(t)}</a>' for k, t in toc)
     parts = [
@@ -236,20 +236,24 @@ def render_html(report: Report) -> str:
         f"<code>{_e(report.command)}</code></div></div></header>",
         f'<nav class="toc"><div class="wrap">{nav}</div></nav><main class="wrap">',
     ]
+    # The verdict first: the scorecard opens the page, and the placeholder list follows
+    # it, its warning visible and the list itself folded (it is long).
+    placeholder_block = ""
     if report.placeholders or report.placeholder_notes:
         items = "".join(f'<li>{_e(k)} <span class="v">= {_e(v)}</span></li>'
                         for k, v in report.placeholders)
         notes = "".join(f'<p class="small">{_e(n)}</p>' for n in report.placeholder_notes)
         if report.placeholders:
-            parts.append(
+            placeholder_block = (
                 f'<section id="placeholders" class="warn"><h2>&#9888; This run used '
                 f"{len(report.placeholders)} placeholder values</h2><p>These numbers are not "
                 "from a published source. Results that depend on them describe the "
                 "placeholder data, not the published game. Replace them in the config (or "
                 "with <code>--set</code>) and run again.</p>"
-                f"<ul>{items}</ul>{notes}</section>")
+                f"<details><summary>The {len(report.placeholders)} placeholder values"
+                f"</summary><ul>{items}</ul>{notes}</details></section>")
         else:
-            parts.append(f'<section id="placeholders-note" class="note">{notes}</section>')
+            placeholder_block = f'<section id="placeholders-note" class="note">{notes}</section>'
     rows = []
     for r in report.scorecard.iter_rows(named=True):
         pill = f'<span class="pill {_verdict_class(r["verdict"])}">{_e(r["verdict"])}</span>'
@@ -269,6 +273,7 @@ def render_html(report: Report) -> str:
         "it, FAIL when the whole interval misses it, NOT YET SURE when more games are needed "
         f"to tell.</p>{card}<p class=\"small\">Targets: {_e(report.targets_source)}</p>"
         f"<h3>At a glance</h3><ul class=\"findings\">{findings}</ul></section>")
+    parts.append(placeholder_block)
     for section in report.sections:
         parts.append(_html_section(section))
     parts.append(
@@ -319,13 +324,6 @@ def render_markdown(report: Report) -> str:
            "CSV: `report_tables/`.", ""]
     out += [f"- **{k}**: {v}" for k, v in report.facts]
     out += ["", "Reproduce this run:", "", "```sh", report.command, "```", ""]
-    if report.placeholders:
-        out += [f"> **Warning: this run used {len(report.placeholders)} placeholder values**, "
-                "not from a published source. Results that depend on them describe the "
-                "placeholder data, not the published game.", ">"]
-        out += [f"> - {k} = `{v}`" for k, v in report.placeholders]
-        out += [f"> - {n}" for n in report.placeholder_notes]
-        out.append("")
     out += ["## Balance scorecard", "",
             "| Metric | Target | Verdict | Estimate [95% interval] | Detail |",
             "|---|---|---|---|---|"]
@@ -335,6 +333,12 @@ def render_markdown(report: Report) -> str:
                    f"{_md_escape(r['detail'])} |")
     out += ["", f"Targets: {report.targets_source}", "", "## At a glance", ""]
     out += [f"- {_minus(f)}" for f in report.findings]
+    if report.placeholders:  # after the verdict, as on the page
+        out += ["", f"> **Warning: this run used {len(report.placeholders)} placeholder "
+                "values**, not from a published source. Results that depend on them describe "
+                "the placeholder data, not the published game.", ">"]
+        out += [f"> - {k} = `{v}`" for k, v in report.placeholders]
+        out += [f"> - {n}" for n in report.placeholder_notes]
     for section in report.sections:
         out += ["", f"## {section.title}", "", section.intro]
         for block in section.blocks:

@@ -22,7 +22,7 @@ from simkit.cli import main
 from simkit.errors import SimkitError
 from tests.report_support import reported_run, small_run
 
-SECTIONS = ("placeholders", "scorecard", "winners", "seats", "scores", "endings", "components",
+SECTIONS = ("scorecard", "placeholders", "winners", "seats", "scores", "endings", "components",
             "witches", "hecate", "recipes", "leftovers", "method")
 IMG = re.compile(r'<img alt="([^"]+)" src="data:image/png;base64,([A-Za-z0-9+/=]+)">')
 
@@ -89,7 +89,10 @@ def test_honesty_block(page, reported):
     assert f"<dd>{manifest['seed']}</dd>" in page
     assert "simkit run cauldron-master --players 4 --strategies planner,greedy,random,greedy" \
         in page
-    warning = page[page.index('id="placeholders"'):page.index('id="scorecard"')]
+    # the verdict first: the scorecard, then the placeholder warning with its list folded
+    assert page.index('id="scorecard"') < page.index('id="placeholders"')
+    warning = page[page.index('id="placeholders"'):page.index('id="winners"')]
+    assert "<details><summary>" in warning
     marks = [m for m in manifest["config"]["placeholders"] if not m.startswith("witches.amateur")]
     assert f"This run used {len(marks)} placeholder values" in warning
     assert warning.count("<li>") == len(marks)
