@@ -76,3 +76,26 @@ def test_report_screenshot_is_not_blank(tmp_path_factory, tmp_path):
         assert image.size == (1280, 2000)
         colours = image.convert("RGB").resize((64, 100)).getcolors(64 * 100)
     assert colours is not None and len(colours) > 20  # header, text, table, warning box
+
+
+def test_value_report_renders_with_every_image_loaded(tmp_path):
+    from click.testing import CliRunner
+
+    from simkit.cli import main
+
+    out = tmp_path / "value"
+    r = CliRunner().invoke(main, ["value", "cauldron-master", "--games", "400", "--out",
+                                  str(out)])
+    assert r.exit_code == 0, r.output
+    page = (out / "value.html").read_text()
+    expected = page.count("<img ")
+    probe = tmp_path / "probe.html"
+    probe.write_text(page.replace("</body>", PROBE + "</body>"))
+    result = _run(["--dump-dom", probe.as_uri()], tmp_path)
+    assert result.returncode == 0, result.stderr[-2000:]
+    title = re.search(r"<title>(.*?)</title>", result.stdout)
+    match = re.fullmatch(r"IMAGES (\d+)/(\d+) HEIGHT (\d+)", title.group(1) if title else "")
+    assert match is not None, result.stdout[:500]
+    loaded, total, _ = (int(g) for g in match.groups())
+    assert total == expected == 3 and loaded == total  # witches, ingredients, recipe cards
+    assert "what each is worth" in result.stdout and "A/A control" in result.stdout
