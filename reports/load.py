@@ -116,6 +116,7 @@ def open_run(run_dir: Path) -> Run:
     if missing:
         raise SimkitError(f"{games_path}: not simkit results (no column {', '.join(missing)}); "
                           "was it written by another tool?")
+    _check_columns(games_path, manifest, schema.names)
     if meta.num_rows == 0 or int(manifest.get("games") or 0) == 0:
         raise SimkitError(f"{run_dir}: the run has zero games; nothing to report")
     if meta.num_rows != manifest["rows"]:
@@ -133,6 +134,38 @@ def open_run(run_dir: Path) -> Run:
         raise SimkitError(f"{games_path}: has {seats} seats but {MANIFEST_FILE} says "
                           f"{manifest['players']} players")
     return Run(run_dir, manifest, frame)
+
+
+def _check_columns(path: Path, manifest: dict[str, Any], names: list[str]) -> None:
+    """Refuse rows that are not the named game's: the columns a run of that game, with
+    that config, writes (computed from the config alone: no kernel is compiled)."""
+    from simkit.config import GameConfig
+    from simkit.games import get_game
+    from simkit.games.base import KernelGame
+
+    try:
+        game = get_game(str(manifest["game"]))
+    except SimkitError:  # a game simkit does not know: its report is the generic one
+        return
+    if not isinstance(game, KernelGame):
+        return
+    resolved = manifest.get("config", {}).get("resolved")
+    if not isinstance(resolved, dict):
+        return
+    try:
+        compiled = game.compile(GameConfig(game.module, str(path), resolved))
+        cols = game.columns(compiled, game.new_outputs(compiled, 1, int(manifest["players"])))
+    except (SimkitError, KeyError, ValueError, TypeError, IndexError):
+        raise SimkitError(f"{path.parent / MANIFEST_FILE}: its config is not a valid "
+                          f"{game.title} config; the manifest was changed") from None
+    expected = set(SHARED_COLUMNS) | set(cols)
+    missing, extra = sorted(expected - set(names)), sorted(set(names) - expected)
+    if missing or extra:
+        said = "; ".join(x for x in (f"missing {', '.join(missing[:4])}" if missing else "",
+                                     f"unexpected {', '.join(extra[:4])}" if extra else "") if x)
+        raise SimkitError(f"{path}: these are not the results of the {game.title} run "
+                          f"that {MANIFEST_FILE} describes ({said}); the manifest or the file "
+                          "was changed")
 
 
 def _open_summary(run_dir: Path, manifest: dict[str, Any]) -> Run:

@@ -313,3 +313,15 @@ def test_markdown_escapes_html_and_pipes_in_names():
     from reports.render import _md_escape
 
     assert _md_escape("<b>x</b> | y & z") == "&lt;b&gt;x&lt;/b&gt; \\| y &amp; z"
+
+
+def test_rows_that_are_not_the_manifest_s_game_are_refused(tmp_path_factory, tmp_path):
+    from simkit.config import load_config
+
+    run_dir = _copy(tmp_path_factory, tmp_path)
+    manifest = json.loads((run_dir / "manifest.json").read_text())
+    manifest["game"] = "carnuta"  # the rows are Cauldron Master's
+    manifest["config"]["resolved"] = load_config("carnuta").data
+    (run_dir / "manifest.json").write_text(json.dumps(manifest))
+    with pytest.raises(SimkitError, match="not the results of the Carnuta run"):
+        make_report(run_dir)
