@@ -516,11 +516,14 @@ def compare(run_a: Path, run_b: Path, out_dir: Path | None, top_components: int)
     """Compare two runs of the same game and seed: each metric's paired difference B - A.
 
     Both runs share their deals, so each difference is taken deal by deal and its 95%
-    interval is far narrower than two separate runs would give. "real" marks differences
-    whose interval excludes zero.
+    interval is far narrower than two separate runs would give. "REAL" marks differences
+    whose interval excludes zero after false-discovery-rate control over all the rows.
     Example: simkit compare runs/supply/00_supply.size.4=8 runs/supply/02_supply.size.4=12
     """
     from reports.compare import compare_runs, render_text, write_compare
+
+    if top_components < 0:
+        raise SimkitError(f"--components must be 0 or more, not {top_components}")
 
     result = compare_runs(run_a, run_b, top_components=top_components)
     click.echo(render_text(result))

@@ -158,8 +158,14 @@ class Reader:
     def __init__(self, config: GameConfig) -> None:
         self.source = config.source
         self.data = config.data
+        self.overridden = [item.partition("=")[0].strip() for item in config.overrides]
 
     def error(self, key: str, value: Any, problem: str) -> ConfigError:
+        """The error, blamed on `--set` when an override set this key (or a table around
+        it or inside it), else on the config file."""
+        for k in self.overridden:
+            if key == k or key.startswith(k + ".") or k.startswith(key + "."):
+                return ConfigError(f"--set (on {self.source})", key, value, problem)
         return ConfigError(self.source, key, value, problem)
 
     def get(self, key: str, node: Any = None) -> Any:

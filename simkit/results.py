@@ -112,6 +112,14 @@ def merge_chunks(run_dir: Path) -> int:
             for batch in chunk.iter_batches(batch_size=1 << 16):
                 writer.write_batch(batch)
                 rows += batch.num_rows
+    except BaseException:
+        # A failed merge (a full disk, Ctrl-C) leaves the chunks, which a rerun merges
+        # again: the half-written copy would only fill the disk.
+        if writer is not None:
+            writer.close()
+            writer = None
+        partial.unlink(missing_ok=True)
+        raise
     finally:
         if writer is not None:
             writer.close()

@@ -199,3 +199,13 @@ def test_an_absurd_number_of_games_is_refused_at_once(tmp_path):
                                   "--chunk-size", "1000", "--out", str(tmp_path / "o")])
     assert r.exit_code == 1 and "--games must be between 1 and" in r.output
     assert not (tmp_path / "o").exists()
+
+
+def test_a_bad_override_is_blamed_on_set_not_the_config_file(tmp_path):
+    r = CliRunner().invoke(main, ["run", "cauldron-master", "--games", "10", "--set",
+                                  "supply.size.4=1000", "--out", str(tmp_path / "o")])
+    assert r.exit_code == 1 and "Error: --set (on " in r.output, r.output
+    assert "cauldron_master.toml): supply.size.4 = 1000" in r.output
+    r = CliRunner().invoke(main, ["compare", str(tmp_path), str(tmp_path), "--components",
+                                  "-1"])
+    assert r.exit_code == 1 and "--components must be 0 or more" in r.output

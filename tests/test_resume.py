@@ -102,3 +102,28 @@ def test_resume_with_changed_config_is_refused(cm, tmp_path):
                       ("supply.size.3=9",))
     with pytest.raises(SimkitError, match="unfinished different run"):
         engine.run(changed, out)
+
+
+def test_a_failed_merge_leaves_no_half_written_file(tmp_path, monkeypatch):
+    import pyarrow.parquet as pq
+
+    from simkit import engine, results
+
+    spec = engine.RunSpec("cauldron-master", 4, ("greedy",), 400, 1)
+    out = tmp_path / "run"
+    real = pq.ParquetWriter.write_batch
+    calls = {"n": 0}
+
+    def full_disk(self, batch, *a, **k):
+        calls["n"] += 1
+        if calls["n"] == 2:
+            raise OSError(28, "No space left on device")
+        return real(self, batch, *a, **k)
+
+    monkeypatch.setattr(pq.ParquetWriter, "write_batch", full_disk)
+    with pytest.raises(engine.SimkitError, match="cannot write results"):
+        engine.run(spec, out, chunk_size=100)
+    assert not (out / (results.GAMES_FILE + ".partial")).exists()
+    assert results.finished_chunks(out)  # the chunks stay for the rerun
+    monkeypatch.setattr(pq.ParquetWriter, "write_batch", real)
+    assert engine.run(spec, out, chunk_size=100)["games"] == 400
