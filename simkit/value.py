@@ -382,9 +382,8 @@ def run(p: ValuePlan, out: Path, chunk_size: int = 20_000, force: bool = False,
                     break
                 stopping["reason"] = (f"reached --games; widest interval ±{half * 100:.2f} "
                                       "points")
-        chunks = _finished(out)
+        chunks = _finished(out)  # contiguous from game 0 (missing_ranges filled every gap)
         played = max((f + n for f, n in chunks), default=0)
-        chunks = [c for c in chunks if c[0] < played]
         totals = _load([_chunk_file(out, *c) for c in chunks], k)
         t = table(p, totals)
         tmp = out / (DEALS_FILE + ".partial")
