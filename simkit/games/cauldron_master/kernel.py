@@ -262,13 +262,12 @@ def card_options(t, pub, p, w, opts, counts, offer):
     n = 0
     n_offer = 0  # types in the supply that this witch may still take (branch-free)
     banned = t.rules[RU_BAN_TYPE] if p == t.rules[RU_BAN_SEAT] else -1
-    if p == t.rules[RU_BAN_SEAT] and w == t.rules[RU_BAN_WITCH]:
-        banned = -2  # a blanked witch takes nothing (below, every type is left out)
+    blank = p == t.rules[RU_BAN_SEAT] and w == t.rules[RU_BAN_WITCH]  # takes nothing
     for x in range(t.types.shape[0]):
         c = t.types[x, TY_COLOUR]
         offer[n_offer] = x
         n_offer += ((pub[SUPPLY + x] > 0) & (pub[TAKEN + c] < t.witch[w, WI_LIMIT + c])
-                    & (x != banned) & (banned != -2))
+                    & (x != banned) & (not blank))
     if pub[PICKS_LEFT] > 0 and n_offer > 0:
         for k in range(t.rules[RU_CAULDRONS]):
             fill = pub[fill_at(p, k)]
