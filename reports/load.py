@@ -93,7 +93,38 @@ def read_run_manifest(run_dir: Path) -> dict[str, Any]:
     missing = [k for k in MANIFEST_KEYS if k not in manifest]
     if missing:
         raise SimkitError(f"{path}: not a simkit run manifest (missing {', '.join(missing)})")
+    _check_manifest_fields(path, manifest)
     return manifest
+
+
+FIELD_TYPES: dict[str, tuple[type, str]] = {
+    "game": (str, "a game name"), "title": (str, "a title"), "command": (str, "a command"),
+    "players": (int, "a whole number"), "strategies": (list, "a list of seats"),
+    "seed": (int, "a whole number"), "games": (int, "a whole number"),
+    "rows": (int, "a whole number"), "config": (dict, "a table")}
+
+
+def _check_manifest_fields(path: Path, m: dict[str, Any]) -> None:
+    """Every field the report reads has its type, and they agree with each other."""
+    def bad(key: str, why: str) -> SimkitError:
+        shown = json.dumps(m.get(key))
+        shown = shown if len(shown) <= 60 else shown[:57] + "..."
+        return SimkitError(f"{path}: {key} = {shown}: {why}; the manifest was changed")
+
+    for key, (kind, word) in FIELD_TYPES.items():
+        value = m[key]
+        if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+            raise bad(key, f"expected {word}")
+    if m["players"] < 1:
+        raise bad("players", "expected 1 or more")
+    seats = m["strategies"]
+    if len(seats) != m["players"] or not all(
+            isinstance(s, dict) and isinstance(s.get("name"), str) for s in seats):
+        raise bad("strategies", f"expected one {{seat, name}} entry per player "
+                                f"({m['players']})")
+    if m["games"] < 0 or m["rows"] != m["games"] * m["players"]:
+        raise bad("games", f"the manifest's rows ({m['rows']:,}) are not games x players "
+                           f"({m['players']})")
 
 
 def open_run(run_dir: Path) -> Run:

@@ -11,8 +11,6 @@ import base64
 import html
 import io
 import math
-import os
-import shutil
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,14 +20,14 @@ import polars as pl
 
 from reports.build import Report, build
 from reports.document import Chart, Note, Section, Table
+from reports.files import check_report_folder, write_report_files
 from reports.hooks import hooks_for
 from reports.load import open_run, read_run_manifest
 from reports.stronger import open_stronger
 from reports.targets import FAIL, PASS, load_targets
 from reports.value import EXPLAIN, VALUE_HTML, VALUE_MD, VALUE_TABLES, read_value
 from reports.value import sections as value_sections
-from simkit.errors import SimkitError
-from simkit.results import REPORT_FILE, REPORT_SUMMARY_FILE, REPORT_TABLES_DIR, write_csv
+from simkit.results import REPORT_FILE, REPORT_SUMMARY_FILE
 
 DPI = 110
 
@@ -59,9 +57,7 @@ def make_report(run_dir: Path, out_dir: Path | None = None, targets_path: Path |
     other = open_stronger(Path(stronger), run) if stronger is not None else None
     report = build(run, targets, hooks_for(run.game), other)
     out = Path(out_dir) if out_dir is not None else run_dir
-    if out.exists() and not out.is_dir():
-        raise SimkitError(f"--out {out}: exists and is not a folder")
-    out.mkdir(parents=True, exist_ok=True)
+    check_report_folder(out, run_dir)
     return write(report, out)
 
 
@@ -351,40 +347,20 @@ def render_markdown(report: Report) -> str:
 
 
 # ------------------------------------------------------------------ files
-def _atomic_write(path: Path, text: str) -> None:
-    tmp = path.with_name(path.name + ".partial")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
-
-
-def tables_of(report: Report) -> list[tuple[str, pl.DataFrame]]:
-    """(csv stem, frame) for the scorecard and every table with a CSV name."""
-    out = [("scorecard", report.scorecard)]
+def tables_of(report: Report) -> list[tuple[str, str, pl.DataFrame]]:
+    """(csv stem, title, frame) for the scorecard and every table with a CSV name."""
+    out = [("scorecard", "Balance scorecard", report.scorecard)]
     for section in report.sections:
-        out += [(b.csv, b.frame) for b in section.blocks if isinstance(b, Table) and b.csv]
+        out += [(b.csv, b.title, b.frame) for b in section.blocks
+                if isinstance(b, Table) and b.csv]
     return out
 
 
 def write(report: Report, out: Path) -> Written:
     """Write report.html, summary.md and report_tables/*.csv into `out`."""
-    tables_dir = out / REPORT_TABLES_DIR
-    staging = out / (REPORT_TABLES_DIR + ".partial")
-    shutil.rmtree(staging, ignore_errors=True)
-    staging.mkdir()
-    names = []
-    for stem, frame in tables_of(report):
-        name = f"{stem}.csv"
-        if name in names:
-            raise ValueError(f"two report tables would both be written to {name}")
-        write_csv(frame, staging / name)
-        names.append(name)
-    page = render_html(report)
-    _atomic_write(out / REPORT_SUMMARY_FILE, render_markdown(report))
-    shutil.rmtree(tables_dir, ignore_errors=True)
-    os.replace(staging, tables_dir)
-    _atomic_write(out / REPORT_FILE, page)
-    return Written(out / REPORT_FILE, out / REPORT_SUMMARY_FILE,
-                   [tables_dir / n for n in names], report.scorecard)
+    paths = write_report_files(out, [(REPORT_SUMMARY_FILE, render_markdown(report)),
+                                     (REPORT_FILE, render_html(report))], tables_of(report))
+    return Written(out / REPORT_FILE, out / REPORT_SUMMARY_FILE, paths, report.scorecard)
 
 
 # ------------------------------------------------------------------ value report
@@ -432,14 +408,8 @@ def write_value_report(folder: Path) -> tuple[Path, Path]:
         html_parts.append(f'<p class="note">{_e(note)}</p>')
         md += ["", f"_{note}_"]
     html_parts.append("</main></body></html>")
-    _atomic_write(folder / VALUE_HTML, "\n".join(html_parts))
-    _atomic_write(folder / VALUE_MD, "\n".join(md) + "\n")
-    tables = folder / VALUE_TABLES
-    if tables.is_symlink() or (tables.exists() and not tables.is_dir()):
-        raise SimkitError(f"{tables}: not a folder simkit made; remove it and run again")
-    tables.mkdir(exist_ok=True)
-    for s in secs:
-        for b in s.blocks:
-            if isinstance(b, Table) and b.csv:
-                write_csv(b.frame, tables / f"{b.csv}.csv")
+    tables = [(b.csv, b.title, b.frame) for s in secs for b in s.blocks
+              if isinstance(b, Table) and b.csv]
+    write_report_files(folder, [(VALUE_MD, "\n".join(md) + "\n"),
+                                (VALUE_HTML, "\n".join(html_parts))], tables, VALUE_TABLES)
     return folder / VALUE_HTML, folder / VALUE_MD

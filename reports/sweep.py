@@ -31,16 +31,15 @@ from reports import metrics  # noqa: E402
 from reports.build import components_of, context  # noqa: E402
 from reports.charts import BAND, GRID, INK, MUTED, PALETTE, WIDTH, _styled  # noqa: E402
 from reports.document import Chart, Column, Note, Section, Table  # noqa: E402
+from reports.files import check_report_folder, write_report_files  # noqa: E402
 from reports.hooks import hooks_for  # noqa: E402
 from reports.load import open_run, read_run_manifest  # noqa: E402
-from reports.render import CSS, Written, _atomic_write, _html_section, _md_table  # noqa: E402
+from reports.render import CSS, Written, _html_section, _md_table  # noqa: E402
 from reports.targets import FAIL, PASS, UNSURE, Targets, load_targets, scorecard  # noqa: E402
 from simkit.errors import SimkitError  # noqa: E402
 from simkit.results import (  # noqa: E402
     REPORT_FILE,
     REPORT_SUMMARY_FILE,
-    REPORT_TABLES_DIR,
-    write_csv,
 )
 from simkit.sweep import SWEEP_FILE, format_value  # noqa: E402
 
@@ -487,20 +486,11 @@ def make_sweep_report(sweep_dir: Path, out_dir: Path | None = None,
     players = int(first["players"]) if first else 1
     rep = build_sweep(record, data, cards, targets, 1.0 / players)
     out = Path(out_dir) if out_dir is not None else sweep_dir
-    if out.exists() and not out.is_dir():
-        raise SimkitError(f"--out {out}: exists and is not a folder")
-    out.mkdir(parents=True, exist_ok=True)
-    tables_dir = out / REPORT_TABLES_DIR
-    tables_dir.mkdir(exist_ok=True)
-    written = []
-    for s in rep.sections:
-        for b in s.blocks:
-            if isinstance(b, Table) and b.csv:
-                path = tables_dir / f"{b.csv}.csv"
-                write_csv(b.frame, path)
-                written.append(path)
-    _atomic_write(out / REPORT_SUMMARY_FILE, render_markdown(rep))
-    _atomic_write(out / REPORT_FILE, render_html(rep))
+    check_report_folder(out, sweep_dir)
+    tables = [(b.csv, b.title, b.frame) for s in rep.sections for b in s.blocks
+              if isinstance(b, Table) and b.csv]
+    written = write_report_files(out, [(REPORT_SUMMARY_FILE, render_markdown(rep)),
+                                       (REPORT_FILE, render_html(rep))], tables)
     return Written(out / REPORT_FILE, out / REPORT_SUMMARY_FILE, written)
 
 

@@ -23,7 +23,8 @@ from matplotlib.figure import Figure  # noqa: E402
 
 from reports.charts import INK, WIDTH, _styled, interval_bars  # noqa: E402
 from reports.document import Chart, Column, Note, Section, Table  # noqa: E402
-from reports.render import CSS, _atomic_write, _html_section, _md_table  # noqa: E402
+from reports.files import atomic_write  # noqa: E402
+from reports.render import CSS, _html_section, _md_table  # noqa: E402
 from simkit.results import write_csv  # noqa: E402
 
 HTML_FILE = "tournament.html"
@@ -179,9 +180,7 @@ def write_report(rec: dict[str, Any], out: Path) -> list[Path]:
     ratings, matrix = frames(rec)
     secs = sections(rec)
     for name, frame in ((RATINGS_CSV, ratings), (MATRIX_CSV, matrix)):
-        tmp = out / (name + ".partial")
-        write_csv(frame, tmp)
-        tmp.replace(out / name)
-    _atomic_write(out / MD_FILE, render_markdown(rec, secs))
-    _atomic_write(out / HTML_FILE, render_html(rec, secs))
+        write_csv(frame, out / name)  # atomic
+    atomic_write(out / MD_FILE, render_markdown(rec, secs))
+    atomic_write(out / HTML_FILE, render_html(rec, secs))
     return [out / n for n in (HTML_FILE, MD_FILE, RATINGS_CSV, MATRIX_CSV)]

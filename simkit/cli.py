@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -19,6 +20,11 @@ class SimkitGroup(click.Group):
     """Turns library errors into one clear line and a non-zero exit, never a traceback."""
 
     def invoke(self, ctx: click.Context) -> Any:
+        from simkit import slices
+
+        slices.on_wait = lambda: click.echo(
+            "\nStopping after the games in play (about a second); Ctrl-C again stops at once.",
+            err=True)
         try:
             return super().invoke(ctx)
         except SimkitError as exc:
@@ -30,8 +36,12 @@ class SimkitGroup(click.Group):
                 click.echo("\nInterrupted. Every lineup finished is saved: run the same "
                            "command again to resume.", err=True)
             else:
-                click.echo("\nInterrupted. Every finished chunk of games is saved: run the "
-                           "same command again to resume.", err=True)
+                click.echo("\nInterrupted. Every finished game is saved: run the same "
+                           "command again to resume.", err=True)
+            if slices.abandoned:  # a slice still plays in its thread and may never end
+                sys.stdout.flush()
+                sys.stderr.flush()
+                os._exit(130)
             sys.exit(130)
 
 
@@ -561,7 +571,7 @@ def tournament(game: str, players: int, strategy_list: str, n_games: int, seed: 
     --games 20000 --seed 1 --out runs/tour
     """
     from reports.tournament import standings_text
-    from simkit import engine
+    from simkit import engine, folders
     from simkit import tournament as tn
 
     spec = tn.TournamentSpec(game, players, tuple(_split(strategy_list)), n_games, seed,
@@ -571,29 +581,30 @@ def tournament(game: str, players: int, strategy_list: str, n_games: int, seed: 
     chunk_deals = tn.DEFAULT_CHUNK_DEALS if chunk_deals is None else chunk_deals
     if chunk_deals < 1:
         raise SimkitError(f"--chunk-size must be at least 1, not {chunk_deals}")
-    state = tn.check_folder(out_dir, plan, force)
-    if state == "done":
-        click.echo(f"{out_dir} already holds this exact tournament; nothing to do.")
-        record = tn.read_record(out_dir)
-        assert record is not None
-    else:
-        done = 0
-        if state == "new":
-            tn.start(out_dir, plan)
+    with folders.locked(out_dir):
+        state = tn.check_folder(out_dir, plan, force)
+        if state == "done":
+            click.echo(f"{out_dir} already holds this exact tournament; nothing to do.")
+            record = tn.read_record(out_dir)
+            assert record is not None
         else:
-            done = tn.Checkpoint(out_dir, plan).games_done(chunk_deals)
-        click.echo(f"{len(plan.lineups)} lineups x {plan.games_per_lineup:,} games "
-                   f"({plan.total_games:,} games) into {out_dir}.")
-        if state == "resume":
-            click.echo(f"Resuming: {done:,} of {plan.total_games:,} games were played "
-                       "before.")
-        with click.progressbar(length=plan.total_games, label=f"{game}: tournament",
-                               file=sys.stderr, show_pos=True) as bar:
-            bar.update(done)
-            result = tn.play(plan, chunk_deals, progress=bar.update, out=out_dir)
-        record = tn.write(result, out_dir)
-        click.echo(f"Played {plan.total_games - done:,} games in {result.elapsed:.1f} s; "
-                   f"wrote {out_dir / 'tournament.html'} and the tables as CSV.")
+            done = 0
+            if state == "new":
+                tn.start(out_dir, plan)
+            else:
+                done = tn.Checkpoint(out_dir, plan).games_done(chunk_deals)
+            click.echo(f"{len(plan.lineups)} lineups x {plan.games_per_lineup:,} games "
+                       f"({plan.total_games:,} games) into {out_dir}.")
+            if state == "resume":
+                click.echo(f"Resuming: {done:,} of {plan.total_games:,} games were played "
+                           "before.")
+            with click.progressbar(length=plan.total_games, label=f"{game}: tournament",
+                                   file=sys.stderr, show_pos=True) as bar:
+                bar.update(done)
+                result = tn.play(plan, chunk_deals, progress=bar.update, out=out_dir)
+            record = tn.write(result, out_dir)
+            click.echo(f"Played {plan.total_games - done:,} games in {result.elapsed:.1f} s; "
+                       f"wrote {out_dir / 'tournament.html'} and the tables as CSV.")
     click.echo(standings_text(record))
 
 
@@ -678,6 +689,10 @@ def bench(n_games: int, repeats: int, run_games: int) -> None:
     """
     from simkit.bench import run_bench
 
+    for flag, value, least in (("--games", n_games, 1), ("--repeats", repeats, 1),
+                               ("--run-games", run_games, 0)):
+        if value < least:
+            raise SimkitError(f"{flag} must be at least {least}, not {value}")
     run_bench(n_games=n_games, repeats=repeats, run_games=run_games, echo=click.echo)
 
 

@@ -49,6 +49,16 @@ def play_chunk(spec: Any, first: int, n: int) -> Any:
     return _reducer(spec)(rows) if spec.summary_only else rows
 
 
+WORKER_TIMEOUT = 30.0  # seconds to wait for a scheduler's first worker
+
+
+def check_scheduler(scheduler: str) -> None:
+    """Refuse, in one line and before anything is written, a scheduler that cannot be
+    reached or that has no worker within WORKER_TIMEOUT seconds."""
+    with connect(scheduler, None):
+        pass
+
+
 @contextmanager
 def connect(scheduler: str | None, workers: int | None) -> Iterator[Any]:
     """A dask Client: to an existing scheduler, or to a local cluster of `workers` processes."""
@@ -63,6 +73,12 @@ def connect(scheduler: str | None, workers: int | None) -> Iterator[Any]:
             raise SimkitError(f"--scheduler {scheduler}: cannot reach the dask scheduler "
                               f"({exc}); expected an address like tcp://host:8786") from None
         with client:
+            try:
+                client.wait_for_workers(1, timeout=WORKER_TIMEOUT)
+            except (TimeoutError, OSError) as exc:
+                raise SimkitError(f"--scheduler {scheduler}: no worker joined within "
+                                  f"{WORKER_TIMEOUT:.0f} s ({type(exc).__name__}); start "
+                                  f"some with `dask worker {scheduler}`") from None
             yield client
         return
     if workers is None or workers < 1:

@@ -17,13 +17,12 @@ import numpy as np
 import polars as pl
 import pyarrow as pa
 
-from simkit import plugins
+from simkit import folders, plugins
 from simkit.errors import SimkitError
 from simkit.games import Game, Lineup, get_game
 from simkit.paramfile import read_params, split_token
 from simkit.results import (
     GAMES_FILE,
-    MANIFEST_FILE,
     RUN_FILE,
     SUMMARY_DATA_FILE,
     SUMMARY_FILE,
@@ -36,13 +35,13 @@ from simkit.results import (
     missing_ranges,
     read_json,
     read_manifest,
-    remove_report,
     versions,
     write_chunk,
     write_csv,
     write_json,
     write_manifest,
 )
+from simkit.slices import Interrupted, Slicer
 from simkit.stopping import METHOD, StopRule, schedule
 from simkit.summary import (
     Aggregate,
@@ -251,12 +250,11 @@ def check_run_options(chunk_size: int, workers: int | None) -> None:
 def check_output(run_dir: Path, p: Prepared, force: bool) -> str:
     """What `run_dir` holds for this run: "new", "resume" (same run, unfinished) or "done".
 
-    Refuses a folder holding a different run, finished or not, unless `force`.
+    Refuses a folder holding a different run, finished or not, unless `force`, and a
+    folder holding anything but a simkit run unless it is empty (`simkit/folders.py`).
     """
-    if not run_dir.exists():
+    if folders.check_writable(run_dir, folders.RUN) == "new":
         return "new"
-    if not run_dir.is_dir():
-        raise SimkitError(f"--out {run_dir}: exists and is not a folder")
     if not os.access(run_dir, os.W_OK):
         raise SimkitError(f"--out {run_dir}: the folder is not writable")
     try:
@@ -281,9 +279,6 @@ def check_output(run_dir: Path, p: Prepared, force: bool) -> str:
             raise SimkitError(f"--out {run_dir} holds an unfinished different run "
                               f"({unfinished.get('command', '?')}); rerun that command to "
                               "finish it, choose another folder, or pass --force")
-    elif any(run_dir.iterdir()) and not force:
-        raise SimkitError(f"--out {run_dir} is not empty and holds no simkit run; "
-                          "choose another folder or pass --force")
     return "new"
 
 
@@ -294,29 +289,53 @@ def run(spec: RunSpec, run_dir: Path, threads: int | None = None,
         workers: int | None = None) -> dict[str, Any]:
     """Simulate `spec` into `run_dir`; returns the manifest.
 
-    Each chunk of games is written atomically as it finishes, so an interrupted run
-    (Ctrl-C, a killed process, a full disk) started again with the same command plays
-    only the missing games; the merged results equal an uninterrupted run's. A run
-    already complete is left as it is (the manifest comes back with "skipped").
+    Each chunk of games is written atomically as it finishes, and Ctrl-C saves the games
+    of the chunk in play (`simkit/slices.py`), so an interrupted run (Ctrl-C, a killed
+    process, a full disk) started again with the same command plays only the missing
+    games; its files equal an uninterrupted run's byte for byte. The folder is locked
+    while the run writes it (`simkit/folders.py`). A run already complete is left as it
+    is (the manifest comes back with "skipped").
     With `scheduler` (a dask scheduler address) or `workers` (a local dask cluster of
     that many processes) the chunks are played on the cluster; the results are the same.
     """
     p = prepared or prepare(spec)
     used_threads = set_threads(threads)
     check_run_options(chunk_size, workers)
-    state = check_output(run_dir, p, force)
-    if state == "done":
-        manifest = read_manifest(run_dir)
-        assert manifest is not None
-        manifest["skipped"] = True
-        return manifest
+    if scheduler is not None:  # before anything is written
+        from simkit.cluster import check_scheduler
+
+        check_scheduler(scheduler)
+    with folders.locked(run_dir):
+        state = check_output(run_dir, p, force)  # again, now that the folder is ours
+        if state == "done":
+            return _already_done(run_dir)
+        return _run(p, run_dir, state, used_threads, chunk_size, progress, scheduler,
+                    workers)
+
+
+def _already_done(run_dir: Path) -> dict[str, Any]:
+    """The manifest of a finished run, after tidying what a kill right after it was
+    written may have left (the unfinished-run marker, the chunks, the summary table)."""
+    manifest = read_manifest(run_dir)
+    assert manifest is not None
     try:
-        run_dir.mkdir(parents=True, exist_ok=True)
+        if not (run_dir / SUMMARY_FILE).exists():
+            write_summary(run_dir)
+        (run_dir / RUN_FILE).unlink(missing_ok=True)
+        clear_chunks(run_dir)
+    except OSError as exc:
+        raise SimkitError(f"--out {run_dir}: cannot write there ({exc.strerror})") from None
+    manifest["skipped"] = True
+    return manifest
+
+
+def _run(p: Prepared, run_dir: Path, state: str, used_threads: int, chunk_size: int,
+         progress: Callable[[int], None] | None, scheduler: str | None,
+         workers: int | None) -> dict[str, Any]:
+    spec = p.spec
+    try:
         if state == "new":
-            for name in (MANIFEST_FILE, GAMES_FILE, SUMMARY_FILE, SUMMARY_DATA_FILE):
-                (run_dir / name).unlink(missing_ok=True)
-            remove_report(run_dir)
-            clear_chunks(run_dir)
+            folders.remove_owned(run_dir, folders.RUN)
             write_json(run_dir / RUN_FILE, {"identity": identity(p),
                                             "command": spec.command(str(run_dir))})
     except OSError as exc:
@@ -329,6 +348,7 @@ def run(spec: RunSpec, run_dir: Path, threads: int | None = None,
     looks = schedule(spec.games) if spec.until_sure is not None else [spec.games]
     stopping = None
     reducer = None  # a summary-only run reduces its chunks (on the workers, with dask)
+    played = 0
     try:
         for look, upto in enumerate(looks, start=1):
             done = finished_chunks(run_dir, kind)
@@ -339,6 +359,7 @@ def run(spec: RunSpec, run_dir: Path, threads: int | None = None,
             if missing and spec.summary_only and not (scheduler or workers) and reducer is None:
                 reducer = summary_reducer(p)
             _play_and_save(p, todo, run_dir, scheduler, workers, progress, reducer)
+            played = upto
             if spec.until_sure is not None:
                 stop, reason = spec.until_sure.decide(_so_far(p, run_dir), manifest_stub(p),
                                                       look)
@@ -346,13 +367,33 @@ def run(spec: RunSpec, run_dir: Path, threads: int | None = None,
                             "looks": look, "reason": reason, "max_games": spec.games}
                 if stop:
                     break
-        rows = merge_chunk_summaries(run_dir) if spec.summary_only else merge_chunks(run_dir)
+        rows = (merge_chunk_summaries(run_dir, played) if spec.summary_only
+                else merge_chunks(run_dir, played))
+        if rows != played * spec.players:
+            raise SimkitError(f"--out {run_dir}: the merged results hold {rows:,} rows, not "
+                              f"{played:,} games x {spec.players} players; rerun with --force")
+        # Every file is written before the manifest marks the run finished: a kill at any
+        # point leaves a folder the same command completes.
+        write_summary(run_dir)
+        elapsed = time.perf_counter() - started
+        write_manifest(run_dir, _manifest(p, run_dir, played, rows, stopping, used_threads,
+                                          chunk_size, scheduler, workers, state, elapsed))
+        (run_dir / RUN_FILE).unlink(missing_ok=True)
+        clear_chunks(run_dir)
     except OSError as exc:  # e.g. a full disk: what is written stays; rerun to resume
         raise SimkitError(f"--out {run_dir}: cannot write results ({exc.strerror}); every "
                           "finished chunk is kept: fix this and rerun the same command to "
                           "resume") from None
-    elapsed = time.perf_counter() - started
-    manifest = {
+    manifest = read_manifest(run_dir)
+    assert manifest is not None
+    return manifest
+
+
+def _manifest(p: Prepared, run_dir: Path, games: int, rows: int, stopping: Any,
+              used_threads: int, chunk_size: int, scheduler: str | None,
+              workers: int | None, state: str, elapsed: float) -> dict[str, Any]:
+    spec = p.spec
+    return {
         "game": p.game.name,
         "title": p.game.title,
         "identity": identity(p),
@@ -363,7 +404,7 @@ def run(spec: RunSpec, run_dir: Path, threads: int | None = None,
                                                         strict=True))],
         "rotation": p.lineup.rotate,
         "seed": spec.seed,
-        "games": rows // spec.players,
+        "games": games,
         "rows": rows,
         "summary_only": spec.summary_only,
         "stopping": stopping,
@@ -379,10 +420,6 @@ def run(spec: RunSpec, run_dir: Path, threads: int | None = None,
         "versions": versions(),
         "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
     }
-    write_manifest(run_dir, manifest)
-    (run_dir / RUN_FILE).unlink(missing_ok=True)
-    write_summary(run_dir)
-    return manifest
 
 
 def _so_far(p: Prepared, run_dir: Path) -> Any:
@@ -439,14 +476,16 @@ def _play_and_save(p: Prepared, chunks: Iterable[tuple[int, int]], run_dir: Path
         else:
             write_chunk(run_dir, first, n, rows)
 
+    local = scheduler is None and workers is None  # local play counts its own progress
+
     def finish(saving: tuple[Future[None], int]) -> None:
         saving[0].result()  # re-raises a write error here, in the caller's thread
-        if progress is not None:
+        if progress is not None and not local:
             progress(saving[1])
 
     with ThreadPoolExecutor(max_workers=1) as writer:
         pending: tuple[Future[None], int] | None = None
-        for first, n, rows in _play(p, chunks, scheduler, workers):
+        for first, n, rows in _play(p, chunks, scheduler, workers, progress):
             if pending is not None:
                 finish(pending)
             pending = (writer.submit(save, first, n, rows), n)
@@ -455,12 +494,24 @@ def _play_and_save(p: Prepared, chunks: Iterable[tuple[int, int]], run_dir: Path
 
 
 def _play(p: Prepared, chunks: Iterable[tuple[int, int]], scheduler: str | None,
-          workers: int | None) -> Iterator[tuple[int, int, Any]]:
+          workers: int | None, progress: Callable[[int], None] | None = None,
+          ) -> Iterator[tuple[int, int, Any]]:
     """(first, n, rows) for each chunk: in this process (the kernel releases the GIL, so
-    the previous chunk is written meanwhile), or on a dask cluster."""
+    the previous chunk is written meanwhile; on Ctrl-C, the games of the chunk in play
+    that finished come as a shorter chunk; `progress` hears of every slice), or on a
+    dask cluster."""
     if scheduler is None and workers is None:
+        slicer = Slicer(lambda first, n: p.game.simulate(p.compiled, p.lineup, p.spec.seed,
+                                                         first, n), numba.get_num_threads(),
+                         progress, step=p.spec.players if p.lineup.rotate else 1)
         for first, n in chunks:
-            yield first, n, p.game.simulate(p.compiled, p.lineup, p.spec.seed, first, n)
+            try:
+                rows = slicer.chunk(first, n)
+            except Interrupted as stop:  # Ctrl-C: the games finished are saved first
+                if stop.columns is not None:
+                    yield first, stop.done, stop.columns
+                raise stop.cause from None
+            yield first, n, rows
         return
     from simkit.cluster import connect, play_chunks
 

@@ -274,7 +274,9 @@ def numba_problem(exc: Exception, fn: Callable[..., Any]) -> str:
         return ""
     what = lines[0]
     if "from none to int64" in what:
-        what = "it must return an option row (an int) on every path, but may return None"
+        what = ("it never returns an option row: it has no `return ROW` (a strategy that "
+                "only raises cannot play)" if not _returns_a_value(fn) else
+                "it must return an option row (an int) on every path, but may return None")
     elif what.endswith(":") and len(lines) > 1:  # "No implementation ... for signature:"
         what = f"{what} {lines[1].lstrip('> ')}"
     file = inspect.getsourcefile(fn) or ""
@@ -282,6 +284,26 @@ def numba_problem(exc: Exception, fn: Callable[..., Any]) -> str:
                   if (m := re.match(rf"During: .* at {re.escape(file)} \((\d+)\)", line))),
                  None)
     return f" (line {where}): {what}" if where else f": {what}"
+
+
+def _returns_a_value(fn: Callable[..., Any]) -> bool:
+    """Whether `fn`'s own body has a `return VALUE` anywhere (nested functions aside)."""
+    import ast
+    import textwrap
+
+    try:
+        tree = ast.parse(textwrap.dedent(inspect.getsource(fn)))
+    except (OSError, TypeError, SyntaxError):
+        return True  # cannot tell: keep the general message
+    body = tree.body[0]
+    stack = list(ast.iter_child_nodes(body))
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.Return) and node.value is not None:
+            return True
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            stack.extend(ast.iter_child_nodes(node))
+    return False
 
 
 def function_of(token: str) -> str | None:

@@ -15,6 +15,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from simkit.errors import SimkitError
+from simkit.folders import RUN, clear_subfolder
 
 GAMES_FILE = "games.parquet"
 MANIFEST_FILE = "manifest.json"
@@ -97,21 +98,53 @@ def missing_ranges(chunks: list[tuple[int, int]], games: int) -> list[tuple[int,
     return gaps
 
 
-def merge_chunks(run_dir: Path) -> int:
-    """Concatenate the chunk files, in game order, into games.parquet (atomically)."""
+ROW_GROUP = 1 << 16  # rows per Parquet row group, whatever the chunks: same bytes
+
+
+def check_coverage(chunks: list[tuple[int, int]], games: int) -> None:
+    """Refuse to merge unless the chunks hold games 0..games-1, each exactly once."""
+    at = 0
+    for first, n in chunks:
+        if first != at:
+            what = "overlap" if first < at else "leave a gap"
+            raise SimkitError(f"the finished chunks {what} at game {min(first, at):,}; "
+                              "the folder was written by two processes at once. Rerun "
+                              "with --force to play the run again")
+        at = first + n
+    if at != games:
+        raise SimkitError(f"the finished chunks hold {at:,} games, not {games:,}; rerun the "
+                          "same command to play the rest")
+
+
+def merge_chunks(run_dir: Path, games: int) -> int:
+    """Concatenate the chunk files of games 0..games-1, in game order, into games.parquet
+    (atomically). The row groups have ROW_GROUP rows whatever the chunk sizes, so the file
+    is the same byte for byte however the run was chunked or interrupted."""
+    chunks = finished_chunks(run_dir)
+    check_coverage(chunks, games)
     final = run_dir / GAMES_FILE
     partial = run_dir / (GAMES_FILE + ".partial")
     writer: pq.ParquetWriter | None = None
     rows = 0
+    pending: list[pa.RecordBatch] = []
+    held = 0
     try:
-        for first, n in finished_chunks(run_dir):
+        for first, n in chunks:
             chunk = pq.ParquetFile(chunk_path(run_dir, first, n))
             if writer is None:
                 writer = pq.ParquetWriter(partial, chunk.schema_arrow, compression="lz4")
-            # Streamed in batches: the merge never holds a whole chunk in memory.
-            for batch in chunk.iter_batches(batch_size=1 << 16):
-                writer.write_batch(batch)
+            # Streamed in batches: the merge never holds more than two row groups.
+            for batch in chunk.iter_batches(batch_size=ROW_GROUP):
+                pending.append(batch)
+                held += batch.num_rows
                 rows += batch.num_rows
+                if held >= ROW_GROUP:
+                    table = pa.Table.from_batches(pending)
+                    writer.write_table(table.slice(0, ROW_GROUP), row_group_size=ROW_GROUP)
+                    rest = table.slice(ROW_GROUP)
+                    pending, held = rest.to_batches(), rest.num_rows
+        if writer is not None and held:
+            writer.write_table(pa.Table.from_batches(pending), row_group_size=ROW_GROUP)
     except BaseException:
         # A failed merge (a full disk, Ctrl-C) leaves the chunks, which a rerun merges
         # again: the half-written copy would only fill the disk.
@@ -124,31 +157,13 @@ def merge_chunks(run_dir: Path) -> int:
         if writer is not None:
             writer.close()
     os.replace(partial, final)
-    clear_chunks(run_dir, keep_marker=True)  # the marker goes once the manifest is written
     return rows
 
 
-def clear_chunks(run_dir: Path, keep_marker: bool = False) -> None:
-    """Remove an unfinished run's chunk files (and its run.json marker)."""
-    folder = run_dir / CHUNK_DIR
-    if folder.is_dir():
-        for f in folder.iterdir():
-            f.unlink()
-        folder.rmdir()
-    if not keep_marker:
-        (run_dir / RUN_FILE).unlink(missing_ok=True)
+def clear_chunks(run_dir: Path) -> None:
+    """Remove an unfinished run's chunk files (only those: the folder goes if empty)."""
+    clear_subfolder(run_dir / CHUNK_DIR, RUN.pattern(CHUNK_DIR))
     (run_dir / (GAMES_FILE + ".partial")).unlink(missing_ok=True)
-
-
-def remove_report(run_dir: Path) -> None:
-    """Delete a report left by an earlier run, so it can never describe the wrong results."""
-    for name in (REPORT_FILE, REPORT_SUMMARY_FILE):
-        (run_dir / name).unlink(missing_ok=True)
-    tables = run_dir / REPORT_TABLES_DIR
-    if tables.is_dir():
-        for f in tables.iterdir():
-            f.unlink()
-        tables.rmdir()
 
 
 def versions() -> dict[str, str]:
@@ -189,7 +204,9 @@ def write_csv(frame: pl.DataFrame, path: Path) -> None:
             risky = pl.any_horizontal([v.str.starts_with(s) for s in FORMULA_STARTS])
             return pl.when(risky).then(pl.lit("'") + v).otherwise(v).alias(c)
         frame = frame.with_columns(safe(c) for c in text)
-    frame.write_csv(path)
+    tmp = path.with_name(path.name + ".partial")  # atomic: never a half-written table
+    frame.write_csv(tmp)
+    os.replace(tmp, path)
 
 
 class CorruptFile(SimkitError):

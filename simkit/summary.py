@@ -499,11 +499,12 @@ def chunk_totals(run_dir: Path) -> Aggregate:
     return total.fold_all()
 
 
-def merge_chunk_summaries(run_dir: Path) -> int:
-    """Merge the chunk files into summary.json (atomically), remove them; returns the rows."""
-    from simkit.results import SUMMARY_DATA_FILE, clear_chunks
+def merge_chunk_summaries(run_dir: Path, games: int) -> int:
+    """Merge the chunk files of games 0..games-1 into summary.json (atomically); returns
+    the rows. The chunks stay until the run is marked finished."""
+    from simkit.results import SUMMARY_DATA_FILE, check_coverage, finished_chunks
 
+    check_coverage(finished_chunks(run_dir, "summary"), games)
     total = chunk_totals(run_dir)
     write_aggregate(run_dir / SUMMARY_DATA_FILE, total)
-    clear_chunks(run_dir, keep_marker=True)  # the marker goes once the manifest is written
     return total.rows

@@ -30,7 +30,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from simkit import engine
+from simkit import engine, folders
 from simkit.config import parse_value
 from simkit.errors import ConfigError, SimkitError
 from simkit.results import read_json, write_json
@@ -303,8 +303,14 @@ def load_spec(path: Path) -> dict[str, Any]:
         data = tomllib.loads(Path(path).read_text())
     except FileNotFoundError:
         raise SimkitError(f"{path}: sweep spec not found") from None
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+    except IsADirectoryError:
+        raise SimkitError(f"{path}: is a folder, not a sweep spec (a .toml file)") from None
+    except UnicodeDecodeError:
+        raise SimkitError(f"{path}: not UTF-8 text; save the sweep spec as UTF-8") from None
+    except tomllib.TOMLDecodeError as exc:
         raise SimkitError(f"{path}: not valid TOML: {exc}") from None
+    except OSError as exc:
+        raise SimkitError(f"{path}: cannot read the sweep spec ({exc.strerror})") from None
     for key in data:
         if key not in SPEC_KEYS:
             raise SimkitError(f"{path}: unknown setting '{key}'; known: {', '.join(SPEC_KEYS)}")
@@ -447,16 +453,10 @@ def command(spec: SweepSpec, out: str) -> str:
 
 def check_sweep_folder(out: Path, p: Plan) -> str:
     """"new", "resume" (same sweep, maybe partly played) or refuse a different sweep."""
-    if not out.exists():
+    if folders.check_writable(out, folders.SWEEP) == "new":
         return "new"
-    if not out.is_dir():
-        raise SimkitError(f"--out {out}: exists and is not a folder")
     saved = read_json(out / SWEEP_FILE)
-    if saved is None:
-        if any(out.iterdir()):
-            raise SimkitError(f"--out {out} is not empty and holds no simkit sweep "
-                              f"(no {SWEEP_FILE}); choose another folder")
-        return "new"
+    assert saved is not None
     if saved.get("identity") != p.identity():
         was = saved.get("command", "?")
         raise SimkitError(f"--out {out} holds a different sweep ({was}); the spec, the "
@@ -474,10 +474,17 @@ def run_sweep(p: Plan, out: Path, threads: int | None = None,
     Finished points are skipped and a half-played point resumes (engine.run); the record
     (`sweep.json`) is written before the first point and updated after each one.
     """
-    started = time.perf_counter()
     engine.set_threads(threads)
     engine.check_run_options(chunk_size, None)
-    state = check_sweep_folder(out, p)
+    with folders.locked(out):
+        return _run_sweep(p, out, check_sweep_folder(out, p), threads, chunk_size, progress,
+                          on_point)
+
+
+def _run_sweep(p: Plan, out: Path, state: str, threads: int | None, chunk_size: int,
+               progress: Callable[[int], None] | None,
+               on_point: Callable[[Point, dict[str, Any]], None] | None) -> dict[str, Any]:
+    started = time.perf_counter()
     out.mkdir(parents=True, exist_ok=True)
     saved = read_json(out / SWEEP_FILE) or {}
     record: dict[str, Any] = {

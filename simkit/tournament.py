@@ -29,21 +29,23 @@ import itertools
 import json
 import os
 import shlex
-import shutil
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+import numba
 import numpy as np
 
+from simkit import folders
 from simkit.deals import DealTotals
 from simkit.engine import MAX_SEED, build_lineup, option_args
 from simkit.errors import SimkitError
 from simkit.games import Game, Lineup, get_game
 from simkit.paramfile import write_text_atomic
 from simkit.results import versions
+from simkit.slices import Interrupted, Slicer
 from simkit.summary import win_scale
 
 TOURNAMENT_FILE = "tournament.json"
@@ -270,11 +272,22 @@ class Result:
         return rows
 
 
-def _simulate(p: Plan, index: int, d0: int, cd: int) -> tuple[np.ndarray, ...]:
+def _simulate(p: Plan, index: int, d0: int, cd: int,
+              slicers: dict[int, Slicer] | None = None) -> tuple[np.ndarray, ...]:
     """Lineup `index`'s games on deals d0..d0+cd: (strategy index, rank, scaled win share)
-    per game and seat."""
+    per game and seat. Played in slices (`simkit/slices.py`) so that Ctrl-C stops within
+    about a second; the games of a lineup's unfinished chunk are then played again."""
     n = p.spec.players
-    cols = p.game.simulate(p.compiled, p.lineups[index], p.spec.seed, d0 * n, cd * n)
+    lineup = p.lineups[index]
+    if slicers is None:
+        slicers = {}
+    if index not in slicers:
+        slicers[index] = Slicer(lambda first, k: p.game.simulate(
+            p.compiled, lineup, p.spec.seed, first, k), numba.get_num_threads() * n, step=n)
+    try:
+        cols = slicers[index].chunk(d0 * n, cd * n)
+    except Interrupted as stop:
+        raise stop.cause from None
     tid = np.asarray(p.combos[index], np.int64)[cols["strategy"].astype(np.int64)]
     rank = cols["rank"].astype(np.int64)
     share = np.rint(cols["win_share"].astype(np.float64) * win_scale(n)).astype(np.int64)
@@ -352,7 +365,7 @@ class Checkpoint:
     def clear(self) -> None:
         """Remove the progress files (a finished, or a replaced, tournament)."""
         (self.out / PROGRESS_FILE).unlink(missing_ok=True)
-        shutil.rmtree(self.parts, ignore_errors=True)
+        folders.clear_subfolder(self.parts, folders.TOURNAMENT.pattern(PARTS_DIR))
 
 
 def play(p: Plan, chunk_deals: int = DEFAULT_CHUNK_DEALS,
@@ -368,6 +381,7 @@ def play(p: Plan, chunk_deals: int = DEFAULT_CHUNK_DEALS,
     ratings = Ratings(k)
     started = time.perf_counter()
     checkpoint = None if out is None else Checkpoint(out, p)
+    slicers: dict[int, Slicer] = {}  # each lineup learns its own pace
     state = None if checkpoint is None else checkpoint.load()
     first, before, sessions = 0, 0.0, 1
     if state is not None:
@@ -388,7 +402,7 @@ def play(p: Plan, chunk_deals: int = DEFAULT_CHUNK_DEALS,
         for index in range(len(p.lineups)):
             part = None if checkpoint is None else checkpoint.read_part(d0, cd, index)
             if part is None:
-                part = _simulate(p, index, d0, cd)
+                part = _simulate(p, index, d0, cd, slicers)
                 if checkpoint is not None:
                     checkpoint.write_part(d0, cd, index, part)
                 if progress is not None:
@@ -417,11 +431,10 @@ def play(p: Plan, chunk_deals: int = DEFAULT_CHUNK_DEALS,
 
 def check_folder(out: Path, p: Plan, force: bool) -> str:
     """"new", "resume" (this tournament, unfinished) or "done" (this tournament, finished);
-    refuses a folder holding anything else, finished or not, unless `force`."""
-    if not out.exists():
+    refuses a different tournament unless `force`, and a folder holding anything but a
+    simkit tournament unless it is empty (`simkit/folders.py`)."""
+    if folders.check_writable(out, folders.TOURNAMENT) == "new":
         return "new"
-    if not out.is_dir():
-        raise SimkitError(f"--out {out}: exists and is not a folder")
     record = read_record(out)
     unfinished = _read_json(out / PROGRESS_FILE)
     if record is not None and record.get("identity") == p.identity():
@@ -433,24 +446,18 @@ def check_folder(out: Path, p: Plan, force: bool) -> str:
             raise SimkitError(f"--out {out} holds an unfinished different tournament "
                               f"({unfinished.get('command', '?')}); rerun that command to "
                               "finish it, choose another folder, or pass --force to replace it")
-    elif record is not None:
-        if not force:
-            raise SimkitError(f"--out {out} already holds a different tournament "
-                              f"({record.get('command', '?')}); choose another folder or "
-                              "pass --force to replace it")
-    elif any(out.iterdir()) and not force:
-        raise SimkitError(f"--out {out} is not empty and holds no tournament; choose another "
-                          "folder or pass --force")
+    elif not force:
+        raise SimkitError(f"--out {out} already holds a different tournament "
+                          f"({(record or {}).get('command', '?')}); choose another folder or "
+                          "pass --force to replace it")
     return "new"
 
 
 def start(out: Path, p: Plan) -> None:
-    """Make `out` ready for a new tournament: any earlier one's files go (check_folder
-    has refused a folder that is not ours unless --force)."""
+    """Make `out` ready for a new tournament: an earlier one's files go, and only they."""
     try:
         out.mkdir(parents=True, exist_ok=True)
-        Checkpoint(out, p).clear()
-        (out / TOURNAMENT_FILE).unlink(missing_ok=True)
+        folders.remove_owned(out, folders.TOURNAMENT)
     except OSError as exc:
         raise SimkitError(f"--out {out}: cannot write there ({exc.strerror})") from None
 
@@ -505,7 +512,12 @@ def write(result: Result, out: Path) -> dict[str, Any]:
         (out / TOURNAMENT_FILE).unlink(missing_ok=True)  # until the new files are complete
     except OSError as exc:
         raise SimkitError(f"--out {out}: cannot write there ({exc.strerror})") from None
-    write_report(rec, out)
+    try:
+        write_report(rec, out)
+    except OSError as exc:
+        raise SimkitError(f"--out {out}: cannot write the tournament's files "
+                          f"({exc.strerror}); its progress is kept: rerun the same command"
+                          ) from None
     elapsed = result.elapsed if result.total_elapsed is None else result.total_elapsed
     write_text_atomic(out / TIMING_FILE, json.dumps({
         "finished": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),

@@ -22,6 +22,7 @@ from __future__ import annotations
 import math
 import shlex
 import time
+import tomllib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -314,8 +315,18 @@ def write(outcome: Outcome, out: Path) -> str:
 
 
 def check_out(out: Path, force: bool) -> None:
-    """Never overwrite a file silently."""
+    """Never overwrite a file silently, and never one simkit did not write (a parameter
+    file with a [tuning] table), even with --force."""
     if out.is_dir():
         raise SimkitError(f"--out {out}: is a folder, not a file")
-    if out.exists() and not force:
+    if not out.exists() and not out.is_symlink():
+        return
+    if not force:
         raise SimkitError(f"--out {out}: already exists; choose another file or pass --force")
+    try:
+        data = tomllib.loads(out.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        data = {}
+    if out.is_symlink() or not isinstance(data.get("tuning"), dict):
+        raise SimkitError(f"--out {out}: is not a parameter file simkit tuned, so --force "
+                          "will not replace it; choose another file")

@@ -28,12 +28,20 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from simkit import causal
+from simkit import causal, folders
 from simkit.engine import Prepared, RunSpec, option_args, prepare
 from simkit.errors import ConfigError, SimkitError
 from simkit.interventions import Intervention, a_a
-from simkit.results import missing_ranges, read_json, versions, write_csv, write_json
+from simkit.results import (
+    check_coverage,
+    missing_ranges,
+    read_json,
+    versions,
+    write_csv,
+    write_json,
+)
 from simkit.rng import py_mix64
+from simkit.slices import Interrupted, Slicer, join_along
 from simkit.stopping import METHOD, look_z, schedule
 from simkit.summary import win_scale
 
@@ -210,11 +218,23 @@ def worker_chunk(spec: ValueSpec, first: int, n: int) -> dict[str, np.ndarray]:
 def _play(p: ValuePlan, chunks: list[tuple[int, int]], scheduler: str | None,
           workers: int | None, tick: Callable[[int], None] | None,
           ) -> Iterator[tuple[int, int, dict[str, np.ndarray]]]:
-    """(first, n, totals) per chunk: here, or on a dask cluster (in any order; each chunk
-    depends only on its games, so the result is the same)."""
+    """(first, n, totals) per chunk: here (in slices, so that Ctrl-C stops within about a
+    second: the deals finished come as a shorter chunk), or on a dask cluster (in any
+    order; each chunk depends only on its games, so the result is the same)."""
     if scheduler is None and workers is None:
+        import numba
+
+        slicer = Slicer(lambda first, n: play_chunk(p, first, n, tick),
+                        numba.get_num_threads() * p.rotation, step=p.rotation,
+                        join=lambda parts: join_along(parts, 1))  # totals are per deal
         for first, n in chunks:
-            yield first, n, play_chunk(p, first, n, tick)
+            try:
+                totals = slicer.chunk(first, n)
+            except Interrupted as stop:  # Ctrl-C: the deals finished are saved first
+                if stop.columns is not None:
+                    yield first, stop.done, stop.columns
+                raise stop.cause from None
+            yield first, n, totals
         return
     from dask.distributed import as_completed
 
@@ -287,49 +307,22 @@ def table(p: ValuePlan, totals: dict[str, np.ndarray]) -> pl.DataFrame:
 
 
 def check_folder(out: Path, p: ValuePlan, force: bool) -> str:
-    """"new", "resume" or "done"; refuses a folder holding anything else unless `force`."""
-    if not out.exists():
+    """"new", "resume" or "done"; refuses another value run unless `force`, and a folder
+    holding anything but a simkit value run unless it is empty (`simkit/folders.py`)."""
+    if folders.check_writable(out, folders.VALUE) == "new":
         return "new"
-    if not out.is_dir():
-        raise SimkitError(f"--out {out}: exists and is not a folder")
-    try:
-        done, partial = read_json(out / VALUE_FILE), read_json(out / PARTIAL_FILE)
-    except (ValueError, UnicodeDecodeError):
-        raise SimkitError(f"--out {out}: its {VALUE_FILE} or {PARTIAL_FILE} is not valid "
-                          "JSON; choose another folder or remove the file") from None
+    done, partial = read_json(out / VALUE_FILE), read_json(out / PARTIAL_FILE)
     mine = identity(p)
     if done is not None and done.get("identity") == mine:
         return "done"
     if partial is not None and partial.get("identity") == mine:
         return "resume"
-    held = done or partial
-    if held is not None and not force:
+    held = done or partial or {}
+    if not force:
         raise SimkitError(f"--out {out} already holds another value run "
                           f"({held.get('command', '?')}); choose another folder or pass "
                           "--force to replace it")
-    if held is None and any(out.iterdir()):
-        raise SimkitError(f"--out {out} is not empty and holds no simkit value run; "
-                          "choose another folder")
     return "new"
-
-
-def _clear(out: Path) -> None:
-    """Remove only what a value run writes (never follows a symlinked folder)."""
-    for name in (VALUE_FILE, PARTIAL_FILE, DEALS_FILE, TABLE_FILE, "value.html", "value.md"):
-        (out / name).unlink(missing_ok=True)
-    tables = out / "value_tables"
-    if tables.is_dir() and not tables.is_symlink():
-        for f in tables.glob("value_*.csv"):
-            f.unlink()
-        if not any(tables.iterdir()):
-            tables.rmdir()
-    folder = out / CHUNK_DIR
-    if folder.is_symlink():
-        folder.unlink()
-    elif folder.is_dir():
-        for f in folder.glob("value-*"):
-            f.unlink()
-        folder.rmdir()
 
 
 def run(p: ValuePlan, out: Path, chunk_size: int = 20_000, force: bool = False,
@@ -341,16 +334,37 @@ def run(p: ValuePlan, out: Path, chunk_size: int = 20_000, force: bool = False,
     if chunk_size < 1:
         raise SimkitError(f"--chunk-size must be at least 1, not {chunk_size}")
     chunk_size = max(p.rotation, chunk_size // p.rotation * p.rotation)
-    state = check_folder(out, p, force)
-    if state == "done":
-        result = read_json(out / VALUE_FILE) or {}
-        return result | {"skipped": True}
+    if scheduler is not None:  # before anything is written
+        from simkit.cluster import check_scheduler
+
+        check_scheduler(scheduler)
+    with folders.locked(out):
+        state = check_folder(out, p, force)  # again, now that the folder is ours
+        if state == "done":
+            result = read_json(out / VALUE_FILE) or {}
+            _tidy(out)  # what a kill right after value.json was written may have left
+            return result | {"skipped": True}
+        return _run(p, out, state, chunk_size, progress, scheduler, workers)
+
+
+def _tidy(out: Path) -> None:
+    """Remove the unfinished-run marker and the chunks (value.json is written)."""
+    try:
+        (out / PARTIAL_FILE).unlink(missing_ok=True)
+        folders.clear_subfolder(out / CHUNK_DIR, folders.VALUE.pattern(CHUNK_DIR))
+    except OSError as exc:
+        raise SimkitError(f"--out {out}: cannot write there ({exc.strerror})") from None
+
+
+def _run(p: ValuePlan, out: Path, state: str, chunk_size: int,
+         progress: Callable[[int], None] | None, scheduler: str | None,
+         workers: int | None) -> dict[str, Any]:
     spec = p.spec
     command = spec.command(str(out))
     try:
         out.mkdir(parents=True, exist_ok=True)
         if state == "new":
-            _clear(out)
+            folders.remove_owned(out, folders.VALUE)
             write_json(out / PARTIAL_FILE, {"identity": identity(p), "command": command})
     except OSError as exc:
         raise SimkitError(f"--out {out}: cannot write there ({exc.strerror})") from None
@@ -382,8 +396,9 @@ def run(p: ValuePlan, out: Path, chunk_size: int = 20_000, force: bool = False,
                     break
                 stopping["reason"] = (f"reached --games; widest interval ±{half * 100:.2f} "
                                       "points")
-        chunks = _finished(out)  # contiguous from game 0 (missing_ranges filled every gap)
+        chunks = _finished(out)
         played = max((f + n for f, n in chunks), default=0)
+        check_coverage(chunks, played)  # games 0..played-1, each exactly once
         totals = _load([_chunk_file(out, *c) for c in chunks], k)
         t = table(p, totals)
         tmp = out / (DEALS_FILE + ".partial")
@@ -428,10 +443,7 @@ def run(p: ValuePlan, out: Path, chunk_size: int = 20_000, force: bool = False,
     }
     result = json_safe(result)
     write_json(out / VALUE_FILE, result)
-    (out / PARTIAL_FILE).unlink(missing_ok=True)
-    for f in _finished(out):
-        _chunk_file(out, *f).unlink()
-    (out / CHUNK_DIR).rmdir()
+    _tidy(out)
     return result
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 import polars as pl
 import pytest
 
@@ -24,6 +26,21 @@ def test_two_worker_cluster_equals_threads(cm, tmp_path):
 def test_unreachable_scheduler_is_a_clear_error(cm, tmp_path):
     with pytest.raises(SimkitError, match="cannot reach the dask scheduler"):
         engine.run(SPEC, tmp_path / "x", scheduler="tcp://127.0.0.1:1")
+
+
+def test_a_scheduler_with_no_workers_is_reported_within_the_timeout(cm, tmp_path,
+                                                                   monkeypatch):
+    from dask.distributed import LocalCluster
+
+    from simkit import cluster
+
+    monkeypatch.setattr(cluster, "WORKER_TIMEOUT", 2.0)
+    with LocalCluster(n_workers=0, processes=False, dashboard_address=None) as empty:
+        started = time.perf_counter()
+        with pytest.raises(SimkitError, match="no worker joined within 2 s"):
+            engine.run(SPEC, tmp_path / "x", scheduler=empty.scheduler_address)
+        assert time.perf_counter() - started < 20
+    assert not (tmp_path / "x").exists()  # refused before anything was written
 
 
 def test_bad_worker_count(cm, tmp_path):

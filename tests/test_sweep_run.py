@@ -22,12 +22,13 @@ class Stop(KeyboardInterrupt):
     pass
 
 
-def stop_after(calls: int):
+def stop_after(chunks: int, chunk: int = 300):
+    """Interrupt (as Ctrl-C would) once `chunks` chunks' worth of games are played."""
     seen = []
 
     def progress(n: int) -> None:
         seen.append(n)
-        if len(seen) == calls:
+        if sum(seen) >= chunks * chunk:
             raise Stop
 
     return progress

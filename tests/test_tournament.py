@@ -174,11 +174,11 @@ def _interrupt_after(monkeypatch, calls: int) -> list[int]:
     played: list[int] = []
     real = tn._simulate
 
-    def simulate(p, index, d0, cd):
+    def simulate(p, index, d0, cd, slicers=None):
         if len(played) == calls:
             raise KeyboardInterrupt
         played.append(index)
-        return real(p, index, d0, cd)
+        return real(p, index, d0, cd, slicers)
 
     monkeypatch.setattr(tn, "_simulate", simulate)
     return played
