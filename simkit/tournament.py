@@ -272,11 +272,21 @@ class Result:
         return rows
 
 
+class Stopped(KeyboardInterrupt):
+    """Ctrl-C while a lineup played a chunk: `part` holds its first `deals` deals' games
+    (None if none), to be saved; `cause` is the interrupt, raised again after."""
+
+    def __init__(self, deals: int, part: tuple[np.ndarray, ...] | None,
+                 cause: BaseException) -> None:
+        super().__init__()
+        self.deals, self.part, self.cause = deals, part, cause
+
+
 def _simulate(p: Plan, index: int, d0: int, cd: int,
               slicers: dict[int, Slicer] | None = None) -> tuple[np.ndarray, ...]:
     """Lineup `index`'s games on deals d0..d0+cd: (strategy index, rank, scaled win share)
     per game and seat. Played in slices (`simkit/slices.py`) so that Ctrl-C stops within
-    about a second; the games of a lineup's unfinished chunk are then played again."""
+    about a second, raising Stopped with the deals finished."""
     n = p.spec.players
     lineup = p.lineups[index]
     if slicers is None:
@@ -287,11 +297,21 @@ def _simulate(p: Plan, index: int, d0: int, cd: int,
     try:
         cols = slicers[index].chunk(d0 * n, cd * n)
     except Interrupted as stop:
-        raise stop.cause from None
+        part = None if stop.columns is None else _part_of(p, index, stop.columns)
+        raise Stopped(stop.done // n, part, stop.cause) from None
+    return _part_of(p, index, cols)
+
+
+def _part_of(p: Plan, index: int, cols: dict[str, np.ndarray]) -> tuple[np.ndarray, ...]:
+    n = p.spec.players
     tid = np.asarray(p.combos[index], np.int64)[cols["strategy"].astype(np.int64)]
     rank = cols["rank"].astype(np.int64)
     share = np.rint(cols["win_share"].astype(np.float64) * win_scale(n)).astype(np.int64)
     return tid, rank, share
+
+
+def _join(a: tuple[np.ndarray, ...], b: tuple[np.ndarray, ...]) -> tuple[np.ndarray, ...]:
+    return tuple(np.concatenate([x, y]) for x, y in zip(a, b, strict=True))
 
 
 class Checkpoint:
@@ -301,12 +321,25 @@ class Checkpoint:
         self.out, self.p = out, p
         self.parts = out / PARTS_DIR
 
-    def _part(self, d0: int, cd: int, index: int) -> Path:
-        return self.parts / f"deals_{d0}_{cd}_lineup_{index}.npz"
+    def _part(self, d0: int, cd: int, index: int, deals: int | None = None) -> Path:
+        head = "" if deals is None else f"_first_{deals}"  # a Ctrl-C's first deals
+        return self.parts / f"deals_{d0}_{cd}_lineup_{index}{head}.npz"
 
-    def read_part(self, d0: int, cd: int, index: int) -> tuple[np.ndarray, ...] | None:
+    def read_head(self, d0: int, cd: int, index: int) -> tuple[int, tuple[np.ndarray, ...]] | None:
+        """The first deals of a lineup's chunk saved at a Ctrl-C: (deals, part), or None."""
+        found = sorted(self.parts.glob(f"deals_{d0}_{cd}_lineup_{index}_first_*.npz")
+                       ) if self.parts.is_dir() else []
+        for path in found:
+            deals = int(path.stem.rsplit("_", 1)[1])
+            part = self.read_part(d0, deals, index, path)
+            if part is not None and 0 < deals < cd:
+                return deals, part
+        return None
+
+    def read_part(self, d0: int, cd: int, index: int,
+                  path: Path | None = None) -> tuple[np.ndarray, ...] | None:
         """A lineup's games of the chunk at d0 (cd deals), if saved whole; else None."""
-        path = self._part(d0, cd, index)
+        path = self._part(d0, cd, index) if path is None else path
         if not path.exists():
             return None
         try:
@@ -318,8 +351,10 @@ class Checkpoint:
         rows = cd * self.p.spec.players
         return part if all(a.shape == (rows, self.p.spec.players) for a in part) else None
 
-    def write_part(self, d0: int, cd: int, index: int, part: tuple[np.ndarray, ...]) -> None:
-        path = self._part(d0, cd, index)
+    def write_part(self, d0: int, cd: int, index: int, part: tuple[np.ndarray, ...],
+                   deals: int | None = None) -> None:
+        """Save a lineup's games of the chunk at d0, or with `deals` its first deals."""
+        path = self._part(d0, cd, index, deals)
         tmp = path.with_name(path.name + ".tmp")
         tid, rank, share = part
         try:
@@ -354,13 +389,18 @@ class Checkpoint:
                 path.unlink(missing_ok=True)
 
     def games_done(self, chunk_deals: int) -> int:
-        """Games already played: whole chunks, and saved lineups of the next chunk."""
+        """Games already played: whole chunks, and saved lineups (or their first deals) of
+        the next chunk."""
         state = self.load()
         done = 0 if state is None else state["deals_done"]
         n, count = self.p.spec.players, len(self.p.lineups)
         cd = min(chunk_deals, self.p.deals - done)
-        saved = sum(self.read_part(done, cd, i) is not None for i in range(count)) if cd else 0
-        return (done * count + saved * cd) * n
+        saved = 0
+        for i in range(count if cd else 0):
+            head = self.read_head(done, cd, i)
+            saved += cd if self.read_part(done, cd, i) is not None else (
+                head[0] if head else 0)
+        return (done * count + saved) * n
 
     def clear(self) -> None:
         """Remove the progress files (a finished, or a replaced, tournament)."""
@@ -402,11 +442,7 @@ def play(p: Plan, chunk_deals: int = DEFAULT_CHUNK_DEALS,
         for index in range(len(p.lineups)):
             part = None if checkpoint is None else checkpoint.read_part(d0, cd, index)
             if part is None:
-                part = _simulate(p, index, d0, cd, slicers)
-                if checkpoint is not None:
-                    checkpoint.write_part(d0, cd, index, part)
-                if progress is not None:
-                    progress(cd * n)
+                part = _play_part(p, index, d0, cd, slicers, checkpoint, progress)
             tid, rank, share = part
             for total, add in zip((pair_y, pair_m, win_y, win_m),
                                   _accumulate(totals, tid, rank, share, cd), strict=True):
@@ -427,6 +463,28 @@ def play(p: Plan, chunk_deals: int = DEFAULT_CHUNK_DEALS,
     elapsed = time.perf_counter() - started
     return Result(p, totals, ratings.table(), elapsed, first * n * len(p.lineups),
                   before + elapsed, sessions)
+
+
+def _play_part(p: Plan, index: int, d0: int, cd: int, slicers: dict[int, Slicer],
+               checkpoint: Checkpoint | None,
+               progress: Callable[[int], None] | None) -> tuple[np.ndarray, ...]:
+    """Play (and save) lineup `index`'s chunk at d0, after the first deals a Ctrl-C
+    saved; at a Ctrl-C, the deals finished are saved and the interrupt raised again."""
+    head = None if checkpoint is None else checkpoint.read_head(d0, cd, index)
+    done, before = (0, None) if head is None else head
+    try:
+        rest = _simulate(p, index, d0 + done, cd - done, slicers)
+    except Stopped as stop:
+        if checkpoint is not None and stop.part is not None:
+            kept = stop.part if before is None else _join(before, stop.part)
+            checkpoint.write_part(d0, cd, index, kept, done + stop.deals)
+        raise stop.cause from None
+    part = rest if before is None else _join(before, rest)
+    if checkpoint is not None:
+        checkpoint.write_part(d0, cd, index, part)
+    if progress is not None:
+        progress((cd - done) * p.spec.players)
+    return part
 
 
 def check_folder(out: Path, p: Plan, force: bool) -> str:

@@ -229,6 +229,40 @@ def test_interrupted_tournament_resumes_to_the_same_bytes(tmp_path, monkeypatch,
 
 
 
+def test_ctrl_c_inside_a_lineups_chunk_keeps_its_finished_deals(tmp_path, monkeypatch):
+    """Ctrl-C in the middle of a lineup's chunk: the deals it finished are saved and not
+    played again; the resumed tournament has the bytes of an uninterrupted one."""
+    from simkit import slices
+
+    runner = CliRunner()
+    out = tmp_path / "tour"
+    assert runner.invoke(main, [*RESUME, "--out", str(out)]).exit_code == 0
+    out.rename(tmp_path / "whole")
+    played: list[int] = []
+
+    class Tiny(slices.Slicer):  # slices of one deal; Ctrl-C during the 50th
+        def __init__(self, play, *a, **k):
+            def counted(first, n):
+                played.append(n)
+                if len(played) == 50:
+                    raise KeyboardInterrupt
+                return play(first, n)
+            super().__init__(counted, *a, **k)
+            self.seconds = 1e-12
+            self.min_slice = self.size = self.step  # one deal
+
+    with monkeypatch.context() as m:
+        m.setattr(tn, "Slicer", Tiny)
+        stopped = runner.invoke(main, [*RESUME, "--out", str(out)])
+    assert stopped.exit_code == 130, stopped.output
+    heads = sorted(p.name for p in (out / tn.PARTS_DIR).glob("*_first_*.npz"))
+    assert heads == ["deals_0_40_lineup_1_first_9.npz"]  # 49 slices: 40 + 9 deals
+    resumed = runner.invoke(main, [*RESUME, "--out", str(out)], catch_exceptions=False)
+    assert "Resuming: 98 of 900 games were played before." in resumed.output
+    for name in FINAL:
+        assert (out / name).read_bytes() == (tmp_path / "whole" / name).read_bytes(), name
+
+
 def test_a_killed_tournament_process_resumes(tmp_path):
     """A real `simkit tournament` process killed (SIGKILL) once it has saved progress; the
     same command finishes it with the bytes of an uninterrupted run."""
