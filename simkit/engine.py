@@ -484,6 +484,9 @@ def _play_and_save(p: Prepared, chunks: Iterable[tuple[int, int]], run_dir: Path
             progress(saving[1])
 
     with ThreadPoolExecutor(max_workers=1) as writer:
+        # pyarrow's first array imports pandas (about half a second): done here while the
+        # first games play, not after a Ctrl-C that waits for the save.
+        writer.submit(pa.array, np.zeros(1))
         pending: tuple[Future[None], int] | None = None
         for first, n, rows in _play(p, chunks, scheduler, workers, progress):
             if pending is not None:

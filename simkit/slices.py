@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-SLICE_SECONDS = 0.5  # the longest stretch of play between two looks for Ctrl-C
+SLICE_SECONDS = 0.25  # the longest stretch of play between two looks for Ctrl-C
 GROWTH = 4  # a slice is at most this many times the last one (the first call compiles)
 
 Columns = dict[str, np.ndarray]
