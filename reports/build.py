@@ -14,10 +14,12 @@ from typing import Any
 import polars as pl
 
 from reports import charts, metrics
+from reports.context import components_of, context, game_hooks_apply
 from reports.document import Chart, Column, Note, Section, Table
-from reports.hooks import Context, GameHooks, hooks_for
+from reports.hooks import GameHooks, hooks_for
 from reports.load import Run
 from reports.source import MissingQuery
+from reports.stronger import stronger_section
 from reports.targets import Targets, scorecard
 from reports.value import frame_of as value_frame
 from reports.value import sections as value_sections
@@ -61,34 +63,6 @@ def widened(frame: pl.DataFrame, estimate: str, factor: float) -> pl.DataFrame:
     mid = pl.col(estimate)
     return frame.with_columns((mid - (mid - lo) * factor).alias(f"{estimate}_lo"),
                               (mid + (hi - mid) * factor).alias(f"{estimate}_hi"))
-
-
-def context(run: Run, targets: Targets, hooks: GameHooks) -> Context:
-    """What the game's hooks see. Hooks that are not `summary_ready` get the per-game frame
-    too (they may read it); on a summary-only run they are not asked at all."""
-    frame = run.frame
-    games = (metrics.per_game(frame) if frame is not None and not hooks.summary_ready
-             else None)
-    return Context(run, frame, games, targets, hooks.seat_label, run.source)
-
-
-def game_hooks_apply(run: Run, hooks: GameHooks) -> bool:
-    """Whether the game's components and sections can be computed for `run`."""
-    return hooks.summary_ready or not run.source.summary_only
-
-
-def components_of(run: Run, hooks: GameHooks, ctx: Context,
-                  missing: list[str] | None = None) -> pl.DataFrame:
-    """The component effects (none for hooks that cannot read a summary-only run, or when
-    the summary lacks what they ask: then the reason is added to `missing`)."""
-    found = hooks.components(ctx) if game_hooks_apply(run, hooks) else []
-    try:
-        return metrics.component_effects(run.source, found)
-    except MissingQuery as exc:
-        if missing is None:
-            raise
-        missing.append(f"Component value: {exc}.")
-        return metrics.component_effects(run.source, [])
 
 
 def scorecard_only(run: Run, targets: Targets, hooks: GameHooks | None = None,
@@ -146,8 +120,6 @@ def build(run: Run, targets: Targets, hooks: GameHooks | None = None,
         sections.append(_components(components, _target(targets, "component_effect",
                                                         "max_points"), value_note))
     if other is not None:
-        from reports.stronger import stronger_section  # it reuses this module's helpers
-
         sections.append(stronger_section(run, other, targets, hooks))
     if game_hooks_apply(run, hooks):
         try:

@@ -28,6 +28,7 @@ import polars as pl
 
 from reports.source import Source, source_of
 from reports.stats import Z, wilson
+from simkit.intervals import ratio
 from simkit.summary import SIZE, Query, Table, game_rows
 
 Frame = pl.DataFrame | pl.LazyFrame
@@ -52,25 +53,6 @@ def n_players(frame: Data) -> int:
 
 
 # ------------------------------------------------------------------ from exact totals
-def ratio(c: int, m: Any, mm: Any, y: Any, yy: Any, ym: Any,
-          scale: int) -> tuple[float, float | None]:
-    """The ratio mean sum(y) / sum(m) over `c` clusters and its cluster-robust standard
-    error, from the totals of a `Query` (`scale` divides y; 0: y holds inexact floats).
-
-    With integer totals the residual sum m^2 sum_d (y_d - mean m_d)^2 =
-    yy m^2 - 2 y ym m + y^2 mm is exact, so the same games give the same numbers however
-    they were chunked and merged.
-    """
-    div = scale or 1
-    if not m:
-        return math.nan, None
-    mean = y / (m * div)
-    if c < 2:
-        return mean, None
-    resid = max(yy * m * m - 2 * y * ym * m + y * y * mm, 0)
-    return mean, math.sqrt(resid * c / (c - 1)) / (m * m) / div
-
-
 def _moments(n: Any, t: Any, tt: Any, scale: int) -> tuple[float, float]:
     """Mean and sample variance from a count, a sum and a sum of squares (exact for ints)."""
     div = scale or 1

@@ -17,14 +17,11 @@ from typing import Any
 import polars as pl
 
 from reports.source import Recorder, RowsSource
-from simkit.summary import Query
+from simkit.summary import CSV_QUERY, Query
 
 # Enough games for every section to run its course (complete deals, short games...); the
 # queries do not depend on which games these are.
 PLAN_GAMES = 1200
-# The first look at a finished run (`summary.csv`): win share, score and length by
-# strategy and seat.
-CSV_QUERY = Query.of(["strategy", "seat"], ["win_share", "score", "rounds"], cluster=None)
 
 
 def report_queries(manifest: dict[str, Any], sample: pl.DataFrame) -> list[Query]:

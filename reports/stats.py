@@ -3,7 +3,7 @@
 Every interval in the report is a two-sided 95% interval:
 - means of clustered rows (players in one game, games on one deal) use the cluster-robust
   ratio estimator: mean = sum(y) / sum(m) over clusters, with the standard error from the
-  cluster totals (`reports.metrics.ratio`, from exact sums);
+  cluster totals (`simkit.intervals.ratio`, from exact sums);
 - proportions use Wilson's interval on the effective sample size (so clustering widens it
   the same way it widens a mean);
 - a difference between players with and without a component is two ratio means of one

@@ -15,7 +15,7 @@ from typing import Any
 import polars as pl
 
 from reports import metrics
-from reports.build import components_of, context
+from reports.context import components_of, context
 from reports.document import Column, Note, Section, Table
 from reports.hooks import GameHooks
 from reports.load import Run, open_run, read_run_manifest

@@ -28,8 +28,8 @@ from matplotlib.figure import Figure  # noqa: E402
 from matplotlib.ticker import MaxNLocator  # noqa: E402
 
 from reports import metrics  # noqa: E402
-from reports.build import components_of, context  # noqa: E402
 from reports.charts import BAND, GRID, INK, MUTED, PALETTE, WIDTH, _styled  # noqa: E402
+from reports.context import components_of, context  # noqa: E402
 from reports.document import Chart, Column, Note, Section, Table  # noqa: E402
 from reports.files import check_report_folder, write_report_files  # noqa: E402
 from reports.hooks import hooks_for  # noqa: E402

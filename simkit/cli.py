@@ -11,6 +11,7 @@ from typing import Any
 import click
 
 from simkit.errors import SimkitError
+from simkit.progress import Progress
 from simkit.stopping import StopRule
 
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
@@ -55,6 +56,16 @@ def main() -> None:
       simkit run cauldron-master --players 4 --strategies planner,greedy,random,greedy \\
           --games 100000 --seed 1 --out runs/first
     """
+
+
+def _analysis(spec: Any) -> Any:
+    """What the reports lend a --summary-only or --until-sure run (the engine never
+    imports them): `reports/analysis.py`. None for any other run."""
+    if spec.until_sure is None and not spec.summary_only:
+        return None
+    from reports.analysis import ANALYSIS
+
+    return ANALYSIS
 
 
 def _split(text: str) -> list[str]:
@@ -252,12 +263,10 @@ def run(game: str, strategy_list: str, players: int, seed: int, n_games: int, ou
     chunk_size = engine.DEFAULT_CHUNK if chunk_size is None else chunk_size
     engine.check_run_options(chunk_size, workers)
     engine.check_output(out_dir, prepared, force)
-    label = f"{game}: {n_games:,} games"
-    with click.progressbar(length=n_games, label=label, file=sys.stderr,
-                           show_pos=True) as bar:
+    with Progress(n_games, game) as bar:
         manifest = engine.run(spec, out_dir, threads=threads, chunk_size=chunk_size, force=force,
                               progress=bar.update, prepared=prepared, scheduler=scheduler,
-                              workers=workers)
+                              workers=workers, analysis=_analysis(spec))
     what = (f"the totals of {manifest['games']:,} games" if manifest.get("summary_only")
             else f"{manifest['rows']:,} rows")
     where = out_dir / engine.results_file(prepared)
@@ -395,8 +404,8 @@ def value(game: str, strategy_list: str, players: int, seed: int, n_games: int,
     per = len(p.interventions) + 1
     label = (f"{game}: {len(value_lib.components(p)) - 1} components + A/A, "
              f"{n_games:,} games x {per}")
-    with click.progressbar(length=n_games * per, label=label, file=sys.stderr,
-                           show_eta=True, show_percent=True) as bar:
+    click.echo(label, err=True)
+    with Progress(n_games * per, game, unit="kernel games") as bar:
         result = value_lib.run(p, out_dir, chunk_size=chunk_size, force=force,
                                progress=bar.update, scheduler=scheduler, workers=workers)
     if result.get("skipped"):
@@ -496,10 +505,9 @@ def sweep(target: str, vary: tuple[str, ...], zipped: bool | None, players: int 
     sw.check_sweep_folder(out_dir, plan)
     total = len(plan.points) * spec.games
     click.echo(f"Sweep of {len(plan.points)} points x {spec.games:,} games into {out_dir}.")
-    with click.progressbar(length=total, label=f"{spec.game}: {total:,} games",
-                           file=sys.stderr, show_pos=True) as bar:
+    with Progress(total, spec.game) as bar:
         record = sw.run_sweep(plan, out_dir, threads=threads, chunk_size=chunk_size,
-                              progress=bar.update)
+                              progress=bar.update, analysis=_analysis(spec))
     done_before = sum(p["status"] == "done before" for p in record["points"])
     t = record["timing"]
     if done_before == len(plan.points):
@@ -570,7 +578,7 @@ def tournament(game: str, players: int, strategy_list: str, n_games: int, seed: 
     Example: simkit tournament cauldron-master --players 3 --strategies random,greedy,planner
     --games 20000 --seed 1 --out runs/tour
     """
-    from reports.tournament import standings_text
+    from reports.tournament import standings_text, write_report
     from simkit import engine, folders
     from simkit import tournament as tn
 
@@ -598,11 +606,9 @@ def tournament(game: str, players: int, strategy_list: str, n_games: int, seed: 
             if state == "resume":
                 click.echo(f"Resuming: {done:,} of {plan.total_games:,} games were played "
                            "before.")
-            with click.progressbar(length=plan.total_games, label=f"{game}: tournament",
-                                   file=sys.stderr, show_pos=True) as bar:
-                bar.update(done)
+            with Progress(plan.total_games, f"{game} tournament", done=done) as bar:
                 result = tn.play(plan, chunk_deals, progress=bar.update, out=out_dir)
-            record = tn.write(result, out_dir)
+            record = tn.write(result, out_dir, write_report)
             click.echo(f"Played {plan.total_games - done:,} games in {result.elapsed:.1f} s; "
                        f"wrote {out_dir / 'tournament.html'} and the tables as CSV.")
     click.echo(standings_text(record))
@@ -654,8 +660,7 @@ def tune(game: str, strategy: str, against: str, budget: int, seed: int, out_fil
                f"{setup.population} candidates x {setup.games_per_candidate:,} games, then "
                f"3 x {setup.eval_games:,} fresh games.")
     total = setup.search_games + 3 * setup.eval_games
-    with click.progressbar(length=total, label=f"{game}: tune", file=sys.stderr,
-                           show_pos=True, item_show_func=lambda x: x) as bar:
+    with Progress(total, f"{game} tune") as bar:
         outcome = tu.search(setup, progress=lambda n, what: bar.update(n, what))
     tu.write(outcome, out_file)
     ev = outcome.evaluation

@@ -23,30 +23,25 @@ def _prepared(spec: Any) -> Any:
     """Validate and compile once per worker process (loads the cached kernels)."""
     import numba
 
-    from simkit.engine import prepare
+    from simkit.prepare import prepare
 
     numba.set_num_threads(1)  # one worker process per core: no oversubscription
     return prepare(spec)
 
 
-@functools.lru_cache(maxsize=4)
-def _reducer(spec: Any) -> Any:
-    """A summary-only run's chunk reducer, planned once per worker process."""
-    from simkit.engine import summary_reducer
-
-    return summary_reducer(_prepared(spec))
-
-
-def play_chunk(spec: Any, first: int, n: int) -> Any:
-    """Worker side: games first..first+n-1 of `spec` as result rows, or for a summary-only
-    run as their exact totals (a few hundred KB sent back instead of the rows)."""
+def play_chunk(spec: Any, first: int, n: int, queries: Any = None) -> Any:
+    """Worker side: games first..first+n-1 of `spec` as result rows, or with `queries`
+    (a summary-only run) as their exact totals (a few hundred KB sent back instead of
+    the rows). The queries come from the client: a worker never plans a report."""
     from simkit.results import long_table
+    from simkit.summary import chunk_reducer
 
     p = _prepared(spec)
     columns = p.game.simulate(p.compiled, p.lineup, spec.seed, first, n)
     rows = long_table(columns, first, p.lineup.rotate, list(p.lineup.names),
                       p.game.categories(p.compiled))
-    return _reducer(spec)(rows) if spec.summary_only else rows
+    return rows if queries is None else chunk_reducer(queries, p.spec.players,
+                                                      p.lineup.rotate)(rows)
 
 
 WORKER_TIMEOUT = 30.0  # seconds to wait for a scheduler's first worker
@@ -88,13 +83,17 @@ def connect(scheduler: str | None, workers: int | None) -> Iterator[Any]:
         yield client
 
 
-def play_chunks(client: Any, spec: Any, chunks: Iterable[tuple[int, int]]
-                ) -> Iterator[tuple[int, int, Any]]:
+def play_chunks(client: Any, spec: Any, chunks: Iterable[tuple[int, int]],
+                queries: Any = None) -> Iterator[tuple[int, int, Any]]:
     """Submit every chunk; yield (first, n, rows) as each finishes, in any order."""
     from dask.distributed import as_completed
 
-    futures = {client.submit(play_chunk, spec, first, n, key=f"simkit-chunk-{first}-{n}",
-                             pure=False): (first, n) for first, n in chunks}
+    shared = None  # the queries go to every worker once, not with every task
+    if queries is not None:
+        [shared] = client.scatter([list(queries)], broadcast=True, hash=False)
+    futures = {client.submit(play_chunk, spec, first, n, shared,
+                             key=f"simkit-chunk-{first}-{n}", pure=False): (first, n)
+               for first, n in chunks}
     for future in as_completed(futures):
         first, n = futures[future]
         yield first, n, future.result()

@@ -2,7 +2,7 @@
 
 Games played on one deal are dependent (same cards; in a tournament, every lineup plays
 deal d), so a mean is a ratio sum(y) / sum(m) over deals and its standard error comes from
-the per-deal totals (`reports.metrics.ratio`). Totals are kept as Python integers (the
+the per-deal totals (`simkit.intervals.ratio`). Totals are kept as Python integers (the
 caller scales fractional outcomes, e.g. ties counted 1/2, by a common denominator), so
 the result is the same however the games were chunked.
 """
@@ -13,8 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from reports.metrics import ratio
-from reports.stats import Z, wilson
+from simkit.intervals import Z, ratio, wilson
 
 
 @dataclass

@@ -1,8 +1,9 @@
 """`simkit run --until-sure`: play in rounds until the balance verdicts are decided.
 
-After each round (10,000 games, then doubling up to --games) the run so far is judged:
-with the targets, until no scorecard verdict is NOT YET SURE; with `--precision P`, until
-every seat-advantage and strategy win-share interval is at most P wide on each side.
+After each round (10,000 games, then doubling up to --games) the run so far is judged
+(by the judgement the caller hands the engine: `reports/analysis.py`): with the targets,
+until no scorecard verdict is NOT YET SURE; with `--precision P`, until every
+seat-advantage and strategy win-share interval is at most P wide on each side.
 Looking repeatedly at a growing sample makes naive 95% intervals wrong far more often
 than 5% of the time, so look k uses a wider interval, at level 1 - alpha_k with
 alpha_k = alpha / (k (k+1)): these sum to alpha over any number of looks, so the chance
@@ -15,9 +16,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 from statistics import NormalDist
-from typing import Any
-
-import polars as pl
 
 from simkit.errors import SimkitError
 
@@ -52,44 +50,9 @@ class StopRule:
     def describe(self) -> str:
         return "targets" if self.precision is None else f"precision={self.precision:g}"
 
-    def check(self, game: str) -> None:
-        """Fail early on a bad targets file or precision."""
+    def check(self) -> None:
+        """Fail early on a bad precision (the targets are checked by the judge that
+        reads them: `reports/analysis.py`)."""
         if self.precision is not None and not 0 < self.precision < 1:
             raise SimkitError(f"--precision must be between 0 and 1 (a share, e.g. 0.01 for "
                               f"1 point), not {self.precision}")
-        if self.precision is None:
-            from reports.targets import load_targets
-
-            load_targets(self.targets, game, self.set_targets)
-
-    def decide(self, results: Any, stub: dict[str, Any], look: int) -> tuple[bool, str]:
-        """(stop?, why) after `look` looks at the games so far: `results` is their rows
-        (a frame) or, for a summary-only run, a `reports.source.Source` of their totals."""
-        from reports.build import scorecard_only, widened
-        from reports.load import Run
-        from reports.metrics import seat_advantage, win_share_by
-
-        if isinstance(results, pl.DataFrame):
-            run = Run(Path("."), stub, results)
-        else:
-            run = Run(Path("."), stub, None, None, results)
-        source = run.source
-        factor = look_z(look) / Z95
-        if self.precision is None:
-            from reports.targets import load_targets
-
-            targets = load_targets(self.targets, run.game, self.set_targets)
-            card = scorecard_only(run, targets, widen=factor)
-            open_ = card.filter(pl.col("verdict") == "NOT YET SURE")["metric"].to_list()
-            if open_:
-                return False, "undecided: " + ", ".join(open_)
-            return True, "every scorecard verdict decided"
-        widest = 0.0
-        for table, est in ((seat_advantage(source), "advantage"),
-                           (win_share_by(source, "strategy"), "win_share")):
-            w = widened(table, est, factor)
-            widest = max(widest, float((w[f"{est}_hi"] - w[est]).max()),
-                         float((w[est] - w[f"{est}_lo"]).max()))
-        if widest <= self.precision:
-            return True, f"every interval within ±{self.precision:g}"
-        return False, f"widest interval ±{widest:.4f}"

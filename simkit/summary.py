@@ -25,7 +25,7 @@ import copy
 import json
 import math
 import os
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -33,6 +33,7 @@ from typing import Any
 
 import numpy as np
 import polars as pl
+import pyarrow as pa
 
 from simkit.errors import SimkitError
 
@@ -119,6 +120,11 @@ class Query:
     @property
     def names(self) -> list[str]:
         return [n for n, _ in self.values]
+
+
+# The first look at a finished run (`summary.csv`): win share, score and length by
+# strategy and seat.
+CSV_QUERY = Query.of(["strategy", "seat"], ["win_share", "score", "rounds"], cluster=None)
 
 
 @dataclass
@@ -474,6 +480,19 @@ def reduce(rows: pl.DataFrame, queries: Sequence[Query], *, scale: int,
     return Aggregate(scale, rotation or 0, list(rows.columns),
                      rows["game"].n_unique() if rows.height else 0, rows.height,
                      open_deals, parts)
+
+
+def chunk_reducer(queries: Sequence[Query], players: int, rotate: bool
+                  ) -> Callable[[pa.Table], Aggregate]:
+    """Rows of a chunk (Arrow) -> the exact totals of `queries` (those the report asks)."""
+    scale = win_scale(players)
+    rotation = players if rotate else 1
+
+    def reducer(rows: pa.Table) -> Aggregate:
+        frame = pl.from_arrow(rows)
+        assert isinstance(frame, pl.DataFrame)
+        return reduce(frame, queries, scale=scale, rotation=rotation)
+    return reducer
 
 
 def merge_all(aggregates: Iterable[Aggregate]) -> Aggregate | None:

@@ -468,22 +468,25 @@ def check_sweep_folder(out: Path, p: Plan) -> str:
 def run_sweep(p: Plan, out: Path, threads: int | None = None,
               chunk_size: int = engine.DEFAULT_CHUNK,
               progress: Callable[[int], None] | None = None,
-              on_point: Callable[[Point, dict[str, Any]], None] | None = None) -> dict[str, Any]:
+              on_point: Callable[[Point, dict[str, Any]], None] | None = None,
+              analysis: engine.Analysis | None = None) -> dict[str, Any]:
     """Play every point of `p` into `out/<point name>`; returns the sweep record.
 
     Finished points are skipped and a half-played point resumes (engine.run); the record
     (`sweep.json`) is written before the first point and updated after each one.
+    `analysis` is handed to every point's run (`engine.Analysis`).
     """
     engine.set_threads(threads)
     engine.check_run_options(chunk_size, None)
     with folders.locked(out):
         return _run_sweep(p, out, check_sweep_folder(out, p), threads, chunk_size, progress,
-                          on_point)
+                          on_point, analysis)
 
 
 def _run_sweep(p: Plan, out: Path, state: str, threads: int | None, chunk_size: int,
                progress: Callable[[int], None] | None,
-               on_point: Callable[[Point, dict[str, Any]], None] | None) -> dict[str, Any]:
+               on_point: Callable[[Point, dict[str, Any]], None] | None,
+               analysis: engine.Analysis | None) -> dict[str, Any]:
     started = time.perf_counter()
     out.mkdir(parents=True, exist_ok=True)
     saved = read_json(out / SWEEP_FILE) or {}
@@ -505,7 +508,7 @@ def _run_sweep(p: Plan, out: Path, state: str, threads: int | None, chunk_size: 
     played_games = 0
     for pt, prepared, entry in zip(p.points, p.prepared, record["points"], strict=True):
         manifest = engine.run(pt.run, out / pt.name, threads=threads, chunk_size=chunk_size,
-                              progress=progress, prepared=prepared)
+                              progress=progress, prepared=prepared, analysis=analysis)
         if manifest.get("skipped"):
             entry["status"] = "done before"
             if progress is not None:

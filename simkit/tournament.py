@@ -560,10 +560,11 @@ def record(result: Result, out: Path) -> dict[str, Any]:
     }  # no time in it: the same tournament gives the same bytes (timing.json has them)
 
 
-def write(result: Result, out: Path) -> dict[str, Any]:
-    """Write tournament.json, win_matrix.csv, ratings.csv, tournament.md and .html."""
-    from reports.tournament import write_report
-
+def write(result: Result, out: Path,
+          write_report: Callable[[dict[str, Any], Path], Any]) -> dict[str, Any]:
+    """Write tournament.json and timing.json, and with `write_report` (the caller's:
+    `reports.tournament.write_report`) win_matrix.csv, ratings.csv, tournament.md and
+    .html."""
     rec = record(result, out)
     try:
         out.mkdir(parents=True, exist_ok=True)

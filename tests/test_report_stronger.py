@@ -9,6 +9,7 @@ import pytest
 from click.testing import CliRunner
 
 from reports import make_report, metrics
+from reports.analysis import ANALYSIS
 from reports.hooks import hooks_for
 from reports.load import Run, open_run
 from reports.stronger import CHANGES, HOLDS, NOT_SURE, stronger_section, verdict
@@ -28,7 +29,7 @@ def made(tmp_path_factory: pytest.TempPathFactory, game: str, players: int,
     if key not in _MADE:
         out = tmp_path_factory.mktemp("stronger") / "run"
         engine.run(engine.RunSpec(game, players, strategies, games, 5,
-                                  summary_only=summary_only), out)
+                                  summary_only=summary_only), out, analysis=ANALYSIS)
         _MADE[key] = out
     return _MADE[key]
 

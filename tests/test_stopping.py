@@ -6,10 +6,16 @@ import numpy as np
 import polars as pl
 import pytest
 
+from reports.analysis import ANALYSIS
 from simkit import engine
 from simkit.engine import RunSpec
 from simkit.errors import SimkitError
 from simkit.stopping import Z95, StopRule, look_z, schedule
+
+
+def run(*args, **kwargs):
+    """engine.run with the report's analysis, as the CLI passes it."""
+    return engine.run(*args, analysis=ANALYSIS, **kwargs)
 
 
 def false_alarm_rate(z_for_look, sequences=3000, first=100, looks=10, seed=0):
@@ -45,20 +51,20 @@ EASY = RunSpec("cauldron-master", 2, ("greedy", "random"), 40_000, 1,
 
 
 def test_stops_early_on_a_clear_verdict_with_the_same_games(cm, tmp_path):
-    manifest = engine.run(EASY, tmp_path / "sure", chunk_size=5_000)
+    manifest = run(EASY, tmp_path / "sure", chunk_size=5_000)
     stop = manifest["stopping"]
     assert manifest["games"] == 10_000 and stop["looks"] == 1
     assert stop["reason"] == "every scorecard verdict decided"
     sure = pl.read_parquet(tmp_path / "sure" / "games.parquet")
     plain = RunSpec("cauldron-master", 2, ("greedy", "random"), 10_000, 1)
-    engine.run(plain, tmp_path / "plain", chunk_size=10_000)
+    run(plain, tmp_path / "plain", chunk_size=10_000)
     assert sure.equals(pl.read_parquet(tmp_path / "plain" / "games.parquet"))
 
 
 def test_precision_mode_runs_until_narrow_or_the_maximum(cm, tmp_path):
     spec = RunSpec("cauldron-master", 2, ("greedy",), 30_000, 2,
                    until_sure=StopRule(precision=0.001))
-    manifest = engine.run(spec, tmp_path / "p", chunk_size=10_000)
+    manifest = run(spec, tmp_path / "p", chunk_size=10_000)
     assert manifest["games"] == 30_000 and manifest["stopping"]["looks"] == 3
     assert manifest["stopping"]["reason"].startswith("widest interval")
 
@@ -70,4 +76,4 @@ def test_precision_mode_runs_until_narrow_or_the_maximum(cm, tmp_path):
 def test_bad_stopping_rules(cm, tmp_path, rule, message):
     spec = RunSpec("cauldron-master", 2, ("greedy",), 100, 1, until_sure=rule)
     with pytest.raises(SimkitError, match=message):
-        engine.run(spec, tmp_path / "x")
+        run(spec, tmp_path / "x")

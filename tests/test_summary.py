@@ -10,6 +10,7 @@ import polars as pl
 import pytest
 
 from reports import make_report
+from reports.analysis import ANALYSIS
 from reports.hooks import _REGISTRY, register
 from reports.load import open_run
 from reports.plan import summary_plan
@@ -19,6 +20,11 @@ from simkit.errors import SimkitError
 from simkit.results import CHUNK_DIR, RUN_FILE, SUMMARY_DATA_FILE, long_table
 from simkit.stopping import StopRule
 from simkit.summary import Aggregate, merge_all, reduce, win_scale
+
+
+def run(*args, **kwargs):
+    """engine.run with the report's analysis, as the CLI passes it."""
+    return engine.run(*args, analysis=ANALYSIS, **kwargs)
 
 CM = RunSpec("cauldron-master", 4, ("planner", "greedy", "random", "greedy"), 4000, 11)
 CARNUTA = RunSpec("carnuta", 3, ("planner", "greedy", "random"), 3000, 4)
@@ -106,8 +112,8 @@ def _same_tables(a: Path, b: Path) -> int:
     (INORI, 333, ("points-by-source", "economy", "colours", "components")),
 ])
 def test_report_from_a_summary_equals_the_report_from_rows(cm, tmp_path, spec, chunk, sections):
-    engine.run(spec, tmp_path / "rows")
-    manifest = engine.run(summary_of(spec), tmp_path / "summary", chunk_size=chunk)
+    run(spec, tmp_path / "rows")
+    manifest = run(summary_of(spec), tmp_path / "summary", chunk_size=chunk)
     assert manifest["summary_only"] and manifest["games"] == spec.games
     assert manifest["rows"] == spec.games * spec.players
     summary_dir = tmp_path / "summary"
@@ -134,8 +140,8 @@ def test_until_sure_works_from_summaries(cm, tmp_path):
     rule = StopRule(set_targets=("component_effect.max_points=100",
                                  "tie_rate.max_percent=100"))
     spec = RunSpec("cauldron-master", 2, ("greedy", "random"), 40_000, 1, until_sure=rule)
-    rows = engine.run(spec, tmp_path / "rows", chunk_size=5_000)
-    summary = engine.run(summary_of(spec), tmp_path / "summary", chunk_size=5_000)
+    rows = run(spec, tmp_path / "rows", chunk_size=5_000)
+    summary = run(summary_of(spec), tmp_path / "summary", chunk_size=5_000)
     assert summary["stopping"] == rows["stopping"] and summary["games"] == rows["games"]
     make_report(tmp_path / "rows")
     make_report(tmp_path / "summary")
@@ -149,7 +155,7 @@ class Stop(KeyboardInterrupt):
 
 def test_interrupted_summary_run_resumes_to_the_same_totals(cm, tmp_path):
     spec = summary_of(RunSpec("cauldron-master", 3, ("planner", "greedy", "random"), 3000, 7))
-    engine.run(spec, tmp_path / "whole", chunk_size=3000)
+    run(spec, tmp_path / "whole", chunk_size=3000)
     seen: list[int] = []
 
     def stop_after_two(n: int) -> None:
@@ -159,24 +165,24 @@ def test_interrupted_summary_run_resumes_to_the_same_totals(cm, tmp_path):
 
     out = tmp_path / "run"
     with pytest.raises(Stop):
-        engine.run(spec, out, chunk_size=500, progress=stop_after_two)
+        run(spec, out, chunk_size=500, progress=stop_after_two)
     assert (out / RUN_FILE).exists() and not (out / "manifest.json").exists()
     kept = sum(int(p.stem.split("-")[2]) for p in (out / CHUNK_DIR).glob("summary-*.json"))
     assert kept == sum(seen) > 0  # every game finished is kept, mid-chunk too
-    manifest = engine.run(spec, out, chunk_size=700)  # another chunk size: the same games
+    manifest = run(spec, out, chunk_size=700)  # another chunk size: the same games
     assert manifest["resumed"] and manifest["rows"] == 3000 * 3
     assert (out / SUMMARY_DATA_FILE).read_bytes() == (
         tmp_path / "whole" / SUMMARY_DATA_FILE).read_bytes()
     assert not (out / CHUNK_DIR).exists() and not (out / RUN_FILE).exists()
-    again = engine.run(spec, out)
+    again = run(spec, out)
     assert again.get("skipped")
 
 
 def test_cluster_workers_reduce_their_chunks(cm, tmp_path):
     spec = summary_of(RunSpec("cauldron-master", 4, ("planner", "greedy", "random", "greedy"),
                               2000, 5))
-    engine.run(spec, tmp_path / "threads", chunk_size=2000)
-    engine.run(spec, tmp_path / "dask", chunk_size=333, workers=2)
+    run(spec, tmp_path / "threads", chunk_size=2000)
+    run(spec, tmp_path / "dask", chunk_size=333, workers=2)
     assert (tmp_path / "dask" / SUMMARY_DATA_FILE).read_bytes() == (
         tmp_path / "threads" / SUMMARY_DATA_FILE).read_bytes()
 
@@ -189,7 +195,7 @@ def test_sweep_points_can_be_summary_only(cm, tmp_path):
                         strategies=["greedy"], games=1500, seed=2)
     spec = sw.replace(spec, summary_only=True)
     assert "--summary-only" in sw.command(spec, "out")
-    record = sw.run_sweep(sw.plan(spec), tmp_path / "sweep")
+    record = sw.run_sweep(sw.plan(spec), tmp_path / "sweep", analysis=ANALYSIS)
     for p in record["points"]:
         assert (tmp_path / "sweep" / p["name"] / SUMMARY_DATA_FILE).exists()
     assert make_sweep_report(tmp_path / "sweep").html.exists()
@@ -199,17 +205,17 @@ def test_sweep_points_can_be_summary_only(cm, tmp_path):
 @pytest.fixture(scope="module")
 def summary_run(cm, tmp_path_factory):
     out = tmp_path_factory.mktemp("summary") / "run"
-    engine.run(summary_of(RunSpec("cauldron-master", 2, ("greedy", "random"), 1000, 3)), out)
+    run(summary_of(RunSpec("cauldron-master", 2, ("greedy", "random"), 1000, 3)), out)
     return out
 
 
 def test_a_full_run_and_a_summary_run_are_different_runs(summary_run, tmp_path):
     full = RunSpec("cauldron-master", 2, ("greedy", "random"), 1000, 3)
     with pytest.raises(SimkitError, match="already holds a different run"):
-        engine.run(full, summary_run)
-    engine.run(full, tmp_path / "full")
+        run(full, summary_run)
+    run(full, tmp_path / "full")
     with pytest.raises(SimkitError, match="already holds a different run"):
-        engine.run(summary_of(full), tmp_path / "full")
+        run(summary_of(full), tmp_path / "full")
 
 
 def test_compare_needs_rows(summary_run):

@@ -1,0 +1,95 @@
+"""Progress of long work: games done of a total, games/s and the time left.
+
+On a terminal one line is redrawn, at most twice a second; off a terminal (a log file,
+CI, a notebook's captured stderr) a plain line is written every `LOG_EVERY` seconds, so
+a long run never sits silent. The rate counts only the games played now (a resumed run's
+earlier games are in the total, not in the rate).
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+import time
+from typing import IO, Any
+
+REDRAW_EVERY = 0.5  # seconds between two redraws on a terminal
+LOG_EVERY = 5.0  # seconds between two lines off a terminal
+
+
+def _duration(seconds: float) -> str:
+    seconds = max(0, round(seconds))
+    if seconds < 60:
+        return f"{seconds} s"
+    if seconds < 3600:
+        return f"{seconds // 60} min {seconds % 60:02d} s"
+    return f"{seconds // 3600} h {seconds % 3600 // 60:02d} min"
+
+
+class Progress:
+    """Call `update(n)` as games finish; use as a context manager (it ends the line)."""
+
+    def __init__(self, total: int, label: str, stream: IO[str] | None = None,
+                 done: int = 0, unit: str = "games") -> None:
+        self.total, self.label, self.unit = max(total, 1), label, unit
+        self.stream = stream if stream is not None else sys.stderr
+        self.done = self.before = done  # `before`: done earlier, not in the rate
+        self.started = time.perf_counter()
+        self.tty = bool(getattr(self.stream, "isatty", lambda: False)())
+        self.shown = 0.0
+        self.note = ""
+        self.lock = threading.Lock()  # a slice's games may be counted from another thread
+        self._show(force=True)
+
+    def update(self, n: int, note: str = "") -> None:
+        with self.lock:
+            self.done = min(self.done + n, self.total)
+            if note:
+                self.note = note
+            self._show()
+
+    def line(self) -> str:
+        """The progress as one line of text."""
+        elapsed = time.perf_counter() - self.started
+        played = self.done - self.before
+        text = (f"{self.label}: {self.done:,}/{self.total:,} {self.unit} "
+                f"({self.done / self.total:.0%})")
+        if played > 0 and elapsed > 0:
+            rate = played / elapsed
+            text += f", {rate:,.0f} {self.unit}/s"
+            if self.done < self.total:
+                text += f", {_duration((self.total - self.done) / rate)} left"
+        return text + (f" [{self.note}]" if self.note else "")
+
+    def _show(self, force: bool = False) -> None:
+        now = time.perf_counter()
+        every = REDRAW_EVERY if self.tty else LOG_EVERY
+        if not force and now - self.shown < every:
+            return
+        self.shown = now
+        if self.tty:
+            self.stream.write("\r\x1b[2K" + self.line())
+        else:
+            self.stream.write(self.line() + "\n")
+        self.stream.flush()
+
+    def close(self) -> None:
+        with self.lock:
+            elapsed = time.perf_counter() - self.started
+            played = self.done - self.before
+            rate = f", {played / elapsed:,.0f} {self.unit}/s" if played and elapsed > 0 else ""
+            end = (f"{self.label}: {self.done:,}/{self.total:,} {self.unit} in "
+                   f"{_duration(elapsed)}{rate}")
+            self.stream.write(("\r\x1b[2K" if self.tty else "") + end + "\n")
+            self.stream.flush()
+
+    def __enter__(self) -> Progress:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        if exc[0] is None:
+            self.close()
+        else:  # interrupted or failed: end the redrawn line, say where it stopped
+            with self.lock:
+                self.stream.write(("\r\x1b[2K" if self.tty else "") + self.line() + "\n")
+                self.stream.flush()
