@@ -6,6 +6,7 @@ components and extra sections, and returns a `Report` that `render.py` writes ou
 
 from __future__ import annotations
 
+import contextlib
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -158,11 +159,51 @@ def build(run: Run, targets: Targets, hooks: GameHooks | None = None,
     footer = [("Created", str(m.get("created", "?"))),
               ("Versions", ", ".join(f"{k} {v}" for k, v in versions.items()) or "?")]
     findings = _findings(by_strategy, seats, ties, components, fair, n, causal)
+    at = next((i + 1 for i, f in enumerate(findings) if f.startswith("Largest seat")), 0)
+    with contextlib.suppress(MissingQuery):  # a summary made before this finding existed
+        findings[at:at] = _seat_cause(src, by_strategy, seats, m, label)
     return Report(title=f"{m['title']}: balance report",
                   subtitle=f"{m['games']:,} simulated games with {n} players",
                   facts=facts, command=str(m["command"]), placeholders=shown,
                   placeholder_notes=notes, scorecard=card, targets_source=targets.source,
                   findings=findings, sections=sections, footer=footer)
+
+
+def _seat_cause(src: Any, by_strategy: pl.DataFrame, seats: pl.DataFrame,
+                manifest: dict[str, Any], label: Callable[[int], str]) -> list[str]:
+    """Which strategy the largest clear seat effect comes from, when one strategy carries
+    most of it. A seat's advantage is the sum over the lineup's seats-worth of strategies
+    of w_s (share of seat s in seat X - its share overall), w_s the share of the lineup's
+    seats it holds (each strategy sits in every seat of a deal equally often)."""
+    names = [str(s["name"]) for s in manifest["strategies"]]
+    if len(set(names)) < 2 or not manifest.get("rotation", True) or not seats.height:
+        return []
+    row = seats.with_columns(size=pl.col("advantage").abs()).sort(
+        "size", descending=True).row(0, named=True)
+    if not row["significant"] or not row["advantage"]:
+        return []
+    cells = metrics.clustered_mean(src, ["strategy", "seat"], ["win_share"])
+    overall = dict(zip(by_strategy["strategy"].cast(pl.String),
+                       by_strategy["win_share"], strict=True))
+    parts = []
+    for strategy in dict.fromkeys(names):
+        mine = cells.filter(pl.col("strategy").cast(pl.String) == strategy)
+        here = mine.filter(pl.col("seat") == row["seat"])
+        if not here.height or strategy not in overall:
+            return []
+        weight = names.count(strategy) / len(names)
+        parts.append((weight * (here["win_share"][0] - overall[strategy]), strategy, mine))
+    share, strategy, mine = max(parts, key=lambda p: p[0] * math.copysign(1, row["advantage"]))
+    if share / row["advantage"] <= 0.5:
+        return [f"The {row['label']}'s effect is spread over the strategies: none carries "
+                "most of it."]
+    worst = mine.sort("win_share", descending=row["advantage"] < 0).row(0, named=True)
+    best = mine.filter(pl.col("seat") == row["seat"]).row(0, named=True)
+    return [f"Most of the {row['label']}'s {_pts(row['advantage'])} points "
+            f"({_pts(share)}) is {strategy}'s seat effect: {strategy} wins "
+            f"{_pct(best['win_share'])} of its games as the {row['label']} and "
+            f"{_pct(worst['win_share'])} as the {label(int(worst['seat']))} "
+            f"({_pct(overall[strategy])} overall)."]
 
 
 def _findings(by_strategy: pl.DataFrame, seats: pl.DataFrame, ties: pl.DataFrame,

@@ -97,6 +97,17 @@ class GameHooks:
         return [describe_placeholder(run.resolved, k) for k in keys], []
 
 
+def used_placeholders(manifest: dict[str, Any]) -> list[tuple[str, str]]:
+    """The placeholder values a run used, as its report lists them (what a run does not
+    use, such as an optional witch left out, is not counted)."""
+    from pathlib import Path
+
+    from reports.load import Run
+
+    run = Run(Path("."), manifest, None)
+    return hooks_for(str(manifest["game"])).placeholders(run)[0]
+
+
 def register(game: str) -> Callable[[type[GameHooks]], type[GameHooks]]:
     def deco(cls: type[GameHooks]) -> type[GameHooks]:
         _REGISTRY[game] = cls

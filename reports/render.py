@@ -77,19 +77,25 @@ def fmt_value(v: Any, fmt: str, digits: int = 1) -> str:
     if fmt == "int":
         return f"{round(float(v)):,}"
     if fmt in ("num", "ci_num"):
-        return _minus(f"{float(v):,.{digits}f}")
+        return _minus(f"{_unsigned_zero(float(v), digits):,.{digits}f}")
     if fmt in ("pct", "ci_pct"):
-        return _minus(f"{float(v) * 100:.{digits}f}%")
+        return _minus(f"{_unsigned_zero(float(v) * 100, digits):.{digits}f}%")
     if fmt in ("pp", "ci_pp"):
-        return _minus(f"{float(v) * 100:+.{digits}f}")
+        return _minus(f"{_unsigned_zero(float(v) * 100, digits):+.{digits}f}")
     return str(v)
+
+
+def _unsigned_zero(x: float, digits: int) -> float:
+    """x, with a value that rounds to zero shown as 0 rather than -0."""
+    return round(x, digits) + 0.0
 
 
 def fmt_interval(lo: Any, hi: Any, fmt: str, digits: int = 1) -> str:
     if _missing(lo) or _missing(hi):
         return ""
     scale = 100.0 if fmt in ("ci_pct", "ci_pp") else 1.0
-    return _minus(f"[{float(lo) * scale:.{digits}f}, {float(hi) * scale:.{digits}f}]")
+    lo, hi = (_unsigned_zero(float(x) * scale, digits) for x in (lo, hi))
+    return _minus(f"[{lo:.{digits}f}, {hi:.{digits}f}]")
 
 
 def _cells(table: Table, row: dict[str, Any]) -> list[tuple[str, str, bool]]:

@@ -41,7 +41,7 @@ from simkit.results import (  # noqa: E402
     REPORT_FILE,
     REPORT_SUMMARY_FILE,
 )
-from simkit.sweep import SWEEP_FILE, format_value  # noqa: E402
+from simkit.sweeps import SWEEP_FILE, format_value  # noqa: E402
 
 TOP_COMPONENTS = 5
 

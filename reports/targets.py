@@ -8,6 +8,7 @@ the number of games that would shrink the interval enough to decide it.
 from __future__ import annotations
 
 import math
+import re
 import tomllib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -202,6 +203,19 @@ def _fmt_games(n: float) -> str:
     return f"about {math.ceil(n / 1000) * 1000:,.0f} games in all"
 
 
+def _digits_apart(lo: float, hi: float, digits: int, most: int = 5) -> int:
+    """Decimals enough to show an interval's two ends apart (up to `most`)."""
+    while (digits < most and math.isfinite(lo) and math.isfinite(hi) and lo != hi
+           and f"{lo:.{digits}f}" == f"{hi:.{digits}f}"):
+        digits += 1
+    return digits
+
+
+def _no_negative_zero(text: str) -> str:
+    """'-0.0' (a tiny negative rounded) reads as a sign that is not there: '0.0'."""
+    return re.sub(r"(?<![\d.])-(0(?:\.0+)?)(?![\d.])", r"\1", text)
+
+
 def component_items(components: pl.DataFrame,
                     causal: pl.DataFrame | None = None) -> tuple[list[Item], str]:
     """The component target's estimates, and a note on how they were chosen.
@@ -295,8 +309,13 @@ def scorecard(targets: Targets, *, run_games: int, seat_advantage: pl.DataFrame,
             else:
                 target = f"mean game length at most {upper:g} rounds"
 
-            def fmt(x: float) -> str:
-                return f"{x:.2f} rounds"
+            digits = _digits_apart(items[0].lo, items[0].hi, 2)
+
+            def fmt(x: float, digits: int = digits) -> str:
+                return f"{x:.{digits}f} rounds"
+
+            def bound(x: float, digits: int = digits) -> str:  # the unit once, after it
+                return f"{x:.{digits}f}"
         if not items:
             rows.append({"metric": metric, "title": spec.title, "target": target,
                          "verdict": UNSURE, "estimate": "no estimate",
@@ -309,7 +328,9 @@ def scorecard(targets: Targets, *, run_games: int, seat_advantage: pl.DataFrame,
         judged = [it for it in items if it.may_fail] or items
         worst = max(judged, key=lambda it: _excess(it, lower, upper))
         prefix = "worst: " if len(items) > 1 else ""
-        estimate = f"{prefix}{worst.label} {fmt(worst.estimate)} [{fmt(worst.lo)}, {fmt(worst.hi)}]"
+        show = bound if metric == "game_length" else fmt
+        estimate = _no_negative_zero(f"{prefix}{worst.label} {fmt(worst.estimate)} "
+                                     f"[{show(worst.lo)}, {show(worst.hi)}]")
         failing = [it.label for it, v in results if v == FAIL]
         pointed = [it.label for it, v in results
                    if not it.may_fail and judge_item(it, lower, upper)[0] == FAIL]

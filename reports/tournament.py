@@ -1,6 +1,6 @@
 """The tournament report: ratings, win share and the win matrix as tables, a heat map, CSV.
 
-Input is the record `simkit.tournament.record` builds (also written as tournament.json),
+Input is the record `simkit.tournaments.record` builds (also written as tournament.json),
 so the page can be rebuilt from that file alone. Files: tournament.html (self-contained,
 the renderer of the balance report), tournament.md, ratings.csv and win_matrix.csv.
 """

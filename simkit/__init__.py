@@ -1,3 +1,30 @@
-"""simkit: Monte Carlo balance analysis for tabletop games."""
+"""simkit: Monte Carlo balance analysis for tabletop games.
 
-__version__ = "0.1.0"
+From Python: `simkit.run`, `sweep`, `compare`, `tournament`, `tune`, `value` and
+`open_run` (`simkit/api.py`, guide in `docs/python.md`). They are loaded on first use, so
+`import simkit` stays quick.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from simkit.version import __version__
+
+_API = ("run", "sweep", "compare", "tournament", "tune", "value", "open_run", "RunResult",
+        "SweepResult", "CompareResult", "TournamentResult", "TuneResult", "ValueResult")
+
+
+def __getattr__(name: str) -> Any:
+    if name in _API:
+        from simkit import api
+
+        return getattr(api, name)
+    raise AttributeError(f"module 'simkit' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *_API])
+
+
+__all__ = ["__version__", *_API]

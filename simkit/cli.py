@@ -11,7 +11,7 @@ from typing import Any
 import click
 
 from simkit.errors import SimkitError
-from simkit.progress import Progress
+from simkit.progress import Progress, say_if_compiling
 from simkit.stopping import StopRule
 
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
@@ -205,6 +205,7 @@ def play(game: str, strategy_list: str, players: int, seed: int, game_index: int
     spec = RunSpec(game, players, tuple(_split(strategy_list)), game_index + 1, seed,
                    overrides, params, config_path)
     p = prepare(spec)
+    say_if_compiling(p.game, traced=True)
     click.echo(p.game.play_log(p.compiled, p.lineup, seed, game_index))
 
 
@@ -263,6 +264,7 @@ def run(game: str, strategy_list: str, players: int, seed: int, n_games: int, ou
     chunk_size = engine.DEFAULT_CHUNK if chunk_size is None else chunk_size
     engine.check_run_options(chunk_size, workers)
     engine.check_output(out_dir, prepared, force)
+    say_if_compiling(prepared.game)
     with Progress(n_games, game) as bar:
         manifest = engine.run(spec, out_dir, threads=threads, chunk_size=chunk_size, force=force,
                               progress=bar.update, prepared=prepared, scheduler=scheduler,
@@ -280,8 +282,11 @@ def run(game: str, strategy_list: str, players: int, seed: int, n_games: int, ou
                    f"in {manifest['elapsed_seconds']:.1f} s ({rate:,.0f} games/s).")
     click.echo(engine.summary_frame(out_dir).to_pandas().to_string(index=False))
     if manifest["config"]["placeholders"]:
-        click.echo(f"Note: this run used {len(manifest['config']['placeholders'])} placeholder "
-                   "values (see `simkit show " + game + "`); not the published card data.")
+        from reports.hooks import used_placeholders
+
+        used = len(used_placeholders(manifest))  # counted as the report counts them
+        click.echo(f"Note: this run used {used} placeholder values (see `simkit show {game}`); "
+                   "not the published card data.")
     if manifest.get("stopping"):
         stop = manifest["stopping"]
         click.echo(f"--until-sure: stopped after {manifest['games']:,} of at most "
@@ -327,7 +332,7 @@ def report(run_dir: Path, out_dir: Path | None, targets: Path | None,
     game's own sections, every estimate with its 95% interval.
     Example: simkit report runs/demo
     """
-    from simkit.sweep import read_sweep
+    from simkit.sweeps import read_sweep
 
     if (run_dir / "value.json").is_file() and not (run_dir / "manifest.json").exists():
         from reports.render import write_value_report
@@ -391,7 +396,7 @@ def value(game: str, strategy_list: str, players: int, seed: int, n_games: int,
     from reports.render import write_value_report
     from reports.value import verdict_lines
     from simkit import engine
-    from simkit import value as value_lib
+    from simkit import valuation as value_lib
 
     spec = value_lib.ValueSpec(game, players, tuple(_split(strategy_list)), n_games, seed,
                                overrides, params, config_path, kinds, components, precision)
@@ -405,6 +410,7 @@ def value(game: str, strategy_list: str, players: int, seed: int, n_games: int,
     label = (f"{game}: {len(value_lib.components(p)) - 1} components + A/A, "
              f"{n_games:,} games x {per}")
     click.echo(label, err=True)
+    say_if_compiling(p.base.game)
     with Progress(n_games * per, game, unit="kernel games") as bar:
         result = value_lib.run(p, out_dir, chunk_size=chunk_size, force=force,
                                progress=bar.update, scheduler=scheduler, workers=workers)
@@ -486,7 +492,7 @@ def sweep(target: str, vary: tuple[str, ...], zipped: bool | None, players: int 
       simkit sweep configs/sweeps/cauldron_master.toml --out runs/sweep --games 20000
     """
     from simkit import engine
-    from simkit import sweep as sw
+    from simkit import sweeps as sw
 
     spec = sw.make_spec(target, vary=vary, zipped=zipped, players=players,
                         strategies=_split(strategy_list) if strategy_list else None,
@@ -505,6 +511,7 @@ def sweep(target: str, vary: tuple[str, ...], zipped: bool | None, players: int 
     sw.check_sweep_folder(out_dir, plan)
     total = len(plan.points) * spec.games
     click.echo(f"Sweep of {len(plan.points)} points x {spec.games:,} games into {out_dir}.")
+    say_if_compiling(plan.prepared[0].game)
     with Progress(total, spec.game) as bar:
         record = sw.run_sweep(plan, out_dir, threads=threads, chunk_size=chunk_size,
                               progress=bar.update, analysis=_analysis(spec))
@@ -536,7 +543,7 @@ def compare(run_a: Path, run_b: Path, out_dir: Path | None, top_components: int)
     Both runs share their deals, so each difference is taken deal by deal and its 95%
     interval is far narrower than two separate runs would give. "REAL" marks differences
     whose interval excludes zero after false-discovery-rate control over all the rows.
-    Example: simkit compare runs/supply/00_supply.size.4=8 runs/supply/02_supply.size.4=12
+    Example: simkit compare runs/supply/00_supply.size.4=8 runs/supply/04_supply.size.4=12
     """
     from reports.compare import compare_runs, render_text, write_compare
 
@@ -579,38 +586,35 @@ def tournament(game: str, players: int, strategy_list: str, n_games: int, seed: 
     --games 20000 --seed 1 --out runs/tour
     """
     from reports.tournament import standings_text, write_report
-    from simkit import engine, folders
-    from simkit import tournament as tn
+    from simkit import engine
+    from simkit import tournaments as tn
 
     spec = tn.TournamentSpec(game, players, tuple(_split(strategy_list)), n_games, seed,
                              overrides, config_path)
     plan = tn.plan(spec)
     engine.set_threads(threads)
     chunk_deals = tn.DEFAULT_CHUNK_DEALS if chunk_deals is None else chunk_deals
-    if chunk_deals < 1:
-        raise SimkitError(f"--chunk-size must be at least 1, not {chunk_deals}")
-    with folders.locked(out_dir):
-        state = tn.check_folder(out_dir, plan, force)
-        if state == "done":
-            click.echo(f"{out_dir} already holds this exact tournament; nothing to do.")
-            record = tn.read_record(out_dir)
-            assert record is not None
-        else:
-            done = 0
-            if state == "new":
-                tn.start(out_dir, plan)
-            else:
-                done = tn.Checkpoint(out_dir, plan).games_done(chunk_deals)
-            click.echo(f"{len(plan.lineups)} lineups x {plan.games_per_lineup:,} games "
-                       f"({plan.total_games:,} games) into {out_dir}.")
-            if state == "resume":
-                click.echo(f"Resuming: {done:,} of {plan.total_games:,} games were played "
-                           "before.")
-            with Progress(plan.total_games, f"{game} tournament", done=done) as bar:
-                result = tn.play(plan, chunk_deals, progress=bar.update, out=out_dir)
-            record = tn.write(result, out_dir, write_report)
-            click.echo(f"Played {plan.total_games - done:,} games in {result.elapsed:.1f} s; "
-                       f"wrote {out_dir / 'tournament.html'} and the tables as CSV.")
+    bars: list[Progress] = []
+
+    def started(state: str, done: int) -> Any:
+        click.echo(f"{len(plan.lineups)} lineups x {plan.games_per_lineup:,} games "
+                   f"({plan.total_games:,} games) into {out_dir}.")
+        if state == "resume":
+            click.echo(f"Resuming: {done:,} of {plan.total_games:,} games were played "
+                       "before.")
+        say_if_compiling(plan.game)
+        bars.append(Progress(plan.total_games, f"{game} tournament", done=done))
+        return bars[-1].update
+
+    record, state, done = tn.run(plan, out_dir, chunk_deals, force, started, write_report)
+    for bar in bars:
+        bar.close()
+    if state == "done":
+        click.echo(f"{out_dir} already holds this exact tournament; nothing to do.")
+    else:
+        elapsed = json.loads((out_dir / tn.TIMING_FILE).read_text())["elapsed_seconds"]
+        click.echo(f"Played {plan.total_games - done:,} games ({elapsed:.1f} s of play in "
+                   f"all); wrote {out_dir / 'tournament.html'} and the tables as CSV.")
     click.echo(standings_text(record))
 
 
@@ -648,7 +652,7 @@ def tune(game: str, strategy: str, against: str, budget: int, seed: int, out_fil
     --seed 1 --out tuned.toml
     """
     from simkit import engine
-    from simkit import tune as tu
+    from simkit import tuning as tu
 
     spec = tu.TuneSpec(game, strategy, tuple(_split(against)), budget, seed, population,
                        games_per_candidate, eval_games, overrides, config_path)
@@ -660,6 +664,7 @@ def tune(game: str, strategy: str, against: str, budget: int, seed: int, out_fil
                f"{setup.population} candidates x {setup.games_per_candidate:,} games, then "
                f"3 x {setup.eval_games:,} fresh games.")
     total = setup.search_games + 3 * setup.eval_games
+    say_if_compiling(setup.game)
     with Progress(total, f"{game} tune") as bar:
         outcome = tu.search(setup, progress=lambda n, what: bar.update(n, what))
     tu.write(outcome, out_file)

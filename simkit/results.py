@@ -171,9 +171,9 @@ def versions() -> dict[str, str]:
     import numba
     import polars
 
-    import simkit
+    from simkit.version import __version__
 
-    return {"simkit": simkit.__version__, "python": platform.python_version(),
+    return {"simkit": __version__, "python": platform.python_version(),
             "numpy": np.__version__, "numba": numba.__version__, "pyarrow": pa.__version__,
             "polars": polars.__version__}
 

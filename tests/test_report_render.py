@@ -325,3 +325,34 @@ def test_rows_that_are_not_the_manifest_s_game_are_refused(tmp_path_factory, tmp
     (run_dir / "manifest.json").write_text(json.dumps(manifest))
     with pytest.raises(SimkitError, match="not the results of the Carnuta run"):
         make_report(run_dir)
+
+
+def test_the_largest_seat_effect_is_traced_to_the_strategy_that_carries_it(report_data,
+                                                                            reported):
+    """Every strategy's part w_s (share in the seat - share overall) sums to the seat's
+    advantage; the finding names the strategy with most of it, when one has."""
+    from reports import metrics
+
+    run = open_run(reported[0])
+    seats = metrics.seat_advantage(run.source)
+    top = seats.with_columns(size=pl.col("advantage").abs()).sort(
+        "size", descending=True).row(0, named=True)
+    cells = metrics.clustered_mean(run.source, ["strategy", "seat"], ["win_share"])
+    overall = metrics.win_share_by(run.source, "strategy")
+    names = [s["name"] for s in run.manifest["strategies"]]
+    parts = {}
+    for s in set(names):
+        here = cells.filter((pl.col("strategy").cast(pl.String) == s)
+                            & (pl.col("seat") == top["seat"]))["win_share"][0]
+        mean = overall.filter(pl.col("strategy").cast(pl.String) == s)["win_share"][0]
+        parts[s] = names.count(s) / len(names) * (here - mean)
+    assert sum(parts.values()) == pytest.approx(top["advantage"], abs=0.01)
+    said = [f for f in report_data.findings if "'s seat effect:" in f or "spread over" in f]
+    if top["significant"]:
+        carrier = max(parts, key=lambda s: parts[s] * (1 if top["advantage"] > 0 else -1))
+        if parts[carrier] / top["advantage"] > 0.5:
+            assert said and f"is {carrier}'s seat effect" in said[0]
+        else:
+            assert said and "spread over" in said[0]
+    else:
+        assert not said

@@ -189,7 +189,7 @@ def test_cluster_workers_reduce_their_chunks(cm, tmp_path):
 
 def test_sweep_points_can_be_summary_only(cm, tmp_path):
     from reports.sweep import make_sweep_report
-    from simkit import sweep as sw
+    from simkit import sweeps as sw
 
     spec = sw.make_spec("cauldron-master", vary=["supply.size.4=10,12"], players=4,
                         strategies=["greedy"], games=1500, seed=2)

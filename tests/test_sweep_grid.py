@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from simkit import sweep
+from simkit import sweeps as sweep
 from simkit.errors import SimkitError
 
 segment = st.from_regex(r"[a-z][a-z0-9_]{0,8}", fullmatch=True)

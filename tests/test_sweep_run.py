@@ -8,7 +8,8 @@ import polars as pl
 import pytest
 from click.testing import CliRunner
 
-from simkit import engine, sweep
+from simkit import engine
+from simkit import sweeps as sweep
 from simkit.cli import main
 from simkit.errors import SimkitError
 from simkit.results import CHUNK_DIR

@@ -16,7 +16,7 @@ import polars as pl
 import pytest
 from click.testing import CliRunner
 
-from simkit import tournament as tn
+from simkit import tournaments as tn
 from simkit.cli import main
 from simkit.errors import SimkitError
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from simkit import tune as tu
+from simkit import tuning as tu
 from simkit.cli import main
 from simkit.engine import build_lineup
 from simkit.errors import SimkitError

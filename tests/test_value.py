@@ -19,7 +19,7 @@ import pytest
 from click.testing import CliRunner
 
 from simkit import causal
-from simkit import value as V
+from simkit import valuation as V
 from simkit.cli import main
 from simkit.errors import SimkitError
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, NamedTuple
 
 import numba
@@ -129,6 +130,19 @@ class KernelGame(Game):
 
     def players(self, compiled: Compiled) -> list[int]:
         return compiled.names.players
+
+    def needs_compile(self, traced: bool = False) -> bool:
+        """Whether the first game will compile the kernel (no numba cache for it on disk,
+        or one older than its source), so that callers can say so while it happens."""
+        fn = self.kernel.play_traced if traced else self.kernel.simulate_batch
+        if getattr(fn, "signatures", None):
+            return False  # compiled in this process already
+        try:
+            index = Path(fn._cache._cache_file._index_path)
+            source = Path(self.kernel.__file__)
+            return not index.exists() or index.stat().st_mtime < source.stat().st_mtime
+        except (AttributeError, OSError):
+            return False
 
     def simulate(self, compiled: Compiled, lineup: Lineup, seed: int, first_game: int,
                  n_games: int) -> dict[str, np.ndarray]:

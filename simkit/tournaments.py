@@ -520,6 +520,32 @@ def start(out: Path, p: Plan) -> None:
         raise SimkitError(f"--out {out}: cannot write there ({exc.strerror})") from None
 
 
+def run(p: Plan, out: Path, chunk_deals: int = DEFAULT_CHUNK_DEALS, force: bool = False,
+        started: Callable[[str, int], Callable[[int], None] | None] | None = None,
+        write_report: Callable[[dict[str, Any], Path], Any] | None = None,
+        ) -> tuple[dict[str, Any], str, int]:
+    """Play tournament `p` into `out`, holding its lock: a new one, the rest of an
+    interrupted one, or nothing if it is done. Returns (record, state, games played
+    before). `started(state, games before)` is told before any game and may return the
+    progress callback; `write_report` writes the CSVs and pages (`tn.write`)."""
+    if chunk_deals < 1:
+        raise SimkitError(f"--chunk-size must be at least 1, not {chunk_deals}")
+    with folders.locked(out):
+        state = check_folder(out, p, force)
+        if state == "done":
+            record = read_record(out)
+            assert record is not None
+            return record, state, p.total_games
+        done = 0
+        if state == "new":
+            start(out, p)
+        else:
+            done = Checkpoint(out, p).games_done(chunk_deals)
+        progress = started(state, done) if started is not None else None
+        result = play(p, chunk_deals, progress=progress, out=out)
+        return write(result, out, write_report), state, done
+
+
 def _read_json(path: Path) -> dict[str, Any] | None:
     if not path.exists():
         return None
@@ -561,7 +587,7 @@ def record(result: Result, out: Path) -> dict[str, Any]:
 
 
 def write(result: Result, out: Path,
-          write_report: Callable[[dict[str, Any], Path], Any]) -> dict[str, Any]:
+          write_report: Callable[[dict[str, Any], Path], Any] | None) -> dict[str, Any]:
     """Write tournament.json and timing.json, and with `write_report` (the caller's:
     `reports.tournament.write_report`) win_matrix.csv, ratings.csv, tournament.md and
     .html."""
@@ -572,7 +598,8 @@ def write(result: Result, out: Path,
     except OSError as exc:
         raise SimkitError(f"--out {out}: cannot write there ({exc.strerror})") from None
     try:
-        write_report(rec, out)
+        if write_report is not None:
+            write_report(rec, out)
     except OSError as exc:
         raise SimkitError(f"--out {out}: cannot write the tournament's files "
                           f"({exc.strerror}); its progress is kept: rerun the same command"

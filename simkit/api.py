@@ -1,0 +1,473 @@
+"""simkit from Python (a notebook, a script): `run`, `sweep`, `compare`, `tournament`,
+`tune` and `value`, each returning a result object.
+
+They do what the commands of the same name do, with the same checks and files. With
+`out=` the folder is the one the CLI writes (the same command resumes it, or finds it
+done); without, the work goes to a fresh temporary folder, kept for the session.
+Config overrides are a dict (`set={"supply.size.4": 10}`), strategy parameters a dict
+of dicts (`params={"planner": {"discount": 0.5}}`). `docs/python.md` is the guide.
+
+Example:
+    import simkit
+    r = simkit.run("cauldron-master", players=4,
+                   strategies=["planner", "greedy", "random", "greedy"], games=20_000)
+    r.summary()      # win share and mean score by strategy and seat
+    r.scorecard()    # PASS / FAIL / NOT YET SURE per balance target
+    r.report()       # report.html in the run folder
+"""
+
+from __future__ import annotations
+
+import json
+import tempfile
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import polars as pl
+
+from simkit.errors import SimkitError
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+Overrides = Mapping[str, Any] | None
+Params = Mapping[str, Mapping[str, float]] | None
+
+
+# ------------------------------------------------------------------ arguments
+def _value_text(v: Any) -> str:
+    """A Python value as `--set` reads it (TOML)."""
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, str):
+        return json.dumps(v)
+    if isinstance(v, (list, tuple)):
+        return "[" + ", ".join(_value_text(x) for x in v) + "]"
+    return repr(v)
+
+
+def _overrides(set_: Overrides) -> tuple[str, ...]:
+    return tuple(f"{k}={_value_text(v)}" for k, v in (set_ or {}).items())
+
+
+def _params(params: Params) -> tuple[str, ...]:
+    return tuple(f"{s}.{k}={v!r}" for s, values in (params or {}).items()
+                 for k, v in values.items())
+
+
+def _names(strategies: str | Sequence[str]) -> tuple[str, ...]:
+    if isinstance(strategies, str):
+        return tuple(s.strip() for s in strategies.split(",") if s.strip())
+    return tuple(strategies)
+
+
+def _folder(out: str | Path | None, what: str) -> Path:
+    return Path(out) if out is not None else Path(tempfile.mkdtemp(prefix=f"simkit-{what}-"))
+
+
+def _progress(show: bool, total: int, label: str, unit: str = "games") -> Any:
+    from contextlib import nullcontext
+
+    from simkit.progress import Progress
+
+    return Progress(total, label, unit=unit) if show else nullcontext(None)
+
+
+def _compiling(show: bool, game: Any) -> None:
+    if show:
+        from simkit.progress import say_if_compiling
+
+        say_if_compiling(game)
+
+
+def _update(bar: Any) -> Any:
+    return None if bar is None else bar.update
+
+
+# ------------------------------------------------------------------ run
+@dataclass
+class RunResult:
+    """A finished run: its folder and manifest, and the tables a designer reads."""
+
+    folder: Path
+    manifest: dict[str, Any]
+    _games: pl.DataFrame | None = field(default=None, repr=False)
+
+    @property
+    def games(self) -> pl.DataFrame:
+        """One row per game and seat (`games.parquet`)."""
+        if self.manifest.get("summary_only"):
+            raise SimkitError(f"{self.folder}: a --summary-only run keeps totals, not rows; "
+                              "run it without summary_only to read games")
+        if self._games is None:
+            self._games = pl.read_parquet(self.folder / "games.parquet")
+        return self._games
+
+    def to_pandas(self) -> pd.DataFrame:
+        """`games` as a pandas DataFrame."""
+        return self.games.to_pandas()
+
+    def summary(self) -> pl.DataFrame:
+        """Win share, mean score and length by strategy and seat (`summary.csv`)."""
+        from simkit.engine import summary_frame
+
+        return summary_frame(self.folder)
+
+    def scorecard(self, targets: str | Path | None = None,
+                  set_targets: Mapping[str, float] | None = None) -> pl.DataFrame:
+        """The balance scorecard: one row per target, its verdict and the estimate."""
+        from reports.build import scorecard_only
+        from reports.load import open_run
+        from reports.targets import load_targets
+
+        run = open_run(self.folder)
+        return scorecard_only(run, load_targets(_path(targets), run.game,
+                                                _set_targets(set_targets)))
+
+    def report(self, out: str | Path | None = None, targets: str | Path | None = None,
+               set_targets: Mapping[str, float] | None = None) -> Path:
+        """Write the balance report (into the run folder, or `out`); returns report.html."""
+        from reports import make_report
+
+        return make_report(self.folder, None if out is None else Path(out), _path(targets),
+                           _set_targets(set_targets)).html
+
+    def __repr__(self) -> str:
+        m = self.manifest
+        lineup = ", ".join(s["name"] for s in m["strategies"])
+        return (f"RunResult({m['title']}, {m['players']} players [{lineup}], "
+                f"{m['games']:,} games, seed {m['seed']}, folder {str(self.folder)!r})")
+
+
+def _path(p: str | Path | None) -> Path | None:
+    return None if p is None else Path(p)
+
+
+def _set_targets(values: Mapping[str, float] | None) -> tuple[str, ...]:
+    return tuple(f"{k}={v}" for k, v in (values or {}).items())
+
+
+def _stop_rule(until_sure: bool, precision: float | None, targets: str | Path | None,
+               set_targets: Mapping[str, float] | None) -> Any:
+    from simkit.stopping import StopRule
+
+    if precision is not None and not until_sure:
+        raise SimkitError("precision only applies with until_sure=True")
+    return (StopRule(precision, _path(targets), _set_targets(set_targets)) if until_sure
+            else None)
+
+
+def run(game: str, *, players: int = 4, strategies: str | Sequence[str] = ("greedy",),
+        games: int = 10_000, seed: int = 0, set: Overrides = None, params: Params = None,
+        config: str | Path | None = None, out: str | Path | None = None,
+        force: bool = False, threads: int | None = None, chunk_size: int | None = None,
+        summary_only: bool = False, until_sure: bool = False,
+        precision: float | None = None, targets: str | Path | None = None,
+        set_targets: Mapping[str, float] | None = None,
+        progress: bool = True) -> RunResult:
+    """Simulate `games` games (`simkit run`); see the module docstring.
+
+    `strategies` is one name for every seat or one per seat (a list, or "a,b,c").
+    """
+    from reports.analysis import ANALYSIS
+    from simkit import engine
+
+    spec = engine.RunSpec(game, players, _names(strategies), games, seed, _overrides(set),
+                          _params(params), None if config is None else str(config),
+                          _stop_rule(until_sure, precision, targets, set_targets),
+                          summary_only)
+    prepared = engine.prepare(spec)
+    folder = _folder(out, "run")
+    _compiling(progress, prepared.game)
+    with _progress(progress, games, game) as bar:
+        manifest = engine.run(spec, folder, threads=threads, force=force,
+                              chunk_size=chunk_size or engine.DEFAULT_CHUNK,
+                              progress=_update(bar), prepared=prepared, analysis=ANALYSIS)
+    manifest.pop("skipped", None)
+    return RunResult(folder, manifest)
+
+
+def open_run(folder: str | Path) -> RunResult:
+    """A run folder written earlier (by `run` or `simkit run`)."""
+    from reports.load import read_run_manifest
+
+    return RunResult(Path(folder), read_run_manifest(Path(folder)))
+
+
+# ------------------------------------------------------------------ sweep
+@dataclass
+class SweepResult:
+    """A finished sweep: one run per point."""
+
+    folder: Path
+    record: dict[str, Any]
+
+    @property
+    def points(self) -> list[tuple[dict[str, Any], RunResult]]:
+        """(the point's values, its run) for every point, in order."""
+        return [(pt["values"], open_run(self.folder / pt["name"]))
+                for pt in self.record["points"]]
+
+    def summary(self) -> pl.DataFrame:
+        """Every point's `summary()`, with the varied values as leading columns."""
+        frames = []
+        for values, r in self.points:
+            frame = r.summary()
+            frames.append(frame.select(*(pl.lit(v).alias(k) for k, v in values.items()),
+                                       pl.all()))
+        return pl.concat(frames, how="diagonal_relaxed")
+
+    def report(self, out: str | Path | None = None, targets: str | Path | None = None,
+               set_targets: Mapping[str, float] | None = None) -> Path:
+        """Write the sweep report (into the sweep folder, or `out`); returns report.html."""
+        from reports.sweep import make_sweep_report
+
+        return make_sweep_report(self.folder, None if out is None else Path(out),
+                                 _path(targets), _set_targets(set_targets)).html
+
+    def __repr__(self) -> str:
+        return (f"SweepResult({self.record['game']}, {len(self.record['points'])} points x "
+                f"{self.record['games_per_point']:,} games, folder {str(self.folder)!r})")
+
+
+def _vary(vary: Mapping[str, Any]) -> tuple[str, ...]:
+    out = []
+    for key, values in vary.items():
+        text = values if isinstance(values, str) else ",".join(_value_text(v) for v in values)
+        out.append(f"{key}={text}")
+    return tuple(out)
+
+
+def sweep(game: str, *, vary: Mapping[str, Any], zip: bool = False, players: int = 4,
+          strategies: str | Sequence[str] = ("greedy",), games: int = 10_000, seed: int = 0,
+          set: Overrides = None, params: Params = None, config: str | Path | None = None,
+          out: str | Path | None = None, threads: int | None = None,
+          summary_only: bool = False, until_sure: bool = False,
+          precision: float | None = None, targets: str | Path | None = None,
+          set_targets: Mapping[str, float] | None = None, max_points: int | None = None,
+          yes: bool = False, progress: bool = True) -> SweepResult:
+    """A what-if sweep (`simkit sweep`): one run per value of each varied key (a grid, or
+    with `zip=True` the i-th values together). `vary` maps a config key, or
+    "param:STRATEGY.NAME", to a list of values or a range text such as "8..12"."""
+    from dataclasses import replace
+
+    from reports.analysis import ANALYSIS
+    from simkit import engine
+    from simkit import sweeps as sw
+
+    spec = sw.make_spec(game, vary=_vary(vary), zipped=zip, players=players,
+                        strategies=_names(strategies), games=games, seed=seed,
+                        overrides=_overrides(set), params=_params(params),
+                        config_path=None if config is None else str(config),
+                        max_points=max_points)
+    spec = replace(spec, until_sure=_stop_rule(until_sure, precision, targets, set_targets),
+                   summary_only=summary_only)
+    plan = sw.plan(spec, yes=yes)
+    folder = _folder(out, "sweep")
+    _compiling(progress, plan.prepared[0].game)
+    with _progress(progress, len(plan.points) * spec.games, spec.game) as bar:
+        record = sw.run_sweep(plan, folder, threads=threads, chunk_size=engine.DEFAULT_CHUNK,
+                              progress=_update(bar), analysis=ANALYSIS)
+    return SweepResult(folder, record)
+
+
+# ------------------------------------------------------------------ compare
+@dataclass
+class CompareResult:
+    """Two runs of the same game and seed, metric by metric (`simkit compare`)."""
+
+    comparison: Any  # reports.compare.Comparison
+
+    @property
+    def table(self) -> pl.DataFrame:
+        """One row per metric: both estimates, the paired difference and its interval."""
+        return self.comparison.frame
+
+    def text(self) -> str:
+        from reports.compare import render_text
+
+        return render_text(self.comparison)
+
+    def write(self, out: str | Path) -> list[Path]:
+        """compare.csv and compare.md into `out`."""
+        from reports.compare import write_compare
+
+        return write_compare(self.comparison, Path(out))
+
+    def __repr__(self) -> str:
+        return self.text()
+
+
+def compare(a: str | Path | RunResult, b: str | Path | RunResult,
+            components: int = 5) -> CompareResult:
+    """Compare two runs (folders or results) of the same game and seed."""
+    from reports.compare import compare_runs
+
+    if components < 0:
+        raise SimkitError(f"components must be 0 or more, not {components}")
+    fa = a.folder if isinstance(a, RunResult) else Path(a)
+    fb = b.folder if isinstance(b, RunResult) else Path(b)
+    return CompareResult(compare_runs(fa, fb, components))
+
+
+# ------------------------------------------------------------------ tournament
+@dataclass
+class TournamentResult:
+    """Every lineup of the strategies over the same deals (`simkit tournament`)."""
+
+    folder: Path
+    record: dict[str, Any]
+
+    @property
+    def standings(self) -> pl.DataFrame:
+        """Ratings and win shares, best first."""
+        return pl.DataFrame(self.record["standings"])
+
+    @property
+    def win_matrix(self) -> pl.DataFrame:
+        """Row strategy's share of games finished ahead of the column strategy."""
+        return pl.read_csv(self.folder / "win_matrix.csv")
+
+    @property
+    def html(self) -> Path:
+        return self.folder / "tournament.html"
+
+    def __repr__(self) -> str:
+        return (f"TournamentResult({self.record['title']}, {self.record['games']:,} games, "
+                f"folder {str(self.folder)!r})")
+
+
+def tournament(game: str, *, strategies: str | Sequence[str], players: int = 4,
+               games: int = 10_000, seed: int = 0, set: Overrides = None,
+               config: str | Path | None = None, out: str | Path | None = None,
+               force: bool = False, threads: int | None = None,
+               chunk_deals: int | None = None, progress: bool = True) -> TournamentResult:
+    """Rank strategies (`simkit tournament`): every lineup plays the same deals."""
+    from reports.tournament import write_report
+    from simkit import engine
+    from simkit import tournaments as tn
+
+    spec = tn.TournamentSpec(game, players, _names(strategies), games, seed, _overrides(set),
+                             None if config is None else str(config))
+    plan = tn.plan(spec)
+    engine.set_threads(threads)
+    folder = _folder(out, "tournament")
+    _compiling(progress, plan.game)
+    bars: list[Any] = []
+
+    def started(state: str, done: int) -> Any:
+        if not progress:
+            return None
+        from simkit.progress import Progress
+
+        bars.append(Progress(plan.total_games, f"{game} tournament", done=done))
+        return bars[-1].update
+
+    try:
+        record, _, _ = tn.run(plan, folder, chunk_deals or tn.DEFAULT_CHUNK_DEALS, force,
+                              started, write_report)
+    finally:
+        for bar in bars:
+            bar.close()
+    return TournamentResult(folder, record)
+
+
+# ------------------------------------------------------------------ tune
+@dataclass
+class TuneResult:
+    """A tuned strategy: its parameters and the fresh-deal evaluation (`simkit tune`)."""
+
+    path: Path
+    params: dict[str, float]
+    start: dict[str, float]
+    evaluation: dict[str, Any]
+
+    @property
+    def token(self) -> str:
+        """The strategy name that plays these parameters: `NAME@FILE`."""
+        import tomllib
+
+        return f"{tomllib.loads(self.path.read_text())['strategy']}@{self.path}"
+
+
+def tune(game: str, *, strategy: str, against: str | Sequence[str], budget: int,
+         seed: int = 0, population: int | None = None,
+         games_per_candidate: int | None = None, eval_games: int = 10_000,
+         set: Overrides = None, config: str | Path | None = None,
+         out: str | Path | None = None, force: bool = False, threads: int | None = None,
+         progress: bool = True) -> TuneResult:
+    """Tune a strategy's parameters with CMA-ES, then measure it on fresh deals."""
+    from simkit import engine
+    from simkit import tuning as tu
+
+    spec = tu.TuneSpec(game, strategy, _names(against), budget, seed, population,
+                       games_per_candidate, eval_games, _overrides(set),
+                       None if config is None else str(config))
+    setup = tu.prepare(spec)
+    engine.set_threads(threads)
+    path = Path(out) if out is not None else _folder(None, "tune") / "tuned.toml"
+    tu.check_out(path, force)
+    _compiling(progress, setup.game)
+    with _progress(progress, setup.search_games + 3 * setup.eval_games, f"{game} tune") as bar:
+        outcome = tu.search(setup, progress=None if bar is None else bar.update)
+    tu.write(outcome, path)
+    return TuneResult(path, dict(outcome.params), dict(setup.start), dict(outcome.evaluation))
+
+
+# ------------------------------------------------------------------ value
+@dataclass
+class ValueResult:
+    """What each component is worth, by intervention on the same deals (`simkit value`)."""
+
+    folder: Path
+    result: dict[str, Any]
+
+    @property
+    def table(self) -> pl.DataFrame:
+        """One row per component: its value (win share lost without it), interval and
+        verdict."""
+        return pl.DataFrame(self.result["table"])
+
+    def report(self) -> Path:
+        """Write value.html and value.md into the folder; returns value.html."""
+        from reports.render import write_value_report
+
+        return write_value_report(self.folder)[0]
+
+    def __repr__(self) -> str:
+        r = self.result
+        return (f"ValueResult({r['title']}, {len(r['table'])} rows, {r['games']:,} games, "
+                f"folder {str(self.folder)!r})")
+
+
+def value(game: str, *, players: int = 4, strategies: str | Sequence[str] = ("greedy",),
+          games: int = 20_000, seed: int = 0, kinds: Sequence[str] = (),
+          components: Sequence[str] = (), precision: float | None = None,
+          set: Overrides = None, params: Params = None, config: str | Path | None = None,
+          out: str | Path | None = None, force: bool = False, threads: int | None = None,
+          chunk_size: int = 20_000, progress: bool = True) -> ValueResult:
+    """Causal component value (`simkit value`): every deal as configured and once per
+    component neutralised; `kinds`/`components` narrow which are valued."""
+    from simkit import engine
+    from simkit import valuation as va
+
+    spec = va.ValueSpec(game, players, _names(strategies), games, seed, _overrides(set),
+                        _params(params), None if config is None else str(config),
+                        tuple(kinds), tuple(components), precision)
+    if games < 1:
+        raise SimkitError(f"games must be at least 1, not {games}")
+    p = va.plan(spec)
+    engine.set_threads(threads)
+    folder = _folder(out, "value")
+    _compiling(progress, p.base.game)
+    per = len(p.interventions) + 1
+    with _progress(progress, games * per, game, unit="kernel games") as bar:
+        result = va.run(p, folder, chunk_size=chunk_size, force=force, progress=_update(bar))
+    result.pop("skipped", None)
+    return ValueResult(folder, result)
+
+
+__all__ = ["CompareResult", "RunResult", "SweepResult", "TournamentResult", "TuneResult",
+           "ValueResult", "compare", "open_run", "run", "sweep", "tournament", "tune", "value"]
