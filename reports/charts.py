@@ -41,6 +41,25 @@ STYLE = {
 }
 
 
+LABEL_WIDTH = 28  # characters of a name on a chart (tables keep the whole name)
+
+
+def short_label(name: Any, width: int = LABEL_WIDTH) -> str:
+    """A name as a chart shows it: a strategy token's file reduced to its name
+    (`planner@runs/tuned/cm.toml` -> `planner@cm`, `path/my.py:choose` -> `my.py:choose`),
+    and anything longer than `width` cut with an ellipsis."""
+    text = str(name)
+    base, at, params = text.partition("@")
+    if ":" in base and base.split(":", 1)[0].endswith(".py"):
+        file, _, fn = base.rpartition(":")
+        base = f"{file.replace(chr(92), '/').rsplit('/', 1)[-1]}:{fn}"
+    if at:
+        stem = params.replace(chr(92), "/").rsplit("/", 1)[-1]
+        params = stem[:-5] if stem.endswith(".toml") else stem
+    text = f"{base}{at}{params}"
+    return text if len(text) <= width else text[:width - 1] + "\u2026"
+
+
 def _styled(fn: Callable[..., Figure]) -> Callable[..., Figure]:
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Figure:
@@ -65,7 +84,7 @@ def interval_bars(frame: pl.DataFrame, *, label: str, value: str, title: str, xl
     (a target) and colours red the bars whose whole interval lies outside it. Values are
     multiplied by `scale` (100: fractions shown as percent or percentage points).
     """
-    labels = [str(x) for x in frame[label].to_list()]
+    labels = [short_label(x) for x in frame[label].to_list()]
     est = _scaled(frame, value, scale)
     lo = _scaled(frame, f"{value}_lo", scale) if f"{value}_lo" in frame.columns else est
     hi = _scaled(frame, f"{value}_hi", scale) if f"{value}_hi" in frame.columns else est
@@ -129,7 +148,7 @@ def distribution_lines(hist: pl.DataFrame, *, group: str, value: str, title: str
         part = hist.filter(pl.col(group) == g).sort(value)
         style: dict[str, Any] = {"marker": "o", "ms": 4} if few else {"drawstyle": "steps-mid"}
         ax.plot(part[value].to_numpy(), part["share"].to_numpy() * 100, lw=1.8,
-                color=PALETTE[i % len(PALETTE)], label=str(g), **style)
+                color=PALETTE[i % len(PALETTE)], label=short_label(g), **style)
     ax.set_title(title)
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel + " (%)")
@@ -185,15 +204,18 @@ def grouped_bars(frame: pl.DataFrame, *, category: str, group: str, value: str, 
         est = _scaled(part, value, scale)
         lo = _scaled(part, f"{value}_lo", scale)
         hi = _scaled(part, f"{value}_hi", scale)
-        ax.bar(xs, est, width=width * 0.92, color=PALETTE[j % len(PALETTE)], label=str(g),
-               zorder=2)
+        ax.bar(xs, est, width=width * 0.92, color=PALETTE[j % len(PALETTE)],
+               label=short_label(g), zorder=2)
         ok = np.isfinite(lo) & np.isfinite(hi)
         err = np.clip(np.vstack([est - lo, hi - est]), 0, None)
         ax.errorbar(xs[ok], est[ok], yerr=err[:, ok], fmt="none",
                     ecolor=INK, elinewidth=1, capsize=2.5, zorder=3)
     if reference is not None:
         ax.axhline(reference * scale, color=INK, ls="--", lw=1, label=reference_label, zorder=4)
-    ax.set_xticks(range(len(cats)), [str(c) for c in cats])
+    names = [short_label(c) for c in cats]
+    # about 0.08 in a character: the longest name against its category's share of the width
+    crowded = max((len(n) for n in names), default=0) * 0.08 > (WIDTH - 1) / max(len(cats), 1)
+    ax.set_xticks(range(len(cats)), names, rotation=90 if crowded else 0)  # upright: apart
     ax.set_title(title)
     ax.set_xlabel(xlabel, labelpad=8)
     ax.set_ylabel(ylabel)

@@ -176,6 +176,15 @@ figure img { max-width: 100%; height: auto; display: block; border: 1px solid va
   border-radius: 4px; }
 figcaption { font-size: 13px; color: var(--muted); margin-top: 4px; }
 footer { color: var(--muted); font-size: 12.5px; padding: 18px 0 40px; }
+.scroll { overflow-x: auto; }  /* a wide table scrolls in its box, not the whole page */
+@media (max-width: 640px) {  /* phones: one column, narrower margins */
+  .wrap { padding: 0 14px; }
+  header.top h1 { font-size: 23px; }
+  dl.facts { grid-template-columns: 1fr; gap: 0; }
+  dl.facts dd { margin-bottom: 6px; }
+  .warn ul { columns: 1; }
+  table { font-size: 12.5px; }
+}
 """
 
 
@@ -200,7 +209,8 @@ def _html_table(table: Table, css: str = "") -> str:
             tds.append(f'<td class="{"n" if numeric else ""}">{_e(value)}{ci}</td>')
         body.append("<tr>" + "".join(tds) + "</tr>")
     cls = f' class="{css}"' if css else ""
-    return f"<table{cls}><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
+    return (f'<div class="scroll"><table{cls}><thead><tr>{head}</tr></thead>'
+            f"<tbody>{''.join(body)}</tbody></table></div>")
 
 
 def _html_block(block: Any) -> str:
@@ -264,9 +274,9 @@ def render_html(report: Report) -> str:
                     f"<td>{_e(r['target'])}</td><td>{pill}</td>"
                     f"<td>{_e(_minus(r['estimate']))}<br><span class=\"small\">"
                     f"{_e(r['detail'])}</span></td></tr>")
-    card = ("<table class=\"scorecard\"><thead><tr><th>Metric</th><th>Target</th>"
-            "<th>Verdict</th><th>Estimate [95% interval]</th></tr></thead><tbody>"
-            + "".join(rows) + "</tbody></table>") if rows else (
+    card = ('<div class="scroll"><table class="scorecard"><thead><tr><th>Metric</th>'
+            "<th>Target</th><th>Verdict</th><th>Estimate [95% interval]</th></tr></thead>"
+            "<tbody>" + "".join(rows) + "</tbody></table></div>") if rows else (
             '<p class="note">No targets in force.</p>')
     findings = "".join(f"<li>{_e(_minus(f))}</li>" for f in report.findings)
     parts.append(

@@ -21,7 +21,7 @@ import polars as pl  # noqa: E402
 from matplotlib.colors import TwoSlopeNorm  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 
-from reports.charts import INK, WIDTH, _styled, interval_bars  # noqa: E402
+from reports.charts import INK, WIDTH, _styled, interval_bars, short_label  # noqa: E402
 from reports.document import Chart, Column, Note, Section, Table  # noqa: E402
 from reports.files import atomic_write  # noqa: E402
 from reports.render import CSS, _html_section, _md_table  # noqa: E402
@@ -49,8 +49,10 @@ def win_heat_map(names: list[str], share: np.ndarray, title: str) -> Figure:
             strong = math.isfinite(v) and abs(v - 0.5) > 0.3
             ax.text(j, i, text, ha="center", va="center", fontsize=9,
                     color="white" if strong else INK)
-    ax.set_xticks(range(k), names, rotation=20 if k > 4 else 0, ha="right" if k > 4 else "center")
-    ax.set_yticks(range(k), names)
+    shown = [short_label(n) for n in names]
+    crowded = k > 3 or max(len(n) for n in shown) > 10
+    ax.set_xticks(range(k), shown, rotation=90 if crowded else 0)  # upright: no overlap
+    ax.set_yticks(range(k), shown)
     ax.set_xlabel("opponent (column)")
     ax.set_ylabel("strategy (row)")
     ax.set_title(title)

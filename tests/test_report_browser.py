@@ -24,7 +24,8 @@ window.addEventListener("load", function () {
   var all = Array.prototype.slice.call(document.images);
   var ok = all.filter(function (i) { return i.complete && i.naturalWidth > 0; });
   document.title = "IMAGES " + ok.length + "/" + all.length +
-    " HEIGHT " + document.body.scrollHeight;
+    " HEIGHT " + document.body.scrollHeight +
+    " WIDTH " + document.documentElement.scrollWidth + "/" + window.innerWidth;
 });
 </script>"""
 
@@ -45,17 +46,20 @@ def _run(args: list[str], tmp_path) -> subprocess.CompletedProcess:
                           capture_output=True, text=True, timeout=120, check=False)
 
 
-def _loaded(page: str, tmp_path) -> tuple[tuple[int, int, int], str]:
-    """Open `page` in Chromium with PROBE: ((images loaded, images, page height), DOM)."""
+def _loaded(page: str, tmp_path, width: int = 1280) -> tuple[tuple[int, int, int], str]:
+    """Open `page` in Chromium with PROBE: ((images loaded, images, page height), DOM).
+    At any window width the page must not scroll sideways (wide tables scroll in their
+    box)."""
     probe = tmp_path / "probe.html"
     probe.write_text(page.replace("</body>", PROBE + "</body>"))
-    result = _run(["--dump-dom", probe.as_uri()], tmp_path)
+    result = _run([f"--window-size={width},900", "--dump-dom", probe.as_uri()], tmp_path)
     assert result.returncode == 0, result.stderr[-2000:]
     title = re.search(r"<title>(.*?)</title>", result.stdout)
     assert title is not None, result.stdout[:500]
-    match = re.fullmatch(r"IMAGES (\d+)/(\d+) HEIGHT (\d+)", title.group(1))
+    match = re.fullmatch(r"IMAGES (\d+)/(\d+) HEIGHT (\d+) WIDTH (\d+)/(\d+)", title.group(1))
     assert match is not None, f"the page did not finish loading: title {title.group(1)!r}"
-    loaded, total, height = (int(g) for g in match.groups())
+    loaded, total, height, scroll, inner = (int(g) for g in match.groups())
+    assert scroll <= inner, f"the page is {scroll} px wide in a {inner} px window"
     return (loaded, total, height), result.stdout
 
 
@@ -98,3 +102,26 @@ def test_value_report_renders_with_every_image_loaded(tmp_path):
     (loaded, total, _), dom = _loaded(page, tmp_path)
     assert total == expected == 3 and loaded == total  # witches, ingredients, recipe cards
     assert "what each is worth" in dom and "A/A control" in dom
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+def test_every_report_kind_loads_and_fits_the_window(tmp_path_factory, tmp_path, width):
+    """The balance, sweep, tournament and value pages: every image loads, and none scrolls
+    sideways, on a desktop or a phone (long `NAME@file` strategy names included)."""
+    import simkit
+
+    _, written = reported_run(tmp_path_factory)
+    from pathlib import Path
+
+    tuned = Path(__file__).resolve().parent.parent / "configs/tuned/cauldron_master_planner.toml"
+    sweep = simkit.sweep("cauldron-master", vary={"supply.size.4": [9, 11]},
+                         strategies="greedy", games=300, progress=False)
+    tour = simkit.tournament("cauldron-master", players=3, progress=False, games=150,
+                             strategies=["greedy", "random", f"planner@{tuned}"])
+    value = simkit.value("cauldron-master", games=200, kinds=["Witch"], progress=False)
+    pages = {"balance": written.html, "sweep": sweep.report(), "tournament": tour.html,
+             "value": value.report()}
+    for kind, page in pages.items():
+        text = page.read_text()
+        (loaded, total, _), dom = _loaded(text, tmp_path, width)
+        assert total == text.count("<img ") and loaded == total, kind

@@ -108,3 +108,71 @@ def test_names_with_dollar_signs_are_plain_text():
     fig.savefig(io.BytesIO(), format="png")
     labels = [t.get_text() for t in fig.axes[0].get_yticklabels()]
     assert "$\\macro$" in labels
+
+
+def overlaps(fig) -> list[str]:
+    """Tick labels that overlap each other or leave the figure, measured by matplotlib's
+    renderer (pixel extents after layout)."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    canvas = FigureCanvasAgg(fig)  # a bare Figure has no renderer until it has a canvas
+    canvas.draw()
+    renderer = canvas.get_renderer()
+    bounds = fig.bbox
+    problems = []
+    for ax in fig.axes:
+        for axis, ticks, labels, lim in (
+                ("x", ax.get_xticks(), ax.get_xticklabels(), sorted(ax.get_xlim())),
+                ("y", ax.get_yticks(), ax.get_yticklabels(), sorted(ax.get_ylim()))):
+            boxes = [(t.get_text(), t.get_window_extent(renderer))
+                     for at, t in zip(ticks, labels, strict=True)
+                     if t.get_visible() and t.get_text() and lim[0] <= at <= lim[1]]
+            for i, (a, box_a) in enumerate(boxes):
+                for b, box_b in boxes[i + 1:]:
+                    if box_a.shrunk(0.98, 0.98).overlaps(box_b.shrunk(0.98, 0.98)):
+                        problems.append(f"{axis} labels {a!r} and {b!r} overlap")
+                if (box_a.x0 < bounds.x0 - 1 or box_a.x1 > bounds.x1 + 1
+                        or box_a.y0 < bounds.y0 - 1 or box_a.y1 > bounds.y1 + 1):
+                    problems.append(f"{axis} label {a!r} leaves the figure")
+    return problems
+
+
+LONG = ["planner@runs/tuned/cauldron_master_planner_v2.toml", "greedy",
+        "strategies/examples/cauldron_master.py:choose", "random",
+        "planner@configs/tuned/another_very_long_parameter_file.toml"]
+
+
+def test_a_tournament_heat_map_of_long_names_has_room_for_its_labels():
+    import numpy as np
+
+    from reports.tournament import win_heat_map
+
+    k = len(LONG)
+    share = np.full((k, k), 0.5)
+    np.fill_diagonal(share, np.nan)
+    fig = win_heat_map(LONG, share, "Row ahead of column (%)")
+    assert overlaps(fig) == []
+    ax = fig.axes[0]
+    assert ax.get_window_extent().width > 0.3 * fig.bbox.width  # the matrix is not squeezed
+    assert [t.get_text() for t in ax.get_yticklabels()][0] == "planner@cauldron_master_pla\u2026"
+
+
+def test_bar_and_line_charts_of_long_names_keep_their_labels_apart():
+    frame = pl.DataFrame({"strategy": LONG, "win_share": [0.3, 0.2, 0.2, 0.1, 0.2],
+                          "win_share_lo": [0.28, 0.18, 0.18, 0.08, 0.18],
+                          "win_share_hi": [0.32, 0.22, 0.22, 0.12, 0.22]})
+    assert overlaps(charts.interval_bars(frame, label="strategy", value="win_share",
+                                         title="Win share", xlabel="%")) == []
+    long = pl.DataFrame({"witch": [w for w in ["Apprentice", "Mage", "Shaman", "Goddess",
+                                               "Druid", "Alchemist"] for _ in LONG],
+                         "strategy": LONG * 6, "win_share": [0.2] * 30,
+                         "win_share_lo": [0.1] * 30, "win_share_hi": [0.3] * 30})
+    fig = charts.grouped_bars(long, category="strategy", group="witch", value="win_share",
+                              title="By strategy", xlabel="strategy", ylabel="win share (%)")
+    assert overlaps(fig) == []
+    hist = pl.DataFrame({"strategy": [s for s in LONG for _ in range(3)],
+                         "score": [1, 2, 3] * 5, "share": [0.2, 0.5, 0.3] * 5})
+    fig = charts.distribution_lines(hist, group="strategy", value="score", title="Scores",
+                                    xlabel="score")
+    legend = [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
+    assert all(len(t) <= charts.LABEL_WIDTH for t in legend) and overlaps(fig) == []
