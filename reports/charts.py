@@ -174,11 +174,18 @@ def count_bars(hist: pl.DataFrame, *, value: str, title: str, xlabel: str,
         ax.axvline(mean, color=INK, ls="--", lw=1, label=f"mean {mean:.2f}", zorder=3)
         ax.legend(fontsize=8.5, frameon=False)
     for xi, s in zip(x, share, strict=True):
-        if len(x) <= 16 and s >= 0.05:
+        if len(x) <= 16 and s >= 0.05:  # on a white ground: the mean line passes behind
             ax.text(xi, s, f"{s:.1f}%" if s >= 1 else f"{s:.2f}%", ha="center", va="bottom",
-                    fontsize=8, color=INK)
+                    fontsize=8, color=INK, zorder=4,
+                    bbox={"facecolor": "white", "edgecolor": "none", "pad": 0.6})
+    # The axis spans the values a bar can be seen for (at least 0.05% of games); the rare
+    # values beyond are counted in the axis label rather than stretching it.
+    seen = x[share >= 0.05] if (share >= 0.05).any() else x
+    beyond = float(share[(x < seen.min()) | (x > seen.max())].sum()) if len(x) else 0.0
+    if len(x):
+        ax.set_xlim(seen.min() - 0.6, seen.max() + 0.6)
     ax.set_title(title)
-    ax.set_xlabel(xlabel)
+    ax.set_xlabel(xlabel + (f" (beyond the axis: {beyond:.2f}% of games)" if beyond else ""))
     ax.set_ylabel(ylabel + " (%)")
     ax.xaxis.set_major_locator(mticker.MaxNLocator(integer=True))
     ax.grid(axis="y", color=GRID, zorder=0)

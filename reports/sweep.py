@@ -24,6 +24,7 @@ matplotlib.use("Agg")
 
 import numpy as np  # noqa: E402
 import polars as pl  # noqa: E402
+from matplotlib.colors import Normalize, TwoSlopeNorm  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 from matplotlib.ticker import MaxNLocator  # noqa: E402
 
@@ -211,23 +212,42 @@ def line_chart(data: pl.DataFrame, family: Family, x_values: Sequence[Any], x_la
 @_styled
 def heat_map(values: np.ndarray, marks: np.ndarray, *, rows: Sequence[str],
              cols: Sequence[str], row_label: str, col_label: str, title: str,
-             fmt: str) -> Figure:
-    """A grid of two varied keys: colour = estimate, text = estimate and its verdict."""
+             fmt: str, limits: tuple[float, float] | None = None,
+             signed: bool = False, counts: bool = False) -> Figure:
+    """A grid of two varied keys: colour = estimate, text = estimate and its verdict.
+
+    `limits` is the colour range (shared by every map of one metric, so that one colour
+    means one value across them); `signed` values (an advantage, an effect) get a
+    diverging map centred on zero, others a sequential one; `counts` get whole ticks."""
     fig = Figure(layout="constrained", figsize=(min(WIDTH, 2.2 + 1.0 * len(cols)),
                                                 1.6 + 0.5 * len(rows)))
     ax = fig.add_subplot()
     masked = np.ma.masked_invalid(values)
-    im = ax.imshow(masked, cmap="viridis", aspect="auto", origin="lower")
-    fig.colorbar(im, ax=ax, shrink=0.9)
     finite = values[np.isfinite(values)]
-    mid = (finite.min() + finite.max()) / 2 if finite.size else 0.0
+    lo, hi = limits if limits is not None else (
+        (float(finite.min()), float(finite.max())) if finite.size else (0.0, 1.0))
+    if hi <= lo:
+        lo, hi = lo - 0.5, hi + 0.5
+    if signed:
+        span = max(abs(lo), abs(hi), 1e-9)
+        norm = TwoSlopeNorm(0.0, -span, span)
+        im = ax.imshow(masked, cmap="RdBu_r", norm=norm, aspect="auto", origin="lower")
+    else:
+        norm = Normalize(lo, hi)
+        im = ax.imshow(masked, cmap="viridis", norm=norm, aspect="auto", origin="lower")
+    bar = fig.colorbar(im, ax=ax, shrink=0.9)
+    if counts:
+        bar.locator = MaxNLocator(integer=True)
+        bar.update_ticks()
     for i in range(values.shape[0]):
         for j in range(values.shape[1]):
             v = values[i, j]
             text = "—" if not math.isfinite(v) else fmt.format(v)
             text += {"P": " ✓", "F": " ✗", "U": " ?"}.get(str(marks[i, j]), "")
-            colour = "white" if math.isfinite(v) and v < mid else INK
-            ax.text(j, i, text, ha="center", va="center", fontsize=8, color=colour)
+            shade = norm(v) if math.isfinite(v) else 1.0
+            dark = (abs(shade - 0.5) > 0.3) if signed else shade < 0.5
+            ax.text(j, i, text, ha="center", va="center", fontsize=8,
+                    color="white" if dark else INK)
     ax.set_xticks(range(len(cols)), cols)
     ax.set_yticks(range(len(rows)), rows)
     ax.set_xlabel(col_label)
@@ -321,7 +341,8 @@ def build_sweep(record: dict[str, Any], data: pl.DataFrame, cards: pl.DataFrame,
         fig = heat_map(counts, marks, rows=[format_value(v) for v in varied[0]["values"]],
                        cols=[format_value(v) for v in varied[1]["values"]],
                        row_label=labels[0], col_label=labels[1],
-                       title=f"Targets passed (of {len(metrics_judged)})", fmt="{:.0f}")
+                       title=f"Targets passed (of {len(metrics_judged)})", fmt="{:.0f}",
+                       limits=(0.0, float(len(metrics_judged))), counts=True)
         overview.blocks.insert(1, Chart("Targets passed", "How many balance targets pass at "
                                         "each pair of values; ✓ marks points where all pass.",
                                         fig))
@@ -346,7 +367,7 @@ def build_sweep(record: dict[str, Any], data: pl.DataFrame, cards: pl.DataFrame,
             part = part.filter(pl.col("group").is_in(top))
         region = _region(family, targets)
         reference = fair if family.key in ("win_strategy", "win_seat") else None
-        sec = Section(family.key, family.title, _intro(family, region))
+        sec = Section(family.key, family.title, _intro(family, region, x_values is None))
         if x_values is not None:
             fig = line_chart(part, family, x_values, x_label, region, all_pass, reference)
             sec.blocks.append(Chart(f"{family.title} against {x_label}",
@@ -402,10 +423,14 @@ def _short(value: Any) -> str:
     return value if isinstance(value, str) else format_value(value)
 
 
-def _intro(family: Family, region: tuple[float | None, float | None] | None) -> str:
+def _intro(family: Family, region: tuple[float | None, float | None] | None,
+           grid: bool = False) -> str:
     base = f"How the {family.title.lower()} changes with the varied value"
     if region is None:
         return base + "."
+    if grid:  # heat maps mark each point instead of shading a region
+        return (base + "; each point is marked by whether its whole interval is acceptable "
+                "under configs/targets.toml.")
     return base + "; the shaded region is acceptable under configs/targets.toml."
 
 
@@ -419,6 +444,10 @@ def _heat_maps(part: pl.DataFrame, family: Family, record: dict[str, Any],
     groups = list(dict.fromkeys(part["group"].to_list()))[:6]
     s = family.scale
     fmt = "{:.1f}" if s == 100 or family.key == "score_strategy" else "{:.2f}"
+    shown = part.filter(pl.col("group").is_in(groups))["estimate"].to_numpy() * s
+    shown = shown[np.isfinite(shown)]
+    limits = (float(shown.min()), float(shown.max())) if shown.size else None
+    signed = family.target in ("seat_advantage", "component_effect")
     for g in groups:
         values = np.full((len(rows), len(cols)), np.nan)
         marks = np.full((len(rows), len(cols)), "", dtype=object)
@@ -429,7 +458,8 @@ def _heat_maps(part: pl.DataFrame, family: Family, record: dict[str, Any],
         title = f"{family.title}: {g}" if len(groups) > 1 or family.key != "game_length" \
             else family.title
         fig = heat_map(values, marks, rows=rows, cols=cols, row_label=varied[0]["label"],
-                       col_label=varied[1]["label"], title=title, fmt=fmt)
+                       col_label=varied[1]["label"], title=title, fmt=fmt, limits=limits,
+                       signed=signed)
         out.append(Chart(title, f"{family.ylabel} at each pair of values"
                          + ("; ✓ the whole 95% interval is acceptable, ✗ it is not, ? not yet "
                             "sure." if region is not None else "."), fig))

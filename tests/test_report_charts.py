@@ -176,3 +176,31 @@ def test_bar_and_line_charts_of_long_names_keep_their_labels_apart():
                                     xlabel="score")
     legend = [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
     assert all(len(t) <= charts.LABEL_WIDTH for t in legend) and overlaps(fig) == []
+
+
+def test_sweep_heat_maps_centre_signed_values_share_a_range_and_count_whole():
+    import numpy as np
+    from matplotlib.colors import TwoSlopeNorm
+
+    from reports.sweep import heat_map
+
+    values = np.array([[-7.7, -7.9], [2.2, 3.6]])
+    marks = np.full((2, 2), "U", dtype=object)
+    signed = heat_map(values, marks, rows=["9", "11"], cols=["0.1", "0.5"], row_label="a",
+                      col_label="b", title="Seat advantage", fmt="{:.1f}",
+                      limits=(-20.0, 5.0), signed=True)
+    image = signed.axes[0].images[0]
+    assert isinstance(image.norm, TwoSlopeNorm) and image.norm.vcenter == 0
+    assert (image.norm.vmin, image.norm.vmax) == (-20.0, 20.0)  # symmetric, shared limits
+    assert image.get_cmap().name == "RdBu_r"
+    shared = heat_map(values + 10, marks, rows=["9", "11"], cols=["0.1", "0.5"],
+                      row_label="a", col_label="b", title="Score", fmt="{:.1f}",
+                      limits=(0.0, 30.0))
+    assert (shared.axes[0].images[0].norm.vmin, shared.axes[0].images[0].norm.vmax) == (0, 30)
+    counts = heat_map(np.array([[1.0, 2.0], [3.0, 4.0]]), marks, rows=["9", "11"],
+                      cols=["0.1", "0.5"], row_label="a", col_label="b",
+                      title="Targets passed (of 4)", fmt="{:.0f}", limits=(0.0, 4.0),
+                      counts=True)
+    ticks = counts.axes[1].get_yticks()
+    assert all(float(t).is_integer() for t in ticks)
+    assert overlaps(counts) == []
