@@ -5,11 +5,15 @@ BIN := $(VENV)/bin
 
 .PHONY: demo test lint bench clean chromium
 
+# pip's and setuptools' chatter goes to .venv/pip.log, shown only if the install fails.
 $(BIN)/simkit: pyproject.toml
-	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e . --group dev
-	touch $(BIN)/simkit
+	@echo "Installing simkit and its dependencies into $(VENV): a minute or two the first time (log: $(VENV)/pip.log)..."
+	@$(PYTHON) -m venv $(VENV)
+	@$(BIN)/python -m pip install --quiet --upgrade pip > $(VENV)/pip.log 2>&1 \
+		|| { cat $(VENV)/pip.log; exit 1; }
+	@$(BIN)/python -m pip install --quiet -e . --group dev >> $(VENV)/pip.log 2>&1 \
+		|| { cat $(VENV)/pip.log; exit 1; }
+	@touch $(BIN)/simkit
 
 demo: $(BIN)/simkit
 	$(BIN)/simkit run cauldron-master --players 4 --strategies planner,greedy,random,greedy \

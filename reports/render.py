@@ -128,6 +128,8 @@ header.top .sub { margin: 0 0 18px; color: #d9e2ec; font-size: 16px; }
 dl.facts { display: grid; grid-template-columns: 130px 1fr; gap: 3px 16px; margin: 0;
   font-size: 14px; }
 dl.facts dt { color: #9fb3c8; } dl.facts dd { margin: 0; color: #f0f4f8; }
+details.about summary { cursor: pointer; color: #9fb3c8; font-size: 14px; }
+details.about[open] summary { margin-bottom: 8px; }
 .cmd { margin-top: 14px; background: rgba(255,255,255,.08); border-radius: 6px;
   padding: 10px 12px; font-size: 13px; }
 .cmd span { display:block; color:#9fb3c8; font-size:12px; text-transform:uppercase;
@@ -244,8 +246,11 @@ def render_html(report: Report) -> str:
         f"<title>{_e(report.title)}</title><style>{CSS}</style></head><body>",
         f'<header class="top"><div class="wrap"><div class="eyebrow">simkit balance report'
         f'</div><h1>{_e(report.title)}</h1><p class="sub">{_e(report.subtitle)}</p>'
-        f'<dl class="facts">{facts}</dl><div class="cmd"><span>Reproduce this run</span>'
-        f"<code>{_e(report.command)}</code></div></div></header>",
+        # folded, so that the verdict below is on the first screen
+        f'<details class="about"><summary>About this run: lineup, seed, config, and the '
+        f'command that reproduces it</summary><dl class="facts">{facts}</dl>'
+        f'<div class="cmd"><span>Reproduce this run</span>'
+        f"<code>{_e(report.command)}</code></div></details></div></header>",
         f'<nav class="toc"><div class="wrap">{nav}</div></nav><main class="wrap">',
     ]
     # The verdict first: the scorecard opens the page, and the placeholder list follows

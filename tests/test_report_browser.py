@@ -25,7 +25,10 @@ window.addEventListener("load", function () {
   var ok = all.filter(function (i) { return i.complete && i.naturalWidth > 0; });
   document.title = "IMAGES " + ok.length + "/" + all.length +
     " HEIGHT " + document.body.scrollHeight +
-    " WIDTH " + document.documentElement.scrollWidth + "/" + window.innerWidth;
+    " WIDTH " + document.documentElement.scrollWidth + "/" + window.innerWidth +
+    " CARD " + (document.getElementById("scorecard") ?
+                Math.round(document.getElementById("scorecard").getBoundingClientRect().top) :
+                -1);
 });
 </script>"""
 
@@ -56,10 +59,13 @@ def _loaded(page: str, tmp_path, width: int = 1280) -> tuple[tuple[int, int, int
     assert result.returncode == 0, result.stderr[-2000:]
     title = re.search(r"<title>(.*?)</title>", result.stdout)
     assert title is not None, result.stdout[:500]
-    match = re.fullmatch(r"IMAGES (\d+)/(\d+) HEIGHT (\d+) WIDTH (\d+)/(\d+)", title.group(1))
+    match = re.fullmatch(r"IMAGES (\d+)/(\d+) HEIGHT (\d+) WIDTH (\d+)/(\d+) CARD (-?\d+)",
+                         title.group(1))
     assert match is not None, f"the page did not finish loading: title {title.group(1)!r}"
-    loaded, total, height, scroll, inner = (int(g) for g in match.groups())
+    loaded, total, height, scroll, inner, card = (int(g) for g in match.groups())
     assert scroll <= inner, f"the page is {scroll} px wide in a {inner} px window"
+    if card >= 0:  # the verdict is on the first screen of a laptop (900 px tall)
+        assert card < 450, f"the scorecard starts {card} px down the page"
     return (loaded, total, height), result.stdout
 
 
