@@ -204,3 +204,31 @@ def test_sweep_heat_maps_centre_signed_values_share_a_range_and_count_whole():
     ticks = counts.axes[1].get_yticks()
     assert all(float(t).is_integer() for t in ticks)
     assert overlaps(counts) == []
+
+
+def test_no_figure_of_a_real_report_overlaps_its_labels_with_long_strategy_names(cm,
+                                                                                 tmp_path):
+    """Every chart of a balance report whose strategies are tuned files with long paths."""
+    import shutil
+    from pathlib import Path
+
+    from reports.build import build
+    from reports.document import Chart
+    from reports.hooks import hooks_for
+    from reports.load import open_run
+    from reports.targets import load_targets
+    from simkit import engine
+
+    tuned = Path(__file__).resolve().parent.parent / "configs/tuned/cauldron_master_planner.toml"
+    deep = tmp_path / "a_rather_long_folder_name" / "of_tuned_parameter_files"
+    deep.mkdir(parents=True)
+    long_file = deep / "cauldron_master_planner_tuned_against_three_greedy.toml"
+    shutil.copy(tuned, long_file)
+    lineup = (f"planner@{long_file}", "greedy", "planner", "random")
+    engine.run(engine.RunSpec("cauldron-master", 4, lineup, 400, 3), tmp_path / "run")
+    report = build(open_run(tmp_path / "run"), load_targets(None, "cauldron-master"),
+                   hooks_for("cauldron-master"))
+    figures = [b for s in report.sections for b in s.blocks if isinstance(b, Chart)]
+    assert len(figures) >= 10
+    problems = {c.title: overlaps(c.figure) for c in figures}
+    assert {t: p for t, p in problems.items() if p} == {}
