@@ -288,18 +288,21 @@ def _simulate(p: Plan, index: int, d0: int, cd: int,
     per game and seat. Played in slices (`simkit/slices.py`) so that Ctrl-C stops within
     about a second, raising Stopped with the deals finished."""
     n = p.spec.players
-    lineup = p.lineups[index]
-    if slicers is None:
-        slicers = {}
-    if index not in slicers:
-        slicers[index] = Slicer(lambda first, k: p.game.simulate(
-            p.compiled, lineup, p.spec.seed, first, k), numba.get_num_threads() * n, step=n)
     try:
-        cols = slicers[index].chunk(d0 * n, cd * n)
+        cols = _slicer(p, index, {} if slicers is None else slicers).chunk(d0 * n, cd * n)
     except Interrupted as stop:
         part = None if stop.columns is None else _part_of(p, index, stop.columns)
         raise Stopped(stop.done // n, part, stop.cause) from None
     return _part_of(p, index, cols)
+
+
+def _slicer(p: Plan, index: int, slicers: dict[int, Slicer]) -> Slicer:
+    """Lineup `index`'s slicer (made once: it learns the lineup's pace)."""
+    if index not in slicers:
+        n, lineup = p.spec.players, p.lineups[index]
+        slicers[index] = Slicer(lambda first, k: p.game.simulate(
+            p.compiled, lineup, p.spec.seed, first, k), numba.get_num_threads() * n, step=n)
+    return slicers[index]
 
 
 def _part_of(p: Plan, index: int, cols: dict[str, np.ndarray]) -> tuple[np.ndarray, ...]:
@@ -472,6 +475,7 @@ def _play_part(p: Plan, index: int, d0: int, cd: int, slicers: dict[int, Slicer]
     saved; at a Ctrl-C, the deals finished are saved and the interrupt raised again."""
     head = None if checkpoint is None else checkpoint.read_head(d0, cd, index)
     done, before = (0, None) if head is None else head
+    _slicer(p, index, slicers).progress = progress  # counted every slice, not every chunk
     try:
         rest = _simulate(p, index, d0 + done, cd - done, slicers)
     except Stopped as stop:
@@ -482,8 +486,6 @@ def _play_part(p: Plan, index: int, d0: int, cd: int, slicers: dict[int, Slicer]
     part = rest if before is None else _join(before, rest)
     if checkpoint is not None:
         checkpoint.write_part(d0, cd, index, part)
-    if progress is not None:
-        progress((cd - done) * p.spec.players)
     return part
 
 
