@@ -267,17 +267,28 @@ def render_text(c: Comparison) -> str:
 
 
 def write_compare(c: Comparison, out: Path) -> list[Path]:
+    """compare.csv, compare.md and compare.html into `out` (a new folder, an empty one,
+    or one simkit wrote a comparison into)."""
+    from reports.files import atomic_write
+    from reports.render import render_compare_html
+    from simkit import folders
+
     out = Path(out)
-    if out.exists() and not out.is_dir():
-        raise SimkitError(f"--out {out}: exists and is not a folder")
-    out.mkdir(parents=True, exist_ok=True)
-    csv = out / "compare.csv"
-    write_csv(c.frame, csv)
-    md = out / "compare.md"
-    rows = table_rows(c)
-    text = [f"# Comparison: {c.game}", "", f"- A: `{c.a}` ({c.a_label})",
-            f"- B: `{c.b}` ({c.b_label})", f"- {c.games:,} games each, seed {c.seed}", "",
-            "| " + " | ".join(HEADER) + " |", "|" + "---|" * len(HEADER)]
-    text += ["| " + " | ".join(x.replace("|", "\\|") for x in r) + " |" for r in rows]
-    md.write_text("\n".join(text) + "\n")
-    return [csv, md]
+    folders.check_writable(out, folders.COMPARE)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        csv = out / "compare.csv"
+        write_csv(c.frame, csv)
+        md = out / "compare.md"
+        rows = table_rows(c)
+        text = [f"# Comparison: {c.game}", "", f"- A: `{c.a}` ({c.a_label})",
+                f"- B: `{c.b}` ({c.b_label})", f"- {c.games:,} games each, seed {c.seed}", "",
+                "| " + " | ".join(HEADER) + " |", "|" + "---|" * len(HEADER)]
+        text += ["| " + " | ".join(x.replace("|", "\\|").replace("<", "&lt;") for x in r)
+                 + " |" for r in rows]
+        atomic_write(md, "\n".join(text) + "\n")
+        page = out / "compare.html"
+        atomic_write(page, render_compare_html(c, HEADER, rows))
+    except OSError as exc:
+        raise SimkitError(f"--out {out}: cannot write the comparison ({exc.strerror})") from None
+    return [csv, md, page]

@@ -384,6 +384,31 @@ def write(report: Report, out: Path) -> Written:
     return Written(out / REPORT_FILE, out / REPORT_SUMMARY_FILE, paths, report.scorecard)
 
 
+# ------------------------------------------------------------------ comparison page
+def render_compare_html(c: Any, header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
+    """`simkit compare`'s table as a page (the same rows as compare.md)."""
+    title = f"{c.game}: comparison of two runs"
+    facts = [("A", f"{c.a} ({c.a_label})"), ("B", f"{c.b} ({c.b_label})"),
+             ("Games", f"{c.games:,} each, seed {c.seed}: the same deals")]
+    dl = "".join(f"<dt>{_e(k)}</dt><dd>{_e(v)}</dd>" for k, v in facts)
+    head = "".join(f"<th>{_e(h)}</th>" for h in header)
+    body = "".join("<tr>" + "".join(f"<td>{_e(_minus(x))}</td>" for x in r) + "</tr>"
+                   for r in rows)
+    return "\n".join([
+        "<!doctype html>", '<html lang="en"><head><meta charset="utf-8">',
+        '<meta name="viewport" content="width=device-width, initial-scale=1">',
+        f"<title>{_e(title)}</title><style>{CSS}</style></head><body>",
+        '<header class="top"><div class="wrap"><div class="eyebrow">simkit comparison</div>'
+        f'<h1>{_e(title)}</h1><dl class="facts">{dl}</dl></div></header>',
+        '<main class="wrap"><section id="compare"><h2>Metric by metric</h2>'
+        '<p class="intro">B minus A for every metric, with its 95% interval paired by deal '
+        "(the same deals in both runs make it much narrower than the unpaired one); "
+        "<em>real</em> marks differences that survive the false-discovery-rate control "
+        "(Benjamini-Hochberg, 5%).</p>"
+        f'<div class="scroll"><table><thead><tr>{head}</tr></thead><tbody>{body}</tbody>'
+        "</table></div></section></main></body></html>"])
+
+
 # ------------------------------------------------------------------ value report
 def _value_method(data: dict[str, Any]) -> str:
     m = data.get("method", {})

@@ -534,7 +534,7 @@ def sweep(target: str, vary: tuple[str, ...], zipped: bool | None, players: int 
 @click.argument("run_a", type=click.Path(path_type=Path))
 @click.argument("run_b", type=click.Path(path_type=Path))
 @click.option("--out", "out_dir", type=click.Path(path_type=Path), default=None,
-              help="Also write the comparison here as compare.csv and compare.md.")
+              help="Also write the comparison here: compare.csv, compare.md and compare.html.")
 @click.option("--components", "top_components", type=int, default=5, show_default=True,
               help="How many component effects to compare (largest first).")
 def compare(run_a: Path, run_b: Path, out_dir: Path | None, top_components: int) -> None:

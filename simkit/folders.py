@@ -76,7 +76,9 @@ VALUE = Kind("value", ("value.json", "value.partial.json"),
 # A report written with `report --out` into a folder of its own.
 REPORT = Kind("report", ("report.html",), ("summary.md",),
               (("report_tables.partial", r".+\.csv"),), REPORT_TABLES)
-KINDS = (RUN, SWEEP, TOURNAMENT, VALUE, REPORT)
+# `simkit compare --out`: the comparison's table, as CSV, Markdown and a page.
+COMPARE = Kind("compare", ("compare.csv",), ("compare.md", "compare.html"))
+KINDS = (RUN, SWEEP, TOURNAMENT, VALUE, REPORT, COMPARE)
 
 
 def kind_of(folder: Path) -> Kind | None:

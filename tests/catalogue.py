@@ -342,6 +342,8 @@ CATALOGUE: list[tuple[str, list[str], str]] = [
     ("compare-other-game", ["compare", "{t}/run_ok", "{t}/run_game_other"], "inori"),
     ("compare-out-file", ["compare", "{t}/run_ok", "{t}/run_ok", "--out", "{t}/file"],
      "file"),
+    ("compare-out-not-simkit", ["compare", "{t}/run_ok", "{t}/run_ok", "--out", "{t}/notes"],
+     "holds no simkit compare"),
     ("bench-games-0", ["bench", "--games", "0"], "--games"),
     ("bench-repeats-0", ["bench", "--repeats", "0"], "--repeats"),
 ]

@@ -112,8 +112,9 @@ def test_value_report_renders_with_every_image_loaded(tmp_path):
 
 @pytest.mark.parametrize("width", [1280, 390])
 def test_every_report_kind_loads_and_fits_the_window(tmp_path_factory, tmp_path, width):
-    """The balance, sweep, tournament and value pages: every image loads, and none scrolls
-    sideways, on a desktop or a phone (long `NAME@file` strategy names included)."""
+    """The balance, sweep, tournament, value and comparison pages: every image loads, and
+    none scrolls sideways, on a desktop or a phone (long `NAME@file` strategy names
+    included). (`simkit tune` writes a parameter file and prints its evaluation: no page.)"""
     import simkit
 
     _, written = reported_run(tmp_path_factory)
@@ -125,9 +126,14 @@ def test_every_report_kind_loads_and_fits_the_window(tmp_path_factory, tmp_path,
     tour = simkit.tournament("cauldron-master", players=3, progress=False, games=150,
                              strategies=["greedy", "random", f"planner@{tuned}"])
     value = simkit.value("cauldron-master", games=200, kinds=["Witch"], progress=False)
+    a, b = (simkit.run("cauldron-master", strategies="greedy", games=200, progress=False,
+                       set={"supply.size.4": n}) for n in (9, 11))
+    compared = tmp_path / "compared"
+    simkit.compare(a, b).write(compared)
     pages = {"balance": written.html, "sweep": sweep.report(), "tournament": tour.html,
-             "value": value.report()}
+             "value": value.report(), "compare": compared / "compare.html"}
     for kind, page in pages.items():
         text = page.read_text()
         (loaded, total, _), dom = _loaded(text, tmp_path, width)
         assert total == text.count("<img ") and loaded == total, kind
+        assert "<h1>" in dom, kind
