@@ -330,7 +330,7 @@ def report(run_dir: Path, out_dir: Path | None, targets: Path | None,
     The report opens with a scorecard of balance targets (PASS / FAIL / NOT YET SURE),
     then win shares, seat advantage, scores, game endings, component value and the
     game's own sections, every estimate with its 95% interval.
-    Example: simkit report runs/demo
+    Example: simkit report runs/cm
     """
     from simkit.sweeps import read_sweep
 

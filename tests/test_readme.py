@@ -58,3 +58,36 @@ def test_every_help_example_names_real_things(command):
     flags = set(re.findall(r"(--[a-z-]+)", example))
     known = set(re.findall(r"(--[a-z-]+)", result.output.split("Options:", 1)[1]))
     assert flags <= known, flags - known
+
+
+def help_examples() -> list[list[str]]:
+    """The `Example:` commands of `simkit -h` and of every command's `-h`, in an order
+    where each finds the folders the ones before made (`run` before `report`...)."""
+    order = ["", "run", "report", "sweep", "compare", "tournament", "tune", "value", "play",
+             "show", "strategies", "games"]
+    out = []
+    for command in order:
+        text = CliRunner().invoke(main, [*([command] if command else []), "-h"]).output
+        block = text.split("Example", 1)[1].split("Options:", 1)[0].split(":", 1)[1]
+        # click rewraps a help text: join its lines, then cut at each "simkit "
+        flat = " ".join(line.strip().rstrip("\\") for line in block.splitlines())
+        for line in re.split(r"(?=\bsimkit )", flat):
+            if line.startswith("simkit "):
+                args = shlex.split(line)[1:]
+                out.append([SMALL.get(args[i - 1], a) if i else a
+                            for i, a in enumerate(args)])
+    return out
+
+
+def test_every_help_example_runs(cm, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "configs").symlink_to(ROOT / "configs")
+    examples = help_examples()
+    assert {e[0] for e in examples} >= {"run", "report", "sweep", "compare", "tournament",
+                                        "tune", "value", "play"}
+    runner = CliRunner()
+    for args in examples:
+        if args[0] == "tune":
+            args = [*args, "--eval-games", "200"]
+        result = runner.invoke(main, args)
+        assert result.exit_code == 0, f"simkit {shlex.join(args)}:\n{result.output}"
