@@ -147,3 +147,35 @@ def test_bad_input_errors(cli):
     result = CliRunner().invoke(main, ["run", "carnuta", "--players", "5", "--games", "10",
                                        "--out", "/tmp/never"])
     assert result.exit_code != 0 and "players" in result.output
+
+
+@pytest.mark.parametrize("start_counts", ["true", "false"])
+def test_the_log_counts_cards_played_as_the_results_do(start_counts):
+    """The play lines and the cards_played column count the cards played besides the
+    starting card; the end trigger says both (its reading counts the starting card)."""
+    import re
+
+    from simkit.engine import RunSpec, prepare
+
+    p = prepare(RunSpec("carnuta", 3, ("greedy",), 1, 3,
+                        (f"options.starting_card_counts={start_counts}",)))
+    for game in range(5):
+        log = p.game.play_log(p.compiled, p.lineup, 3, game)
+        played = p.game.simulate(p.compiled, p.lineup, 3, game, 1)["cards_played"][0]
+        last: dict[int, int] = {}
+        for line in log.splitlines():
+            m = re.match(r"\s+Seat (\d) .* plays .* \((\d+) cards played besides", line)
+            if m:
+                last[int(m.group(1))] = int(m.group(2))
+        assert last == {s: int(played[s]) for s in last}
+        if start_counts == "true":
+            trigger = re.search(r"Seat (\d) .* has (\d+) cards on the counter, the starting "
+                                r"card included \((\d+) played\)", log)
+            assert trigger is not None
+            seat, front, counted = (int(g) for g in trigger.groups())
+            assert front == counted + 1
+        else:
+            trigger = re.search(r"Seat (\d) .* has played (\d+) cards:", log)
+            assert trigger is not None
+            seat, counted = (int(g) for g in trigger.groups())
+        assert counted <= played[seat]  # it may play on in the final turns

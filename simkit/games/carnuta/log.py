@@ -53,8 +53,11 @@ def format_log(compiled: Any, lineup: Any, replay: Any) -> str:
         elif event == L.EV_PAY:
             lines.append(f"  {who} pays: {a} rune(s) flipped, {b} returned to the reserve")
         elif event == L.EV_PLAY:
+            # the event's count is the counter (the starting card on it when the option
+            # says so); the log counts cards played, as the cards_played column does
             lines.append(f"  {who} plays {card(a)} into the {names.ingredients[b]} column "
-                         f"({c} cards played)")
+                         f"({c - int(t.start_counts)} cards played besides the starting "
+                         "card)")
         elif event == L.EV_RUNES:
             lines.append(f"  {who} takes {b} {SIDES[a]} rune(s) from the reserve")
         elif event == L.EV_FLIP:
@@ -74,9 +77,12 @@ def format_log(compiled: Any, lineup: Any, replay: Any) -> str:
         elif event == L.EV_RESHUFFLE:
             lines.append(f"    the {ROWS[a]} deck is rebuilt from {b} discarded cards")
         elif event == L.EV_TRIGGER:
-            lines.append(f"  ** {who} has played {a} cards: the end is triggered; the round "
-                         "is finished" + (", then each player takes one final turn"
-                                          if t.final_turns else ""))
+            # the counter holds the starting card when options.starting_card_counts is on
+            counted = (f"has {a} cards on the counter, the starting card included "
+                       f"({a - 1} played)" if t.start_counts else f"has played {a} cards")
+            lines.append(f"  ** {who} {counted}: the end is triggered; the round is finished"
+                         + (", then each player takes one final turn"
+                            if t.final_turns else ""))
         elif event == L.EV_END:
             why = "the round limit (options.max_rounds)" if seat == -2 else "the end trigger"
             lines.append(f"\nGame over after round {a + 1} ({why}). Scoring:")
