@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sys
@@ -66,6 +67,17 @@ def _analysis(spec: Any) -> Any:
     from reports.analysis import ANALYSIS
 
     return ANALYSIS
+
+
+def _summary_text(frame: Any) -> str:
+    """summary.csv's table for the terminal: shares in percent, means rounded."""
+    shown = frame.to_pandas()
+    shown["win_share"] = shown["win_share"].map(lambda x: f"{x * 100:.1f}%")
+    shown["mean_score"] = shown["mean_score"].map(lambda x: f"{x:.1f}")
+    shown["mean_rounds"] = shown["mean_rounds"].map(lambda x: f"{x:.2f}")
+    shown["games"] = shown["games"].map(lambda x: f"{x:,}")
+    return shown.rename(columns={"win_share": "win share", "mean_score": "mean score",
+                                 "mean_rounds": "mean rounds"}).to_string(index=False)
 
 
 def _split(text: str) -> list[str]:
@@ -263,12 +275,13 @@ def run(game: str, strategy_list: str, players: int, seed: int, n_games: int, ou
     engine.set_threads(threads)
     chunk_size = engine.DEFAULT_CHUNK if chunk_size is None else chunk_size
     engine.check_run_options(chunk_size, workers)
-    engine.check_output(out_dir, prepared, force)
-    say_if_compiling(prepared.game)
-    with Progress(n_games, game) as bar:
+    done = engine.check_output(out_dir, prepared, force) == "done"
+    if not done:
+        say_if_compiling(prepared.game)
+    with contextlib.nullcontext(None) if done else Progress(n_games, game) as bar:
         manifest = engine.run(spec, out_dir, threads=threads, chunk_size=chunk_size, force=force,
-                              progress=bar.update, prepared=prepared, scheduler=scheduler,
-                              workers=workers, analysis=_analysis(spec))
+                              progress=None if bar is None else bar.update, prepared=prepared,
+                              scheduler=scheduler, workers=workers, analysis=_analysis(spec))
     what = (f"the totals of {manifest['games']:,} games" if manifest.get("summary_only")
             else f"{manifest['rows']:,} rows")
     where = out_dir / engine.results_file(prepared)
@@ -280,7 +293,7 @@ def run(game: str, strategy_list: str, players: int, seed: int, n_games: int, ou
         rate = manifest["games"] / max(manifest["elapsed_seconds"], 1e-9)
         click.echo(f"Wrote {what} to {where} "
                    f"in {manifest['elapsed_seconds']:.1f} s ({rate:,.0f} games/s).")
-    click.echo(engine.summary_frame(out_dir).to_pandas().to_string(index=False))
+    click.echo(_summary_text(engine.summary_frame(out_dir)))
     if manifest["config"]["placeholders"]:
         from reports.hooks import used_placeholders
 

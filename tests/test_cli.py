@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import polars as pl
 import pytest
@@ -51,7 +52,8 @@ def test_run_then_files(cli, tmp_path):
                  "--games", "500", "--seed", "3", "--out", str(out), "--set",
                  "options.tie_break=\"most_potions\"")
     assert result.exit_code == 0, result.output
-    assert "win_share" in result.output and "placeholder" in result.output
+    assert "win share" in result.output and "placeholder" in result.output
+    assert re.search(r"greedy +0 +[\d,]+ +\d+\.\d%", result.output)  # shares in percent
     manifest = json.loads((out / "manifest.json").read_text())
     assert "--set 'options.tie_break=\"most_potions\"'" in manifest["command"]
     assert pl.read_parquet(out / "games.parquet").height == 1000
