@@ -9,13 +9,17 @@ taken in this one run.
 
 from __future__ import annotations
 
+import json
+import math
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numba
 
@@ -126,68 +130,122 @@ def engine_seconds(n_games: int, chunk_size: int, workers: int | None = None) ->
         return time.perf_counter() - start
 
 
-def run_bench(n_games: int, repeats: int, run_games: int, echo: Callable[[str], None]) -> None:
-    rows: list[tuple[str, str, str]] = []
+@dataclass
+class Row:
+    """One measured figure, its unit, and the target it is held to (if any)."""
 
-    def row(what: str, value: str, target: str = "") -> None:
-        rows.append((what, value, target))
-        echo(f"  measured: {what}: {value}")
+    measure: str
+    value: float
+    unit: str = ""  # "games/s", "x", "s", "MB", "ms"
+    target: tuple[str, float] | None = None  # (">=" or "<", threshold)
+    note: str = ""
+
+    @property
+    def met(self) -> bool | None:
+        if self.target is None or not math.isfinite(self.value):
+            return None
+        op, limit = self.target
+        return self.value >= limit if op == ">=" else self.value < limit
+
+    def shown(self) -> str:
+        if not math.isfinite(self.value):
+            return "n/a"
+        if self.unit == "x":
+            return f"{self.value:,.2f}x" if self.value < 10 else f"{self.value:,.0f}x"
+        if self.unit in ("s", "ratio"):
+            return f"{self.value:,.2f}"
+        return f"{self.value:,.0f}"
+
+    def target_text(self) -> str:
+        if self.target is None:
+            return self.note
+        op, limit = self.target
+        limit_text = f"{limit:g}" if limit < 10 else f"{limit:,.0f}"
+        verdict = {True: "met", False: "NOT MET"}.get(self.met, "")
+        return f"{op} {limit_text} {verdict}" + (f" ({self.note})" if self.note else "")
+
+
+def table_text(rows: list[Row]) -> list[str]:
+    """The table `simkit bench` prints: measure, value, target and whether it is met."""
+    width = max(len(f"{r.measure} [{r.unit}]") for r in rows)
+    out = [f"{'measure':{width}}  {'value':>14}  target"]
+    for r in rows:
+        name = f"{r.measure} [{r.unit}]" if r.unit else r.measure
+        out.append(f"{name:{width}}  {r.shown():>14}  {r.target_text()}")
+    met = [r.met for r in rows if r.met is not None]
+    out.append(f"targets met: {sum(met)} of {len(met)}")
+    return out
+
+
+def table_json(rows: list[Row], settings: dict[str, Any]) -> dict[str, Any]:
+    """The table as JSON, for a before/after comparison (`simkit bench --json FILE`)."""
+    from simkit.results import versions
+
+    return {"settings": settings, "versions": versions(),
+            "rows": [{"measure": r.measure, "value": r.value if math.isfinite(r.value)
+                      else None, "unit": r.unit,
+                      "target": None if r.target is None else list(r.target),
+                      "met": r.met, "note": r.note} for r in rows]}
+
+
+def run_bench(n_games: int, repeats: int, run_games: int, echo: Callable[[str], None],
+              json_path: Path | None = None) -> list[Row]:
+    rows: list[Row] = []
+
+    def row(measure: str, value: float | None, unit: str = "",
+            target: tuple[str, float] | None = None, note: str = "") -> None:
+        rows.append(Row(measure, math.nan if value is None else float(value), unit, target,
+                        note))
+        echo(f"  measured: {measure}: {rows[-1].shown()} {unit}")
 
     echo(f"Cauldron Master, 4 players; medians of {repeats}; {n_games:,} games per measure")
     rates = {}
     for threads in (1, 2):
         rates[threads] = kernel_rate("greedy", threads, n_games, repeats)
-        target = ">= 250,000" if threads == 2 else ""
-        row(f"kernel greedy, {threads} thread(s) [games/s]", f"{rates[threads]:,.0f}", target)
+        row(f"kernel greedy, {threads} thread(s)", rates[threads], "games/s")
     for strategy in ("random", "planner"):
-        rate = kernel_rate(strategy, 2, n_games // 4, repeats)
-        row(f"kernel {strategy}, 2 threads [games/s]", f"{rate:,.0f}")
-    row("2 threads / 1 thread", f"{rates[2] / rates[1]:.2f}x")
+        row(f"kernel {strategy}, 2 threads", kernel_rate(strategy, 2, n_games // 4, repeats),
+            "games/s")
+    row("2 threads / 1 thread", rates[2] / rates[1], "x", (">=", 1.9))
     ref = reference_rate(max(50, n_games // 2000), repeats)
-    if ref is None:
-        row("reference [games/s]", "n/a (no tests/reference in this install)")
-    else:
-        row("reference greedy, plain Python [games/s]", f"{ref:,.0f}")
-        row("kernel 2 threads / reference", f"{rates[2] / ref:,.0f}x", ">= 100x")
-    echo("Carnuta, 4 players, greedy")
-    carnuta = {th: kernel_rate("greedy", th, n_games // 8, repeats, "carnuta") for th in (1, 2)}
-    row("carnuta kernel greedy, 1 thread [games/s]", f"{carnuta[1]:,.0f}")
-    row("carnuta kernel greedy, 2 threads [games/s]", f"{carnuta[2]:,.0f}", ">= 50,000")
-    ref = reference_rate(max(20, n_games // 20000), repeats, "carnuta")
-    if ref is not None:
-        row("carnuta reference, plain Python [games/s]", f"{ref:,.0f}")
-        row("carnuta kernel 2 threads / reference", f"{carnuta[2] / ref:,.0f}x", ">= 100x")
-    echo("Inori, 4 players, greedy")
-    inori = {th: kernel_rate("greedy", th, n_games // 8, repeats, "inori") for th in (1, 2)}
-    row("inori kernel greedy, 1 thread [games/s]", f"{inori[1]:,.0f}")
-    row("inori kernel greedy, 2 threads [games/s]", f"{inori[2]:,.0f}", ">= 100,000")
-    row("inori kernel planner, 2 threads [games/s]",
-        f"{kernel_rate('planner', 2, n_games // 16, repeats, 'inori'):,.0f}")
-    ref = reference_rate(max(20, n_games // 20000), repeats, "inori")
-    if ref is not None:
-        row("inori reference, plain Python [games/s]", f"{ref:,.0f}")
-        row("inori kernel 2 threads / reference", f"{inori[2] / ref:,.0f}x", ">= 100x")
-    row("first game, fresh process, warm cache [s]", f"{first_game_seconds(repeats):.2f}",
-        "< 1.5")
+    row("reference greedy, plain Python", ref, "games/s")
+    row("kernel 2 threads / reference", None if ref is None else rates[2] / ref, "x",
+        (">=", 1000))
+    kernel2 = {"cauldron-master": rates[2]}
+    for game, share in (("carnuta", 8), ("inori", 8)):
+        echo(f"{game}, 4 players, greedy")
+        k = {th: kernel_rate("greedy", th, n_games // share, repeats, game) for th in (1, 2)}
+        kernel2[game] = k[2]
+        row(f"{game} kernel greedy, 1 thread", k[1], "games/s")
+        row(f"{game} kernel greedy, 2 threads", k[2], "games/s")
+        row(f"{game} 2 threads / 1 thread", k[2] / k[1], "x", (">=", 1.9))
+        ref = reference_rate(max(20, n_games // 20000), repeats, game)
+        row(f"{game} reference, plain Python", ref, "games/s")
+        row(f"{game} kernel 2 threads / reference", None if ref is None else k[2] / ref, "x",
+            (">=", 1000))
+    row("first game, fresh process, warm cache", first_game_seconds(repeats), "s", ("<", 1.0))
     few, many = engine_seconds(n_games, n_games), engine_seconds(n_games, n_games // 32)
-    row("overhead per extra chunk [ms]", f"{(many - few) / 31 * 1000:.1f}",
-        "chunks of 1e5+ games: < 2% each")
+    row("overhead per extra chunk", (many - few) / 31 * 1000, "ms")
     threaded = engine_seconds(n_games, n_games // 4)
     clustered = engine_seconds(n_games, n_games // 4, workers=2)
-    row(f"engine.run {n_games:,} games, 2 threads [games/s]", f"{n_games / threaded:,.0f}")
-    row(f"engine.run {n_games:,} games, --workers 2 [games/s]", f"{n_games / clustered:,.0f}",
-        "incl. cluster start-up")
+    row(f"engine.run {n_games:,} games, 2 threads", n_games / threaded, "games/s")
+    row(f"engine.run {n_games:,} games, --workers 2", n_games / clustered, "games/s",
+        note="incl. cluster start-up")
     if run_games:
         seconds, peak = full_run(run_games)
-        row(f"simkit run {run_games:,} games, wall [s]", f"{seconds:.1f}",
-            "< 10 (1e6 games, once compiled)")
-        row("simkit run peak memory [MB]", f"{peak:,.0f}", "< 500")
+        row(f"simkit run {run_games:,} games, wall", seconds, "s")
+        row("simkit run / kernel 2 threads", run_games / seconds / kernel2["cauldron-master"],
+            "ratio", (">=", 0.9))
+        row("simkit run peak memory", peak, "MB", ("<", 400))
         seconds, peak = full_run(run_games, summary_only=True)
-        row(f"simkit run --summary-only {run_games:,} games, wall [s]", f"{seconds:.1f}")
-        row("simkit run --summary-only peak memory [MB]", f"{peak:,.0f}",
-            "< 1,000, flat in the games")
-    width = max(len(r[0]) for r in rows)
+        row(f"simkit run --summary-only {run_games:,} games, wall", seconds, "s")
+        row("simkit run --summary-only peak memory", peak, "MB", ("<", 1000),
+            "flat in the games")
     echo("")
-    echo(f"{'measure':{width}}  {'value':>14}  target")
-    for what, value, target in rows:
-        echo(f"{what:{width}}  {value:>14}  {target}")
+    for line in table_text(rows):
+        echo(line)
+    if json_path is not None:
+        settings = {"games": n_games, "repeats": repeats, "run_games": run_games}
+        json_path.write_text(json.dumps(table_json(rows, settings), indent=2) + "\n")
+        echo(f"Wrote {json_path}.")
+    return rows

@@ -705,10 +705,13 @@ def tune(game: str, strategy: str, against: str, budget: int, seed: int, out_fil
               help="Repeats per measurement (the median is shown).")
 @click.option("--run-games", type=int, default=1_000_000, show_default=True,
               help="Games in the end-to-end `simkit run` measurement (0 to skip).")
-def bench(n_games: int, repeats: int, run_games: int) -> None:
-    """Measure speed: kernel games/s on 1 and 2 threads, the reference, start-up, a full run.
+@click.option("--json", "json_path", type=click.Path(path_type=Path, dir_okay=False),
+              default=None, help="Also write the table as JSON (compare two with any diff).")
+def bench(n_games: int, repeats: int, run_games: int, json_path: Path | None) -> None:
+    """Measure speed: kernel games/s on 1 and 2 threads, the reference, start-up, a full run;
+    marks every target met or not.
 
-    Example: simkit bench --games 200000
+    Example: simkit bench --games 200000 --json bench.json
     """
     from simkit.bench import run_bench
 
@@ -716,7 +719,8 @@ def bench(n_games: int, repeats: int, run_games: int) -> None:
                                ("--run-games", run_games, 0)):
         if value < least:
             raise SimkitError(f"{flag} must be at least {least}, not {value}")
-    run_bench(n_games=n_games, repeats=repeats, run_games=run_games, echo=click.echo)
+    run_bench(n_games=n_games, repeats=repeats, run_games=run_games, echo=click.echo,
+              json_path=json_path)
 
 
 if __name__ == "__main__":

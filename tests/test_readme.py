@@ -13,7 +13,7 @@ from simkit.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
 SMALL = {"--games": "400", "--budget": "640"}  # sizes only: every other option as written
-SKIP = {"bench"}  # measured, not tested (`simkit bench` has its own test)
+SKIP = {"bench"}  # measured, not tested here (tests/test_bench.py runs it small)
 
 
 def readme_commands() -> list[list[str]]:

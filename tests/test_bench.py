@@ -1,0 +1,42 @@
+"""`simkit bench`: every target marked met or not, and the table as JSON. Nothing here
+asserts a timing: the figures are whatever this machine measures."""
+
+from __future__ import annotations
+
+import json
+import math
+
+from click.testing import CliRunner
+
+from simkit.bench import Row, table_json, table_text
+from simkit.cli import main
+
+
+def test_targets_are_marked_met_or_not():
+    rows = [Row("kernel 2 threads / reference", 1500.0, "x", (">=", 1000)),
+            Row("2 threads / 1 thread", 1.7, "x", (">=", 1.9)),
+            Row("first game", 0.8, "s", ("<", 1.0)),
+            Row("reference", math.nan, "games/s"),
+            Row("a figure without a target", 12.0, "ms")]
+    assert [r.met for r in rows] == [True, False, True, None, None]
+    text = "\n".join(table_text(rows))
+    assert ">= 1,000 met" in text and ">= 1.9 NOT MET" in text and "< 1 met" in text
+    assert "targets met: 2 of 3" in text and "n/a" in text
+    data = table_json(rows, {"games": 1})
+    assert [r["met"] for r in data["rows"]] == [True, False, True, None, None]
+    assert data["rows"][3]["value"] is None and "numba" in data["versions"]
+
+
+def test_the_bench_command_writes_its_table_as_json(cm, tmp_path):
+    out = tmp_path / "bench.json"
+    r = CliRunner().invoke(main, ["bench", "--games", "2000", "--repeats", "1",
+                                  "--run-games", "0", "--json", str(out)])
+    assert r.exit_code == 0, r.output
+    data = json.loads(out.read_text())
+    names = [row["measure"] for row in data["rows"]]
+    for game in ("carnuta", "inori"):
+        assert f"{game} kernel 2 threads / reference" in names
+    assert "kernel 2 threads / reference" in names and data["settings"]["games"] == 2000
+    marked = [row for row in data["rows"] if row["target"] is not None]
+    assert marked and all(row["met"] in (True, False) for row in marked)
+    assert "targets met:" in r.output
