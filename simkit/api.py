@@ -411,7 +411,7 @@ def tune(game: str, *, strategy: str, against: str | Sequence[str], budget: int,
     tu.check_out(path, force)
     _compiling(progress, setup.game)
     with _progress(progress, setup.search_games + 3 * setup.eval_games, f"{game} tune") as bar:
-        outcome = tu.search(setup, progress=None if bar is None else bar.update)
+        outcome = tu.search(setup, progress=_update(bar))
     tu.write(outcome, path)
     return TuneResult(path, dict(outcome.params), dict(setup.start), dict(outcome.evaluation))
 

@@ -55,7 +55,7 @@ from simkit.results import (
     write_json,
     write_manifest,
 )
-from simkit.slices import Interrupted, Slicer
+from simkit.slices import Slicer
 from simkit.stopping import METHOD, schedule
 from simkit.summary import (
     CSV_QUERY,
@@ -320,14 +320,7 @@ def _play(p: Prepared, chunks: Iterable[tuple[int, int]], scheduler: str | None,
         slicer = Slicer(lambda first, n: p.game.simulate(p.compiled, p.lineup, p.spec.seed,
                                                          first, n), numba.get_num_threads(),
                          progress, step=p.spec.players if p.lineup.rotate else 1)
-        for first, n in chunks:
-            try:
-                rows = slicer.chunk(first, n)
-            except Interrupted as stop:  # Ctrl-C: the games finished are saved first
-                if stop.columns is not None:
-                    yield first, stop.done, stop.columns
-                raise stop.cause from None
-            yield first, n, rows
+        yield from slicer.chunks(chunks)  # on Ctrl-C, the games finished come first
         return
     from simkit.cluster import connect, play_chunks
 

@@ -89,14 +89,11 @@ def kind_of(folder: Path) -> Kind | None:
     return None
 
 
-def foreign(folder: Path, kind: Kind | None) -> list[str]:
-    """Names in `folder` that `kind` does not write. For None: all but the lock and a
-    state file's half-written copy (a process killed while it wrote the first one)."""
-    if kind is None:
-        mine = {s + t for k in KINDS for s in k.states for t in TEMP_SUFFIXES[1:]}
-    else:
-        mine = {*kind.owned_files(), *(d for d, _ in kind.dirs), *kind.tables}
-    return sorted(p.name for p in folder.iterdir() if p.name not in mine | {LOCK_FILE})
+def foreign(folder: Path) -> list[str]:
+    """Names in `folder` that mark no simkit folder: all but the lock and a state file's
+    half-written copy (a process killed while it wrote the first one)."""
+    mine = {s + t for k in KINDS for s in k.states for t in TEMP_SUFFIXES[1:]} | {LOCK_FILE}
+    return sorted(p.name for p in folder.iterdir() if p.name not in mine)
 
 
 def check_writable(folder: Path, kind: Kind, flag: str = "--out") -> str:
@@ -111,7 +108,7 @@ def check_writable(folder: Path, kind: Kind, flag: str = "--out") -> str:
         raise SimkitError(f"{flag} {folder}: exists and is not a folder")
     found = kind_of(folder)
     if found is None:
-        others = foreign(folder, None)
+        others = foreign(folder)
         if not others:
             return "new"
         raise SimkitError(f"{flag} {folder} is not empty and holds no simkit {kind.name} "
@@ -126,8 +123,8 @@ def _names(names: list[str]) -> str:
     return ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
 
 
-def remove_owned(folder: Path, kind: Kind, keep: tuple[str, ...] = ()) -> None:
-    """Delete what `kind` writes in `folder` (but the names in `keep`); nothing else.
+def remove_owned(folder: Path, kind: Kind) -> None:
+    """Delete what `kind` writes in `folder`; nothing else.
 
     A symbolic link is unlinked, never followed; a link where simkit keeps a subfolder is
     refused (`check_subfolder`).
@@ -137,8 +134,7 @@ def remove_owned(folder: Path, kind: Kind, keep: tuple[str, ...] = ()) -> None:
     for sub in kind.tables:
         check_subfolder(folder / sub)
     for name in kind.owned_files():
-        if name not in keep:
-            _unlink_file(folder / name)
+        _unlink_file(folder / name)
     for sub, pattern in kind.dirs:
         clear_subfolder(folder / sub, pattern)
     for sub in kind.tables:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 import numpy as np
@@ -89,6 +89,20 @@ class Slicer:
         except KeyboardInterrupt as exc:  # here or in `progress`: the games done are kept
             raise Interrupted(done, self.join(parts) if parts else None, exc) from None
         return self.join(parts)
+
+
+    def chunks(self, chunks: Iterable[tuple[int, int]]
+               ) -> Iterator[tuple[int, int, Columns]]:
+        """(first, n, columns) of each chunk in turn. On Ctrl-C the chunk's finished games
+        come first, as a shorter chunk (first, done, columns), then the interrupt itself."""
+        for first, n in chunks:
+            try:
+                columns = self.chunk(first, n)
+            except Interrupted as stop:
+                if stop.columns is not None:
+                    yield first, stop.done, stop.columns
+                raise stop.cause from None
+            yield first, n, columns
 
 
 class _Abandoned(Exception):

@@ -41,7 +41,7 @@ from simkit.results import (
     write_json,
 )
 from simkit.rng import py_mix64
-from simkit.slices import Interrupted, Slicer, join_along
+from simkit.slices import Slicer, join_along
 from simkit.stopping import METHOD, look_z, schedule
 from simkit.summary import win_scale
 
@@ -227,14 +227,7 @@ def _play(p: ValuePlan, chunks: list[tuple[int, int]], scheduler: str | None,
         slicer = Slicer(lambda first, n: play_chunk(p, first, n, tick),
                         numba.get_num_threads() * p.rotation, step=p.rotation,
                         join=lambda parts: join_along(parts, 1))  # totals are per deal
-        for first, n in chunks:
-            try:
-                totals = slicer.chunk(first, n)
-            except Interrupted as stop:  # Ctrl-C: the deals finished are saved first
-                if stop.columns is not None:
-                    yield first, stop.done, stop.columns
-                raise stop.cause from None
-            yield first, n, totals
+        yield from slicer.chunks(chunks)  # on Ctrl-C, the deals finished come first
         return
     from dask.distributed import as_completed
 
