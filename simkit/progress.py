@@ -2,8 +2,8 @@
 
 On a terminal one line is redrawn, at most twice a second; off a terminal (a log file,
 CI, a notebook's captured stderr) a plain line is written every `LOG_EVERY` seconds, so
-a long run never sits silent. The rate counts only the games played now (a resumed run's
-earlier games are in the total, not in the rate).
+a long run never sits silent. The rate (and so the time left) counts from the first
+update: not a first run's compile, nor a resumed run's earlier games.
 """
 
 from __future__ import annotations
@@ -35,6 +35,9 @@ class Progress:
         self.stream = stream if stream is not None else sys.stderr
         self.done = self.before = done  # `before`: done earlier, not in the rate
         self.started = time.perf_counter()
+        # The rate counts from the first update on: the first slice carries a first run's
+        # compile, and a resumed run's first update the games found already done.
+        self.base: tuple[float, int] | None = None
         self.tty = bool(getattr(self.stream, "isatty", lambda: False)())
         self.shown = 0.0
         self.note = ""
@@ -44,14 +47,17 @@ class Progress:
     def update(self, n: int, note: str = "") -> None:
         with self.lock:
             self.done = min(self.done + n, self.total)
+            if self.base is None:
+                self.base = (time.perf_counter(), self.done)
             if note:
                 self.note = note
             self._show()
 
     def line(self) -> str:
         """The progress as one line of text."""
-        elapsed = time.perf_counter() - self.started
-        played = self.done - self.before
+        since, counted = self.base if self.base is not None else (time.perf_counter(), 0)
+        elapsed = time.perf_counter() - since
+        played = self.done - counted
         text = (f"{self.label}: {self.done:,}/{self.total:,} {self.unit} "
                 f"({self.done / self.total:.0%})")
         if played > 0 and elapsed > 0:

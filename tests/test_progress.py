@@ -1,0 +1,25 @@
+"""Progress lines: the rate and time left count from the first update (not a first run's
+compile, nor a resumed run's earlier games)."""
+
+from __future__ import annotations
+
+import io
+
+from simkit import progress
+
+
+def test_the_rate_starts_at_the_first_update(monkeypatch):
+    now = [100.0]
+    monkeypatch.setattr(progress.time, "perf_counter", lambda: now[0])
+    out = io.StringIO()
+    bar = progress.Progress(10_000, "cm", stream=out)
+    now[0] += 60.0  # a minute of compiling
+    bar.update(1_000)  # the first slice (or a resumed run's games already done)
+    assert "games/s" not in bar.line()  # nothing to measure a rate on yet
+    now[0] += 2.0
+    bar.update(2_000)
+    assert bar.line() == "cm: 3,000/10,000 games (30%), 1,000 games/s, 7 s left"
+    now[0] += 7.0
+    bar.update(7_000)
+    bar.close()
+    assert out.getvalue().splitlines()[-1] == "cm: 10,000/10,000 games in 1 min 09 s, 145 games/s"
