@@ -5,7 +5,7 @@ own strategies"), named on the command line as `path/to/file.py:function` or reg
 under the entry-point group `simkit.strategies` as `GAME:NAME = module:function`.
 
 simkit compiles it with numba as a C function of the fixed signature
-`simkit.kernels.PLUGIN_SIG`, rebuilding the arrays from the pointers inside. The kernel
+`simkit.kernels.plugin_call.PLUGIN_SIG`, rebuilding the arrays from the pointers inside. The kernel
 gets only the C function's address, as data: the seat's strategy id is minus the address
 (built-in ids are >= 0). The kernel is therefore compiled once for every plug-in, and
 adding or editing a plug-in costs only the plug-in's own compile.
@@ -251,7 +251,7 @@ def compile_plugin(token: str, fn: Callable[..., Any], where: str, digest: str,
     from numba import carray, cfunc, njit
     from numba.core.errors import NumbaError
 
-    from simkit.kernels import PLUGIN_SIG
+    from simkit.kernels.plugin_call import PLUGIN_SIG
 
     user = njit(fn)
 

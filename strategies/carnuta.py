@@ -10,7 +10,7 @@
            times per candidate action with planner (or greedy) players, from what its seat
            can see (the Day and Night decks' hidden order re-shuffled); its other decisions
            (end-of-turn Sickle, discards, tokens) are the policy's. The playouts need the
-           rules, so they live in the kernel (simkit/games/carnuta/kernel.py,
+           rules, so they live with them (simkit/games/carnuta/play.py,
            `rollout_action`); `choose` only handles the rest.
 """
 
@@ -58,7 +58,8 @@ from simkit.games.carnuta.layout import (
     player_at,
 )
 from simkit.games.carnuta.scoring import best_gain, gain_table
-from simkit.kernels import call_plugin, njit_with_refcounts
+from simkit.kernels.jit import njit_with_refcounts
+from simkit.kernels.plugin_call import call_plugin
 from simkit.rng import randint
 
 from . import Param, StrategySpec, policy_weights

@@ -10,7 +10,7 @@
            times per witch with greedy players, from what its seat can see (the undealt
            deck re-shuffled, the others' witches chosen by greedy); places cards like
            greedy. The rollouts need the rules, so they live in the kernel
-           (simkit/games/cauldron_master/kernel.py, `rollout_witch`); `choose` only
+           (simkit/games/cauldron_master/play.py, `rollout_witch`); `choose` only
            handles its placements.
 """
 
@@ -42,7 +42,7 @@ from simkit.games.cauldron_master.layout import (
     B,
     cauldron_at,
 )
-from simkit.kernels import call_plugin
+from simkit.kernels.plugin_call import call_plugin
 from simkit.rng import randint
 
 from . import Param, StrategySpec

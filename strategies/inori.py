@@ -62,7 +62,8 @@ from simkit.games.inori.layout import (
     player_at,
     slot_at,
 )
-from simkit.kernels import call_plugin, njit_with_refcounts
+from simkit.kernels.jit import njit_with_refcounts
+from simkit.kernels.plugin_call import call_plugin
 from simkit.rng import randint
 
 from . import Param, StrategySpec, policy_weights

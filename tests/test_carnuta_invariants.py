@@ -114,12 +114,12 @@ def test_game_invariants(players, seed, index, names, overrides):
     assert ends == 1, "every game ends exactly once"
     assert len(set(starting)) == players
     out = rep.out
-    assert 1 <= out[3][0] <= t.max_rounds
-    assert list(out[0][0]) == points
-    assert (out[0][0] >= 0).all() and (out[0][0] < 2000).all()
-    assert (out[16][0].sum(axis=1) == out[0][0]).all()
-    assert abs(float(out[2][0].sum()) - 1.0) < 1e-6
-    assert (out[6][0] == np.array(tableau)).all()
+    assert 1 <= out[L.O_ROUNDS][0] <= t.max_rounds
+    assert list(out[L.O_SCORE][0]) == points
+    assert (out[L.O_SCORE][0] >= 0).all() and (out[L.O_SCORE][0] < 2000).all()
+    assert (out[L.O_POINTS][0].sum(axis=1) == out[L.O_SCORE][0]).all()
+    assert abs(float(out[L.O_WIN_SHARE][0].sum()) - 1.0) < 1e-6
+    assert (out[L.O_CARDS_PLAYED][0] == np.array(tableau)).all()
 
 
 def test_determinism_threads_and_chunks():

@@ -19,7 +19,8 @@ import pytest
 
 from simkit.engine import build_lineup
 from simkit.games import get_game
-from simkit.kernels import MAX_DECISIONS, MAX_EVENTS
+from simkit.games.carnuta import layout as L
+from simkit.kernels.trace import MAX_DECISIONS, MAX_EVENTS
 from tests.reference import carnuta as reference
 
 VARIANT = (
@@ -73,27 +74,32 @@ def kernel_view(rep) -> dict:
         rows = [tuple(r) for r in rep.options[first: first + n].tolist()]
         decisions.append((rnd, seat, step, rows, chosen))
     out = rep.out
-    n = out[0].shape[1]
+    n = out[L.O_SCORE].shape[1]
     return {
         "decisions": decisions,
         "events": [tuple(e) for e in rep.events.tolist()],
-        "scores": _ints(out[0][0]),
-        "ranks": _ints(out[1][0]),
-        "win_share": [float(v) for v in out[2][0]],
-        "rounds": int(out[3][0]),
-        "strategy": _ints(out[4][0]),
-        "starting_card": _ints(out[5][0]),
-        "best_ingredient": _ints(out[21][0]),
-        "points_by_kind": [_ints(out[16][0, s]) for s in range(n)],
-        "start_points": _ints(out[22][0]),
-        "tokens": [_ints(out[10][0, s]) for s in range(n)],
-        "stats": [dict(played=_ints(out[7][0, s]), doubles=int(out[8][0, s]),
-                       salts=int(out[9][0, s]), sickles=int(out[11][0, s]),
-                       taken=int(out[12][0, s]), flipped=int(out[13][0, s]),
-                       paid_flip=int(out[14][0, s]), returned=int(out[15][0, s]),
-                       turns=int(out[19][0, s]), discarded=int(out[20][0, s]),
-                       cards=sorted(np.flatnonzero(out[17][0, s]).tolist()),
-                       triggered=int(out[18][0, s])) for s in range(n)],
+        "scores": _ints(out[L.O_SCORE][0]),
+        "ranks": _ints(out[L.O_RANK][0]),
+        "win_share": [float(v) for v in out[L.O_WIN_SHARE][0]],
+        "rounds": int(out[L.O_ROUNDS][0]),
+        "strategy": _ints(out[L.O_STRATEGY][0]),
+        "starting_card": _ints(out[L.O_STARTING_CARD][0]),
+        "best_ingredient": _ints(out[L.O_BEST_INGREDIENT_POINTS][0]),
+        "points_by_kind": [_ints(out[L.O_POINTS][0, s]) for s in range(n)],
+        "start_points": _ints(out[L.O_START_POINTS][0]),
+        "tokens": [_ints(out[L.O_TOKEN][0, s]) for s in range(n)],
+        "stats": [dict(played=_ints(out[L.O_PLAYED][0, s]),
+                       doubles=int(out[L.O_DOUBLES][0, s]),
+                       salts=int(out[L.O_SALTS][0, s]),
+                       sickles=int(out[L.O_SICKLES_USED][0, s]),
+                       taken=int(out[L.O_RUNES_TAKEN][0, s]),
+                       flipped=int(out[L.O_RUNES_FLIPPED][0, s]),
+                       paid_flip=int(out[L.O_RUNES_PAID_FLIP][0, s]),
+                       returned=int(out[L.O_RUNES_RETURNED][0, s]),
+                       turns=int(out[L.O_TURNS][0, s]),
+                       discarded=int(out[L.O_CARDS_DISCARDED][0, s]),
+                       cards=sorted(np.flatnonzero(out[L.O_CARD][0, s]).tolist()),
+                       triggered=int(out[L.O_TRIGGERED_END][0, s])) for s in range(n)],
     }
 
 

@@ -10,9 +10,11 @@ import pytest
 from simkit.engine import build_lineup
 from simkit.errors import SimkitError
 from simkit.games import get_game
-from simkit.games.carnuta import kernel as K
 from simkit.games.carnuta import layout as L
-from simkit.kernels import new_trace_stub
+from simkit.games.carnuta import options as O
+from simkit.games.carnuta import play as P
+from simkit.games.carnuta import rules as R
+from simkit.kernels.trace import new_trace_stub
 from simkit.rng import py_game_seed, py_stream_state
 from simkit.testing import (
     assert_same_across_threads_and_chunks,
@@ -82,31 +84,56 @@ def test_parameter_errors(cn, setting, message):
         build_lineup(game, ["rollout", "greedy"], 2, [setting])
 
 
-def _playout(t, players: int, scratch, seat: int, phase: int, horizon: int) -> int:
-    pub, opts, deck, discard, tops, _starts, rngs, counter, caches, hass, ver, memo = scratch
-    return K.playout(t, players, pub, deck, discard, tops, rngs[0], counter, caches, hass, ver,
-                     memo, opts, GREEDY, GREEDY_PRM, seat, phase, horizon)
+def _start(t, players: int, seed: int) -> tuple:
+    """A game's scratch, set up by the rules as `play_game` sets it up."""
+    scratch = P.new_scratch(t)
+    (pub, _opts, deck, discard, tops, starts, rngs, hid, cnt, _caches, _hass, ver, memo,
+     _cols) = scratch
+    rngs[0, 0] = py_stream_state(seed, 0)
+    R.setup(t, players, pub, hid, cnt, deck, discard, tops, starts, ver, memo, rngs[0],
+            new_trace_stub(L.N_COLS), False)
+    return scratch
 
 
-@pytest.mark.parametrize("players", [2, 3, 4])
-def test_playout_replays_greedy_games(cn, players):
-    """`playout` (the rollout's own round loop) plays a whole game exactly as `play_game`
-    does with greedy players: its rules are the kernel's."""
-    game, compiled = cn
+def _playout(t, players: int, scratch, sid: int, prm, horizon: int) -> int:
+    """Play on from the scratch's pending decision, every seat by `sid` (the deal and the
+    strategies drawing from the deal stream, as in a rollout's playout)."""
+    pub, opts, deck, discard, tops, _starts, rngs, hid, cnt, caches, hass, ver, memo, cols = \
+        scratch
+    return P.playout(t, players, pub, hid, cnt, deck, discard, tops, rngs[0], opts, caches,
+                     hass, ver, memo, cols, sid, prm, horizon, new_trace_stub(L.N_COLS))
+
+
+OPTION_VALUES = [(), ("options.take_runes=choose",), ("options.flip_runes=some",),
+                 ("options.final_turns=false",), ("options.starting_card_counts=false",),
+                 ("options.sickle_after_actions=false",), ("options.tie_break=shared",)]
+
+
+@pytest.mark.parametrize("overrides", OPTION_VALUES, ids=lambda o: o[0] if o else "default")
+@pytest.mark.parametrize("strategy", ["greedy", "planner"])
+def test_playout_replays_whole_games(overrides, strategy):
+    """`playout` (the rollout player's loop) plays whole games exactly as `play_game` does,
+    every result column, under every rule option's non-default value: a playout plans with
+    the rules the game is played by. (Greedy and the planner draw no random numbers, so
+    the playout's single stream deals exactly as the game's deal stream.)"""
+    game = get_game("carnuta")
+    compiled = game.compile(game.load_config(overrides))
     t = compiled.tables
-    cols = game.simulate(compiled, build_lineup(game, ["greedy"], players), 11, 0, 30)
-    trace = new_trace_stub(L.N_COLS)
-    cells = np.zeros(L.MAX_TYPES, np.int64)
-    for g in range(30):
-        scratch = K.new_scratch(t)
-        K.setup_game(t, players, np.uint64(py_game_seed(11, g)), scratch, trace, False)
-        ends = _playout(t, players, scratch, 0, -1, 0)
-        pub = scratch[0]
-        scores = [K.final_key(t, pub, p, cells)[0] for p in range(players)]
-        np.testing.assert_array_equal(scores, cols["score"][g])
-        np.testing.assert_array_equal(
-            [pub[L.player_at(p, L.P_SCORE)] for p in range(players)], cols["score"][g])
-        assert ends == cols["rounds"][g, 0]
+    for players in (2, 3, 4):
+        lineup = build_lineup(game, [strategy], players)
+        cols = game.simulate(compiled, lineup, 11, 0, 20)
+        out = game.new_outputs(compiled, 20, players)
+        out[L.O_STRATEGY][:] = cols["strategy"]
+        for g in range(20):
+            scratch = _start(t, players, py_game_seed(11, g))
+            rounds = _playout(t, players, scratch, lineup.ids[0], lineup.params[0], 0)
+            pub, starts, cnt, cols_scratch = scratch[0], scratch[5], scratch[8], scratch[13]
+            P.results(t, players, pub, cnt, starts, out, g, cols_scratch)
+            assert rounds == cols["rounds"][g, 0]
+        replayed = game.columns(compiled, out)
+        assert replayed.keys() == cols.keys()
+        for name, column in cols.items():
+            np.testing.assert_array_equal(replayed[name], column, err_msg=name)
 
 
 def _permute_hidden(scratch, rng: np.random.Generator) -> tuple:
@@ -128,35 +155,34 @@ def test_never_reads_hidden_orders(cn):
     t = compiled.tables
     params = ROLLOUT.vector({"rollouts": 2, "candidates": 5})
     rng = np.random.default_rng(3)
-    trace = new_trace_stub(L.N_COLS)
     differ = 0
     for case in range(24):
         players = 2 + case % 3
-        scratch = K.new_scratch(t)
-        K.setup_game(t, players, np.uint64(rng.integers(1 << 62)), scratch, trace, False)
+        scratch = _start(t, players, int(rng.integers(1 << 62)))
         rounds = case % 6  # 0 to 5 rounds, then the start of a round
         if rounds:
-            _playout(t, players, scratch, 0, -1, rounds)
+            _playout(t, players, scratch, GREEDY, GREEDY_PRM, rounds)
         pub, opts, deck, discard, tops = scratch[:5]
-        counter, caches, hass, ver, memo = scratch[7:12]
+        hid, caches, hass, ver, memo = scratch[7], scratch[9], scratch[10], scratch[11], \
+            scratch[12]
         if pub[L.FINAL] and rounds:
             continue  # the game is over
         pub[L.ROUND] = rounds
         pub[L.SEAT] = 0
         pub[L.STEP] = L.STEP_ACTION
         pub[L.ACTIONS_LEFT] = 2 - case % 2  # a turn's first or second action
-        n = K.action_options(t.card, t.rules[L.R_TAKE_CHOOSE], t.rules[L.R_FLIP_SOME], pub, 0,
+        n = O.action_options(t.card, t.rules[L.R_TAKE_CHOOSE], t.rules[L.R_FLIP_SOME], pub, 0,
                              opts, caches[0], hass[0], ver, memo, -1)
         hidden = _permute_hidden(scratch, rng)
-        before = [a.copy() for a in (pub, opts, deck, discard, tops, counter)]
+        before = [a.copy() for a in (pub, opts, deck, discard, tops, hid)]
         choices = []
         for stream in range(6):
             state = np.array([py_stream_state(case, 1 + stream)], np.uint64)
             picks = []
             for dk, dc in ((deck, discard), hidden):
-                picks.append(K.rollout_action(t, players, pub, opts, n, dk, dc, tops, counter,
+                picks.append(P.rollout_action(t, players, pub, hid, opts, n, dk, dc, tops,
                                               params, state.copy()))
-            for a, b in zip(before, (pub, opts, deck, discard, tops, counter), strict=True):
+            for a, b in zip(before, (pub, opts, deck, discard, tops, hid), strict=True):
                 np.testing.assert_array_equal(a, b)  # the real state is left untouched
             assert picks[0] == picks[1], f"case {case}: a hidden order changed a decision"
             choices.append(picks[0])

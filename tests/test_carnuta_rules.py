@@ -160,7 +160,7 @@ def turns_after_trigger(rep, n):
     trig = [e for e in rep.events.tolist() if e[1] == L.EV_TRIGGER]
     assert len(trig) == 1
     rnd, _, seat = trig[0][:3]
-    return rnd, seat, int(rep.out[3][0]) - 1
+    return rnd, seat, int(rep.out[L.O_ROUNDS][0]) - 1
 
 
 @pytest.mark.parametrize("n", [2, 3, 4])
@@ -173,8 +173,8 @@ def test_end_of_game_sequence(n):
         rep = game.replay(compiled, lineup, 3, g)
         rnd, seat, last = turns_after_trigger(rep, n)
         assert last == rnd + 1  # the trigger round, then exactly one more round
-        assert (rep.out[19][0] == last + 1).all()  # every seat took the same turns
-        assert rep.out[18][0, seat] == 1 and rep.out[18][0].sum() == 1
+        assert (rep.out[L.O_TURNS][0] == last + 1).all()  # every seat took the same turns
+        assert rep.out[L.O_TRIGGERED_END][0, seat] == 1 and rep.out[L.O_TRIGGERED_END][0].sum() == 1
         plays = [e for e in rep.events.tolist() if e[1] == L.EV_PLAY and e[2] == seat]
         trigger_play = [e for e in plays if e[0] == rnd]
         assert any(e[5] == 11 for e in trigger_play)
@@ -201,7 +201,7 @@ def test_padlocks_and_bonus_spaces():
         rep = game.replay(compiled, lineup, 8, g)
         ev = rep.events.tolist()
         for s in range(3):
-            played = 1 + int(rep.out[6][0, s])
+            played = 1 + int(rep.out[L.O_CARDS_PLAYED][0, s])
             locks = [e[4] for e in ev if e[1] == L.EV_PADLOCK and e[2] == s]
             tokens = [e[4] for e in ev if e[1] == L.EV_TOKEN and e[2] == s]
             assert locks == [lv for lv in (4, 8) if lv <= played]

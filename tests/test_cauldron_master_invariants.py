@@ -65,19 +65,20 @@ def test_game_invariants(cm, players, seed, index, names, overrides):
 
     out = rep.out
     assert ends == 1, "every game ends exactly once"
-    assert 1 <= out[3][0] <= t.max_rounds
-    assert list(out[0][0]) == points, "scores are the sum of brewed potions"
-    assert list(out[8][0]) == [sum(f) for f in fill], "unbrewed cards score nothing"
-    assert out[10][0].sum() == brewed_cards
-    assert (out[9][0].sum(axis=1) == out[3][0]).all(), "one witch per player per round"
+    assert 1 <= out[L.O_ROUNDS][0] <= t.max_rounds
+    assert list(out[L.O_SCORE][0]) == points, "scores are the sum of brewed potions"
+    assert list(out[L.O_CARDS_LEFT][0]) == [sum(f) for f in fill], "unbrewed cards score nothing"
+    assert out[L.O_SCORED][0].sum() == brewed_cards
+    assert (out[L.O_WITCH][0].sum(axis=1) == out[L.O_ROUNDS][0]).all(), \
+        "one witch per player per round"
     # Witches cycle: within each block of len(hand) rounds each witch is played once.
-    if out[3][0] >= t.initiative.size:
-        assert (out[9][0] >= out[3][0] // t.initiative.size).all()
-    shares = out[2][0]
+    if out[L.O_ROUNDS][0] >= t.initiative.size:
+        assert (out[L.O_WITCH][0] >= out[L.O_ROUNDS][0] // t.initiative.size).all()
+    shares = out[L.O_WIN_SHARE][0]
     assert abs(float(shares.sum()) - 1.0) < 1e-6
-    best = out[0][0].max()
-    assert all((r == 1) == (s > 0) for r, s in zip(out[1][0], shares, strict=True))
-    assert all(out[0][0][s] == best for s in range(players) if out[1][0][s] == 1)
+    best = out[L.O_SCORE][0].max()
+    assert all((r == 1) == (s > 0) for r, s in zip(out[L.O_RANK][0], shares, strict=True))
+    assert all(out[L.O_SCORE][0][s] == best for s in range(players) if out[L.O_RANK][0][s] == 1)
 
 
 def test_secret_witch_choice_ignores_others(cm):

@@ -19,7 +19,7 @@ import pytest
 from simkit.engine import build_lineup
 from simkit.games import get_game
 from simkit.games.cauldron_master import layout as L
-from simkit.kernels import MAX_DECISIONS
+from simkit.kernels.trace import MAX_DECISIONS
 from tests.reference import cauldron_master as reference
 
 VARIANT = (
@@ -93,17 +93,17 @@ def kernel_view(rep) -> dict:
         "potion_log": [(rnd, s, a, b, c) for rnd, e, s, a, b, c in ev if e == L.EV_POTION],
         "refills": [(rnd, a, b) for rnd, e, _, a, b, _ in ev if e == L.EV_REFILL],
         "end": ends[0] if len(ends) == 1 else ends,
-        "scores": _ints(out[0][0]),
-        "ranks": _ints(out[1][0]),
-        "win_share": [float(v) for v in out[2][0]],
-        "rounds": int(out[3][0]),
-        "strategy": _ints(out[4][0]),
-        "recipe_card": _ints(out[5][0]),
-        "potions": _ints(out[6][0]),
-        "recipe_bonus": _ints(out[7][0]),
-        "cards_left": _ints(out[8][0]),
-        "witches_played": [_ints(row) for row in out[9][0]],
-        "scored_cards": [_ints(row) for row in out[10][0]],
+        "scores": _ints(out[L.O_SCORE][0]),
+        "ranks": _ints(out[L.O_RANK][0]),
+        "win_share": [float(v) for v in out[L.O_WIN_SHARE][0]],
+        "rounds": int(out[L.O_ROUNDS][0]),
+        "strategy": _ints(out[L.O_STRATEGY][0]),
+        "recipe_card": _ints(out[L.O_RECIPE_CARD][0]),
+        "potions": _ints(out[L.O_POTIONS][0]),
+        "recipe_bonus": _ints(out[L.O_RECIPE_BONUS][0]),
+        "cards_left": _ints(out[L.O_CARDS_LEFT][0]),
+        "witches_played": [_ints(row) for row in out[L.O_WITCH][0]],
+        "scored_cards": [_ints(row) for row in out[L.O_SCORED][0]],
     }
 
 

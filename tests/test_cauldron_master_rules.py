@@ -1,12 +1,14 @@
-"""The rulebook's worked examples, played through the kernel's own functions."""
+"""The rulebook's worked examples, played through the rules' own functions."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from simkit.games.cauldron_master import kernel as K
 from simkit.games.cauldron_master import layout as L
+from simkit.games.cauldron_master import options as O
+from simkit.games.cauldron_master import rules as R
+from simkit.games.cauldron_master import scoring as S
 
 
 def new_pub(recipe_card: int = 0) -> np.ndarray:
@@ -22,9 +24,9 @@ def brew(t, pub, seat, cauldron, cards):
         pub[L.cauldron_at(seat, cauldron, x)] += 1
         pub[L.fill_at(seat, cauldron)] += 1
     counts = np.zeros(L.MAX_COLOURS, np.int64)
-    K.colour_counts(t, pub, seat, cauldron, counts)
-    base = K.potion_points(t, pub, seat, cauldron, -1)
-    bonus = K.recipe_points(t, pub, seat, cauldron, -1, counts, len(cards))
+    S.colour_counts(t, pub, seat, cauldron, counts)
+    base = S.potion_points(t, pub, seat, cauldron, -1)
+    bonus = S.recipe_points(t, pub, seat, cauldron, -1, counts, len(cards))
     return base, bonus
 
 
@@ -83,7 +85,7 @@ def test_turn_order_example(cm, cm_ids):
     chosen[kit] = chosen[charlie] = cm_ids["mage"]
     assert t.initiative[cm_ids["shaman"]] == 4 and t.initiative[cm_ids["mage"]] == 2
     order = np.zeros(L.MAX_PLAYERS, np.int64)
-    K.turn_order(t, 4, sam, chosen, order, np.zeros(L.MAX_PLAYERS, np.int64))
+    R.turn_order(t, 4, sam, chosen, order, np.zeros(L.MAX_PLAYERS, np.int64))
     assert list(order) == [kit, charlie, sam, paul]
 
 
@@ -94,14 +96,14 @@ def test_full_tie_goes_clockwise_from_hecate(cm, cm_ids, hecate, expected):
     t = cm[1].tables
     chosen = np.full(L.MAX_PLAYERS, cm_ids["goddess"], np.int64)
     order = np.zeros(L.MAX_PLAYERS, np.int64)
-    K.turn_order(t, 4, hecate, chosen, order, np.zeros(L.MAX_PLAYERS, np.int64))
+    R.turn_order(t, 4, hecate, chosen, order, np.zeros(L.MAX_PLAYERS, np.int64))
     assert list(order) == expected
 
 
 def pick_options(t, pub, seat, witch):
     pub[L.PICKS_LEFT] = t.max_cards[witch]
     opts = np.zeros((L.MAX_OPTIONS, L.N_COLS), np.int32)
-    n = K.card_options(t, pub, seat, witch, opts, np.zeros(L.MAX_COLOURS, np.int64),
+    n = O.card_options(t, pub, seat, witch, opts, np.zeros(L.MAX_COLOURS, np.int64),
                         np.zeros(L.MAX_TYPES, np.int64))
     return opts[:n]
 
@@ -131,7 +133,7 @@ def test_shaman_takes_one_red_and_one_green(cm, cm_ids):
     pub[L.TAKEN + 0] = 1
     pub[L.PICKS_LEFT] = 1
     opts = np.zeros((L.MAX_OPTIONS, L.N_COLS), np.int32)
-    n = K.card_options(t, pub, 0, shaman, opts, np.zeros(L.MAX_COLOURS, np.int64),
+    n = O.card_options(t, pub, 0, shaman, opts, np.zeros(L.MAX_COLOURS, np.int64),
                         np.zeros(L.MAX_TYPES, np.int64))
     assert {t.colour[x] for x in opts[:n, L.A]} == {2}
 

@@ -10,6 +10,7 @@ import pytest
 from simkit import engine
 from simkit.engine import RunSpec, build_lineup
 from simkit.errors import SimkitError
+from simkit.games.cauldron_master import layout as L
 
 
 def simulate(cm, names, seed, first, n, threads):
@@ -47,9 +48,9 @@ def test_replay_matches_batch(cm):
     lineup = build_lineup(game, names, 4)
     for g in (0, 1, 7, 39):
         out = game.replay(compiled, lineup, 9, g).out
-        assert list(out[0][0]) == list(batch["score"][g])
-        assert list(out[4][0]) == list(batch["strategy"][g])
-        assert out[3][0] == batch["rounds"][g][0]
+        assert list(out[L.O_SCORE][0]) == list(batch["score"][g])
+        assert list(out[L.O_STRATEGY][0]) == list(batch["strategy"][g])
+        assert out[L.O_ROUNDS][0] == batch["rounds"][g][0]
 
 
 def test_strategies_rotate_over_the_same_deal(cm):

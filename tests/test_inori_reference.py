@@ -23,7 +23,7 @@ import pytest
 
 from simkit.engine import build_lineup
 from simkit.games import get_game
-from simkit.kernels import MAX_DECISIONS, MAX_EVENTS
+from simkit.kernels.trace import MAX_DECISIONS, MAX_EVENTS
 from tests.reference import inori as reference
 
 CONFIG = Path(__file__).resolve().parents[1] / "configs" / "inori.toml"

@@ -12,7 +12,7 @@ from simkit.errors import SimkitError
 from simkit.games import get_game
 from simkit.games.inori import kernel as K
 from simkit.games.inori import layout as L
-from simkit.kernels import new_trace_stub
+from simkit.kernels.trace import new_trace_stub
 from simkit.rng import py_game_seed, py_stream_state
 from simkit.testing import (
     assert_same_across_threads_and_chunks,

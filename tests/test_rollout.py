@@ -8,9 +8,13 @@ import pytest
 
 from simkit.engine import build_lineup
 from simkit.errors import SimkitError
-from simkit.games.cauldron_master import kernel as K
+from simkit.games import get_game
 from simkit.games.cauldron_master import layout as L
-from simkit.rng import PyStream, py_game_seed, py_stream_state
+from simkit.games.cauldron_master import options as O
+from simkit.games.cauldron_master import play as P
+from simkit.games.cauldron_master import rules as R
+from simkit.kernels.trace import new_trace_stub
+from simkit.rng import py_game_seed, py_stream_state
 from simkit.testing import assert_same_across_threads_and_chunks
 from strategies.cauldron_master import STRATEGIES
 
@@ -53,58 +57,63 @@ def test_parameter_errors(cm, setting, message):
         build_lineup(game, ["rollout", "greedy"], 2, [setting])
 
 
-def _setup(t, n_players: int, seed: int) -> tuple[np.ndarray, np.ndarray, int]:
-    """pub, shuffled deck and deck position at the start of a game, dealt as the kernel
-    deals it (stream 0 of the game's seed)."""
-    deal = PyStream(py_stream_state(seed, 0))
-    deck = t.deck.copy()
-    for i in range(len(deck) - 1, 0, -1):
-        j = deal.randint(i + 1)
-        deck[i], deck[j] = deck[j], deck[i]
-    recipes = list(range(t.recipe.shape[0]))
-    for i in range(len(recipes) - 1, 0, -1):
-        j = deal.randint(i + 1)
-        recipes[i], recipes[j] = recipes[j], recipes[i]
+def _setup(t, n_players: int, seed: int) -> tuple:
+    """pub, hidden state, counters and shuffled deck at the start of a game, set up by the
+    rules as `play_game` sets it up (stream 0 of the game's seed deals)."""
     pub = np.zeros(L.PUB_SIZE, np.int32)
-    top = int(t.rules[L.RU_SUPPLY + n_players])
-    for x in deck[:top]:
-        pub[L.SUPPLY + x] += 1
-    pub[L.N_PLAYERS] = n_players
-    pub[L.DECK_LEFT] = len(deck) - top
-    for s in range(n_players):
-        pub[L.RECIPE + s] = recipes[s]
-        pub[L.hand_at(s, 0): L.hand_at(s, 0) + t.witch.shape[0]] = 1
-    return pub, deck, top
+    hid = np.zeros(L.HID_SIZE, np.int64)
+    cnt = np.zeros((L.MAX_PLAYERS, L.CT_SIZE), np.int64)
+    deck = np.empty(t.deck.shape[0], np.int64)
+    recipes = np.empty(t.recipe.shape[0], np.int64)
+    deal = np.array([py_stream_state(seed, 0)], np.uint64)
+    R.setup(t, n_players, pub, hid, cnt, deck, recipes, deal, new_trace_stub(L.N_COLS), False)
+    return pub, hid, cnt, deck
 
 
-@pytest.mark.parametrize("players", [2, 3, 4])
-def test_playout_replays_greedy_games(cm, players):
-    """`playout` (the rollout's own greedy round loop) plays a whole game exactly as
-    `play_game` does with four greedy players: its rules are the kernel's."""
-    game, compiled = cm
+OPTION_VALUES = [(), ("options.picking_compulsory=false",), ("options.recipe_match=exact",),
+                 ("options.tie_break=most_potions",), ("options.end_trigger=deck_empty",),
+                 ("options.amateur_witch=true",)]
+
+
+@pytest.mark.parametrize("overrides", OPTION_VALUES, ids=lambda o: o[0] if o else "default")
+@pytest.mark.parametrize("strategy", ["greedy", "planner"])
+def test_playout_replays_whole_games(overrides, strategy):
+    """`playout` (the rollout player's loop) plays whole games exactly as `play_game` does,
+    every result column, under every rule option's non-default value: a playout plans with
+    the rules the game is played by."""
+    game = get_game("cauldron-master")
+    compiled = game.compile(game.load_config(overrides))
     t = compiled.tables
-    lineup = build_lineup(game, ["greedy"], players)
-    cols = game.simulate(compiled, lineup, 11, 0, 40)
-    for g in range(40):
-        pub, deck, top = _setup(t, players, py_game_seed(11, g))
-        potions = np.zeros(L.MAX_PLAYERS, np.int64)
-        rounds = K.playout(t, players, pub, deck, top, potions, -1, -1, 0,
-                           K.new_rollout_scratch(t))
-        np.testing.assert_array_equal(pub[L.SCORE: L.SCORE + players], cols["score"][g])
-        np.testing.assert_array_equal(potions[:players], cols["potions"][g])
-        assert rounds == cols["rounds"][g, 0]
+    rs = P.new_rollout_scratch(t)
+    for players in (2, 3, 4):
+        lineup = build_lineup(game, [strategy], players)
+        cols = game.simulate(compiled, lineup, 11, 0, 30)
+        out = game.new_outputs(compiled, 30, players)
+        out[L.O_STRATEGY][:] = cols["strategy"]
+        rng = np.zeros(1, np.uint64)
+        for g in range(30):
+            pub, hid, cnt, deck = _setup(t, players, py_game_seed(11, g))
+            sids = np.full(players, lineup.ids[0], np.int64)
+            params = np.repeat(lineup.params[:1], players, axis=0)
+            rounds = P.playout(t, players, pub, hid, cnt, deck, sids, params, rng, -1, -1, 0, rs)
+            P.results(t, players, pub, hid, cnt, out, g)
+            assert rounds == cols["rounds"][g, 0]
+        replayed = game.columns(compiled, out)
+        assert replayed.keys() == cols.keys()
+        for name, column in cols.items():
+            np.testing.assert_array_equal(replayed[name], column, err_msg=name)
 
 
 def _mid_game(t, players: int, rng: np.random.Generator) -> tuple:
     """A plausible round-start state: some rounds played, cards in cauldrons, scores."""
-    pub, deck, top = _setup(t, players, int(rng.integers(1 << 62)))
+    pub, hid, cnt, deck = _setup(t, players, int(rng.integers(1 << 62)))
+    top = int(hid[L.TOP])
     n_w = t.witch.shape[0]
     pub[L.ROUND] = int(rng.integers(0, 4))
     pub[L.HECATE] = pub[L.ROUND] % players
-    potions = np.zeros(L.MAX_PLAYERS, np.int64)
     for s in range(players):
         pub[L.SCORE + s] = int(rng.integers(0, 40))
-        potions[s] = int(rng.integers(0, 4))
+        cnt[s, L.CT_POTIONS] = int(rng.integers(0, 4))
         for w in rng.choice(n_w, size=int(rng.integers(0, n_w)), replace=False):
             pub[L.hand_at(s, int(w))] = 0
         for k in range(int(t.rules[L.RU_CAULDRONS])):
@@ -116,7 +125,7 @@ def _mid_game(t, players: int, rng: np.random.Generator) -> tuple:
                 pub[L.cauldron_at(s, k, x)] += 1
                 pub[L.fill_at(s, k)] += 1
     pub[L.DECK_LEFT] = len(deck) - top
-    return pub, deck, top, potions
+    return pub, deck, top, cnt
 
 
 def test_never_reads_the_deck_order(cm):
@@ -134,15 +143,15 @@ def test_never_reads_the_deck_order(cm):
     opts = np.zeros((L.MAX_OPTIONS, L.N_COLS), np.int32)
     offer = np.zeros(L.MAX_TYPES, np.int64)
     limits = np.zeros(L.MAX_COLOURS, np.int64)
-    rs = K.new_rollout_scratch(t)
+    rs = P.new_rollout_scratch(t)
     differ = 0
     for case in range(60):
         players = 2 + case % 3
-        pub, deck, top, potions = _mid_game(t, players, rng)
+        pub, deck, top, cnt = _mid_game(t, players, rng)
         seat = int(rng.integers(players))
         pub[L.SEAT] = seat
         pub[L.REVEALED: L.REVEALED + L.MAX_PLAYERS] = -1
-        n = K.witch_options(t, pub, seat, opts, limits, offer)
+        n = O.witch_options(t, pub, seat, opts, limits, offer)
         other = deck.copy()
         other[top:] = rng.permutation(other[top:])
         assert not np.array_equal(other, deck)
@@ -152,8 +161,8 @@ def test_never_reads_the_deck_order(cm):
             picks = []
             for d in (deck, other):
                 st, p = state.copy(), pub.copy()
-                picks.append(K.rollout_decision(t, players, p, opts, n, d, top, potions,
-                                                params, st, rs))
+                picks.append(P.rollout_decision(t, players, p, cnt, opts, n, d, top, params,
+                                                st, rs))
                 np.testing.assert_array_equal(p, pub)  # the real state is left untouched
             assert picks[0] == picks[1], f"case {case}: the deck order changed a decision"
             choices.append(picks[0])

@@ -158,7 +158,7 @@ class KernelGame(Game):
 
     def replay(self, compiled: Compiled, lineup: Lineup, seed: int, game: int) -> Replay:
         """Replay game `game` of a run, with every decision and event recorded."""
-        from simkit.kernels import new_trace
+        from simkit.kernels.trace import new_trace
 
         out = self.new_outputs(compiled, 1, lineup.n_players)
         trace = new_trace(self.n_cols)

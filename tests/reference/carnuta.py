@@ -1,7 +1,7 @@
 """Plain-Python reference implementation of the Carnuta rules (a test oracle).
 
 Written from the rule text (/work/shared/rules/carnuta.txt), independently of the numba
-kernel (simkit/games/carnuta/kernel.py and scoring.py are deliberately NOT imported). The
+kernel (simkit/games/carnuta/ is deliberately NOT imported). The
 rules logic uses plain lists and ints; numbers and cards come from the config via
 `compile_tables`, converted to Python lists.
 

@@ -1,7 +1,7 @@
 """Plain-Python reference implementation of the Cauldron Master rules (a test oracle).
 
 Written from the rule text (/work/shared/rules/cauldron-master.txt), independently of the
-numba kernel (simkit/games/cauldron_master/kernel.py is deliberately NOT imported). The
+numba kernel (simkit/games/cauldron_master/ is deliberately NOT imported). The
 rules logic uses plain lists and ints only; numbers and cards come from the config via
 `compile_tables`, converted to Python lists. Section names in the comments ("Setup C",
 "Phase 3", ...) are the rulebook's.

@@ -1,4 +1,5 @@
-"""Array layouts shared by the Carnuta kernel, its strategies and tools.
+"""Carnuta's array layouts: the game state, the option table, the rule tables and the
+result columns, shared by its rules, its strategies and its tools.
 
 Public state: one flat int32 array `pub`, the only game state a strategy sees. The deck
 order is never in it (only how many cards each deck holds). Hands are in it: every card
@@ -56,7 +57,10 @@ Sides: 0 = Sun, 1 = Moon. Rows (SICKLE): 0 = Day, 1 = Night. OPT_END and OPT_PAS
 are all -1 / 0.
 """
 
+import numpy as np
 from numba import njit
+
+from simkit.outputs import GAME, Output
 
 MAX_PLAYERS = 4
 MAX_TYPES = 8
@@ -118,7 +122,60 @@ N_CARD_COLS = 18
 R_BAN_SEAT, R_BAN_CARD, R_BAN_TOKEN = 17, 18, 19
 N_RULES = 20
 
-# Trace of one game (buffers: simkit/kernels.py); the decision kind recorded is the step.
+# Hidden state: int64[HID_SIZE], what no strategy sees (the decks, their discards and
+# their tops are arrays of their own; a lookahead copies them all with `pub`).
+#   LEVEL       1               end of turn: the counter's track level reached so far
+#   TOKENS_DUE  1               ... and the bonus tokens still to take at that level
+#   END_REASON  1               why the game ended: -1 the last round, -2 max_rounds
+#   COUNTER     MAX_PLAYERS     each seat's counter level on the track
+LEVEL, TOKENS_DUE, END_REASON = 0, 1, 2
+COUNTER = 3
+HID_SIZE = COUNTER + MAX_PLAYERS
+
+# Per-seat counters: int64[MAX_PLAYERS, CT_SIZE], kept by the rules for the results.
+(CT_TURNS, CT_PLAYED, CT_DOUBLES, CT_SALTS, CT_TOKENS, CT_SICKLES, CT_RUNES_TAKEN,
+ CT_FLIPPED, CT_PAID_FLIP, CT_RETURNED, CT_TRIGGERED, CT_DISCARDED, CT_SCORE, CT_BEST,
+ CT_START_POINTS) = range(15)
+CT_COLUMN = 15  # cards played into each column (MAX_TYPES)
+CT_TOKEN = CT_COLUMN + MAX_TYPES  # Bonus Ingredient tokens taken of each type (MAX_TYPES)
+CT_KIND = CT_TOKEN + MAX_TYPES  # final points per scoring kind (len(SCORE_KINDS))
+CT_CARD = CT_KIND + len(SCORE_KINDS)  # 1 if the seat played ingredient card c (MAX_CARDS)
+CT_SIZE = CT_CARD + MAX_CARDS
+
+# Result columns, in order (simkit/outputs.py); O_<NAME> is each one's index.
+OUTPUTS = (
+    Output("strategy", np.int8),  # index into the run's strategy list
+    Output("score", np.int16),
+    Output("rank", np.int8),  # 1 = best, ties share
+    Output("win_share", np.float32),
+    Output("rounds", np.int16, GAME),
+    Output("starting_card", np.int8),  # index among the starting cards
+    Output("start_points", np.int16),  # points of the starting card
+    Output("cards_played", np.uint8),  # starting card not included
+    Output("doubles", np.uint8),  # Double cards played
+    Output("salts", np.uint8),  # Salt cards played
+    Output("bonus_tokens", np.uint8),  # Bonus Ingredient tokens taken
+    Output("sickles_used", np.uint8),
+    Output("runes_taken", np.uint16),  # from the reserve
+    Output("runes_flipped", np.uint16),  # by the Flip Runes action
+    Output("runes_paid_flip", np.uint16),  # flipped paying costs
+    Output("runes_returned", np.uint16),  # returned paying costs
+    Output("triggered_end", np.uint8),  # 1 for the player whose card triggered the end
+    Output("turns", np.uint16),
+    Output("cards_discarded", np.uint16),  # at the end of turns
+    Output("best_ingredient_points", np.int16),  # most points in one ingredient (tiebreak)
+    Output("played", np.uint8, "ingredients"),  # cards played into each column
+    Output("token", np.uint8, "ingredients"),  # Bonus Ingredient tokens of each type
+    Output("points", np.int16, "score_kinds"),  # points per scoring kind (SCORE_KINDS)
+    Output("card", np.uint8, "cards"),  # 1 if the player played this ingredient card
+)
+(O_STRATEGY, O_SCORE, O_RANK, O_WIN_SHARE, O_ROUNDS, O_STARTING_CARD, O_START_POINTS,
+ O_CARDS_PLAYED, O_DOUBLES, O_SALTS, O_BONUS_TOKENS, O_SICKLES_USED, O_RUNES_TAKEN,
+ O_RUNES_FLIPPED, O_RUNES_PAID_FLIP, O_RUNES_RETURNED, O_TRIGGERED_END, O_TURNS,
+ O_CARDS_DISCARDED, O_BEST_INGREDIENT_POINTS, O_PLAYED, O_TOKEN, O_POINTS,
+ O_CARD) = range(len(OUTPUTS))
+
+# Trace of one game (buffers: simkit/kernels/trace.py); the decision kind recorded is the step.
 # Events: [round, event, seat, a, b, c]
 (EV_SETUP, EV_REVEAL, EV_TAKE, EV_PLAY, EV_PAY, EV_RUNES, EV_FLIP, EV_SICKLE, EV_PASS,
  EV_DISCARD, EV_PADLOCK, EV_TOKEN, EV_TRIGGER, EV_RESHUFFLE, EV_END, EV_SCORE,

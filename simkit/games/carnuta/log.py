@@ -15,8 +15,8 @@ def format_log(compiled: Any, lineup: Any, replay: Any) -> str:
     names = compiled.names
     t = compiled.tables
     out = replay.out
-    n_players = out[0].shape[1]
-    seat_name = [f"Seat {s} ({lineup.names[out[4][0, s]]})" for s in range(n_players)]
+    n_players = out[L.O_SCORE].shape[1]
+    seat_name = [f"Seat {s} ({lineup.names[out[L.O_STRATEGY][0, s]]})" for s in range(n_players)]
 
     def card(c: int) -> str:
         if c < 0:
@@ -92,12 +92,15 @@ def format_log(compiled: Any, lineup: Any, replay: Any) -> str:
             lines.append("Face-up cards:")
             lines.extend(setup_reveals)
     for s in range(n_players):
-        tokens = [names.ingredients[x] for x, v in enumerate(out[10][0, s]) for _ in range(v)]
+        tokens = [names.ingredients[x] for x, v in enumerate(out[L.O_TOKEN][0, s])
+                  for _ in range(v)]
         if tokens:
             lines.append(f"  {seat_name[s]}: Bonus Ingredient tokens count as 1 more "
                          f"{', '.join(tokens)}")
     lines.append("Final scores:")
     for s in range(n_players):
-        lines.append(f"  {seat_name[s]}: {out[0][0, s]} points, rank {out[1][0, s]}, "
-                     f"{out[6][0, s]} cards played, best ingredient {out[21][0, s]} points")
+        best = out[L.O_BEST_INGREDIENT_POINTS][0, s]
+        lines.append(f"  {seat_name[s]}: {out[L.O_SCORE][0, s]} points, "
+                     f"rank {out[L.O_RANK][0, s]}, {out[L.O_CARDS_PLAYED][0, s]} cards played, "
+                     f"best ingredient {best} points")
     return "\n".join(lines).lstrip("\n")

@@ -23,6 +23,7 @@ from .layout import (
     EACH,
     FLAT2,
     FLAT5,
+    MAX_TYPES,
     MOON_FLIP,
     MOON_RETURN,
     OWN,
@@ -30,6 +31,8 @@ from .layout import (
     P_COLUMN,
     P_COUNT,
     P_N_CARDS,
+    R_N_TYPES,
+    R_TIE_BEST,
     SALT,
     SUN_FLIP,
     SUN_RETURN,
@@ -176,3 +179,32 @@ def unpaid(cd, c, sun, moon):
             + max(0, cd[c, CARD_COST + MOON_FLIP] + cd[c, CARD_COST + MOON_RETURN] - moon))
 
 
+
+
+@njit(cache=True)
+def final_score(t, pub, s, cols):
+    """Seat s's final score and its most points in one ingredient (the tiebreaker);
+    cols[:MAX_TYPES] gets the points per column, cols[MAX_TYPES + i] its i-th card's."""
+    cd = t.card
+    base = player_at(s, 0)
+    for x in range(MAX_TYPES):
+        cols[x] = 0
+    total = 0
+    for i in range(pub[base + P_N_CARDS]):
+        c = pub[base + P_CARDS + i]
+        col = pub[base + P_COLUMN + i]
+        pts = card_points(cd, pub, base + P_COUNT, c, col, -1, 0)
+        cols[MAX_TYPES + i] = pts
+        total += pts
+        cols[col] += pts
+    best = 0
+    for x in range(t.rules[R_N_TYPES]):
+        best = max(best, cols[x])
+    return total, best
+
+
+@njit(cache=True, inline="always")
+def ranking_key(t, total, best):
+    """What ranks a seat at the end: its score, then (options.tie_break) its most points in
+    one ingredient."""
+    return total * 4096 + (best if t.rules[R_TIE_BEST] else 0)

@@ -1,4 +1,5 @@
-"""Array layouts shared by the Cauldron Master kernel, its strategies and tools.
+"""Cauldron Master's array layouts: the game state, the option table, the rule tables and
+the result columns, shared by its rules, its strategies and its tools.
 
 Public state: one flat int32 array `pub`, the only game state a strategy sees.
 Everything in it is public at the moment a strategy is asked (the deck order is not in it;
@@ -42,7 +43,10 @@ by cauldron, then ingredient type; "stop" last). Columns:
     FREE        0                               free space left after       0
 """
 
+import numpy as np
 from numba import njit
+
+from simkit.outputs import GAME, Output
 
 MAX_PLAYERS = 4
 MAX_TYPES = 16
@@ -71,7 +75,42 @@ N_COLS = 7
 OPT_WITCH, OPT_CARD, OPT_STOP = 0, 1, 2
 MAX_OPTIONS = MAX_TYPES * MAX_CAULDRONS + 1
 
-# Trace events (buffers: simkit/kernels.py): [round, event, seat, a, b, c]
+# Hidden state: int64[HID_SIZE], what no strategy sees (a lookahead copies it with `pub`).
+#   TOP         1               next card of the shuffled ingredient deck
+#   TURN        1               phase 3: the turn being played (index into ORDER)
+#   CHOSEN      MAX_PLAYERS     witch each seat chose this round (secret until all chose)
+#   ORDER       MAX_PLAYERS     phase 2's turn order (seats)
+#   KEY         MAX_PLAYERS     sort keys (turn order, then the final ranking)
+TOP, TURN = 0, 1
+CHOSEN = 2
+ORDER = CHOSEN + MAX_PLAYERS
+KEY = ORDER + MAX_PLAYERS
+HID_SIZE = KEY + MAX_PLAYERS
+
+# Per-seat counters: int64[MAX_PLAYERS, CT_SIZE], kept by the rules for the results.
+CT_POTIONS, CT_BONUS = 0, 1  # potions brewed, recipe bonus points
+CT_WITCH = 2  # times each witch was played (MAX_WITCHES)
+CT_SCORED = CT_WITCH + MAX_WITCHES  # cards of each ingredient scored in potions (MAX_TYPES)
+CT_SIZE = CT_SCORED + MAX_TYPES
+
+# Result columns, in order (simkit/outputs.py); O_<NAME> is each one's index.
+OUTPUTS = (
+    Output("strategy", np.int8),  # index into the run's strategy list
+    Output("score", np.int16),
+    Output("rank", np.int8),  # 1 = best, ties share
+    Output("win_share", np.float32),
+    Output("rounds", np.int16, GAME),
+    Output("recipe_card", np.int8),
+    Output("potions", np.uint8),  # potions brewed
+    Output("recipe_bonus", np.int16),  # recipe bonus points
+    Output("cards_left", np.uint8),  # cards in incomplete cauldrons at the end
+    Output("witch", np.uint8, "witches"),  # times each witch was played
+    Output("scored", np.uint8, "ingredients"),  # cards of each ingredient scored
+)
+(O_STRATEGY, O_SCORE, O_RANK, O_WIN_SHARE, O_ROUNDS, O_RECIPE_CARD, O_POTIONS, O_RECIPE_BONUS,
+ O_CARDS_LEFT, O_WITCH, O_SCORED) = range(len(OUTPUTS))
+
+# Trace events (buffers: simkit/kernels/trace.py): [round, event, seat, a, b, c]
 EV_REVEAL, EV_ORDER, EV_TAKE, EV_POTION, EV_REFILL, EV_HECATE, EV_END, EV_SETUP = range(8)
 
 

@@ -12,8 +12,8 @@ def format_log(compiled: Any, lineup: Any, replay: Any) -> str:
     names = compiled.names
     caps = compiled.tables.capacity
     out = replay.out
-    n_players = out[0].shape[1]
-    seat_name = [f"Seat {s} ({lineup.names[out[4][0, s]]})" for s in range(n_players)]
+    n_players = out[L.O_SCORE].shape[1]
+    seat_name = [f"Seat {s} ({lineup.names[out[L.O_STRATEGY][0, s]]})" for s in range(n_players)]
     lines: list[str] = []
     order: list[str] = []
     current = -1
@@ -49,6 +49,7 @@ def format_log(compiled: Any, lineup: Any, replay: Any) -> str:
             lines.append(f"\nGame over after round {rnd + 1}: {why}.")
     lines.append("Final scores:")
     for s in range(n_players):
-        lines.append(f"  {seat_name[s]}: {out[0][0, s]} points, rank {out[1][0, s]}, "
-                     f"{out[6][0, s]} potions, {out[8][0, s]} cards left unbrewed")
+        lines.append(f"  {seat_name[s]}: {out[L.O_SCORE][0, s]} points, "
+                     f"rank {out[L.O_RANK][0, s]}, {out[L.O_POTIONS][0, s]} potions, "
+                     f"{out[L.O_CARDS_LEFT][0, s]} cards left unbrewed")
     return "\n".join(lines).lstrip("\n")

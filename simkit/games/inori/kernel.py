@@ -11,23 +11,14 @@ import numpy as np
 from numba import njit, prange
 from numba.cpython.unsafe.numbers import trailing_zeros
 
-import simkit.kernels
 import simkit.rng
 import strategies.inori
 from simkit.jitcache import drop_stale_cache
-from simkit.kernels import (
-    canonical,
-    keep_alive,
-    new_trace_stub,
-    njit_with_refcounts,
-    njit_without_refcounts,
-    playout_value,
-    prepare_game,
-    record_decision,
-    record_event,
-    seat_buffers,
-    unowned,
-)
+from simkit.kernels import SOURCES as KERNEL_SOURCES
+from simkit.kernels.jit import keep_alive, njit_with_refcounts, njit_without_refcounts, unowned
+from simkit.kernels.lookahead import canonical, playout_value
+from simkit.kernels.seating import prepare_game, seat_buffers
+from simkit.kernels.trace import new_trace_stub, record_decision, record_event
 from simkit.rng import next_u64, randint, stream_state
 from strategies.inori import (
     GREEDY,
@@ -195,7 +186,7 @@ from .layout import (
     tree_at,
 )
 
-drop_stale_cache(__file__, strategies.inori.__file__, simkit.kernels.__file__,
+drop_stale_cache(__file__, strategies.inori.__file__, *KERNEL_SOURCES,
                  simkit.rng.__file__, _layout.__file__, _config.__file__)
 
 N_SOURCES = len(_layout.SOURCES)
@@ -243,7 +234,7 @@ def new_outputs(n_games: int, n_players: int, n_colours: int, n_tree: int,
 # ---------------------------------------------------------------- scratch
 @njit(cache=True)
 def unowned_views(t, s, out, tr):
-    """Views without reference counts (simkit.kernels.unowned) of the tables, one block's
+    """Views without reference counts (simkit.kernels.jit.unowned) of the tables, one block's
     scratch, the outputs and the trace; the caller keeps the originals alive."""
     u = unowned
     tv = Tables(u(t.card), u(t.tree), u(t.rune), u(t.rules), u(t.setup), u(t.colour))

@@ -191,7 +191,7 @@ LOW_TIES = ("turn_order", "reverse_turn_order", "random")
 SOURCES = ("card_effects", "tree_effects", "completed_cards", "new_start_cards",
            "majorities")
 
-# Trace of one game (buffers: simkit/kernels.py); the decision kind recorded is the step.
+# Trace of one game (buffers: simkit/kernels/trace.py); the decision kind recorded is the step.
 # Events: [season, event, seat, a, b, c]
 (EV_SETUP_CARD, EV_ROOT, EV_RUNE, EV_MOVE, EV_CARD, EV_TREE, EV_PASS, EV_PAY, EV_GAIN,
  EV_POINTS, EV_DRAW_RUNE, EV_BLOCK, EV_COMPLETE, EV_INCOMPLETE, EV_SCORE, EV_REPLACE,

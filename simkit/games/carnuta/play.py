@@ -1,0 +1,498 @@
+"""Carnuta play: the loop options -> decide -> apply over the rules, for batch play, traced
+play and the rollout player's playouts.
+
+`apply_option` applies a chosen option and `next_decision` plays the automatic steps up
+to the next decision; `play_game` and `playout` are the same short loop around them with
+different deciders, so every rule exists once, in rules.py. `simulate_batch` plays many
+games in parallel, each from its own seed, so results do not depend on thread count or
+chunk size.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, prange
+
+import simkit.rng
+import strategies.carnuta
+from simkit.jitcache import drop_stale_cache
+from simkit.kernels import SOURCES
+from simkit.kernels.jit import njit_with_refcounts, njit_without_refcounts
+from simkit.kernels.lookahead import canonical, playout_value
+from simkit.kernels.seating import prepare_game, rank_seats, seat_buffers
+from simkit.kernels.trace import new_trace_stub, record_decision
+from simkit.outputs import allocate
+from simkit.rng import next_u64, stream_state
+from strategies.carnuta import (
+    GREEDY,
+    GREEDY_DEFAULTS,
+    PLANNER,
+    PLANNER_DEFAULTS,
+    ROLLOUT,
+    ROLLOUT_WEIGHTS,
+    choose,
+    greedy_score,
+    planner_values,
+)
+
+from . import config as _config
+from . import layout as _layout
+from . import options as _options
+from . import rules as _rules
+from . import scoring as _scoring
+from .layout import (
+    ACTIONS_LEFT,
+    CT_BEST,
+    CT_CARD,
+    CT_COLUMN,
+    CT_DISCARDED,
+    CT_DOUBLES,
+    CT_FLIPPED,
+    CT_KIND,
+    CT_PAID_FLIP,
+    CT_PLAYED,
+    CT_RETURNED,
+    CT_RUNES_TAKEN,
+    CT_SALTS,
+    CT_SCORE,
+    CT_SICKLES,
+    CT_SIZE,
+    CT_START_POINTS,
+    CT_TOKEN,
+    CT_TOKENS,
+    CT_TRIGGERED,
+    CT_TURNS,
+    HID_SIZE,
+    KIND,
+    LEVEL,
+    MAX_OPTIONS,
+    MAX_PLAYERS,
+    MAX_TABLEAU,
+    MAX_TYPES,
+    N_COLS,
+    O_BEST_INGREDIENT_POINTS,
+    O_BONUS_TOKENS,
+    O_CARD,
+    O_CARDS_DISCARDED,
+    O_CARDS_PLAYED,
+    O_DOUBLES,
+    O_PLAYED,
+    O_POINTS,
+    O_RANK,
+    O_ROUNDS,
+    O_RUNES_FLIPPED,
+    O_RUNES_PAID_FLIP,
+    O_RUNES_RETURNED,
+    O_RUNES_TAKEN,
+    O_SALTS,
+    O_SCORE,
+    O_SICKLES_USED,
+    O_START_POINTS,
+    O_STARTING_CARD,
+    O_STRATEGY,
+    O_TOKEN,
+    O_TRIGGERED_END,
+    O_TURNS,
+    O_WIN_SHARE,
+    OPT_FLIP,
+    OPT_PLAY,
+    OPT_RUNES,
+    OPT_SICKLE,
+    OPT_TAKE,
+    OUTPUTS,
+    P_HAND_N,
+    P_PLAYED,
+    POINTS,
+    PUB_SIZE,
+    R_FLIP_SOME,
+    R_HAND_LIMIT,
+    R_N_ING_CARDS,
+    R_N_TYPES,
+    R_SICKLE_AFTER,
+    R_TAKE_CHOOSE,
+    R_TOP,
+    ROUND,
+    SCORE_KINDS,
+    SEAT,
+    STEP,
+    STEP_ACTION,
+    STEP_DISCARD,
+    STEP_END,
+    TOKENS_DUE,
+    A,
+    B,
+    C,
+    player_at,
+)
+from .options import (
+    action_options,
+    banned_card,
+    banned_token,
+    discard_options,
+    end_options,
+    token_options,
+)
+from .rules import (
+    begin_counter,
+    begin_turn,
+    discard_card,
+    end_of_round,
+    end_turn,
+    final_scoring,
+    flip_runes,
+    pass_action,
+    play_card,
+    reach_level,
+    setup,
+    shuffle_range,
+    take_card,
+    take_runes,
+    take_token,
+    use_sickle,
+)
+from .scoring import final_score, ranking_key
+
+drop_stale_cache(__file__, strategies.carnuta.__file__, simkit.rng.__file__, _layout.__file__,
+                 _config.__file__, _options.__file__, _rules.__file__, _scoring.__file__,
+                 *SOURCES)
+
+
+def new_outputs(n_games: int, n_players: int, n_types: int, n_cards: int) -> tuple:
+    """Allocate the per-game result arrays (layout.OUTPUTS), in narrow dtypes."""
+    return allocate(OUTPUTS, n_games, n_players,
+                    {"ingredients": n_types, "score_kinds": len(SCORE_KINDS), "cards": n_cards})
+
+
+# ---------------------------------------------------------------- scratch
+@njit(cache=True)
+def new_scratch(t):
+    """Per-thread work arrays, reused across games (every game resets what it uses)."""
+    n = t.card.shape[0]
+    return (
+        np.zeros(PUB_SIZE, np.int32),  # 0 public state
+        np.zeros((MAX_OPTIONS, N_COLS), np.int32),  # 1 option table
+        np.zeros((2, n), np.int64),  # 2 Day / Night decks (cards deck[d, top[d]:len[d]])
+        np.zeros((2, n), np.int64),  # 3 Day / Night discard piles, in discard order
+        np.zeros((4, 2), np.int64),  # 4 deck top, deck length, discards, unused
+        np.zeros(n, np.int64),  # 5 starting cards (shuffled)
+        np.zeros((MAX_PLAYERS + 1, 1), np.uint64),  # 6 rng streams: deal, then one per seat
+        np.zeros(HID_SIZE, np.int64),  # 7 hidden state
+        np.zeros((MAX_PLAYERS, CT_SIZE), np.int64),  # 8 per-seat counters
+        np.zeros((MAX_PLAYERS, MAX_TYPES, 3), np.int64),  # 9 per seat: gain_table
+        np.zeros((MAX_PLAYERS, MAX_TYPES), np.int64),  # 10 per seat: columns holding a card
+        np.zeros((MAX_PLAYERS, 2), np.int64),  # 11 per seat: tableau version, of 9 and 10
+        np.zeros((MAX_PLAYERS, n, 3), np.int64),  # 12 per seat and card: gain, column, version
+        np.zeros(MAX_TYPES + MAX_TABLEAU, np.int64),  # 13 final scoring: points per column, card
+    )
+
+
+# ---------------------------------------------------------------- one step
+@njit(cache=True, inline="always")
+def next_decision(t, n_players, pub, hid, cnt, deck, discard, tops, rng, opts, caches, hass,
+                  ver, memo, cols, trace, tracing):
+    """Play the automatic steps up to the next decision; its options go into `opts` and
+    their count is returned (0: the game is over, and scored)."""
+    cd = t.card
+    while True:
+        s = pub[SEAT]
+        step = pub[STEP]
+        if step == STEP_ACTION:
+            if pub[ACTIONS_LEFT] > 0:
+                return action_options(cd, t.rules[R_TAKE_CHOOSE], t.rules[R_FLIP_SOME], pub,
+                                      s, opts, caches[s], hass[s], ver, memo,
+                                      banned_card(t, s))
+            pub[STEP] = STEP_END
+        elif step == STEP_END:
+            if t.rules[R_SICKLE_AFTER]:
+                n = end_options(pub, s, opts)
+                if n > 0:
+                    return n
+            pub[STEP] = STEP_DISCARD
+        elif step == STEP_DISCARD:
+            if pub[player_at(s, P_HAND_N)] > t.rules[R_HAND_LIMIT]:
+                return discard_options(cd, pub, s, opts, caches[s], hass[s], ver, memo)
+            begin_counter(pub, hid, s)
+        else:  # STEP_TOKEN: the counter climbs level by level; tokens one at a time
+            if hid[TOKENS_DUE] > 0:
+                n = token_options(cd, pub, s, opts, caches[s], hass[s], ver,
+                                  banned_token(t, s))
+                if n > 0:
+                    return n
+                hid[TOKENS_DUE] = 0  # none left in the centre
+            if hid[LEVEL] < min(pub[player_at(s, P_PLAYED)], t.rules[R_TOP]):
+                reach_level(t, pub, hid, s, trace, tracing)
+                continue
+            end_turn(t, pub, hid, s)
+            if s + 1 < n_players:
+                begin_turn(pub, cnt, s + 1)
+            elif end_of_round(t, pub, hid, trace, tracing):
+                final_scoring(t, n_players, pub, cnt, cols, trace, tracing)
+                return 0
+            else:
+                begin_turn(pub, cnt, 0)
+
+
+@njit(cache=True, inline="always")
+def apply_option(t, pub, hid, cnt, deck, discard, tops, rng, opts, c, ver, trace, tracing):
+    """Apply option row `c` of the pending decision."""
+    s = pub[SEAT]
+    step = pub[STEP]
+    kind = opts[c, KIND]
+    a = opts[c, A]
+    if kind == OPT_SICKLE:  # free, in the action step or after it
+        use_sickle(t.card, pub, cnt, s, a, deck, discard, tops, rng, trace, tracing)
+    elif step == STEP_ACTION:
+        pub[ACTIONS_LEFT] -= 1
+        if kind == OPT_TAKE:
+            take_card(pub, s, a, deck, discard, tops, rng, trace, tracing)
+        elif kind == OPT_PLAY:
+            play_card(t, pub, cnt, s, a, opts[c, C], opts[c, POINTS], ver, trace, tracing)
+        elif kind == OPT_RUNES:
+            take_runes(pub, cnt, s, a, opts[c, B], trace, tracing)
+        elif kind == OPT_FLIP:
+            flip_runes(pub, cnt, s, a, opts[c, C], trace, tracing)
+        else:
+            pass_action(pub, s, trace, tracing)
+    elif step == STEP_END:  # OPT_END
+        pub[STEP] = STEP_DISCARD
+    elif step == STEP_DISCARD:
+        discard_card(t.card, pub, cnt, s, a, discard, tops, trace, tracing)
+    else:
+        take_token(pub, hid, cnt, s, a, opts[c, POINTS], ver, trace, tracing)
+
+
+# ---------------------------------------------------------------- decisions
+@njit(cache=True, inline="always")
+def ask(sid, opts, n, pub, t, params, rng):
+    """Ask a strategy for an option row; an out-of-range answer falls back to row 0."""
+    chosen = choose(sid, opts, n, pub, t, params, rng)
+    if chosen < 0 or chosen >= n:
+        return 0
+    return chosen
+
+
+# ---------------------------------------------------------------- rollout player
+# The rollout player plays forward with `apply_option`, `next_decision` and `ask`, as the
+# game does, so it plans with exactly the rules the game is played by. It lives here
+# rather than in strategies/carnuta.py because play.py imports that module.
+@njit(cache=True)
+def playout(t, n_players, pub, hid, cnt, deck, discard, tops, rng, opts, caches, hass, ver,
+            memo, cols, sid, prm, horizon, trace):
+    """Play on from the pending decision of `pub` with every seat played by strategy `sid`
+    (weights `prm`) until the game ends (and is scored) or `horizon` round ends have passed
+    (0: no limit). `rng` stands for the deal stream (reveals after a rebuilt deck) and for
+    the strategies' own. Returns the number of round ends played. `play_game`'s loop
+    without the lookahead, tracing or results."""
+    start = pub[ROUND]
+    while True:
+        n = next_decision(t, n_players, pub, hid, cnt, deck, discard, tops, rng, opts, caches,
+                          hass, ver, memo, cols, trace, False)
+        if n == 0:
+            return pub[ROUND] - start + 1
+        if horizon > 0 and pub[ROUND] - start >= horizon:
+            return horizon
+        c = ask(sid, opts, n, pub, t, prm, rng)
+        apply_option(t, pub, hid, cnt, deck, discard, tops, rng, opts, c, ver, trace, False)
+
+
+@njit_with_refcounts
+def rollout_action(t, n_players, pub, hid, opts, n, deck, discard, tops, params, rng):
+    """The rollout player's action: the row of `opts[:n]` whose playouts score best.
+
+    Sees only what its seat may see: `pub` (hands are public: every card in one was taken
+    face up), the counters, and of the Day and Night decks only their contents (every
+    other card is in sight or was), never their order: each deck and each discard pile is
+    taken as a sorted set. Tries the `params[2]` best rows by the policy's own values
+    (policy `params[3]`: 0 greedy with its default weights, 1 the planner with the weights
+    in `params[ROLLOUT_WEIGHTS:]`), so the policy's own choice is always among them. Each
+    of `params[0]` rollouts re-shuffles the decks with the seat's own stream `rng` and
+    plays every candidate forward on that same deal (common random numbers): the action,
+    then the rest of the game (or `params[1]` round ends) with every seat played by the
+    policy. A playout's value is the seat's win share (by the rules' ranking: score, then
+    the tiebreak) plus 0.001 per point of margin over the best other seat; the best mean
+    wins (ties: the earlier row), the policy's own choice counting `params[4]` more
+    (another action must beat it by that much: with few noisy playouts, the best-looking
+    of many actions is often only the luckiest).
+    """
+    if n <= 1:
+        return 0
+    p = pub[SEAT]
+    sid = GREEDY
+    prm = GREEDY_DEFAULTS.copy()
+    if params[3] >= 0.5:
+        sid = PLANNER
+        prm = params[ROLLOUT_WEIGHTS:ROLLOUT_WEIGHTS + PLANNER_DEFAULTS.shape[0]].copy()
+    n_rollouts = max(1, np.int64(params[0] + 0.5))
+    horizon = np.int64(params[1] + 0.5)
+    k = min(n, max(1, np.int64(params[2] + 0.5)))
+    n_cards = t.card.shape[0]
+    values = np.empty(n, np.float64)
+    if sid == PLANNER:
+        planner_values(opts, n, pub, t, prm, values)
+    else:
+        for i in range(n):
+            values[i] = greedy_score(opts, i, prm)
+    # The k best by the policy's values; the first is the policy's own choice.
+    cand = np.sort(np.argsort(-values, kind="mergesort")[:k])
+    if k == 1:
+        return cand[0]
+    rows = np.empty((k, N_COLS), np.int32)
+    for i in range(k):
+        rows[i] = opts[cand[i]]
+    # What the seat knows, canonical: deck contents (sorted), discards (sorted).
+    kdeck = np.zeros((2, n_cards), np.int64)
+    kdisc = np.zeros((2, n_cards), np.int64)
+    ktops = np.zeros((4, 2), np.int64)
+    for d in range(2):
+        ktops[1, d] = canonical(deck[d], tops[0, d], tops[1, d], kdeck[d])
+        ktops[2, d] = canonical(discard[d], 0, tops[2, d], kdisc[d])
+    # Work arrays of the playouts (the game's own are never touched). The counters the
+    # rules keep in a playout are never read, so they start from whatever was left.
+    sdeck = np.empty_like(kdeck)
+    rpub = np.empty_like(pub)
+    rdeck = np.empty_like(kdeck)
+    rdisc = np.empty_like(kdisc)
+    rtops = np.empty_like(ktops)
+    rhid = np.empty_like(hid)
+    rcnt = np.zeros((MAX_PLAYERS, CT_SIZE), np.int64)
+    rr = np.zeros(1, np.uint64)
+    ropts = np.zeros((MAX_OPTIONS, N_COLS), np.int32)
+    caches = np.zeros((MAX_PLAYERS, MAX_TYPES, 3), np.int64)
+    hass = np.zeros((MAX_PLAYERS, MAX_TYPES), np.int64)
+    ver = np.zeros((MAX_PLAYERS, 2), np.int64)
+    memo = np.zeros((MAX_PLAYERS, n_cards, 3), np.int64)
+    cols = np.zeros(MAX_TYPES + MAX_TABLEAU, np.int64)
+    keys = np.zeros(MAX_PLAYERS, np.int64)
+    totals = np.zeros(MAX_PLAYERS, np.int64)
+    total = np.zeros(k, np.float64)
+    trace = new_trace_stub(N_COLS)
+    for _ in range(n_rollouts):
+        sdeck[:, :] = kdeck
+        for d in range(2):
+            shuffle_range(sdeck, d, ktops[1, d], rng)
+        seed = next_u64(rng)
+        for i in range(k):
+            rpub[:] = pub
+            rdeck[:, :] = sdeck
+            rdisc[:, :] = kdisc
+            rtops[:, :] = ktops
+            rhid[:] = hid
+            ver[:, 0] = 0
+            ver[:, 1] = -1
+            memo[:, :, 2] = -1
+            rr[0] = seed
+            ropts[:k] = rows
+            apply_option(t, rpub, rhid, rcnt, rdeck, rdisc, rtops, rr, ropts, i, ver, trace,
+                         False)
+            playout(t, n_players, rpub, rhid, rcnt, rdeck, rdisc, rtops, rr, ropts, caches,
+                    hass, ver, memo, cols, sid, prm, horizon, trace)
+            for q in range(n_players):
+                totals[q], best = final_score(t, rpub, q, cols)
+                keys[q] = ranking_key(t, totals[q], best)
+            total[i] += playout_value(keys, totals, p, n_players)
+    own = np.argmax(values)  # the policy's own choice starts `params[4]` ahead
+    for i in range(k):
+        if cand[i] == own:
+            total[i] += params[4] * n_rollouts
+    best = 0
+    for i in range(1, k):
+        if total[i] > total[best]:
+            best = i
+    return cand[best]
+
+
+# ---------------------------------------------------------------- one game
+@njit_without_refcounts
+def play_game(t, n_players, seed, sids, params, out, g, scratch, trace, tracing):
+    """Play one game from `seed` into row g of `out`; seat s plays strategy sids[s]."""
+    (pub, opts, deck, discard, tops, starts, rngs, hid, cnt, caches, hass, ver, memo,
+     cols) = scratch
+    for s in range(n_players):
+        rngs[1 + s, 0] = stream_state(seed, np.uint64(1 + s))
+    rng = rngs[0]  # the deal
+    rng[0] = stream_state(seed, np.uint64(0))
+    setup(t, n_players, pub, hid, cnt, deck, discard, tops, starts, ver, memo, rng, trace,
+          tracing)
+    c = -1
+    while True:  # options -> decide -> apply, one copy of each (inlined once)
+        if c >= 0:
+            apply_option(t, pub, hid, cnt, deck, discard, tops, rng, opts, c, ver, trace,
+                         tracing)
+        n = next_decision(t, n_players, pub, hid, cnt, deck, discard, tops, rng, opts, caches,
+                          hass, ver, memo, cols, trace, tracing)
+        if n == 0:
+            break
+        s = pub[SEAT]
+        if sids[s] == ROLLOUT and pub[STEP] == STEP_ACTION:
+            c = rollout_action(t, n_players, pub, hid, opts, n, deck, discard, tops,
+                               params[s], rngs[1 + s])
+        else:
+            c = ask(sids[s], opts, n, pub, t, params[s], rngs[1 + s])
+        if tracing:
+            record_decision(trace, tracing, pub[ROUND], s, pub[STEP], opts, n, c)
+    results(t, n_players, pub, cnt, starts, out, g, cols)
+
+
+@njit(cache=True, inline="always")
+def results(t, n_players, pub, cnt, starts, out, g, keys):
+    """Copy a finished game's counters into row g of the result arrays (`keys`: scratch
+    for the ranking)."""
+    n_ing = t.rules[R_N_ING_CARDS]
+    out[O_ROUNDS][g] = pub[ROUND] + 1
+    for s in range(n_players):
+        out[O_STARTING_CARD][g, s] = starts[s] - n_ing
+        out[O_SCORE][g, s] = cnt[s, CT_SCORE]
+        out[O_START_POINTS][g, s] = cnt[s, CT_START_POINTS]
+        out[O_CARDS_PLAYED][g, s] = cnt[s, CT_PLAYED]
+        out[O_DOUBLES][g, s] = cnt[s, CT_DOUBLES]
+        out[O_SALTS][g, s] = cnt[s, CT_SALTS]
+        out[O_BONUS_TOKENS][g, s] = cnt[s, CT_TOKENS]
+        out[O_SICKLES_USED][g, s] = cnt[s, CT_SICKLES]
+        out[O_RUNES_TAKEN][g, s] = cnt[s, CT_RUNES_TAKEN]
+        out[O_RUNES_FLIPPED][g, s] = cnt[s, CT_FLIPPED]
+        out[O_RUNES_PAID_FLIP][g, s] = cnt[s, CT_PAID_FLIP]
+        out[O_RUNES_RETURNED][g, s] = cnt[s, CT_RETURNED]
+        out[O_TRIGGERED_END][g, s] = cnt[s, CT_TRIGGERED]
+        out[O_TURNS][g, s] = cnt[s, CT_TURNS]
+        out[O_CARDS_DISCARDED][g, s] = cnt[s, CT_DISCARDED]
+        out[O_BEST_INGREDIENT_POINTS][g, s] = cnt[s, CT_BEST]
+        for x in range(t.rules[R_N_TYPES]):
+            out[O_PLAYED][g, s, x] = cnt[s, CT_COLUMN + x]
+            out[O_TOKEN][g, s, x] = cnt[s, CT_TOKEN + x]
+        for k in range(len(SCORE_KINDS)):
+            out[O_POINTS][g, s, k] = cnt[s, CT_KIND + k]
+        for c in range(n_ing):
+            out[O_CARD][g, s, c] = cnt[s, CT_CARD + c]
+        keys[s] = ranking_key(t, cnt[s, CT_SCORE], cnt[s, CT_BEST])
+    rank_seats(keys, n_players, out[O_RANK][g], out[O_WIN_SHARE][g])
+
+
+@njit(cache=True, parallel=True, nogil=True)
+def simulate_batch(t, n_players, master_seed, first_game, lineup, rotate, strategy_ids,
+                   strategy_params, out):
+    """Play games first_game .. first_game + len(out[0]) - 1 into `out` (new_outputs).
+
+    Games are split into blocks so that each thread allocates its work arrays once; every
+    game depends only on its own index, so the split never changes a result.
+    """
+    n_games = out[0].shape[0]
+    n_blocks = min(n_games, 256)
+    trace = new_trace_stub(N_COLS)
+    for b in prange(n_blocks):
+        scratch = new_scratch(t)
+        sids, params = seat_buffers(n_players, strategy_params)
+        for i in range(b * n_games // n_blocks, (b + 1) * n_games // n_blocks):
+            seed = prepare_game(n_players, master_seed, first_game + i, lineup, rotate,
+                                strategy_ids, strategy_params, out[O_STRATEGY], i, sids,
+                                params)
+            play_game(t, n_players, seed, sids, params, out, i, scratch, trace, False)
+
+
+@njit(cache=True)
+def play_traced(t, n_players, master_seed, game, lineup, rotate, strategy_ids,
+                strategy_params, out, trace):
+    """Replay game `game` of a run into row 0 of `out`, recording it into `trace`."""
+    sids, params = seat_buffers(n_players, strategy_params)
+    seed = prepare_game(n_players, master_seed, game, lineup, rotate, strategy_ids,
+                        strategy_params, out[O_STRATEGY], 0, sids, params)
+    play_game(t, n_players, seed, sids, params, out, 0, new_scratch(t), trace, True)

@@ -1,0 +1,358 @@
+"""Cauldron Master play: the loop options -> decide -> apply over the rules, for batch play,
+traced play and the rollout player's playouts.
+
+`apply_option` applies a chosen option and `next_decision` plays the automatic phases up
+to the next decision; `play_game` and `playout` are the same short loop around them with
+different deciders, so every rule exists once, in rules.py. `simulate_batch` plays many
+games in parallel, each from its own seed, so results do not depend on thread count or
+chunk size.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, prange
+
+import simkit.rng
+import strategies.cauldron_master
+from simkit.jitcache import drop_stale_cache
+from simkit.kernels import SOURCES
+from simkit.kernels.jit import njit_with_refcounts, njit_without_refcounts
+from simkit.kernels.lookahead import playout_value
+from simkit.kernels.seating import prepare_game, rank_seats, seat_buffers
+from simkit.kernels.trace import new_trace_stub, record_decision
+from simkit.outputs import allocate
+from simkit.rng import randint, stream_state
+from strategies.cauldron_master import GREEDY, ROLLOUT, choose
+
+from . import config as _config
+from . import layout as _layout
+from . import options as _options
+from . import rules as _rules
+from . import scoring as _scoring
+from .layout import (
+    CT_BONUS,
+    CT_POTIONS,
+    CT_SCORED,
+    CT_SIZE,
+    CT_WITCH,
+    HID_SIZE,
+    KEY,
+    KIND,
+    MAX_COLOURS,
+    MAX_OPTIONS,
+    MAX_PLAYERS,
+    MAX_TYPES,
+    N_COLS,
+    O_CARDS_LEFT,
+    O_POTIONS,
+    O_RANK,
+    O_RECIPE_BONUS,
+    O_RECIPE_CARD,
+    O_ROUNDS,
+    O_SCORE,
+    O_SCORED,
+    O_STRATEGY,
+    O_WIN_SHARE,
+    O_WITCH,
+    OPT_STOP,
+    OUTPUTS,
+    PHASE,
+    PHASE_WITCH,
+    PUB_SIZE,
+    RECIPE,
+    ROUND,
+    RU_CAULDRONS,
+    SCORE,
+    SEAT,
+    TOP,
+    TURN,
+    A,
+    B,
+    fill_at,
+)
+from .options import pending_options
+from .rules import (
+    begin_round,
+    begin_turn,
+    choose_witch,
+    create_potions,
+    end_of_round,
+    end_turns,
+    reveal_witches,
+    setup,
+    take_card,
+)
+from .scoring import ranking_key
+
+drop_stale_cache(__file__, strategies.cauldron_master.__file__, simkit.rng.__file__,
+                 _layout.__file__, _config.__file__, _options.__file__, _rules.__file__,
+                 _scoring.__file__, *SOURCES)
+
+
+def new_outputs(n_games: int, n_players: int, n_witches: int, n_types: int) -> tuple:
+    """Allocate the per-game result arrays (layout.OUTPUTS), in narrow dtypes."""
+    return allocate(OUTPUTS, n_games, n_players, {"witches": n_witches, "ingredients": n_types})
+
+
+# ---------------------------------------------------------------- scratch
+@njit(cache=True)
+def new_scratch(t):
+    """Per-thread work arrays, reused across games (every game resets what it uses)."""
+    return (
+        np.zeros(PUB_SIZE, np.int32),  # 0 public state
+        np.zeros((MAX_OPTIONS, N_COLS), np.int32),  # 1 option table
+        np.empty(t.deck.shape[0], np.int64),  # 2 ingredient deck (shuffled)
+        np.empty(t.recipe.shape[0], np.int64),  # 3 recipe cards (shuffled)
+        np.zeros(HID_SIZE, np.int64),  # 4 hidden state
+        np.zeros((MAX_PLAYERS, CT_SIZE), np.int64),  # 5 per-seat counters
+        np.zeros((MAX_PLAYERS + 1, 1), np.uint64),  # 6 rng streams: deal, then one per seat
+        np.zeros((2, MAX_COLOURS), np.int64),  # 7 colour counts, colour limits left
+        np.zeros(MAX_TYPES, np.int64),  # 8 ingredient types on offer (compact list)
+        new_rollout_scratch(t),  # 9 the rollout player's playouts
+    )
+
+
+@njit(cache=True)
+def new_rollout_scratch(t):
+    """Work arrays of `rollout_witch`, apart from the game's so a playout never touches it."""
+    return (
+        np.zeros(PUB_SIZE, np.int32),  # 0 playout state
+        np.zeros((MAX_OPTIONS, N_COLS), np.int32),  # 1 option table
+        np.empty(t.deck.shape[0], np.int64),  # 2 re-sampled undealt deck
+        np.zeros(HID_SIZE, np.int64),  # 3 hidden state
+        np.zeros((MAX_PLAYERS, CT_SIZE), np.int64),  # 4 per-seat counters
+        np.zeros((2, MAX_COLOURS), np.int64),  # 5 colour counts, colour limits left
+        np.zeros(MAX_TYPES, np.int64),  # 6 ingredient types on offer (compact list)
+        np.zeros(MAX_TYPES, np.int64),  # 7 undealt cards per type
+        np.zeros(MAX_OPTIONS, np.float64),  # 8 summed playout value per option
+        np.zeros((2, MAX_PLAYERS), np.int64),  # 9 a playout's ranking keys, points
+        new_trace_stub(N_COLS),  # 10 playouts are never traced
+        np.full(MAX_PLAYERS, GREEDY, np.int64),  # 11 the playouts' strategies: greedy ...
+        np.ones((MAX_PLAYERS, 2), np.float64),  # 12 ... with weights 1 and 1
+    )
+
+
+# ---------------------------------------------------------------- one step
+@njit(cache=True, inline="always")
+def next_decision(t, n_players, pub, hid, cnt, deck, opts, colours, offer, trace, tracing):
+    """Play the automatic phases up to the next decision; its options go into `opts` and
+    their count is returned (0: the game is over)."""
+    while True:
+        if pub[PHASE] == PHASE_WITCH or hid[TURN] < n_players:
+            n = pending_options(t, pub, opts, colours, offer)
+            if n > 0 or pub[PHASE] == PHASE_WITCH:
+                return n
+            # Nothing (more) this witch may take: "pick up the ones you can".
+            hid[TURN] += 1
+            if hid[TURN] < n_players:
+                begin_turn(t, pub, hid)
+            continue
+        end_turns(pub)
+        create_potions(t, n_players, pub, cnt, colours[0], trace, tracing)
+        if end_of_round(t, n_players, pub, hid, deck, trace, tracing):
+            return 0
+        begin_round(pub, n_players, pub[ROUND] + 1)
+
+
+@njit(cache=True, inline="always")
+def apply_option(t, n_players, pub, hid, cnt, opts, c, trace, tracing):
+    """Apply option row `c` of the pending decision (the phase it ends is played by
+    `next_decision`)."""
+    s = pub[SEAT]
+    if pub[PHASE] == PHASE_WITCH:
+        choose_witch(hid, s, opts[c, A])
+        if s + 1 < n_players:
+            pub[SEAT] = s + 1
+        else:
+            reveal_witches(t, n_players, pub, hid, cnt, trace, tracing)
+            begin_turn(t, pub, hid)
+    elif opts[c, KIND] == OPT_STOP:
+        hid[TURN] += 1
+        if hid[TURN] < n_players:
+            begin_turn(t, pub, hid)
+    else:
+        take_card(t, pub, s, opts[c, A], opts[c, B], trace, tracing)
+
+
+# ---------------------------------------------------------------- decisions
+@njit(cache=True, inline="always")
+def ask(sid, opts, n, pub, t, params, rng):
+    """Ask a strategy for an option row; an out-of-range answer falls back to row 0."""
+    chosen = choose(sid, opts, n, pub, t, params, rng)
+    if chosen < 0 or chosen >= n:
+        return 0
+    return chosen
+
+
+# ---------------------------------------------------------------- rollout player
+# The rollout player plays forward with `apply_option`, `next_decision` and `ask`, as the
+# game does, so it plans with exactly the rules the game is played by. It lives here
+# rather than in strategies/cauldron_master.py because play.py imports that module.
+@njit(cache=True)
+def playout(t, n_players, pub, hid, cnt, deck, sids, params, rng, seat, first_witch, horizon,
+            rs):
+    """Play on from the start of round pub[ROUND] (`pub`, `hid`, `cnt`, and `deck` from
+    hid[TOP] on), seat s playing strategy sids[s] with params[s], except that in the first
+    round seat `seat` plays witch `first_witch` (-1: its strategy's). Stops at the end of the
+    game or after `horizon` rounds (0: no limit). Updates the state in place; returns the
+    rounds played. `play_game`'s loop without the lookahead, tracing or results."""
+    opts, colours, offer, trace = rs[1], rs[5], rs[6], rs[10]
+    start = pub[ROUND]
+    begin_round(pub, n_players, start)
+    c = -1
+    while True:
+        if c >= 0:
+            apply_option(t, n_players, pub, hid, cnt, opts, c, trace, False)
+        n = next_decision(t, n_players, pub, hid, cnt, deck, opts, colours, offer, trace,
+                          False)
+        if n == 0:
+            return pub[ROUND] - start + 1
+        if horizon > 0 and pub[ROUND] - start >= horizon:
+            return horizon
+        s = pub[SEAT]
+        c = ask(sids[s], opts, n, pub, t, params[s], rng)
+        if s == seat and pub[PHASE] == PHASE_WITCH and pub[ROUND] == start:
+            for i in range(n):
+                if opts[i, A] == first_witch:
+                    c = i
+
+
+@njit_with_refcounts
+def rollout_witch(t, n_players, pub, cnt, opts, n, undealt, params, rng, rs):
+    """The rollout player's witch: the option row of `opts[:n]` whose playouts score best.
+
+    Sees only what its seat may see: `pub` (no other seat's choice this round) and
+    `undealt`, the number of undealt cards of each type (public: every dealt card is face
+    up), never their order. Each of `params[0]` rounds re-shuffles those cards with the
+    seat's own stream `rng` and plays every option forward on that same deal (common random
+    numbers, so options are compared on equal luck). A playout's value is the seat's win
+    share (ranked as at the end of the game, on the score after `params[1]` rounds if that
+    cuts it short) plus 0.001 per point of margin over the best other seat, so that among
+    equally winning options the wider margin is preferred.
+    """
+    seat = pub[SEAT]
+    rpub, rdeck, rhid, rcnt, total = rs[0], rs[2], rs[3], rs[4], rs[8]
+    keys, points = rs[9][0], rs[9][1]
+    policy, policy_params = rs[11], rs[12]  # every seat greedy, weights 1 and 1
+    n_rollouts = max(1, np.int64(params[0] + 0.5))
+    horizon = np.int64(params[1] + 0.5)
+    for i in range(n):
+        total[i] = 0.0
+    for _ in range(n_rollouts):
+        # The undealt cards in a canonical order (by type), then shuffled: the deal depends
+        # only on how many of each type are left, never on the real deck order.
+        m = 0
+        for x in range(t.types.shape[0]):
+            for _j in range(undealt[x]):
+                rdeck[m] = x
+                m += 1
+        for i in range(m - 1, 0, -1):
+            j = randint(rng, i + 1)
+            rdeck[i], rdeck[j] = rdeck[j], rdeck[i]
+        for i in range(n):
+            rpub[:] = pub
+            rcnt[:] = cnt
+            rhid[TOP] = 0
+            playout(t, n_players, rpub, rhid, rcnt, rdeck, policy, policy_params, rng, seat,
+                    opts[i, A], horizon, rs)
+            for s in range(n_players):
+                points[s] = rpub[SCORE + s]
+                keys[s] = ranking_key(t, rpub, rcnt, s)
+            total[i] += playout_value(keys, points, seat, n_players)
+    best = 0
+    for i in range(1, n):
+        if total[i] > total[best]:
+            best = i
+    return best
+
+
+@njit_with_refcounts
+def rollout_decision(t, n_players, pub, cnt, opts, n, deck, top, params, rng, rs):
+    """`rollout_witch` for the seat pub[SEAT] choosing its witch: of the real deck it is
+    told only how many cards of each type are undealt (deck[top:] as counts)."""
+    undealt = rs[7]
+    undealt[:] = 0
+    for i in range(top, deck.shape[0]):
+        undealt[deck[i]] += 1
+    return rollout_witch(t, n_players, pub, cnt, opts, n, undealt, params, rng, rs)
+
+
+# ---------------------------------------------------------------- one game
+@njit_without_refcounts
+def play_game(t, n_players, seed, sids, params, out, g, scratch, trace, tracing):
+    """Play one game from `seed` into row g of `out`; seat s plays strategy sids[s]."""
+    pub, opts, deck, recipe_deck, hid, cnt, rngs, colours, offer, rs = scratch
+    for s in range(n_players):
+        rngs[1 + s, 0] = stream_state(seed, np.uint64(1 + s))
+    rngs[0, 0] = stream_state(seed, np.uint64(0))
+    setup(t, n_players, pub, hid, cnt, deck, recipe_deck, rngs[0], trace, tracing)
+    c = -1
+    while True:  # options -> decide -> apply, one copy of each (inlined once)
+        if c >= 0:
+            apply_option(t, n_players, pub, hid, cnt, opts, c, trace, tracing)
+        n = next_decision(t, n_players, pub, hid, cnt, deck, opts, colours, offer, trace,
+                          tracing)
+        if n == 0:
+            break
+        s = pub[SEAT]
+        if sids[s] == ROLLOUT and pub[PHASE] == PHASE_WITCH:
+            c = rollout_decision(t, n_players, pub, cnt, opts, n, deck, hid[TOP], params[s],
+                                 rngs[1 + s], rs)
+        else:
+            c = ask(sids[s], opts, n, pub, t, params[s], rngs[1 + s])
+        record_decision(trace, tracing, pub[ROUND], s, opts[0, KIND], opts, n, c)
+    results(t, n_players, pub, hid, cnt, out, g)
+
+
+@njit(cache=True, inline="always")
+def results(t, n_players, pub, hid, cnt, out, g):
+    """Copy a finished game's state and counters into row g of the result arrays."""
+    out[O_ROUNDS][g] = pub[ROUND] + 1
+    keys = hid[KEY:KEY + MAX_PLAYERS]
+    for s in range(n_players):
+        left = 0
+        for k in range(t.rules[RU_CAULDRONS]):
+            left += pub[fill_at(s, k)]
+        out[O_CARDS_LEFT][g, s] = left
+        out[O_POTIONS][g, s] = cnt[s, CT_POTIONS]
+        out[O_SCORE][g, s] = pub[SCORE + s]
+        out[O_RECIPE_CARD][g, s] = pub[RECIPE + s]
+        out[O_RECIPE_BONUS][g, s] = cnt[s, CT_BONUS]
+        for w in range(t.witch.shape[0]):
+            out[O_WITCH][g, s, w] = cnt[s, CT_WITCH + w]
+        for x in range(t.types.shape[0]):
+            out[O_SCORED][g, s, x] = cnt[s, CT_SCORED + x]
+        keys[s] = ranking_key(t, pub, cnt, s)
+    rank_seats(keys, n_players, out[O_RANK][g], out[O_WIN_SHARE][g])
+
+
+@njit(cache=True, parallel=True, nogil=True)
+def simulate_batch(t, n_players, master_seed, first_game, lineup, rotate, strategy_ids,
+                   strategy_params, out):
+    """Play games first_game .. first_game + len(out[0]) - 1 into `out` (new_outputs).
+
+    Games are split into blocks so that each thread allocates its work arrays once; every
+    game depends only on its own index, so the split never changes a result.
+    """
+    n_games = out[0].shape[0]
+    n_blocks = min(n_games, 256)
+    trace = new_trace_stub(N_COLS)
+    for b in prange(n_blocks):
+        scratch = new_scratch(t)
+        sids, params = seat_buffers(n_players, strategy_params)
+        for i in range(b * n_games // n_blocks, (b + 1) * n_games // n_blocks):
+            seed = prepare_game(n_players, master_seed, first_game + i, lineup, rotate,
+                                strategy_ids, strategy_params, out[O_STRATEGY], i, sids,
+                                params)
+            play_game(t, n_players, seed, sids, params, out, i, scratch, trace, False)
+
+
+@njit(cache=True)
+def play_traced(t, n_players, master_seed, game, lineup, rotate, strategy_ids,
+                strategy_params, out, trace):
+    """Replay game `game` of a run into row 0 of `out`, recording it into `trace`."""
+    sids, params = seat_buffers(n_players, strategy_params)
+    seed = prepare_game(n_players, master_seed, game, lineup, rotate, strategy_ids,
+                        strategy_params, out[O_STRATEGY], 0, sids, params)
+    play_game(t, n_players, seed, sids, params, out, 0, new_scratch(t), trace, True)

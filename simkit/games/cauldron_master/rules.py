@@ -1,0 +1,254 @@
+"""Cauldron Master's rules, in rulebook order: setup, 1 select a witch, 2 player order,
+3 pick ingredient cards, 4 create potions, 5 end of round, the end of the game.
+
+Each function applies one step to the game state (`pub`, the hidden state `hid`, the
+deck) and the per-seat counters `cnt` (layouts: layout.py). None asks a player or writes a
+result array: play.py sequences these steps between decisions, for batch play, traced
+play and the rollout player's playouts alike. `trace`/`tracing` record events for
+`simkit play` (a no-op in batch play).
+"""
+
+from __future__ import annotations
+
+from numba import njit
+
+from simkit.kernels.jit import njit_without_refcounts
+from simkit.kernels.trace import record_event
+from simkit.rng import randint
+
+from .layout import (
+    CHOSEN,
+    CT_BONUS,
+    CT_POTIONS,
+    CT_SCORED,
+    CT_WITCH,
+    DECK_LEFT,
+    EV_END,
+    EV_HECATE,
+    EV_ORDER,
+    EV_POTION,
+    EV_REFILL,
+    EV_REVEAL,
+    EV_SETUP,
+    EV_TAKE,
+    HECATE,
+    KEY,
+    MAX_COLOURS,
+    MAX_PLAYERS,
+    N_PLAYERS,
+    ORDER,
+    PHASE,
+    PHASE_PICK,
+    PHASE_WITCH,
+    PICKS_LEFT,
+    RECIPE,
+    REVEALED,
+    ROUND,
+    RU_CAP,
+    RU_CAULDRONS,
+    RU_END_EMPTY,
+    RU_MAX_ROUNDS,
+    RU_SUPPLY,
+    SCORE,
+    SEAT,
+    SUPPLY,
+    TAKEN,
+    TOP,
+    TURN,
+    TY_COLOUR,
+    WI_INIT,
+    WI_MAX,
+    WITCH_NOW,
+    cauldron_at,
+    fill_at,
+    hand_at,
+)
+from .scoring import colour_counts, potion_points, recipe_points
+
+
+# ---------------------------------------------------------------- setup
+@njit_without_refcounts
+def setup(t, n_players, pub, hid, cnt, deck, recipe_deck, deal, trace, tracing):
+    """Shuffle the ingredient deck, reveal the supply, deal recipe cards face up, give every
+    seat its witches; the first round begins. `deal` is the game's dealing stream."""
+    pub[:] = 0
+    cnt[:] = 0
+    for i in range(deck.shape[0]):  # not deck[:] = ...: that may allocate a copy
+        deck[i] = t.deck[i]
+    for i in range(deck.shape[0] - 1, 0, -1):
+        j = randint(deal, i + 1)
+        deck[i], deck[j] = deck[j], deck[i]
+    for i in range(recipe_deck.shape[0]):
+        recipe_deck[i] = i
+    for i in range(recipe_deck.shape[0] - 1, 0, -1):
+        j = randint(deal, i + 1)
+        recipe_deck[i], recipe_deck[j] = recipe_deck[j], recipe_deck[i]
+    supply_size = t.rules[RU_SUPPLY + n_players]
+    for i in range(supply_size):
+        pub[SUPPLY + deck[i]] += 1
+    hid[TOP] = supply_size
+    pub[N_PLAYERS] = n_players
+    pub[HECATE] = 0  # seat 0, the first player, starts with the Favour of Hecate
+    pub[DECK_LEFT] = deck.shape[0] - supply_size
+    for s in range(n_players):
+        pub[RECIPE + s] = recipe_deck[s]
+        record_event(trace, tracing, 0, EV_SETUP, s, recipe_deck[s], 0, 0)
+        take_witches_back(t, pub, s)
+    begin_round(pub, n_players, 0)
+
+
+@njit_without_refcounts
+def take_witches_back(t, pub, s):
+    """Seat s takes every witch into hand (at setup, and once all have been used)."""
+    for w in range(t.witch.shape[0]):
+        pub[hand_at(s, w)] = 1
+
+
+@njit(cache=True, inline="always")
+def begin_round(pub, n_players, rnd):
+    """Round `rnd` begins with phase 1: seat 0 is the first to choose a witch."""
+    pub[ROUND] = rnd
+    pub[PHASE] = PHASE_WITCH
+    pub[SEAT] = 0
+    pub[WITCH_NOW] = -1
+    pub[PICKS_LEFT] = 0
+    for c in range(MAX_COLOURS):
+        pub[TAKEN + c] = 0
+    for s in range(n_players):
+        pub[REVEALED + s] = -1
+
+
+# ---------------------------------------------------------------- 1. select a witch
+@njit(cache=True, inline="always")
+def choose_witch(hid, s, w):
+    """Seat s chooses witch w, secretly: it stays out of `pub` until everyone has chosen,
+    so no strategy sees another's choice this round."""
+    hid[CHOSEN + s] = w
+
+
+# ---------------------------------------------------------------- 2. player order
+@njit(cache=True, inline="always")
+def reveal_witches(t, n_players, pub, hid, cnt, trace, tracing):
+    """Everyone reveals their witch; the turn order follows (phase 2) and phase 3 begins."""
+    rnd = pub[ROUND]
+    for s in range(n_players):
+        w = hid[CHOSEN + s]
+        pub[REVEALED + s] = w
+        cnt[s, CT_WITCH + w] += 1
+        record_event(trace, tracing, rnd, EV_REVEAL, s, w, 0, 0)
+    turn_order(t, n_players, pub[HECATE], hid[CHOSEN:CHOSEN + MAX_PLAYERS],
+               hid[ORDER:ORDER + MAX_PLAYERS], hid[KEY:KEY + MAX_PLAYERS])
+    for i in range(n_players):
+        record_event(trace, tracing, rnd, EV_ORDER, hid[ORDER + i], i, 0, 0)
+    pub[PHASE] = PHASE_PICK
+    hid[TURN] = 0
+
+
+@njit_without_refcounts
+def turn_order(t, n_players, hecate, chosen_witch, order, key):
+    """Seats into `order`, lowest initiative first; ties go to the Favour of Hecate
+    holder, then clockwise (to the left, increasing seat) from them."""
+    for s in range(n_players):
+        dist = (s - hecate + n_players) % n_players
+        key[s] = t.witch[chosen_witch[s], WI_INIT] * MAX_PLAYERS + dist
+        order[s] = s
+    for i in range(1, n_players):  # insertion sort: at most 4 seats
+        j = i
+        while j > 0 and key[order[j - 1]] > key[order[j]]:
+            order[j - 1], order[j] = order[j], order[j - 1]
+            j -= 1
+
+
+# ---------------------------------------------------------------- 3. pick ingredient cards
+@njit(cache=True, inline="always")
+def begin_turn(t, pub, hid):
+    """The turn hid[TURN] in the order begins: that seat plays its witch."""
+    s = hid[ORDER + hid[TURN]]
+    w = hid[CHOSEN + s]
+    pub[SEAT] = s
+    pub[WITCH_NOW] = w
+    pub[PICKS_LEFT] = t.witch[w, WI_MAX]
+    for c in range(MAX_COLOURS):
+        pub[TAKEN + c] = 0
+
+
+@njit(cache=True, inline="always")
+def take_card(t, pub, s, x, k, trace, tracing):
+    """Seat s takes an ingredient card of type x from the supply into its cauldron k (the
+    supply is not refilled between turns)."""
+    pub[SUPPLY + x] -= 1
+    pub[cauldron_at(s, k, x)] += 1
+    pub[fill_at(s, k)] += 1
+    pub[TAKEN + t.types[x, TY_COLOUR]] += 1
+    pub[PICKS_LEFT] -= 1
+    record_event(trace, tracing, pub[ROUND], EV_TAKE, s, x, k, 0)
+
+
+@njit(cache=True, inline="always")
+def end_turns(pub):
+    """Every seat has played its turn."""
+    pub[WITCH_NOW] = -1
+    pub[PICKS_LEFT] = 0
+
+
+# ---------------------------------------------------------------- 4. create potions
+@njit(cache=True, inline="always")
+def create_potions(t, n_players, pub, cnt, counts, trace, tracing):
+    """Every full cauldron scores (its score-table points and the best recipe bonus of its
+    owner's card) and is emptied."""
+    for s in range(n_players):
+        for k in range(t.rules[RU_CAULDRONS]):
+            size = pub[fill_at(s, k)]
+            if size < t.rules[RU_CAP + k]:
+                continue
+            colour_counts(t, pub, s, k, counts)
+            base_points = potion_points(t, pub, s, k, -1)
+            bonus = recipe_points(t, pub, s, k, -1, counts, size)
+            pub[SCORE + s] += base_points + bonus
+            cnt[s, CT_BONUS] += bonus
+            cnt[s, CT_POTIONS] += 1
+            record_event(trace, tracing, pub[ROUND], EV_POTION, s, k, base_points, bonus)
+            for x in range(t.types.shape[0]):
+                cnt[s, CT_SCORED + x] += pub[cauldron_at(s, k, x)]
+                pub[cauldron_at(s, k, x)] = 0
+            pub[fill_at(s, k)] = 0
+
+
+# ---------------------------------------------------------------- 5. end of round
+@njit(cache=True, inline="always")
+def end_of_round(t, n_players, pub, hid, deck, trace, tracing):
+    """Refill the supply; the game ends if the deck cannot fill it (or, by option, once it
+    is empty, or after the last round). Otherwise the Favour of Hecate passes to the left
+    and used witches are set aside. Returns whether the game is over."""
+    rnd = pub[ROUND]
+    n_types = t.types.shape[0]
+    in_supply = 0
+    for x in range(n_types):
+        in_supply += pub[SUPPLY + x]
+    needed = t.rules[RU_SUPPLY + n_players] - in_supply
+    if needed > pub[DECK_LEFT]:
+        record_event(trace, tracing, rnd, EV_END, -1, needed, pub[DECK_LEFT], 0)
+        return True
+    top = hid[TOP]
+    for _ in range(needed):
+        pub[SUPPLY + deck[top]] += 1
+        top += 1
+    hid[TOP] = top
+    pub[DECK_LEFT] -= needed
+    record_event(trace, tracing, rnd, EV_REFILL, -1, needed, pub[DECK_LEFT], 0)
+    if t.rules[RU_END_EMPTY] and pub[DECK_LEFT] == 0:
+        record_event(trace, tracing, rnd, EV_END, -3, 0, 0, 0)
+        return True
+    pub[HECATE] = (pub[HECATE] + 1) % n_players
+    record_event(trace, tracing, rnd, EV_HECATE, pub[HECATE], 0, 0, 0)
+    for s in range(n_players):
+        pub[hand_at(s, hid[CHOSEN + s])] = 0  # used witches are set aside
+        held = 0
+        for w in range(t.witch.shape[0]):
+            held += pub[hand_at(s, w)]
+        if held == 0:  # every witch used: all go back to hand
+            take_witches_back(t, pub, s)
+    if rnd + 1 >= t.rules[RU_MAX_ROUNDS]:
+        record_event(trace, tracing, rnd, EV_END, -2, 0, 0, 0)
+        return True
+    return False

@@ -1,0 +1,89 @@
+"""Cauldron Master's scoring: what a potion is worth (score table and recipe bonus) and
+how the seats rank at the end. Pure functions of the state: the rules, the option tables
+and the lookahead all score through them."""
+
+from __future__ import annotations
+
+from numba import njit
+
+from .layout import (
+    CT_POTIONS,
+    MAX_RECIPES,
+    RE_BONUS,
+    RE_CTOTAL,
+    RE_NCOUNT,
+    RE_NLEN,
+    RE_NTYPE,
+    RE_SIZE,
+    RECIPE,
+    RU_COLOURS,
+    RU_EXACT,
+    RU_TIE_POTIONS,
+    SCORE,
+    TY_COLOUR,
+    TY_SCORE,
+    cauldron_at,
+)
+
+
+@njit(cache=True, inline="always")
+def potion_points(t, pub, p, k, extra):
+    """Score-table points of cauldron k of seat p, plus one card of type `extra` (-1: none)."""
+    base = cauldron_at(p, k, 0)
+    pts = 0
+    for x in range(t.types.shape[0]):
+        n = pub[base + x] + (1 if x == extra else 0)
+        if n > 0:
+            pts += t.types[x, TY_SCORE + n]
+    return pts
+
+
+@njit(cache=True, inline="always")
+def colour_counts(t, pub, p, k, counts):
+    """Cards of each colour in cauldron k of seat p, into `counts`."""
+    base = cauldron_at(p, k, 0)
+    for c in range(t.rules[RU_COLOURS]):
+        counts[c] = 0
+    for x in range(t.types.shape[0]):
+        counts[t.types[x, TY_COLOUR]] += pub[base + x]
+
+
+@njit(cache=True, inline="always")
+def recipe_points(t, pub, p, k, extra, counts, size):
+    """Best single recipe bonus seat p's card gives cauldron k (+ card `extra`, -1: none).
+
+    `counts` are the cauldron's colour counts without `extra`; `size` its cards with it.
+    A recipe matches if the potion holds its specific ingredients and, per colour, at
+    least as many cards as its icons and ingredients of that colour need ("contains"),
+    and with options.recipe_match = "exact" nothing else.
+    """
+    card = pub[RECIPE + p]
+    base = cauldron_at(p, k, 0)
+    best = 0
+    for j in range(MAX_RECIPES):
+        bonus = t.recipe[card, j, RE_BONUS]
+        need = t.recipe[card, j, RE_SIZE]
+        if bonus <= best or size < need or (t.rules[RU_EXACT] and size != need):
+            continue
+        ok = True
+        for i in range(t.recipe[card, j, RE_NLEN]):
+            x = t.recipe[card, j, RE_NTYPE + i]
+            if pub[base + x] + (1 if x == extra else 0) < t.recipe[card, j, RE_NCOUNT + i]:
+                ok = False
+                break
+        if ok:
+            for c in range(t.rules[RU_COLOURS]):
+                plus = 1 if extra >= 0 and t.types[extra, TY_COLOUR] == c else 0
+                if counts[c] + plus < t.recipe[card, j, RE_CTOTAL + c]:
+                    ok = False
+                    break
+        if ok:
+            best = bonus
+    return best
+
+
+@njit(cache=True, inline="always")
+def ranking_key(t, pub, cnt, s):
+    """What ranks seat s at the end: Spell Points (incomplete cauldrons score nothing), then
+    with options.tie_break = "most_potions" the potions brewed."""
+    return pub[SCORE + s] * 256 + (cnt[s, CT_POTIONS] if t.rules[RU_TIE_POTIONS] else 0)

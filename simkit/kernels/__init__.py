@@ -1,0 +1,9 @@
+"""Compiled pieces every game's rules share, one job per module: `jit` (compile modes,
+views without reference counts), `trace` (one traced game's buffers), `seating` (seeds and
+seats of a run), `lookahead` (the rollout player's playout value and hidden piles) and
+`plugin_call` (calling a plug-in strategy)."""
+
+from pathlib import Path
+
+SOURCES = tuple(str(p) for p in sorted(Path(__file__).parent.glob("*.py")))
+"""Every file here: a game's kernel lists them among its numba cache dependencies."""

@@ -1,0 +1,60 @@
+"""How kernels are compiled: with or without numba's reference counting, and array views
+without a count for hot loops."""
+
+from __future__ import annotations
+
+from numba import carray, njit, types
+from numba.extending import intrinsic
+
+
+def njit_without_refcounts(fn):
+    """@njit(cache=True) for a game's turn loop (`play_game`): compiled without numba's
+    reference counting.
+
+    numba counts references to every array a function holds, with a call into its runtime
+    at each copy and end of use, even for the uncounted views of `unowned`; in the Inori
+    turn loop those calls and the registers they clobber took about 40% of a game. Without
+    counting, the loop and the functions it calls must not allocate arrays: numba refuses
+    to compile one that does ("Only accept returning of array passed into the function").
+    A function that allocates and is called from such a loop takes
+    `njit_with_refcounts`. Mark the loop's other helpers with this one: an unmarked
+    function takes the mode of whichever caller happens to compile it first.
+    """
+    return njit(cache=True, _nrt=False)(fn)
+
+
+def njit_with_refcounts(fn):
+    """@njit(cache=True) for a function that allocates arrays (a planner's work array, a
+    rollout's copies of the state) and is called from an `njit_without_refcounts` loop:
+    without it, it would inherit the loop's mode and not compile."""
+    return njit(cache=True, _nrt=True)(fn)
+
+
+@intrinsic
+def _data_pointer(typingctx, arr):
+    """The data pointer of a C-contiguous array."""
+    sig = types.CPointer(arr.dtype)(arr)
+
+    def codegen(context, builder, signature, args):
+        return context.make_array(signature.args[0])(context, builder, args[0]).data
+
+    return sig, codegen
+
+
+@njit(cache=True, inline="always")
+def unowned(a):
+    """A view of C-contiguous `a` without a reference count, for hot loops.
+
+    numba counts references to every array passed to a function (an atomic add and
+    subtract per array and call); in a game's turn loop that was half the time, and with
+    two threads the shared counts bounce between cores. A view without a count skips that.
+    The caller must keep `a` itself alive (referenced) for as long as the view is used.
+    """
+    return carray(_data_pointer(a), a.shape)
+
+
+@njit(cache=True)
+def keep_alive(*arrays):
+    """Marks `arrays` as used here, so numba keeps them alive until this point (it frees an
+    array after its last use, which would leave `unowned` views of it dangling)."""
+    return len(arrays)

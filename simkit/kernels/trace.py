@@ -1,0 +1,82 @@
+"""Trace buffers: one traced game's decisions, option rows and events, for `simkit play`
+and the differential tests.
+
+    decisions   int32[D, 6]   round, seat, kind of decision, options, chosen row,
+                              index of its first row in `options`
+    options     int32[O, C]   the option rows offered at each decision (C = table width)
+    events      int32[E, 6]   round, event code, seat, a, b, c (codes: the game's layout)
+    counts      int64[3]      decisions, option rows and events recorded
+
+Batch play passes a stub of the same types with `tracing` false, so one compiled rule
+function serves both.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+MAX_DECISIONS = 4096
+MAX_TRACED_OPTIONS = 1 << 17
+MAX_EVENTS = 8192
+
+
+def new_trace(n_cols: int) -> tuple:
+    """Buffers for one traced game whose option tables are `n_cols` wide."""
+    return (
+        np.zeros((MAX_DECISIONS, 6), np.int32),
+        np.zeros((MAX_TRACED_OPTIONS, n_cols), np.int32),
+        np.zeros((MAX_EVENTS, 6), np.int32),
+        np.zeros(3, np.int64),
+    )
+
+
+@njit(cache=True)
+def new_trace_stub(n_cols):
+    """Empty buffers of the same types, for untraced play."""
+    return (
+        np.zeros((1, 6), np.int32),
+        np.zeros((1, n_cols), np.int32),
+        np.zeros((1, 6), np.int32),
+        np.zeros(3, np.int64),
+    )
+
+
+@njit(cache=True, inline="always")
+def record_event(trace, tracing, rnd, event, seat, a, b, c):
+    """Append one event to the trace (a no-op when not tracing or when full)."""
+    if not tracing:
+        return
+    i = trace[3][2]
+    if i < trace[2].shape[0]:
+        ev = trace[2]
+        ev[i, 0] = rnd
+        ev[i, 1] = event
+        ev[i, 2] = seat
+        ev[i, 3] = a
+        ev[i, 4] = b
+        ev[i, 5] = c
+        trace[3][2] = i + 1
+
+
+@njit(cache=True, inline="always")
+def record_decision(trace, tracing, rnd, seat, kind, opts, n, chosen):
+    """Append one decision (of a game-defined `kind`) and its option rows."""
+    if not tracing:
+        return
+    d = trace[3][0]
+    o = trace[3][1]
+    if d >= trace[0].shape[0] or o + n > trace[1].shape[0]:
+        return
+    dec = trace[0]
+    dec[d, 0] = rnd
+    dec[d, 1] = seat
+    dec[d, 2] = kind
+    dec[d, 3] = n
+    dec[d, 4] = chosen
+    dec[d, 5] = o
+    for i in range(n):
+        for col in range(trace[1].shape[1]):
+            trace[1][o + i, col] = opts[i, col]
+    trace[3][0] = d + 1
+    trace[3][1] = o + n
