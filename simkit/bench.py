@@ -38,12 +38,13 @@ print(time.perf_counter() - t0)
 """
 
 
-def _median_time(fn: Callable[[], object], repeats: int) -> float:
+def _median_time(fn: Callable[[], object], repeats: int,
+                 clock: Callable[[], float] = time.perf_counter) -> float:
     times = []
     for _ in range(repeats):
-        start = time.perf_counter()
+        start = clock()
         fn()
-        times.append(time.perf_counter() - start)
+        times.append(clock() - start)
     return statistics.median(times)
 
 
@@ -57,6 +58,22 @@ def kernel_rate(strategy: str, threads: int, n_games: int, repeats: int,
     try:
         return n_games / _median_time(
             lambda: game.simulate(compiled, lineup, 7, 0, n_games), repeats)
+    finally:
+        numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
+
+
+def cpu_per_game(game_name: str, n_games: int, repeats: int) -> float:
+    """CPU microseconds per game on one thread, 4 greedy players: the steadiest figure on a
+    shared machine (time spent waiting for a core is not counted)."""
+    game = get_game(game_name)
+    compiled = game.compile(game.load_config())
+    lineup = build_lineup(game, ["greedy"], 4)
+    game.simulate(compiled, lineup, 0, 0, 100)  # compile or load the cache
+    numba.set_num_threads(1)
+    try:
+        return 1e6 / n_games * _median_time(
+            lambda: game.simulate(compiled, lineup, 7, 0, n_games), repeats,
+            time.process_time)
     finally:
         numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
 
@@ -188,8 +205,13 @@ def table_json(rows: list[Row], settings: dict[str, Any]) -> dict[str, Any]:
                       "met": r.met, "note": r.note} for r in rows]}
 
 
+SHARE = {"cauldron-master": 1, "carnuta": 8, "inori": 8}  # fewer games of the longer games
+
+
 def run_bench(n_games: int, repeats: int, run_games: int, echo: Callable[[str], None],
-              json_path: Path | None = None) -> list[Row]:
+              json_path: Path | None = None, game: str | None = None) -> list[Row]:
+    """Measure and print the table; `game` limits it to that game's kernel rows (a quick
+    before/after comparison of one kernel)."""
     rows: list[Row] = []
 
     def row(measure: str, value: float | None, unit: str = "",
@@ -198,31 +220,31 @@ def run_bench(n_games: int, repeats: int, run_games: int, echo: Callable[[str], 
                         note))
         echo(f"  measured: {measure}: {rows[-1].shown()} {unit}")
 
-    echo(f"Cauldron Master, 4 players; medians of {repeats}; {n_games:,} games per measure")
-    rates = {}
-    for threads in (1, 2):
-        rates[threads] = kernel_rate("greedy", threads, n_games, repeats)
-        row(f"kernel greedy, {threads} thread(s)", rates[threads], "games/s")
-    for strategy in ("random", "planner"):
-        row(f"kernel {strategy}, 2 threads", kernel_rate(strategy, 2, n_games // 4, repeats),
-            "games/s")
-    row("2 threads / 1 thread", rates[2] / rates[1], "x", (">=", 1.9))
-    ref = reference_rate(max(50, n_games // 2000), repeats)
-    row("reference greedy, plain Python", ref, "games/s")
-    row("kernel 2 threads / reference", None if ref is None else rates[2] / ref, "x",
-        (">=", 1000))
-    kernel2 = {"cauldron-master": rates[2]}
-    for game, share in (("carnuta", 8), ("inori", 8)):
-        echo(f"{game}, 4 players, greedy")
-        k = {th: kernel_rate("greedy", th, n_games // share, repeats, game) for th in (1, 2)}
-        kernel2[game] = k[2]
-        row(f"{game} kernel greedy, 1 thread", k[1], "games/s")
-        row(f"{game} kernel greedy, 2 threads", k[2], "games/s")
-        row(f"{game} 2 threads / 1 thread", k[2] / k[1], "x", (">=", 1.9))
-        ref = reference_rate(max(20, n_games // 20000), repeats, game)
-        row(f"{game} reference, plain Python", ref, "games/s")
-        row(f"{game} kernel 2 threads / reference", None if ref is None else k[2] / ref, "x",
+    echo(f"4 players, greedy unless named; medians of {repeats}")
+    kernel2 = {}
+    for name in [game] if game else list(SHARE):
+        n = max(1, n_games // SHARE[name])
+        prefix = "" if name == "cauldron-master" else f"{name} "
+        echo(f"{name}: {n:,} games per measure")
+        row(f"{prefix}CPU per game, 1 thread", cpu_per_game(name, n, repeats), "us")
+        k = {th: kernel_rate("greedy", th, n, repeats, name) for th in (1, 2)}
+        kernel2[name] = k[2]
+        row(f"{prefix}kernel greedy, 1 thread", k[1], "games/s")
+        row(f"{prefix}kernel greedy, 2 threads", k[2], "games/s")
+        if name == "cauldron-master":
+            for strategy in ("random", "planner"):
+                row(f"kernel {strategy}, 2 threads",
+                    kernel_rate(strategy, 2, n // 4, repeats), "games/s")
+        row(f"{prefix}2 threads / 1 thread", k[2] / k[1], "x", (">=", 1.9))
+        ref_games = (max(50, n_games // 2000) if name == "cauldron-master"
+                     else max(20, n_games // 20000))
+        ref = reference_rate(ref_games, repeats, name)
+        row(f"{prefix}reference, plain Python", ref, "games/s")
+        row(f"{prefix}kernel 2 threads / reference", None if ref is None else k[2] / ref, "x",
             (">=", 1000))
+    if game:
+        return _finish(rows, echo, json_path, {"games": n_games, "repeats": repeats,
+                                                "game": game})
     row("first game, fresh process, warm cache", first_game_seconds(repeats), "s", ("<", 1.0))
     few, many = engine_seconds(n_games, n_games), engine_seconds(n_games, n_games // 32)
     row("overhead per extra chunk", (many - few) / 31 * 1000, "ms")
@@ -241,11 +263,17 @@ def run_bench(n_games: int, repeats: int, run_games: int, echo: Callable[[str], 
         row(f"simkit run --summary-only {run_games:,} games, wall", seconds, "s")
         row("simkit run --summary-only peak memory", peak, "MB", ("<", 1000),
             "flat in the games")
+    return _finish(rows, echo, json_path, {"games": n_games, "repeats": repeats,
+                                            "run_games": run_games})
+
+
+def _finish(rows: list[Row], echo: Callable[[str], None], json_path: Path | None,
+            settings: dict[str, Any]) -> list[Row]:
+    """Print the table, and write it as JSON if asked."""
     echo("")
     for line in table_text(rows):
         echo(line)
     if json_path is not None:
-        settings = {"games": n_games, "repeats": repeats, "run_games": run_games}
         json_path.write_text(json.dumps(table_json(rows, settings), indent=2) + "\n")
         echo(f"Wrote {json_path}.")
     return rows

@@ -101,10 +101,10 @@ class Progress:
                 self.stream.flush()
 
 
-def say_if_compiling(game: Any, traced: bool = False, stream: IO[str] | None = None) -> None:
+def say_if_compiling(game: Any, stream: IO[str] | None = None) -> None:
     """Say so before the first game when it will compile the game's kernel (a first run:
     seconds to minutes, depending on the game), so a first run never sits silent."""
-    if getattr(game, "needs_compile", lambda traced: False)(traced):
+    if getattr(game, "needs_compile", lambda: False)():
         stream = stream if stream is not None else sys.stderr
         stream.write(f"Compiling the {game.title} kernel (first run only; later runs load it "
                      "from the cache in under a second)...\n")

@@ -40,3 +40,19 @@ def test_the_bench_command_writes_its_table_as_json(cm, tmp_path):
     marked = [row for row in data["rows"] if row["target"] is not None]
     assert marked and all(row["met"] in (True, False) for row in marked)
     assert "targets met:" in r.output
+
+
+def test_bench_of_one_game_measures_only_that_kernel(cm, tmp_path):
+    """`--game` is the quick before/after of one kernel: its rows only, CPU per game first."""
+    out = tmp_path / "one.json"
+    r = CliRunner().invoke(main, ["bench", "--game", "cauldron-master", "--games", "2000",
+                                  "--repeats", "1", "--json", str(out)])
+    assert r.exit_code == 0, r.output
+    data = json.loads(out.read_text())
+    names = [row["measure"] for row in data["rows"]]
+    assert names[0] == "CPU per game, 1 thread" and data["rows"][0]["unit"] == "us"
+    assert data["rows"][0]["value"] > 0
+    assert not any(n.startswith(("carnuta", "inori", "first game", "simkit run")) for n in names)
+    assert data["settings"]["game"] == "cauldron-master"
+    bad = CliRunner().invoke(main, ["bench", "--game", "chess"])
+    assert bad.exit_code != 0 and "unknown game 'chess'" in bad.output

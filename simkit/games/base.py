@@ -11,6 +11,7 @@ import numba
 import numpy as np
 
 from simkit.config import GameConfig, load_config
+from simkit.kernels.trace import new_trace, trace_stub
 from strategies import StrategySpec, registry
 
 
@@ -107,7 +108,7 @@ def sum_last_axis(a: np.ndarray, dtype: type) -> np.ndarray:
 class KernelGame(Game):
     """A game whose rules are a kernel module with the standard entry points.
 
-    The kernel module provides `simulate_batch` and `play_traced` (same signatures for
+    The kernel module provides `simulate_batch` (the same signature for
     every game); the subclass says how to allocate its outputs, name its columns and
     format a log.
     """
@@ -131,10 +132,10 @@ class KernelGame(Game):
     def players(self, compiled: Compiled) -> list[int]:
         return compiled.names.players
 
-    def needs_compile(self, traced: bool = False) -> bool:
+    def needs_compile(self) -> bool:
         """Whether the first game will compile the kernel (no numba cache for it on disk,
         or one older than its source), so that callers can say so while it happens."""
-        fn = self.kernel.play_traced if traced else self.kernel.simulate_batch
+        fn = self.kernel.simulate_batch
         if getattr(fn, "signatures", None):
             return False  # compiled in this process already
         try:
@@ -153,18 +154,17 @@ class KernelGame(Game):
         with numba.parallel_chunksize(1):
             self.kernel.simulate_batch(compiled.tables, lineup.n_players, np.uint64(seed),
                                        first_game, lineup.index, lineup.rotate, lineup.ids,
-                                       lineup.params, out)
+                                       lineup.params, out, trace_stub(self.n_cols), False)
         return self.columns(compiled, out)
 
     def replay(self, compiled: Compiled, lineup: Lineup, seed: int, game: int) -> Replay:
         """Replay game `game` of a run, with every decision and event recorded."""
-        from simkit.kernels.trace import new_trace
-
         out = self.new_outputs(compiled, 1, lineup.n_players)
         trace = new_trace(self.n_cols)
-        self.kernel.play_traced(compiled.tables, lineup.n_players, np.uint64(seed), game,
-                                lineup.index, lineup.rotate, lineup.ids, lineup.params, out,
-                                trace)
+        # The batch kernel itself, one game, tracing: nothing more to compile than a run.
+        self.kernel.simulate_batch(compiled.tables, lineup.n_players, np.uint64(seed), game,
+                                   lineup.index, lineup.rotate, lineup.ids, lineup.params, out,
+                                   trace, True)
         n_dec, n_opt, n_ev = (int(v) for v in trace[3])
         return Replay(trace[0][:n_dec], trace[1][:n_opt], trace[2][:n_ev], out)
 

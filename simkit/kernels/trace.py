@@ -7,8 +7,8 @@ and the differential tests.
     events      int32[E, 6]   round, event code, seat, a, b, c (codes: the game's layout)
     counts      int64[3]      decisions, option rows and events recorded
 
-Batch play passes a stub of the same types with `tracing` false, so one compiled rule
-function serves both.
+Batch play passes a stub of the same types with `tracing` false, so one compiled function
+serves both (a game's `simulate_batch` plays one traced game as readily as a million).
 """
 
 from __future__ import annotations
@@ -29,6 +29,12 @@ def new_trace(n_cols: int) -> tuple:
         np.zeros((MAX_EVENTS, 6), np.int32),
         np.zeros(3, np.int64),
     )
+
+
+def trace_stub(n_cols: int) -> tuple:
+    """`new_trace_stub` from Python: what batch play passes with `tracing` false."""
+    return (np.zeros((1, 6), np.int32), np.zeros((1, n_cols), np.int32),
+            np.zeros((1, 6), np.int32), np.zeros(3, np.int64))
 
 
 @njit(cache=True)

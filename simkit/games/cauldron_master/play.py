@@ -329,15 +329,16 @@ def results(t, n_players, pub, hid, cnt, out, g):
 
 @njit(cache=True, parallel=True, nogil=True)
 def simulate_batch(t, n_players, master_seed, first_game, lineup, rotate, strategy_ids,
-                   strategy_params, out):
+                   strategy_params, out, trace, tracing):
     """Play games first_game .. first_game + len(out[0]) - 1 into `out` (new_outputs).
 
     Games are split into blocks so that each thread allocates its work arrays once; every
-    game depends only on its own index, so the split never changes a result.
+    game depends only on its own index, so the split never changes a result. With
+    `tracing` (one game only) the game is recorded into `trace` (`simkit play`): batch and
+    traced play are one compiled function, so either compiles (or loads) both.
     """
     n_games = out[0].shape[0]
     n_blocks = min(n_games, 256)
-    trace = new_trace_stub(N_COLS)
     for b in prange(n_blocks):
         scratch = new_scratch(t)
         sids, params = seat_buffers(n_players, strategy_params)
@@ -345,14 +346,4 @@ def simulate_batch(t, n_players, master_seed, first_game, lineup, rotate, strate
             seed = prepare_game(n_players, master_seed, first_game + i, lineup, rotate,
                                 strategy_ids, strategy_params, out[O_STRATEGY], i, sids,
                                 params)
-            play_game(t, n_players, seed, sids, params, out, i, scratch, trace, False)
-
-
-@njit(cache=True)
-def play_traced(t, n_players, master_seed, game, lineup, rotate, strategy_ids,
-                strategy_params, out, trace):
-    """Replay game `game` of a run into row 0 of `out`, recording it into `trace`."""
-    sids, params = seat_buffers(n_players, strategy_params)
-    seed = prepare_game(n_players, master_seed, game, lineup, rotate, strategy_ids,
-                        strategy_params, out[O_STRATEGY], 0, sids, params)
-    play_game(t, n_players, seed, sids, params, out, 0, new_scratch(t), trace, True)
+            play_game(t, n_players, seed, sids, params, out, i, scratch, trace, tracing)

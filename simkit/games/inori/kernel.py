@@ -18,7 +18,7 @@ from simkit.kernels import SOURCES as KERNEL_SOURCES
 from simkit.kernels.jit import keep_alive, njit_with_refcounts, njit_without_refcounts, unowned
 from simkit.kernels.lookahead import canonical, playout_value
 from simkit.kernels.seating import prepare_game, seat_buffers
-from simkit.kernels.trace import new_trace_stub, record_decision, record_event
+from simkit.kernels.trace import record_decision, record_event
 from simkit.rng import next_u64, randint, stream_state
 from strategies.inori import (
     GREEDY,
@@ -1494,31 +1494,24 @@ def play_game(t, n_players, seed, sids, params, out, g, scratch, trace, tracing)
 
 @njit(cache=True, parallel=True, nogil=True)
 def simulate_batch(t, n_players, master_seed, first_game, lineup, rotate, strategy_ids,
-                   strategy_params, out):
-    """Play games first_game .. first_game + len(out[0]) - 1 into `out` (new_outputs)."""
+                   strategy_params, out, trace, tracing):
+    """Play games first_game .. first_game + len(out[0]) - 1 into `out` (new_outputs).
+
+    With `tracing` (one game only) the game is recorded into `trace` (`simkit play`): batch
+    and traced play are one compiled function, so either compiles (or loads) both.
+    """
     n_games = out[0].shape[0]
     n_blocks = min(n_games, 256)
     for b in prange(n_blocks):
         scratch = new_scratch(t)
-        trace = new_trace_stub(N_COLS)
         tv, sv, ov, trv = unowned_views(t, scratch, out, trace)
         sids, params = seat_buffers(n_players, strategy_params)
         sidv, pv = unowned(sids), unowned(params)
         for i in range(b * n_games // n_blocks, (b + 1) * n_games // n_blocks):
             seed = prepare_game(n_players, master_seed, first_game + i, lineup, rotate,
                                 strategy_ids, strategy_params, ov[4], i, sids, params)
-            play_game(tv, n_players, seed, sidv, pv, ov, i, sv, trv, False)
+            play_game(tv, n_players, seed, sidv, pv, ov, i, sv, trv, tracing)
         keep_alive(sids, params, scratch[0], scratch[1], scratch[2], scratch[3], scratch[4],
                    scratch[5], scratch[6], scratch[7], scratch[8], scratch[9], scratch[10],
                    scratch[11], scratch[12], scratch[13], trace[0], trace[1], trace[2],
                    trace[3])
-
-
-@njit(cache=True)
-def play_traced(t, n_players, master_seed, game, lineup, rotate, strategy_ids,
-                strategy_params, out, trace):
-    """Replay game `game` of a run into row 0 of `out`, recording it into `trace`."""
-    sids, params = seat_buffers(n_players, strategy_params)
-    seed = prepare_game(n_players, master_seed, game, lineup, rotate, strategy_ids,
-                        strategy_params, out[4], 0, sids, params)
-    play_game(t, n_players, seed, sids, params, out, 0, new_scratch(t), trace, True)

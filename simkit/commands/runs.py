@@ -1,0 +1,286 @@
+"""Commands that play games of one lineup: `play`, `run`, `report`, `value`."""
+
+from __future__ import annotations
+
+import contextlib
+from pathlib import Path
+
+import click
+
+from simkit.errors import SimkitError
+from simkit.progress import Progress, say_if_compiling
+from simkit.stopping import StopRule
+
+from .common import (
+    CONTEXT,
+    analysis,
+    config_option,
+    lineup_options,
+    param_option,
+    set_option,
+    split,
+    stop_options,
+    stronger_option,
+    summary_option,
+    summary_text,
+)
+
+
+@click.command(context_settings=CONTEXT)
+@click.argument("game")
+@lineup_options
+@click.option("--game-index", type=int, default=0, show_default=True,
+              help="Which game of the run (seed, index) to replay.")
+@set_option
+@param_option
+@config_option
+def play(game: str, strategy_list: str, players: int, seed: int, game_index: int,
+         overrides: tuple[str, ...], params: tuple[str, ...], config_path: str | None) -> None:
+    """Play one game and print it as a readable log.
+
+    Any game of a run can be replayed from its seed and index.
+    Example: simkit play cauldron-master --players 3 --strategies planner,greedy,random --seed 7
+    """
+    from simkit.engine import RunSpec, prepare
+
+    if not 0 <= game_index < 2**63:
+        raise SimkitError(f"--game-index must be between 0 and 2**63-1, not {game_index}")
+    spec = RunSpec(game, players, tuple(split(strategy_list)), game_index + 1, seed,
+                   overrides, params, config_path)
+    p = prepare(spec)
+    say_if_compiling(p.game)
+    click.echo(p.game.play_log(p.compiled, p.lineup, seed, game_index))
+
+
+@click.command(context_settings=CONTEXT)
+@click.argument("game")
+@lineup_options
+@click.option("--games", "n_games", type=int, default=100_000, show_default=True,
+              help="Number of games.")
+@click.option("--out", "out_dir", type=click.Path(path_type=Path), required=True,
+              help="Run folder for games.parquet, manifest.json and summary.csv.")
+@click.option("--threads", type=int, default=None, help="Numba threads (default: all cores).")
+@click.option("--chunk-size", type=int, default=None,
+              help="Games per chunk (results never depend on it).")
+@click.option("--force", is_flag=True, help="Replace a different run already in --out.")
+@click.option("--workers", type=int, default=None,
+              help="Play on a local dask cluster of this many worker processes.")
+@click.option("--scheduler", default=None, metavar="ADDRESS",
+              help="Play on an existing dask.distributed scheduler, e.g. tcp://host:8786.")
+@stop_options
+@click.option("--report", "with_report", is_flag=True,
+              help="Write the balance report (OUT/report.html) right after the run.")
+@stronger_option
+@summary_option
+@set_option
+@param_option
+@config_option
+def run(game: str, strategy_list: str, players: int, seed: int, n_games: int, out_dir: Path,
+        threads: int | None, chunk_size: int | None, force: bool, workers: int | None,
+        scheduler: str | None, until_sure: bool, precision: float | None,
+        targets_path: Path | None, set_targets: tuple[str, ...], with_report: bool,
+        stronger: Path | None, summary_only: bool, overrides: tuple[str, ...],
+        params: tuple[str, ...], config_path: str | None) -> None:
+    """Simulate many games and write one row per game and seat to OUT/games.parquet.
+
+    When the strategies differ they rotate through the seats over the same deals. Each
+    chunk of games is saved as it finishes: an interrupted run, started again with the
+    same command, plays only the missing games.
+    Example: simkit run cauldron-master --players 4 --strategies planner,greedy,random,greedy
+    --games 1000000 --seed 1 --out runs/cm
+    """
+    from simkit import engine
+
+    if precision is not None and not until_sure:
+        raise SimkitError("--precision only applies with --until-sure")
+    if stronger is not None:
+        if not with_report:
+            raise SimkitError("--stronger only applies with --report")
+        from reports.stronger import check_stronger
+
+        check_stronger(stronger, game, players)  # before any game is played
+    rule = (StopRule(precision, targets_path, set_targets) if until_sure else None)
+    spec = engine.RunSpec(game, players, tuple(split(strategy_list)), n_games, seed,
+                          overrides, params, config_path, rule, summary_only)
+    prepared = engine.prepare(spec)  # every input error surfaces before any work starts
+    engine.set_threads(threads)
+    chunk_size = engine.DEFAULT_CHUNK if chunk_size is None else chunk_size
+    engine.check_run_options(chunk_size, workers)
+    done = engine.check_output(out_dir, prepared, force) == "done"
+    if not done:
+        say_if_compiling(prepared.game)
+    with contextlib.nullcontext(None) if done else Progress(n_games, game) as bar:
+        manifest = engine.run(spec, out_dir, threads=threads, chunk_size=chunk_size, force=force,
+                              progress=None if bar is None else bar.update, prepared=prepared,
+                              scheduler=scheduler, workers=workers, analysis=analysis(spec))
+    what = (f"the totals of {manifest['games']:,} games" if manifest.get("summary_only")
+            else f"{manifest['rows']:,} rows")
+    where = out_dir / engine.results_file(prepared)
+    if manifest.get("skipped"):
+        click.echo(f"{out_dir} already holds this exact run; nothing to do.")
+    elif manifest.get("resumed"):
+        click.echo(f"Finished the interrupted run: {what} in {where}.")
+    else:
+        rate = manifest["games"] / max(manifest["elapsed_seconds"], 1e-9)
+        click.echo(f"Wrote {what} to {where} "
+                   f"in {manifest['elapsed_seconds']:.1f} s ({rate:,.0f} games/s).")
+    click.echo(summary_text(engine.summary_frame(out_dir)))
+    if manifest["config"]["placeholders"]:
+        from reports.hooks import used_placeholders
+
+        used = len(used_placeholders(manifest))  # counted as the report counts them
+        click.echo(f"Note: this run used {used} placeholder values (see `simkit show {game}`); "
+                   "not the published card data.")
+    if manifest.get("stopping"):
+        stop = manifest["stopping"]
+        click.echo(f"--until-sure: stopped after {manifest['games']:,} of at most "
+                   f"{n_games:,} games, {stop['looks']} looks: {stop['reason']}.")
+    if with_report:
+        report_run(out_dir, targets=targets_path, set_targets=set_targets, stronger=stronger)
+
+
+def report_run(run_dir: Path, out_dir: Path | None = None, targets: Path | None = None,
+            set_targets: tuple[str, ...] = (), stronger: Path | None = None) -> None:
+    import time
+
+    from reports import make_report
+    from reports.render import verdict_lines
+
+    started = time.perf_counter()
+    written = make_report(run_dir, out_dir, targets, set_targets, stronger)
+    if written.scorecard is not None and written.scorecard.height:
+        click.echo("Balance scorecard:")
+        for line in verdict_lines(written.scorecard):
+            click.echo(f"  {line}")
+    click.echo(f"Wrote the balance report {written.html} ({written.summary.name}, "
+               f"{len(written.tables)} CSV tables in {written.tables[0].parent.name}/) "
+               f"in {time.perf_counter() - started:.1f} s.")
+
+
+@click.command(context_settings=CONTEXT)
+@click.argument("run_dir", type=click.Path(path_type=Path))
+@click.option("--out", "out_dir", type=click.Path(path_type=Path), default=None,
+              help="Write the report here instead of into RUN_DIR.")
+@click.option("--targets", "targets", type=click.Path(path_type=Path, dir_okay=False),
+              default=None, help="Balance targets file (default: configs/targets.toml).")
+@click.option("--set-target", "set_targets", multiple=True, metavar="METRIC.SETTING=VALUE",
+              help="Override a target, e.g. --set-target seat_advantage.max_points=2 "
+                   "(repeatable).")
+@stronger_option
+def report(run_dir: Path, out_dir: Path | None, targets: Path | None,
+           set_targets: tuple[str, ...], stronger: Path | None) -> None:
+    """Write a run's balance report: report.html, summary.md and CSV tables.
+
+    The report opens with a scorecard of balance targets (PASS / FAIL / NOT YET SURE),
+    then win shares, seat advantage, scores, game endings, component value and the
+    game's own sections, every estimate with its 95% interval.
+    Example: simkit report runs/cm
+    """
+    from simkit.sweeps import read_sweep
+
+    if (run_dir / "value.json").is_file() and not (run_dir / "manifest.json").exists():
+        from reports.render import write_value_report
+
+        html, _ = write_value_report(run_dir)
+        click.echo(f"Wrote the value report {html}.")
+        return
+    if run_dir.is_dir() and read_sweep(run_dir) is not None:
+        if stronger is not None:
+            raise SimkitError(f"--stronger: {run_dir} is a sweep; give a single run folder")
+        report_sweep(run_dir, out_dir, targets, set_targets)
+        return
+    report_run(run_dir, out_dir, targets, set_targets, stronger)
+
+
+@click.command(context_settings=CONTEXT)
+@click.argument("game")
+@lineup_options
+@click.option("--games", "n_games", type=int, default=20_000, show_default=True,
+              help="Games as configured (at most, with --precision); each is also played "
+                   "once per component valued.")
+@click.option("--out", "out_dir", type=click.Path(path_type=Path), required=True,
+              help="Folder for value.json, value.html, value.md and the CSV tables.")
+@click.option("--kind", "kinds", multiple=True,
+              help="Value only this component kind, e.g. --kind 'Recipe card' (repeatable).")
+@click.option("--component", "components", multiple=True, metavar="ID",
+              help="Value only this component (its id in the config; repeatable).")
+@click.option("--precision", type=float, default=None,
+              help="Play in rounds (10,000 games, doubling, up to --games) until every "
+                   "value interval is within this share, e.g. 0.01 = ±1 point.")
+@click.option("--threads", type=int, default=None, help="Numba threads (default: all cores).")
+@click.option("--chunk-size", type=int, default=20_000, show_default=True,
+              help="Games per saved chunk (results never depend on it).")
+@click.option("--force", is_flag=True, help="Replace a different value run already in --out.")
+@click.option("--workers", type=int, default=None,
+              help="Play on a local dask cluster of this many worker processes.")
+@click.option("--scheduler", default=None, metavar="ADDRESS",
+              help="Play on an existing dask.distributed scheduler, e.g. tcp://host:8786.")
+@set_option
+@param_option
+@config_option
+def value(game: str, strategy_list: str, players: int, seed: int, n_games: int,
+          out_dir: Path, kinds: tuple[str, ...], components: tuple[str, ...],
+          precision: float | None, threads: int | None, chunk_size: int, force: bool,
+          workers: int | None, scheduler: str | None, overrides: tuple[str, ...],
+          params: tuple[str, ...], config_path: str | None) -> None:
+    """What each component is worth: play the same deals with it neutralised.
+
+    Every deal is played as configured and once per component with that one component
+    neutralised (same shuffles and draws); a component's value is the win share its
+    players lose. Verdicts control the false discovery rate within each kind; an A/A
+    control row checks the method. Writes OUT/value.html. Resumable after an interrupt.
+    Played into a run folder (--out RUN/value, with the run's options), it joins that
+    run's balance report.
+
+    \b
+    Example:
+      simkit value carnuta --players 4 --strategies greedy --kind Card \\
+          --precision 0.01 --games 400000 --out runs/carnuta-value
+    """
+    from reports.render import write_value_report
+    from reports.value import verdict_lines
+    from simkit import engine
+    from simkit import valuation as value_lib
+
+    spec = value_lib.ValueSpec(game, players, tuple(split(strategy_list)), n_games, seed,
+                               overrides, params, config_path, kinds, components, precision)
+    if n_games < 1:
+        raise SimkitError(f"--games must be at least 1, not {n_games}")
+    p = value_lib.plan(spec)  # every input error before any game is played
+    engine.set_threads(threads)
+    engine.check_run_options(chunk_size, workers)
+    value_lib.check_folder(out_dir, p, force)
+    per = len(p.interventions) + 1
+    label = (f"{game}: {len(value_lib.components(p)) - 1} components + A/A, "
+             f"{n_games:,} games x {per}")
+    click.echo(label, err=True)
+    say_if_compiling(p.base.game)
+    with Progress(n_games * per, game, unit="kernel games") as bar:
+        result = value_lib.run(p, out_dir, chunk_size=chunk_size, force=force,
+                               progress=bar.update, scheduler=scheduler, workers=workers)
+    if result.get("skipped"):
+        click.echo(f"{out_dir} already holds this exact value run; nothing to do.")
+    else:
+        rate = result["kernel_games"] / max(result["elapsed_seconds"], 1e-9)
+        click.echo(f"Played {result['games']:,} games x {per} in "
+                   f"{result['elapsed_seconds']:.1f} s ({rate:,.0f} games/s).")
+    if result.get("stopping"):
+        click.echo(f"--precision: {result['stopping']['reason']} after {result['games']:,} "
+                   "games.")
+    html, _ = write_value_report(out_dir)
+
+    for line in verdict_lines(result):
+        click.echo(line)
+    click.echo(f"Wrote the value report {html}.")
+
+
+def report_sweep(sweep_dir: Path, out_dir: Path | None = None, targets: Path | None = None,
+                  set_targets: tuple[str, ...] = ()) -> None:
+    import time
+
+    from reports.sweep import make_sweep_report
+
+    started = time.perf_counter()
+    written = make_sweep_report(sweep_dir, out_dir, targets, set_targets)
+    click.echo(f"Wrote the sweep report {written.html} ({written.summary.name}, "
+               f"{len(written.tables)} CSV tables) in {time.perf_counter() - started:.1f} s.")
