@@ -139,8 +139,7 @@ HID_SIZE = COUNTER + MAX_PLAYERS
 CT_COLUMN = 15  # cards played into each column (MAX_TYPES)
 CT_TOKEN = CT_COLUMN + MAX_TYPES  # Bonus Ingredient tokens taken of each type (MAX_TYPES)
 CT_KIND = CT_TOKEN + MAX_TYPES  # final points per scoring kind (len(SCORE_KINDS))
-CT_CARD = CT_KIND + len(SCORE_KINDS)  # 1 if the seat played ingredient card c (MAX_CARDS)
-CT_SIZE = CT_CARD + MAX_CARDS
+CT_SIZE = CT_KIND + len(SCORE_KINDS)  # (the cards played are in the tableau, `pub`)
 
 # Result columns, in order (simkit/outputs.py); O_<NAME> is each one's index.
 OUTPUTS = (

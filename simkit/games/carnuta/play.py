@@ -43,7 +43,6 @@ from . import scoring as _scoring
 from .layout import (
     ACTIONS_LEFT,
     CT_BEST,
-    CT_CARD,
     CT_COLUMN,
     CT_DISCARDED,
     CT_DOUBLES,
@@ -100,7 +99,9 @@ from .layout import (
     OPT_SICKLE,
     OPT_TAKE,
     OUTPUTS,
+    P_CARDS,
     P_HAND_N,
+    P_N_CARDS,
     P_PLAYED,
     POINTS,
     PUB_SIZE,
@@ -461,8 +462,9 @@ def results(t, n_players, pub, cnt, starts, out, g, keys):
             out[O_TOKEN][g, s, x] = cnt[s, CT_TOKEN + x]
         for k in range(len(SCORE_KINDS)):
             out[O_POINTS][g, s, k] = cnt[s, CT_KIND + k]
-        for c in range(n_ing):
-            out[O_CARD][g, s, c] = cnt[s, CT_CARD + c]
+        base = player_at(s, 0)
+        for i in range(1, pub[base + P_N_CARDS]):  # the cards played from hand
+            out[O_CARD][g, s, pub[base + P_CARDS + i]] = 1
         keys[s] = ranking_key(t, cnt[s, CT_SCORE], cnt[s, CT_BEST])
     rank_seats(keys, n_players, out[O_RANK][g], out[O_WIN_SHARE][g])
 

@@ -32,7 +32,6 @@ from .layout import (
     CARD_SCORE,
     COUNTER,
     CT_BEST,
-    CT_CARD,
     CT_COLUMN,
     CT_DISCARDED,
     CT_DOUBLES,
@@ -134,10 +133,11 @@ def shuffle_range(arr, d, n, rng):
 
 
 @njit_without_refcounts
-def reveal(pub, deck, discard, tops, slot, rng, trace, tracing):
+def reveal(pub, deck, discard, tops, slot, rng):
     """Fill display slot `slot` from the top of its row's deck (-1 if there is none).
 
-    An empty deck is first rebuilt from that type's discards, shuffled with `rng`.
+    An empty deck is first rebuilt from that type's discards, shuffled with `rng`; returns
+    how many cards were shuffled into it (0: none), for the trace (`record_reveal`).
     """
     d = slot // SLOTS_PER_ROW
     k = 0
@@ -145,10 +145,7 @@ def reveal(pub, deck, discard, tops, slot, rng, trace, tracing):
         k = tops[2, d]
         if k == 0:
             pub[DISPLAY + slot] = -1
-            if tracing:
-                record_event(trace, True, pub[ROUND], EV_REVEAL, -1, slot, -1,
-                             pub[DECK_LEFT + d])
-            return
+            return 0
         for i in range(k):
             deck[d, i] = discard[d, i]
         shuffle_range(deck, d, k, rng)
@@ -159,9 +156,17 @@ def reveal(pub, deck, discard, tops, slot, rng, trace, tracing):
     pub[DISPLAY + slot] = deck[d, tops[0, d]]
     tops[0, d] += 1
     pub[DECK_LEFT + d] = tops[1, d] - tops[0, d]
+    return k
+
+
+@njit(cache=True, inline="always")
+def record_reveal(trace, tracing, pub, slot, shuffled):
+    """Trace a reveal (and the deck rebuilt before it). Kept out of `reveal`, whose
+    callers pass no trace: a hot function's every array argument costs a call."""
     if tracing:
-        if k > 0:
-            record_event(trace, True, pub[ROUND], EV_RESHUFFLE, -1, d, k, 0)
+        d = slot // SLOTS_PER_ROW
+        if shuffled > 0:
+            record_event(trace, True, pub[ROUND], EV_RESHUFFLE, -1, d, shuffled, 0)
         record_event(trace, True, pub[ROUND], EV_REVEAL, -1, slot, pub[DISPLAY + slot],
                      pub[DECK_LEFT + d])
 
@@ -223,7 +228,8 @@ def setup(t, n_players, pub, hid, cnt, deck, discard, tops, starts, ver, memo, r
         pub[DECK_LEFT + d] = tops[1, d]
     pub[N_PLAYERS] = n_players
     for slot in range(N_SLOTS):
-        reveal(pub, deck, discard, tops, slot, rng, trace, tracing)
+        k = reveal(pub, deck, discard, tops, slot, rng)
+        record_reveal(trace, tracing, pub, slot, k)
     # Setup 4-5: the rune reserve; the Bonus Ingredient tokens.
     pub[RESERVE + SUN] = t.reserve[n_players, 0]
     pub[RESERVE + MOON] = t.reserve[n_players, 1]
@@ -262,7 +268,7 @@ def begin_turn(pub, cnt, s):
 
 
 # ---------------------------------------------------------------- the actions
-@njit_without_refcounts
+@njit(cache=True, inline="always")
 def take_card(pub, s, slot, deck, discard, tops, rng, trace, tracing):
     """Take a Card: the card in display `slot` into seat s's hand; the slot is refilled."""
     base = player_at(s, 0)
@@ -272,7 +278,8 @@ def take_card(pub, s, slot, deck, discard, tops, rng, trace, tracing):
     pub[base + P_HAND_N] = h + 1
     if tracing:
         record_event(trace, tracing, pub[ROUND], EV_TAKE, s, slot, c, 0)
-    reveal(pub, deck, discard, tops, slot, rng, trace, tracing)
+    k = reveal(pub, deck, discard, tops, slot, rng)
+    record_reveal(trace, tracing, pub, slot, k)
 
 
 @njit(cache=True, inline="always")
@@ -286,7 +293,7 @@ def from_hand(pub, base, h):
     return c
 
 
-@njit_without_refcounts
+@njit(cache=True, inline="always")
 def play_card(t, pub, cnt, s, h, col, gain, ver, trace, tracing):
     """Play a Card: hand card h into column col (score gain `gain`), paying its cost (the
     runes of each cost icon flip or return to the reserve); may trigger the end."""
@@ -308,7 +315,6 @@ def play_card(t, pub, cnt, s, h, col, gain, ver, trace, tracing):
     pub[base + P_PLAYED] += 1
     cnt[s, CT_PLAYED] += 1
     cnt[s, CT_COLUMN + col] += 1
-    cnt[s, CT_CARD + c] = 1
     if cd[c, CARD_KIND] == DOUBLE:
         cnt[s, CT_DOUBLES] += 1
     elif cd[c, CARD_KIND] == SALT:
@@ -365,11 +371,12 @@ def use_sickle(cd, pub, cnt, s, d, deck, discard, tops, rng, trace, tracing):
             to_discard(cd, pub, discard, tops, c)
             pub[DISPLAY + slot] = -1
     for i in range(SLOTS_PER_ROW):
-        reveal(pub, deck, discard, tops, d * SLOTS_PER_ROW + i, rng, trace, tracing)
+        k = reveal(pub, deck, discard, tops, d * SLOTS_PER_ROW + i, rng)
+        record_reveal(trace, tracing, pub, d * SLOTS_PER_ROW + i, k)
 
 
 # ---------------------------------------------------------------- end of turn
-@njit_without_refcounts
+@njit(cache=True, inline="always")
 def discard_card(cd, pub, cnt, s, h, discard, tops, trace, tracing):
     """Over the hand limit: seat s discards hand card h."""
     c = from_hand(pub, player_at(s, 0), h)
@@ -387,7 +394,7 @@ def begin_counter(pub, hid, s):
     hid[TOKENS_DUE] = 0
 
 
-@njit_without_refcounts
+@njit(cache=True, inline="always")
 def reach_level(t, pub, hid, s, trace, tracing):
     """The counter of seat s reaches the next track level: its padlocks open, and its bonus
     tokens become due (taken one decision at a time)."""
@@ -429,7 +436,7 @@ def end_turn(t, pub, hid, s):
 
 
 # ---------------------------------------------------------------- end of round
-@njit_without_refcounts
+@njit(cache=True, inline="always")
 def end_of_round(t, pub, hid, trace, tracing):
     """The last turn of a round is the player right of the Ancestor (seat n-1). Once a
     card has triggered the end, one more round is played (options.final_turns) and the
@@ -453,7 +460,7 @@ def end_of_round(t, pub, hid, trace, tracing):
 
 
 # ---------------------------------------------------------------- scoring
-@njit_without_refcounts
+@njit(cache=True, inline="always")
 def final_scoring(t, n_players, pub, cnt, cols, trace, tracing):
     """Every card's line, bonus tokens counting as ingredients; the tiebreaker's most
     points in one ingredient. Totals into the counters."""
