@@ -2,10 +2,12 @@
 
 numba's `cache=True` notices changes to a cached function's own source file only. A
 game's kernel inlines its strategies and the shared helpers, so editing
-`strategies/<game>.py` would silently keep running the old compiled strategy. Each game's
-kernel module calls `drop_stale_cache` at import: when the hash of its dependencies has
-changed since the cache was written, the kernel's cache files are deleted and numba
-compiles afresh.
+`strategies/<game>.py` would silently keep running the old compiled strategy; and a
+function of an unchanged module (an option table) would load its cached code, built with
+the old version of a function it calls (a score) from a changed one. Each game's kernel
+module calls `drop_stale_cache` at import: when the hash of its sources has changed since
+the cache was written, the cache files of every one of those modules are deleted and
+numba compiles them afresh.
 """
 
 from __future__ import annotations
@@ -15,23 +17,28 @@ from pathlib import Path
 
 import numba
 
+SCHEME = b"every source's cache, v2"  # a new scheme drops caches the old one kept
+
 
 def drop_stale_cache(module_file: str, *dependencies: str) -> bool:
-    """Delete `module_file`'s numba cache if it or a dependency changed; True if it did."""
+    """Delete the numba caches of `module_file` and of every dependency if any of them
+    changed; True if it did."""
     source = Path(module_file)
-    digest = hashlib.sha256()
-    for path in (source, *map(Path, dependencies)):
+    sources = [source, *map(Path, dependencies)]
+    digest = hashlib.sha256(SCHEME)
+    for path in sources:
         digest.update(path.read_bytes())
     stamp = source.parent / "__pycache__" / f"{source.stem}.deps-sha256"
     if stamp.exists() and stamp.read_text() == digest.hexdigest():
         return False
-    folders = [source.parent / "__pycache__"]
-    if numba.config.CACHE_DIR:
-        folders.append(Path(numba.config.CACHE_DIR))
-    for folder in folders:
-        if folder.is_dir():
-            for f in folder.rglob(f"{source.stem}.*.nb[ic]"):
-                f.unlink(missing_ok=True)
+    for path in sources:
+        folders = [path.parent / "__pycache__"]
+        if numba.config.CACHE_DIR:  # caches kept elsewhere: by module name (over-broad)
+            folders.append(Path(numba.config.CACHE_DIR))
+        for folder in folders:
+            if folder.is_dir():
+                for f in folder.rglob(f"{path.stem}.*.nb[ic]"):
+                    f.unlink(missing_ok=True)
     try:
         stamp.parent.mkdir(exist_ok=True)
         stamp.write_text(digest.hexdigest())
