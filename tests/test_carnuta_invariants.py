@@ -21,6 +21,7 @@ OPTIONS = st.sampled_from([
     ("options.final_turns=false",),
     ("options.starting_card_counts=false",),
     ("options.sickle_after_actions=false",),
+    ("options.salt_on_starting_card=false",),
     ('options.tie_break="shared"',),
     ("board.hand_limit=1", "track.end_cards=6", "board.sickles=5"),
 ])

@@ -30,6 +30,7 @@ VARIANT = (
     "options.starting_card_counts=false",
     "options.sickle_after_actions=false",
     'options.tie_break="shared"',
+    "options.salt_on_starting_card=false",
 )
 # Small decks (reshuffles), tight hand, more sickles, a short track.
 STRESS = (

@@ -106,7 +106,8 @@ def _playout(t, players: int, scratch, sid: int, prm, horizon: int) -> int:
 
 OPTION_VALUES = [(), ("options.take_runes=choose",), ("options.flip_runes=some",),
                  ("options.final_turns=false",), ("options.starting_card_counts=false",),
-                 ("options.sickle_after_actions=false",), ("options.tie_break=shared",)]
+                 ("options.sickle_after_actions=false",), ("options.tie_break=shared",),
+                 ("options.salt_on_starting_card=false",)]
 
 
 @pytest.mark.parametrize("overrides", OPTION_VALUES, ids=lambda o: o[0] if o else "default")

@@ -10,7 +10,12 @@ import pytest
 from simkit.engine import build_lineup
 from simkit.games import get_game
 from simkit.games.carnuta import layout as L
+from simkit.games.carnuta import options as O
+from simkit.games.carnuta import play as P
+from simkit.games.carnuta import rules as R
 from simkit.games.carnuta import scoring as S
+from simkit.kernels.trace import new_trace_stub
+from simkit.rng import py_stream_state
 from tests.reference import carnuta as reference
 
 # Test cards, written over placeholder entries with --set so the examples do not depend
@@ -236,3 +241,28 @@ def test_flip_runes_options():
             assert [(r[L.A], r[L.C]) for r in flips] == [(0, 1), (0, 2), (1, 1), (1, 2)]
         else:
             assert [(r[L.A], r[L.C]) for r in flips] == [(0, 2), (1, 2)]
+
+
+@pytest.mark.parametrize("on_start", [True, False])
+def test_salt_on_a_column_holding_only_the_starting_card(on_start):
+    """options.salt_on_starting_card: a Salt "on top of a card already played" may go on
+    the column of the starting card alone (true) or only on a column holding a card played
+    from hand (false)."""
+    game = get_game("carnuta")
+    flag = "true" if on_start else "false"
+    compiled = game.compile(game.load_config((f"options.salt_on_starting_card={flag}",)))
+    t = compiled.tables
+    (pub, opts, deck, discard, tops, starts, rngs, hid, cnt, caches, hass, ver, memo,
+     _cols) = P.new_scratch(t)
+    rngs[0, 0] = py_stream_state(5, 0)
+    R.setup(t, 2, pub, hid, cnt, deck, discard, tops, starts, ver, memo, rngs[0],
+            new_trace_stub(L.N_COLS), False)
+    salt = int(np.flatnonzero(t.card_kind == L.SALT)[0])
+    base = L.player_at(0, 0)
+    pub[base + L.P_HAND] = salt
+    pub[base + L.P_HAND_N] = 1
+    pub[base + L.P_SUN] = pub[base + L.P_MOON] = 3  # enough to pay any cost
+    n = O.action_options(t.card, 0, 0, pub, 0, opts, caches[0], hass[0], ver, memo, -1)
+    salt_columns = [int(opts[i, L.C]) for i in range(n)
+                    if opts[i, L.KIND] == L.OPT_PLAY and opts[i, L.B] == salt]
+    assert salt_columns == ([int(t.card[starts[0], L.CARD_ING])] if on_start else [])

@@ -13,6 +13,7 @@ OPTIONS = st.sampled_from([
     ("options.picking_compulsory=false",),
     ("options.recipe_match=\"exact\"",),
     ("options.tie_break=\"most_potions\"",),
+    ("options.tie_break=\"hecate\"",),
     ("options.amateur_witch=true",),
     ("options.end_trigger=\"deck_empty\"",),
 ])

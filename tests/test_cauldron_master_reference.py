@@ -259,3 +259,26 @@ def test_reference_icons_not_covered_by_specific_cards(cmref_kernel):
     wings_toad = {"fairy_wings": 1, "toadstools": 1}
     assert reference.recipe_bonus(rules, card, _pot(names, wings_toad)) == 1
     assert reference.recipe_bonus(rules, card, _pot(names, wings_toad | {"frogs_blood": 1})) == 4
+
+
+@pytest.mark.parametrize("n", [2, 3, 4])
+def test_favour_of_hecate_breaks_ties(cmref_kernel, n):
+    """options.tie_break = "hecate": kernel and reference agree game by game, and on the
+    same deals every shared win becomes the win of the tied seat nearest the Favour's
+    holder, clockwise (seat + 1)."""
+    hecate = ('options.tie_break="hecate"',)
+    run_games(cmref_kernel, hecate, ["random"] * n, 2718, range(150))
+    game, compiled, lineup = cmref_kernel((), ["random"] * n)
+    _, compiled_h, _ = cmref_kernel(hecate, ["random"] * n)
+    shared = game.simulate(compiled, lineup, 2718, 0, 3000)
+    broken = game.simulate(compiled_h, lineup, 2718, 0, 3000)
+    assert (broken["win_share"] == 1).sum(axis=1).tolist() == [1] * 3000
+    tied = np.flatnonzero((shared["rank"] == 1).sum(axis=1) > 1)
+    assert len(tied) > 10  # the sample does hold ties
+    for g in tied:
+        replay = game.replay(compiled_h, lineup, 2718, int(g))
+        holder = next(e[2] for e in reversed(replay.events.tolist()) if e[1] == L.EV_HECATE) \
+            if (replay.events[:, 1] == L.EV_HECATE).any() else 0
+        seats = [s for s in range(n) if shared["rank"][g, s] == 1]
+        winner = min(seats, key=lambda s: (s - holder) % n)
+        assert broken["win_share"][g, winner] == 1, (g, holder, seats)

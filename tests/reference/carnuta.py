@@ -75,6 +75,7 @@ class Rules:
     take_choose: bool
     final_turns: bool
     start_counts: bool
+    salt_on_start: bool
     sickle_after: bool
     tie_best: bool
     max_rounds: int
@@ -102,6 +103,7 @@ def load_rules(overrides: tuple[str, ...] = ()) -> Rules:
         padlock_at=[int(v) for v in t.track_padlock], bonus_at=[int(v) for v in t.track_bonus],
         top=t.track_top, end_cards=t.end_cards, flip_some=t.flip_some,
         take_choose=t.take_choose, final_turns=t.final_turns, start_counts=t.start_counts,
+        salt_on_start=bool(t.salt_base[t.n_ingredient_cards:].all()),
         sickle_after=t.sickle_after, tie_best=t.tie_best_ingredient, max_rounds=t.max_rounds,
         tables=t)
 
@@ -152,9 +154,11 @@ class Player:
         before = self.score(rules)
         return score_tableau(rules, self.tableau + [(card, column)], self.tokens) - before
 
-    def columns(self) -> list[int]:
-        """Columns holding a played card (where a Salt card may be stacked)."""
-        return sorted({col for _, col in self.tableau})
+    def columns(self, rules: Rules) -> list[int]:
+        """Columns where a Salt card may be stacked: "on top of a card already played" (the
+        starting card too, with options.salt_on_starting_card)."""
+        return sorted({col for i, (_, col) in enumerate(self.tableau)
+                       if i > 0 or rules.salt_on_start})
 
     def best_gain(self, rules: Rules, card: int) -> tuple[int, int]:
         """(gain, column) of playing card now; Salt on its best column (first on ties)."""
@@ -162,7 +166,7 @@ class Player:
         if c.kind != "salt":
             return self.gain(rules, card, c.ingredient), c.ingredient
         best, where = None, -1
-        for col in self.columns():
+        for col in self.columns(rules):
             g = self.gain(rules, card, col)
             if best is None or g > best:
                 best, where = g, col
@@ -296,7 +300,7 @@ def action_options(game: Game, p: int) -> list[tuple[int, ...]]:
         card = rules.cards[c]
         flips = card.cost["sun_flip"] + card.cost["moon_flip"]
         returns = card.cost["sun_return"] + card.cost["moon_return"]
-        cols = pl.columns() if card.kind == "salt" else [card.ingredient]
+        cols = pl.columns(rules) if card.kind == "salt" else [card.ingredient]
         for col in cols:
             rows.append(row(L.OPT_PLAY, h, c, col, pl.gain(rules, c, col), flips, returns,
                             pl.played + 1))

@@ -69,7 +69,7 @@ class Rules:
     supply_size: dict[int, int]  # by player count
     compulsory: bool
     recipe_exact: bool
-    tie_most_potions: bool
+    tie_break: str
     end_on_empty_deck: bool
     max_rounds: int
     tables: Any  # the numpy Tables, only for calling the compiled planner strategy
@@ -109,7 +109,7 @@ def load_rules(overrides: tuple[str, ...] = ()) -> Rules:
         supply_size={p: int(v) for p, v in enumerate(tables.supply_size) if v},
         compulsory=bool(tables.compulsory),
         recipe_exact=bool(tables.recipe_exact),
-        tie_most_potions=bool(tables.tie_most_potions),
+        tie_break=tables.tie_break,
         end_on_empty_deck=bool(tables.end_on_empty_deck),
         max_rounds=int(tables.max_rounds),
         tables=tables,
@@ -471,9 +471,16 @@ def play(config_overrides: tuple[str, ...], n_players: int, master_seed: int, ga
             break
         st.round = played
 
-    # End of game: incomplete cauldrons score nothing; most Spell Points wins.
-    keys = [st.score[s] * 256 + (st.potions[s] if rules.tie_most_potions else 0)
-            for s in range(n)]
+    # End of game: incomplete cauldrons score nothing; most Spell Points wins. Ties: shared,
+    # or more potions, or the Favour of Hecate's holder, then the nearest seat clockwise.
+    def tie_key(s: int) -> int:
+        if rules.tie_break == "most_potions":
+            return st.potions[s]
+        if rules.tie_break == "hecate":
+            return n - (s - st.hecate) % n
+        return 0
+
+    keys = [(st.score[s], tie_key(s)) for s in range(n)]
     ranks = [1 + sum(1 for q in range(n) if keys[q] > keys[s]) for s in range(n)]
     winners = ranks.count(1)
     return {

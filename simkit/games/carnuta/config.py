@@ -47,6 +47,7 @@ class Tables(NamedTuple):
         lambda self: self.card[:, L.CARD_SCORE_ING: L.CARD_SCORE_ING + 3])  # -1 pads
     score_n = property(lambda self: self.card[:, L.CARD_SCORE_N])
     score_points = property(lambda self: self.card[:, L.CARD_POINTS])
+    salt_base = property(lambda self: self.card[:, L.CARD_SALT_BASE])  # Salt may go on it
     track_padlock = property(lambda self: self.track[:, 0])
     track_bonus = property(lambda self: self.track[:, 1])
 
@@ -231,6 +232,8 @@ def compile_tables(config: GameConfig) -> tuple[Tables, Names]:
         card[c, L.CARD_POINTS] = row["points"]
         for i, x in enumerate(row["ingredients"]):
             card[c, L.CARD_MULT + i] = row["ingredients"].count(x)
+    card[:, L.CARD_SALT_BASE] = 1
+    card[n_cards:, L.CARD_SALT_BASE] = r.bool("options.salt_on_starting_card")
     rules = np.zeros(L.N_RULES, np.int64)
     rules[L.R_BAN_SEAT: L.R_BAN_TOKEN + 1] = -1  # no restricted play
     for index, value in (

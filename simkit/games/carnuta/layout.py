@@ -109,9 +109,12 @@ CARD_KINDS = ("normal", "double", "salt")
 
 # Tables.card columns (one row per card id).
 # CARD_MULT + i: how often listed ingredient i appears in the card's list (for sets).
+# CARD_SALT_BASE: 1 if a Salt card may be stacked on this card's column (every ingredient
+# card; a starting card by options.salt_on_starting_card).
 (CARD_ING, CARD_DECK, CARD_KIND, CARD_AMOUNT, CARD_COST, _C1, _C2, _C3, CARD_ICONS, CARD_SCORE,
- CARD_SCORE_ING, _S1, _S2, CARD_SCORE_N, CARD_POINTS, CARD_MULT, _M1, _M2) = range(18)
-N_CARD_COLS = 18
+ CARD_SCORE_ING, _S1, _S2, CARD_SCORE_N, CARD_POINTS, CARD_MULT, _M1, _M2,
+ CARD_SALT_BASE) = range(19)
+N_CARD_COLS = 19
 # Tables.rules entries.
 (R_N_ING_CARDS, R_N_TYPES, R_SPACES, R_PADLOCKED, R_START_SUN, R_START_MOON, R_SICKLES,
  R_HAND_LIMIT, R_TOP, R_END_CARDS, R_FLIP_SOME, R_TAKE_CHOOSE, R_FINAL_TURNS, R_START_COUNTS,

@@ -17,6 +17,7 @@ from .layout import (
     CARD_KIND,
     CARD_MULT,
     CARD_POINTS,
+    CARD_SALT_BASE,
     CARD_SCORE,
     CARD_SCORE_ING,
     CARD_SCORE_N,
@@ -86,7 +87,8 @@ def tableau_points(cd, pub, p, ex, en):
 @njit(cache=True)
 def gain_table(cd, pub, p, cache, has):
     """Before a decision: cache[x, a] = what seat p's tableau gains from a more ingredients
-    of type x (a = 1, 2), and has[x] = 1 if a card (starting card included) is in column x.
+    of type x (a = 1, 2), and has[x] = 1 if column x holds a card a Salt may be stacked on
+    (an ingredient card; the starting card by options.salt_on_starting_card).
 
     One pass over the tableau: linear lines (each, two_types, own) add points * a, set
     lines the difference in complete sets.
@@ -101,7 +103,8 @@ def gain_table(cd, pub, p, cache, has):
     for i in range(pub[base + P_N_CARDS]):
         c = pub[base + P_CARDS + i]
         col = pub[base + P_COLUMN + i]
-        has[col] = 1
+        if cd[c, CARD_SALT_BASE]:
+            has[col] = 1
         k = cd[c, CARD_SCORE]
         pts = cd[c, CARD_POINTS]
         if k == FLAT5 or k == FLAT2:  # noqa: SIM109 (numba: a tuple test is slow)

@@ -14,7 +14,7 @@ from simkit.config import GameConfig, Reader
 
 from . import layout as L
 
-TIE_BREAKS = ("shared", "most_potions")
+TIE_BREAKS = ("shared", "most_potions", "hecate")  # layout.TIE_* in this order
 RECIPE_MATCHES = ("contains", "exact")
 END_TRIGGERS = ("cannot_refill", "deck_empty")
 
@@ -58,7 +58,7 @@ class Tables(NamedTuple):
     supply_size = property(lambda self: self.rules[L.RU_SUPPLY: L.RU_SUPPLY + L.MAX_PLAYERS + 1])
     compulsory = property(lambda self: bool(self.rules[L.RU_COMPULSORY]))
     recipe_exact = property(lambda self: bool(self.rules[L.RU_EXACT]))
-    tie_most_potions = property(lambda self: bool(self.rules[L.RU_TIE_POTIONS]))
+    tie_break = property(lambda self: TIE_BREAKS[int(self.rules[L.RU_TIE_BREAK])])
     end_on_empty_deck = property(lambda self: bool(self.rules[L.RU_END_EMPTY]))
     max_rounds = property(lambda self: int(self.rules[L.RU_MAX_ROUNDS]))
 
@@ -219,7 +219,7 @@ def compile_tables(config: GameConfig) -> tuple[Tables, Names]:
     rules[L.RU_CAULDRONS] = len(caps)
     rules[L.RU_COMPULSORY] = r.bool("options.picking_compulsory")
     rules[L.RU_EXACT] = r.choice("options.recipe_match", RECIPE_MATCHES) == "exact"
-    rules[L.RU_TIE_POTIONS] = r.choice("options.tie_break", TIE_BREAKS) == "most_potions"
+    rules[L.RU_TIE_BREAK] = TIE_BREAKS.index(r.choice("options.tie_break", TIE_BREAKS))
     rules[L.RU_END_EMPTY] = r.choice("options.end_trigger", END_TRIGGERS) == "deck_empty"
     rules[L.RU_MAX_ROUNDS] = r.int("options.max_rounds", 1, 10_000)
     rules[L.RU_CAP: L.RU_CAP + len(caps)] = caps

@@ -149,8 +149,9 @@ RE_TYPES = RE_CTOTAL + MAX_COLOURS  # cards needed of each type (dense)
 RE_COLOURS = RE_TYPES + MAX_TYPES  # colour icons (dense)
 RE_COLS = RE_COLOURS + MAX_COLOURS
 #   rules  int64[RU_SIZE]           numbers and options
-(RU_COLOURS, RU_CAULDRONS, RU_COMPULSORY, RU_EXACT, RU_TIE_POTIONS, RU_END_EMPTY,
+(RU_COLOURS, RU_CAULDRONS, RU_COMPULSORY, RU_EXACT, RU_TIE_BREAK, RU_END_EMPTY,
  RU_MAX_ROUNDS) = range(7)
+TIE_SHARED, TIE_POTIONS, TIE_HECATE = range(3)  # options.tie_break, in TIE_BREAKS' order
 RU_CAP = 7  # cauldron capacities (MAX_CAULDRONS)
 RU_SUPPLY = RU_CAP + MAX_CAULDRONS  # supply size by player count (MAX_PLAYERS + 1)
 # Restricted play, for `simkit value` (simkit/games/cauldron_master/interventions.py):

@@ -8,7 +8,10 @@ from numba import njit
 
 from .layout import (
     CT_POTIONS,
+    HECATE,
+    MAX_PLAYERS,
     MAX_RECIPES,
+    N_PLAYERS,
     RE_BONUS,
     RE_CTOTAL,
     RE_NCOUNT,
@@ -18,8 +21,10 @@ from .layout import (
     RECIPE,
     RU_COLOURS,
     RU_EXACT,
-    RU_TIE_POTIONS,
+    RU_TIE_BREAK,
     SCORE,
+    TIE_HECATE,
+    TIE_POTIONS,
     TY_COLOUR,
     TY_SCORE,
     cauldron_at,
@@ -85,5 +90,12 @@ def recipe_points(t, pub, p, k, extra, counts, size):
 @njit(cache=True, inline="always")
 def ranking_key(t, pub, cnt, s):
     """What ranks seat s at the end: Spell Points (incomplete cauldrons score nothing), then
-    with options.tie_break = "most_potions" the potions brewed."""
-    return pub[SCORE + s] * 256 + (cnt[s, CT_POTIONS] if t.rules[RU_TIE_POTIONS] else 0)
+    by options.tie_break: the potions brewed ("most_potions"), or the Favour of Hecate
+    ("hecate": its holder, then the nearest seat clockwise, as for initiative ties)."""
+    rule = t.rules[RU_TIE_BREAK]
+    if rule == TIE_POTIONS:
+        return pub[SCORE + s] * 256 + cnt[s, CT_POTIONS]
+    if rule == TIE_HECATE:
+        n = pub[N_PLAYERS]
+        return pub[SCORE + s] * 256 + MAX_PLAYERS - (s - pub[HECATE] + n) % n
+    return pub[SCORE + s] * 256
