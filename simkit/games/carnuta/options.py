@@ -69,6 +69,14 @@ def set_row(opts, n, kind, a, b, c, points, f1, f2, f3):
     opts[n, F3] = f3
 
 
+@njit(cache=True, inline="always")
+def fresh_gains(cd, pub, p, cache, has, ver):
+    """Rebuild seat p's gain table (`gain_table`) if its tableau changed since it was built."""
+    if ver[p, 1] != ver[p, 0]:
+        gain_table(cd, pub, p, cache, has)
+        ver[p, 1] = ver[p, 0]
+
+
 @njit_without_refcounts
 def sickle_rows(pub, p, opts, n):
     """Sickle options (Day row, Night row) if seat p has a Sickle and the row holds cards."""
@@ -92,9 +100,7 @@ def action_options(cd, take_choose, flip_some, pub, p, opts, cache, has, ver, me
     base = player_at(p, 0)
     sun = pub[base + P_SUN]
     moon = pub[base + P_MOON]
-    if ver[p, 1] != ver[p, 0]:  # seat p's tableau changed since its gain table was built
-        gain_table(cd, pub, p, cache, has)
-        ver[p, 1] = ver[p, 0]
+    fresh_gains(cd, pub, p, cache, has, ver)
     n = 0
     # Take a Card: any of the 8 visible cards.
     for s in range(N_SLOTS):
@@ -180,9 +186,7 @@ def discard_options(cd, pub, p, opts, cache, has, ver, memo):
     base = player_at(p, 0)
     sun = pub[base + P_SUN]
     moon = pub[base + P_MOON]
-    if ver[p, 1] != ver[p, 0]:  # seat p's tableau changed since its gain table was built
-        gain_table(cd, pub, p, cache, has)
-        ver[p, 1] = ver[p, 0]
+    fresh_gains(cd, pub, p, cache, has, ver)
     n = 0
     for h in range(pub[base + P_HAND_N]):
         c = pub[base + P_HAND + h]
@@ -204,9 +208,7 @@ def token_options(cd, pub, p, opts, cache, has, ver, banned):
     """A bonus space: one row per Bonus Ingredient token type in the centre, but `banned`
     (-1: none; restricted play, `simkit value`)."""
     n = 0
-    if ver[p, 1] != ver[p, 0]:  # seat p's tableau changed since its gain table was built
-        gain_table(cd, pub, p, cache, has)
-        ver[p, 1] = ver[p, 0]
+    fresh_gains(cd, pub, p, cache, has, ver)
     for x in range(has.shape[0]):
         if pub[TOKENS + x] > 0 and x != banned:
             set_row(opts, n, OPT_TOKEN, x, -1, -1, cache[x, 1], 0, 0, 0)
