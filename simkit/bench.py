@@ -171,6 +171,8 @@ class Row:
             return f"{self.value:,.2f}x" if self.value < 10 else f"{self.value:,.0f}x"
         if self.unit in ("s", "ratio"):
             return f"{self.value:,.2f}"
+        if self.unit == "us":
+            return f"{self.value:,.1f}"
         return f"{self.value:,.0f}"
 
     def target_text(self) -> str:
