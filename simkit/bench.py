@@ -48,34 +48,32 @@ def _median_time(fn: Callable[[], object], repeats: int,
     return statistics.median(times)
 
 
-def kernel_rate(strategy: str, threads: int, n_games: int, repeats: int,
-                game_name: str = "cauldron-master") -> float:
+def _simulate_seconds(game_name: str, strategy: str, threads: int, n_games: int,
+                     repeats: int, clock: Callable[[], float] = time.perf_counter) -> float:
+    """Median seconds (by `clock`) of simulating n_games, 4 players of `strategy`."""
     game = get_game(game_name)
     compiled = game.compile(game.load_config())
     lineup = build_lineup(game, [strategy], 4)
     game.simulate(compiled, lineup, 0, 0, 100)  # compile or load the cache
     numba.set_num_threads(threads)
     try:
-        return n_games / _median_time(
-            lambda: game.simulate(compiled, lineup, 7, 0, n_games), repeats)
+        return _median_time(lambda: game.simulate(compiled, lineup, 7, 0, n_games), repeats,
+                            clock)
     finally:
         numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
+
+
+def kernel_rate(strategy: str, threads: int, n_games: int, repeats: int,
+                game_name: str = "cauldron-master") -> float:
+    """Games per second of wall time."""
+    return n_games / _simulate_seconds(game_name, strategy, threads, n_games, repeats)
 
 
 def cpu_per_game(game_name: str, n_games: int, repeats: int) -> float:
     """CPU microseconds per game on one thread, 4 greedy players: the steadiest figure on a
     shared machine (time spent waiting for a core is not counted)."""
-    game = get_game(game_name)
-    compiled = game.compile(game.load_config())
-    lineup = build_lineup(game, ["greedy"], 4)
-    game.simulate(compiled, lineup, 0, 0, 100)  # compile or load the cache
-    numba.set_num_threads(1)
-    try:
-        return 1e6 / n_games * _median_time(
-            lambda: game.simulate(compiled, lineup, 7, 0, n_games), repeats,
-            time.process_time)
-    finally:
-        numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
+    return 1e6 / n_games * _simulate_seconds(game_name, "greedy", 1, n_games, repeats,
+                                             time.process_time)
 
 
 def reference_rate(n_games: int, repeats: int, game_name: str = "cauldron-master"

@@ -134,14 +134,18 @@ class KernelGame(Game):
 
     def needs_compile(self) -> bool:
         """Whether the first game will compile the kernel (no numba cache for it on disk,
-        or one older than its source), so that callers can say so while it happens."""
+        or one older than a source of the game), so that callers can say so while it
+        happens."""
         fn = self.kernel.simulate_batch
         if getattr(fn, "signatures", None):
             return False  # compiled in this process already
         try:
             index = Path(fn._cache._cache_file._index_path)
-            source = Path(self.kernel.__file__)
-            return not index.exists() or index.stat().st_mtime < source.stat().st_mtime
+            # Any file of the game's folder (its rules, options, scoring ...), not only the
+            # module holding simulate_batch: an edit to any of them recompiles.
+            newest = max(f.stat().st_mtime
+                         for f in Path(self.kernel.__file__).parent.glob("*.py"))
+            return not index.exists() or index.stat().st_mtime < newest
         except (AttributeError, OSError):
             return False
 
