@@ -13,7 +13,7 @@
            several times per candidate offering with planner (or greedy) players, from
            what its seat can see (each deck's and the Rune stack's hidden order
            re-shuffled); its other decisions are the planner's (or greedy's). The playouts
-           need the rules, so they live in the kernel (simkit/games/inori/kernel.py,
+           need the rules, so they live with them (simkit/games/inori/play.py,
            `rollout_offer`); `choose` only handles the rest.
 """
 
@@ -151,7 +151,7 @@ def offering_value(points, tokens, completes, runes, own, paid, w_token, w_rune,
                    w_cost):
     """greedy's value of an offering (or Altar tile) row from its columns: POINTS, F1..F4
     and C (the colour paid, -1: none). The kernel also calls it while building the
-    offering table for a greedy seat (simkit/games/inori/kernel.py, `put_offer`)."""
+    offering table for a greedy seat (simkit/games/inori/options.py, `put_offer`)."""
     score = (points + w_token * tokens + w_rune * runes + w_complete * completes * own)
     if paid >= 0:
         score -= w_cost
@@ -162,7 +162,7 @@ def offering_value(points, tokens, completes, runes, own, paid, w_token, w_rune,
 def rune_value(kind, tokens, w_token):
     """greedy's value of playing a Rune tile of this kind that gives `tokens` tokens
     (playing none: 0). The kernel also calls it in a greedy seat's Rune step
-    (simkit/games/inori/kernel.py, `rune_rows`)."""
+    (simkit/games/inori/options.py, `rune_rows`)."""
     return w_token * tokens if kind == RUNE_GAIN else -1.0
 
 
@@ -358,7 +358,7 @@ def choose(sid, opts, n, pub, t, params, rng):
         return greedy(opts, n, params)
     if sid == PLANNER:
         return planner(opts, n, pub, t, params)
-    if sid == ROLLOUT:  # its offerings never get here: the kernel makes them by playouts
+    if sid == ROLLOUT:  # its offerings never get here: play.rollout_offer makes them
         return policy_choice(opts, n, pub, t, params)
     return randint(rng, n)
 

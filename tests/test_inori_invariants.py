@@ -175,7 +175,7 @@ def test_game_invariants(players, seed, index, names, overrides):
         b.check_tokens()
     ends = [e for e in rep.events.tolist() if e[1] == L.EV_END]
     assert len(ends) == 1 and ends[0][3] == t.seasons
-    assert int(rep.out[3][0]) == t.seasons
-    assert [int(v) for v in rep.out[0][0]] == b.points
+    assert int(rep.out[L.O_ROUNDS][0]) == t.seasons
+    assert [int(v) for v in rep.out[L.O_SCORE][0]] == b.points
     assert all(p >= 0 for p in b.points)
-    np.testing.assert_array_equal(rep.out[5][0], np.array(b.held))
+    np.testing.assert_array_equal(rep.out[L.O_TOKENS][0], np.array(b.held))

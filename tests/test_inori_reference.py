@@ -23,6 +23,7 @@ import pytest
 
 from simkit.engine import build_lineup
 from simkit.games import get_game
+from simkit.games.inori import layout as L
 from simkit.kernels.trace import MAX_DECISIONS, MAX_EVENTS
 from tests.reference import inori as reference
 
@@ -136,11 +137,14 @@ def _ints(a: Any) -> list[int]:
     return [int(v) for v in np.asarray(a).ravel()]
 
 
-STAT_OUTPUTS = (  # reference stats key -> kernel output index (per seat)
-    ("points", 6), ("tree_uses", 7), ("runes_played", 8), ("runes_drawn", 9),
-    ("completed", 10), ("completed_cards", 11), ("seasons_first", 12), ("passes", 13),
-    ("tiles", 14), ("turns", 15), ("paid", 16), ("gained", 17), ("neutral", 18),
-    ("new_starts", 19), ("card_offerings", 20),
+STAT_OUTPUTS = (  # reference stats key -> result array (per seat)
+    ("points", L.O_POINTS), ("tree_uses", L.O_TREE), ("runes_played", L.O_RUNE),
+    ("runes_drawn", L.O_RUNES_DRAWN), ("completed", L.O_CARDS_COMPLETED),
+    ("completed_cards", L.O_CARD), ("seasons_first", L.O_SEASONS_FIRST),
+    ("passes", L.O_MARKERS_PASSED), ("tiles", L.O_TILES_PLACED), ("turns", L.O_TURNS),
+    ("paid", L.O_TOKENS_PAID), ("gained", L.O_TOKENS_GAINED),
+    ("neutral", L.O_NEUTRAL_PLACED), ("new_starts", L.O_NEW_STARTS_KEPT),
+    ("card_offerings", L.O_CARD_OFFERINGS),
 )
 
 
@@ -151,7 +155,7 @@ def kernel_view(rep: Any) -> dict:
         rows = [tuple(r) for r in rep.options[first: first + n].tolist()]
         decisions.append((season, seat, step, rows, chosen))
     out = rep.out
-    n = out[0].shape[1]
+    n = out[L.O_SCORE].shape[1]
     stats = []
     for s in range(n):
         st = {}
@@ -162,12 +166,12 @@ def kernel_view(rep: Any) -> dict:
     return {
         "decisions": decisions,
         "events": [tuple(e) for e in rep.events.tolist()],
-        "scores": _ints(out[0][0]),
-        "ranks": _ints(out[1][0]),
-        "win_share": [float(v) for v in out[2][0]],
-        "rounds": int(out[3][0]),
-        "strategy": _ints(out[4][0]),
-        "tokens": [_ints(out[5][0, s]) for s in range(n)],
+        "scores": _ints(out[L.O_SCORE][0]),
+        "ranks": _ints(out[L.O_RANK][0]),
+        "win_share": [float(v) for v in out[L.O_WIN_SHARE][0]],
+        "rounds": int(out[L.O_ROUNDS][0]),
+        "strategy": _ints(out[L.O_STRATEGY][0]),
+        "tokens": [_ints(out[L.O_TOKENS][0, s]) for s in range(n)],
         "stats": stats,
     }
 

@@ -10,8 +10,10 @@ import pytest
 from simkit.engine import build_lineup
 from simkit.errors import SimkitError
 from simkit.games import get_game
-from simkit.games.inori import kernel as K
 from simkit.games.inori import layout as L
+from simkit.games.inori import options as O
+from simkit.games.inori import play as P
+from simkit.games.inori import rules as R
 from simkit.kernels.trace import new_trace_stub
 from simkit.rng import py_game_seed, py_stream_state
 from simkit.testing import (
@@ -20,16 +22,14 @@ from simkit.testing import (
 )
 from strategies.inori import GREEDY, STRATEGIES
 
+GREEDY_PRM = next(s for s in STRATEGIES if s.name == "greedy").vector()
+
 
 @pytest.fixture(scope="module")
 def ino():
     game = get_game("inori")
     compiled = game.compile(game.load_config())
     return game, compiled
-
-
-def _greedy_prm() -> np.ndarray:
-    return np.ones(6, np.float64)
 
 
 def test_beats_greedy(ino):
@@ -81,30 +81,62 @@ def test_parameter_errors(ino, setting, message):
         build_lineup(game, ["rollout", "greedy"], 2, [setting])
 
 
-def _playout(t, players: int, scratch, trace, resume: int, horizon: int) -> int:
-    (pub, opts, decks, discards, tops, new_starts, stack, rtops, rngs, tied, _starts, st,
-     done, hv) = scratch
-    return K.playout(t, players, pub, decks, discards, tops, new_starts, stack, rtops,
-                     rngs[0], tied, st, done, hv, opts, GREEDY, _greedy_prm(), resume, horizon,
-                     trace)
+def _start(t, players: int, seed: int) -> tuple:
+    """A game's scratch, set up by the rules as `play_game` sets it up."""
+    scratch = P.new_scratch(t)
+    (pub, _opts, decks, discards, tops, new_starts, stack, rtops, rngs, _tied, starts, hid,
+     cnt, done, _hv) = scratch
+    rngs[0, 0] = py_stream_state(seed, 0)
+    R.setup(t, players, pub, hid, cnt, done, decks, discards, tops, new_starts, stack, rtops,
+            starts, rngs[0], new_trace_stub(L.N_COLS), False)
+    return scratch
 
 
-@pytest.mark.parametrize("players", [2, 3, 4])
-def test_playout_replays_greedy_games(ino, players):
-    """`playout` (the rollout's own greedy season loop) plays a whole game exactly as
-    `play_game` does with greedy players: its rules are the kernel's."""
-    game, compiled = ino
+def _playout(t, players: int, scratch, sid: int, prm, horizon: int) -> int:
+    """Play on from the scratch's state, every seat by `sid` (the deal and the strategies
+    drawing from the deal stream, as in a rollout's playout)."""
+    (pub, opts, decks, discards, tops, new_starts, stack, rtops, rngs, tied, _starts, hid,
+     cnt, done, hv) = scratch
+    sids = np.full(L.MAX_PLAYERS, sid, np.int64)
+    prms = np.tile(np.asarray(prm, np.float64), (L.MAX_PLAYERS, 1))
+    return P.playout(t, players, pub, hid, cnt, done, decks, discards, tops, new_starts, stack,
+                     rtops, rngs[0], tied, opts, hv, sids, prms, horizon,
+                     new_trace_stub(L.N_COLS))
+
+
+OPTION_VALUES = [(), ('options.cost_payment="hold"',), ('options.majority_tie="unpayable"',),
+                 ("options.altar_cost=0",), ("options.altar_cost=2",),
+                 ("options.altar_repeat_effect=false",),
+                 ('options.fewest_points_tie="reverse_turn_order"',),
+                 ('options.fewest_points_tie="random"',), ('options.new_start_use="none"',),
+                 ('options.empty_deck="leave_empty"',), ('options.root_tokens="fixed"',)]
+
+
+@pytest.mark.parametrize("overrides", OPTION_VALUES, ids=lambda o: o[0] if o else "default")
+@pytest.mark.parametrize("strategy", ["greedy", "planner"])
+def test_playout_replays_whole_games(overrides, strategy):
+    """`playout` (the rollout player's loop) plays whole games exactly as `play_game` does,
+    every result column, under every rule option's non-default value: a playout plans with
+    the rules the game is played by. (Greedy and the planner draw no random numbers, so
+    the playout's single stream deals exactly as the game's deal stream.)"""
+    game = get_game("inori")
+    compiled = game.compile(game.load_config(overrides))
     t = compiled.tables
-    cols = game.simulate(compiled, build_lineup(game, ["greedy"], players), 11, 0, 30)
-    trace = new_trace_stub(L.N_COLS)
-    for g in range(30):
-        scratch = K.new_scratch(t)
-        K.setup_game(t, players, np.uint64(py_game_seed(11, g)), scratch, trace, False)
-        ends = _playout(t, players, scratch, trace, 0, 0)
-        pub = scratch[0]
-        scores = [pub[L.player_at(p, L.P_SCORE)] for p in range(players)]
-        np.testing.assert_array_equal(scores, cols["score"][g])
-        assert ends == t.rules[L.R_SEASONS]
+    for players in (2, 3, 4):
+        lineup = build_lineup(game, [strategy], players)
+        cols = game.simulate(compiled, lineup, 11, 0, 20)
+        out = game.new_outputs(compiled, 20, players)
+        out[L.O_STRATEGY][:] = cols["strategy"]
+        for g in range(20):
+            scratch = _start(t, players, py_game_seed(11, g))
+            ends = _playout(t, players, scratch, lineup.ids[0], lineup.params[0], 0)
+            pub, tied, cnt, done = scratch[0], scratch[9], scratch[12], scratch[13]
+            P.results(t, players, pub, cnt, done, out, g, tied)
+            assert ends == t.rules[L.R_SEASONS]
+        replayed = game.columns(compiled, out)
+        assert replayed.keys() == cols.keys()
+        for name, column in cols.items():
+            np.testing.assert_array_equal(replayed[name], column, err_msg=name)
 
 
 def _permute_hidden(scratch, rng: np.random.Generator) -> tuple:
@@ -135,28 +167,29 @@ def test_never_reads_hidden_orders(ino):
     differ = 0
     for case in range(40):
         players = 2 + case % 3
-        scratch = K.new_scratch(t)
-        K.setup_game(t, players, np.uint64(rng.integers(1 << 62)), scratch, trace, False)
+        scratch = _start(t, players, int(rng.integers(1 << 62)))
         seasons_played = case % 4  # 0 to 3 seasons, then a season's start
         if seasons_played:
-            _playout(t, players, scratch, trace, 0, seasons_played)
+            _playout(t, players, scratch, GREEDY, GREEDY_PRM, seasons_played)
         pub, opts, decks, discards, tops, new_starts, stack, rtops = scratch[:8]
-        hv = scratch[13]
-        seat = int(pub[L.FIRST])
-        pub[L.SEAT] = seat
+        hid, cnt, hv = scratch[11], scratch[12], scratch[14]
+        # The state next_decision leaves at the season's first offering.
+        seat = R.next_seat(players, pub, hid)
+        R.begin_turn(pub, cnt, seat)
+        hid[L.PHASE] = L.PH_END_TURN
         pub[L.STEP] = L.STEP_OFFER
-        n = K.offer_rows(t, pub, seat, opts, hv, False, np.zeros(0))
+        n = O.offer_rows(t, pub, seat, opts, hv, False, np.zeros(0))
         hidden = _permute_hidden(scratch, rng)
-        before = [a.copy() for a in (pub, opts, decks, discards, tops, new_starts, stack,
+        before = [a.copy() for a in (pub, hid, opts, decks, discards, tops, new_starts, stack,
                                      rtops)]
         choices = []
         for stream in range(6):
             state = np.array([py_stream_state(case, 1 + stream)], np.uint64)
             picks = []
             for d, dc, ns, sk in ((decks, discards, new_starts, stack), hidden):
-                picks.append(K.rollout_offer(t, players, pub, opts, n, d, dc, tops, ns, sk,
-                                             rtops, params, state.copy(), trace))
-            for a, b in zip(before, (pub, opts, decks, discards, tops, new_starts, stack,
+                picks.append(P.rollout_offer(t, players, pub, hid, opts, n, d, dc, tops, ns,
+                                             sk, rtops, params, state.copy(), trace))
+            for a, b in zip(before, (pub, hid, opts, decks, discards, tops, new_starts, stack,
                                      rtops), strict=True):
                 np.testing.assert_array_equal(a, b)  # the real state is left untouched
             assert picks[0] == picks[1], f"case {case}: a hidden order changed a decision"

@@ -290,9 +290,9 @@ def test_kernel_season_end_and_majorities_follow_the_rules(n, overrides):
         got = reread(t, n, rep.events.tolist(), bool(t.rules[L.R_COST_RETURN]))
         where = f"overrides={overrides} lineup={names} seed=2024 game={g}"
         assert not got["problems"], f"{where}: {got['problems'][0]}"
-        assert got["tokens"] == rep.out[5][0].tolist(), where
-        assert got["score"] == rep.out[0][0].tolist(), where
-        assert int(rep.out[3][0]) == t.seasons, where
+        assert got["tokens"] == rep.out[L.O_TOKENS][0].tolist(), where
+        assert got["score"] == rep.out[L.O_SCORE][0].tolist(), where
+        assert int(rep.out[L.O_ROUNDS][0]) == t.seasons, where
         for k, v in got["seen"].items():
             seen[k] = seen.get(k, 0) + v
     # The cases the rules single out really occurred (a tie for 2nd needs three players).

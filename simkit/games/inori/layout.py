@@ -102,7 +102,10 @@ Option table: int32 rows, one per legal option, in this canonical order.
     column  KIND  A  B  C  POINTS  F1  F2  F3  F4   (unused entries: -1 for A B C, else 0)
 """
 
+import numpy as np
 from numba import njit
+
+from simkit.outputs import GAME, Output
 
 MAX_PLAYERS = 4
 MAX_COLOURS = 6
@@ -190,6 +193,66 @@ LOW_TIES = ("turn_order", "reverse_turn_order", "random")
 (SRC_CARD, SRC_TREE, SRC_COMPLETE, SRC_NEW_START, SRC_MAJORITY) = range(5)
 SOURCES = ("card_effects", "tree_effects", "completed_cards", "new_start_cards",
            "majorities")
+
+# Hidden state: int64[HID_SIZE], what no strategy sees: where play stands between two
+# decisions (the decks and the Rune stack are arrays of their own; a lookahead copies them
+# all with `pub`).
+#   PHASE        1   what play.next_decision does next (PH_*)
+#   TURN_POS     1   the next position in this turn pass (0: the season's first player)
+#   ANYONE       1   1 once someone took a turn in this pass
+#   TODO_LEFT    1   decisions an offering's effect still asks for (PH_TOKENS, PH_BLOCK)
+#   TODO_FEWEST  1   PH_TOKENS: 1 "fewest colour", 0 "take any"
+#   TODO_COLOUR  1   PH_BLOCK: the tile colour gained after the blocks; PH_MOVE: the
+#                    Rune tile's colour; PH_TILE: the tree space waiting for its tile
+#   TODO_AMOUNT  1   tokens per PH_TOKENS decision; PH_BLOCK: tokens gained after the
+#                    blocks; PH_MOVE: the Rune tile's kind; PH_TILE: the colour paid
+#                    (-1: nothing)
+#   STOP_SEASON  1   play stops when this season would begin (a rollout's horizon)
+(PHASE, TURN_POS, ANYONE, TODO_LEFT, TODO_FEWEST, TODO_COLOUR, TODO_AMOUNT,
+ STOP_SEASON) = range(8)
+HID_SIZE = 8
+# Phases, in the order of a turn, then the season end.
+(PH_TURN, PH_MOVE, PH_OFFER, PH_TILE, PH_TOKENS, PH_BLOCK, PH_END_TURN, PH_SEASON_END,
+ PH_NEXT_SEASON, PH_OVER) = range(10)
+
+# Per-seat counters: int64[MAX_PLAYERS, CT_SIZE], kept by the rules for the results.
+CT_SRC = 0  # points by source (SOURCES)
+CT_TREE = CT_SRC + len(SOURCES)  # offerings per tree space (MAX_TREE)
+CT_RUNE = CT_TREE + MAX_TREE  # Rune tiles played per kind (RUNE_KINDS)
+(CT_DRAWN, CT_COMPLETED, CT_FIRST, CT_PASSED, CT_TILES, CT_TURNS, CT_PAID, CT_GAINED,
+ CT_NEUTRAL, CT_NEW_START, CT_CARD_OFFERS) = range(CT_RUNE + len(RUNE_KINDS),
+                                                   CT_RUNE + len(RUNE_KINDS) + 11)
+CT_SIZE = CT_CARD_OFFERS + 1
+# (complete cards per seat and card id have an array of their own, `done`.)
+
+# Result columns, in order (simkit/outputs.py); O_<NAME> is each one's index.
+OUTPUTS = (
+    Output("strategy", np.int8),  # index into the run's strategy list
+    Output("score", np.int16),
+    Output("rank", np.int8),  # 1 = best, ties share
+    Output("win_share", np.float32),
+    Output("rounds", np.int16, GAME),  # seasons played
+    Output("cards_completed", np.uint8),  # complete cards the player was present on
+    Output("runes_drawn", np.uint8),
+    Output("seasons_first", np.uint8),  # seasons as first player
+    Output("markers_passed", np.uint8),  # markers lost by passing
+    Output("tiles_placed", np.uint8),  # Altar tiles
+    Output("turns", np.uint16),  # passes included
+    Output("tokens_paid", np.uint16),  # Favor tokens returned or shown
+    Output("tokens_gained", np.uint16),
+    Output("neutral_placed", np.uint8),
+    Output("new_starts_kept", np.uint8),
+    Output("card_offerings", np.uint16),  # offerings to card spaces
+    Output("points", np.int16, "sources"),  # points by source (SOURCES)
+    Output("tokens", np.uint8, "colours"),  # Favor tokens held at the end
+    Output("tree", np.uint8, "trees"),  # offerings to each Great Tree space
+    Output("rune", np.uint8, "rune_kinds"),  # Rune tiles played, per kind (RUNE_KINDS)
+    Output("card", np.uint8, "cards"),  # complete cards the player was present on, per card
+)
+(O_STRATEGY, O_SCORE, O_RANK, O_WIN_SHARE, O_ROUNDS, O_CARDS_COMPLETED, O_RUNES_DRAWN,
+ O_SEASONS_FIRST, O_MARKERS_PASSED, O_TILES_PLACED, O_TURNS, O_TOKENS_PAID, O_TOKENS_GAINED,
+ O_NEUTRAL_PLACED, O_NEW_STARTS_KEPT, O_CARD_OFFERINGS, O_POINTS, O_TOKENS, O_TREE, O_RUNE,
+ O_CARD) = range(len(OUTPUTS))
 
 # Trace of one game (buffers: simkit/kernels/trace.py); the decision kind recorded is the step.
 # Events: [season, event, seat, a, b, c]

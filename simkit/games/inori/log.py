@@ -16,8 +16,10 @@ def format_log(compiled: Any, lineup: Any, replay: Any) -> str:
     names = compiled.names
     t = compiled.tables
     out = replay.out
-    n_players = out[0].shape[1]
-    seat_name = [f"Seat {s} ({lineup.names[out[4][0, s]]})" for s in range(n_players)]
+    n_players = out[L.O_SCORE].shape[1]
+    strategy, score, rank = out[L.O_STRATEGY][0], out[L.O_SCORE][0], out[L.O_RANK][0]
+    points, tokens_held = out[L.O_POINTS][0], out[L.O_TOKENS][0]
+    seat_name = [f"Seat {s} ({lineup.names[strategy[s]]})" for s in range(n_players)]
 
     def colour(x: int) -> str:
         return names.colours[x] if x >= 0 else "-"
@@ -90,8 +92,8 @@ def format_log(compiled: Any, lineup: Any, replay: Any) -> str:
             lines.append(f"  {who}: {place} in {colour(a)}, {b} points")
     lines.append("Final scores:")
     for s in range(n_players):
-        parts = ", ".join(f"{label} {out[6][0, s, k]}" for k, label in enumerate(SOURCE_LABELS))
-        tokens = ", ".join(f"{v} {names.colours[x]}" for x, v in enumerate(out[5][0, s]) if v)
-        lines.append(f"  {seat_name[s]}: {out[0][0, s]} points, rank {out[1][0, s]} "
+        parts = ", ".join(f"{label} {points[s, k]}" for k, label in enumerate(SOURCE_LABELS))
+        tokens = ", ".join(f"{v} {names.colours[x]}" for x, v in enumerate(tokens_held[s]) if v)
+        lines.append(f"  {seat_name[s]}: {score[s]} points, rank {rank[s]} "
                      f"({parts}); tokens: {tokens or 'none'}")
     return "\n".join(lines).lstrip("\n")

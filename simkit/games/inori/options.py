@@ -1,0 +1,396 @@
+"""Inori option tables: for each decision step, every legal option as a row, in the
+canonical order layout.py documents, with the columns a strategy reads (what the option
+scores now, gives, completes).
+
+Each function writes the rows of one step into `opts` and returns their count. The rules
+apply a chosen row (rules.py); play.py asks for these tables between the steps.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+from numba.cpython.unsafe.numbers import trailing_zeros
+
+from simkit.kernels.jit import njit_without_refcounts
+from strategies.inori import offering_value, rune_value
+
+from .layout import (
+    CARD_COLOUR,
+    CARD_N_SPACES,
+    CARD_NEXT,
+    COST_MAJORITY,
+    COST_NONE,
+    F1,
+    F2,
+    F3,
+    F4,
+    KIND,
+    MAX_SPACES,
+    N_SLOTS,
+    OCCUPIED_OK,
+    OPT_BLOCK,
+    OPT_CARD,
+    OPT_COLOUR,
+    OPT_MOVE,
+    OPT_NEW_START,
+    OPT_NO_RUNE,
+    OPT_PASS,
+    OPT_RUNE,
+    OPT_TILE,
+    OPT_TREE,
+    P_N_RUNES,
+    P_RUNES,
+    POINTS,
+    R_ALTAR_COST,
+    R_BAN_CARD,
+    R_BAN_COLOUR,
+    R_BAN_RUNE,
+    R_BAN_SEAT,
+    R_BAN_TREE,
+    R_COST_RETURN,
+    R_MAJ_TIE_CHOOSE,
+    R_N_COLOURS,
+    R_N_TREE,
+    RU_AMOUNT,
+    RU_COLOUR,
+    RU_KIND,
+    RUNE_FROM_COLOUR,
+    RUNE_GAIN,
+    RUNE_OCCUPIED,
+    RUNE_TO_COLOUR,
+    RUNES_LEFT,
+    S_CARD,
+    S_OCC,
+    S_OCC2,
+    SP_AMOUNT,
+    SP_COLOUR,
+    SP_COLOUR2,
+    SP_COST,
+    SP_EFFECT,
+    SUPPLY,
+    T_OCC,
+    T_TILE,
+    T_TOKENS,
+    TILE_USED,
+    TR_ROOT,
+    A,
+    B,
+    C,
+    player_at,
+    slot_at,
+    space_col,
+    tree_at,
+)
+from .scoring import free_spaces, held, holdings, on_card, space_row, taken_places, tree_row
+
+
+@njit(cache=True, inline="always")
+def set_row(opts, n, kind, a, b, c, points, f1, f2, f3, f4):
+    opts[n, KIND] = kind
+    opts[n, A] = a
+    opts[n, B] = b
+    opts[n, C] = c
+    opts[n, POINTS] = points
+    opts[n, F1] = f1
+    opts[n, F2] = f2
+    opts[n, F3] = f3
+    opts[n, F4] = f4
+
+
+@njit(cache=True, inline="always")
+def put_offer(opts, n, best, fuse, w, kind, a, b, c, points, f1, f2, f3, f4):
+    """Offering row n of the table; or, with `fuse` (a greedy seat with weights w), only
+    the row greedy would choose (the first best) kept, in row 0: scored as the table is
+    built instead of stored and scored. Returns the best score so far."""
+    if fuse:
+        v = offering_value(points, f1, f2, f3, f4, c, w[0], w[1], w[2], w[3])
+        if v > best:
+            set_row(opts, 0, kind, a, b, c, points, f1, f2, f3, f4)
+            return v
+        return best
+    set_row(opts, n, kind, a, b, c, points, f1, f2, f3, f4)
+    return best
+
+
+@njit(cache=True, inline="always")
+def rune_rows(t, pub, p, opts, fuse, w):
+    """STEP_RUNE: no rune, then each usable tile unlike every earlier one in the hand.
+
+    With `fuse` (a greedy seat with weights w), row 0 is greedy's choice and no other row
+    is written: a tile greedy values at or below the best so far (no rune: 0) cannot be
+    its choice, which is the first best, so its legality is never checked (greedy never
+    plays a move or "occupied" tile, the costly checks)."""
+    set_row(opts, 0, OPT_NO_RUNE, -1, -1, -1, 0, 0, 0, 0, 0)
+    n = 1
+    best = 0.0  # greedy's value of no rune (fuse)
+    base = player_at(p, P_RUNES)
+    banned = t.rules[R_BAN_RUNE] if p == t.rules[R_BAN_SEAT] else -1  # restricted play
+    for h in range(pub[player_at(p, P_N_RUNES)]):
+        tile = pub[base + h]
+        kind = t.rune[tile, RU_KIND]
+        if kind == banned:
+            continue
+        colour = t.rune[tile, RU_COLOUR]
+        amount = t.rune[tile, RU_AMOUNT]
+        f1 = min(amount, pub[SUPPLY + colour]) if kind == RUNE_GAIN else 0
+        v = 0.0
+        if fuse:
+            v = rune_value(kind, f1, w[0])
+            if v <= best:
+                continue
+        repeat = False
+        for e in range(h):
+            other = pub[base + e]
+            if (t.rune[other, RU_KIND] == kind and t.rune[other, RU_COLOUR] == colour
+                    and t.rune[other, RU_AMOUNT] == amount):
+                repeat = True
+        if repeat:
+            continue
+        if kind == RUNE_OCCUPIED:
+            if not occupied_target(t, pub, p):
+                continue
+        elif kind != RUNE_GAIN and not move_exists(t, pub, p, kind, colour):
+            continue
+        if fuse:
+            best = v
+            set_row(opts, 0, OPT_RUNE, h, tile, kind, 0, f1, 0, 0, 0)
+        else:
+            set_row(opts, n, OPT_RUNE, h, tile, kind, 0, f1, 0, 0, 0)
+        n += 1
+    return n
+
+
+@njit(cache=True, inline="always")
+def occupied_target(t, pub, p):
+    """True if some card space holds exactly one marker and it is not seat p's."""
+    for i in range(pub[N_SLOTS]):
+        c = pub[slot_at(i, S_CARD)]
+        if c < 0:
+            continue
+        for s in range(t.card[c, CARD_N_SPACES]):
+            occ = pub[slot_at(i, S_OCC + s)]
+            if occ >= 0 and occ != p and pub[slot_at(i, S_OCC2 + s)] < 0:
+                return True
+    return False
+
+
+@njit_without_refcounts
+def move_exists(t, pub, p, kind, colour):
+    """True if a move rune of this kind and colour has a legal move for seat p."""
+    n_slots = pub[N_SLOTS]
+    for si in range(n_slots):
+        cs = pub[slot_at(si, S_CARD)]
+        if cs < 0 or (kind == RUNE_FROM_COLOUR and t.card[cs, CARD_COLOUR] != colour):
+            continue
+        if not on_card(t, pub, si, p):
+            continue
+        for di in range(n_slots):
+            cd = pub[slot_at(di, S_CARD)]
+            if di == si or cd < 0:
+                continue
+            if kind == RUNE_TO_COLOUR and t.card[cd, CARD_COLOUR] != colour:
+                continue
+            if free_spaces(t, pub, di) > 0:
+                return True
+    return False
+
+
+@njit(cache=True, inline="always")
+def move_rows(t, pub, p, kind, colour, opts):
+    """STEP_MOVE: moves of one of seat p's markers for a move rune."""
+    n = 0
+    n_slots = pub[N_SLOTS]
+    for si in range(n_slots):
+        cs = pub[slot_at(si, S_CARD)]
+        if cs < 0:
+            continue
+        if kind == RUNE_FROM_COLOUR and t.card[cs, CARD_COLOUR] != colour:
+            continue
+        for ss in range(t.card[cs, CARD_N_SPACES]):
+            if pub[slot_at(si, S_OCC + ss)] != p and pub[slot_at(si, S_OCC2 + ss)] != p:
+                continue
+            for di in range(n_slots):
+                cd = pub[slot_at(di, S_CARD)]
+                if di == si or cd < 0:
+                    continue
+                if kind == RUNE_TO_COLOUR and t.card[cd, CARD_COLOUR] != colour:
+                    continue
+                free = free_spaces(t, pub, di)
+                for ds in range(t.card[cd, CARD_N_SPACES]):
+                    if pub[slot_at(di, S_OCC + ds)] >= 0:
+                        continue
+                    set_row(opts, n, OPT_MOVE, si * MAX_SPACES + ss, di * MAX_SPACES + ds, -1,
+                            0, 0, 1 if free == 1 else 0, 0,
+                            held(pub, p, t.card[cd, CARD_COLOUR]))
+                    n += 1
+    return n
+
+
+@njit(cache=True, inline="always")
+def offer_rows(t, pub, p, opts, hv, fuse, w):
+    """STEP_OFFER: card spaces, then tree spaces; a pass if there is nothing. With `fuse`
+    (put_offer), row 0 is greedy's choice (weights w) and the other rows are not written:
+    the seat's choice is row 0."""
+    n = 0
+    best = -1e300  # greedy's best score so far (fuse)
+    cd = t.card
+    tr = t.tree
+    rules = t.rules
+    n_col = rules[R_N_COLOURS]
+    ret = rules[R_COST_RETURN] == 1
+    choose_tie = rules[R_MAJ_TIE_CHOOSE] == 1
+    occupied_ok = pub[OCCUPIED_OK] == 1
+    runes_left = pub[RUNES_LEFT]
+    distinct, most, ties = holdings(pub, p, n_col, hv)
+    most_mask = np.uint64(0)
+    for y in range(n_col):
+        most_mask |= np.uint64(hv[y] == most) << np.uint64(y)
+    restricted = p == rules[R_BAN_SEAT]  # restricted play (`simkit value`)
+    ban_card = rules[R_BAN_CARD] if restricted else -1
+    ban_tree = rules[R_BAN_TREE] if restricted else -1
+    for i in range(pub[N_SLOTS]):
+        sb = slot_at(i, 0)
+        c = pub[sb + S_CARD]
+        if c < 0 or c == ban_card:
+            continue
+        crow = cd[c]
+        n_sp = crow[CARD_N_SPACES]
+        own = crow[CARD_COLOUR]
+        free = n_sp - taken_places(pub, sb)
+        for s in range(n_sp):
+            occ = pub[sb + S_OCC + s]
+            if occ >= 0 and not (occupied_ok and occ != p and pub[sb + S_OCC2 + s] < 0):
+                continue
+            completes = 1 if occ < 0 and free == 1 else 0
+            base = space_col(s, 0)
+            cost = crow[base + SP_COST]
+            e = crow[base + SP_EFFECT]
+            k = crow[base + SP_AMOUNT]
+            x = crow[base + SP_COLOUR]
+            x2 = crow[base + SP_COLOUR2]
+            if cost == COST_NONE:
+                points, tokens, runes, f4 = space_row(e, k, x, x2, own, pub, hv, False, -1,
+                                                      runes_left, distinct, most, ties)
+                best = put_offer(opts, n, best, fuse, w, OPT_CARD, i, s, -1, points, tokens,
+                                 completes, runes, f4)
+                n += 1
+            elif cost != COST_MAJORITY:
+                if hv[cost] >= 1:
+                    points, tokens, runes, f4 = space_row(e, k, x, x2, own, pub, hv, ret,
+                                                          cost, runes_left, distinct, most,
+                                                          ties)
+                    best = put_offer(opts, n, best, fuse, w, OPT_CARD, i, s, cost, points,
+                                     tokens, completes, runes, f4)
+                    n += 1
+            elif most > 0 and (ties == 1 or choose_tie):
+                # The majority colour(s): each colour held most, ascending (the bits of
+                # most_mask: testing each colour here would mispredict).
+                mm = most_mask
+                while mm:
+                    y = np.int64(trailing_zeros(mm))
+                    mm &= mm - np.uint64(1)
+                    points, tokens, runes, f4 = space_row(e, k, x, x2, own, pub, hv, ret, y,
+                                                          runes_left, distinct, most, ties)
+                    best = put_offer(opts, n, best, fuse, w, OPT_CARD, i, s, y, points, tokens,
+                                     completes, runes, f4)
+                    n += 1
+    top = -2  # the unused tile colour held most, once needed
+    for ts in range(rules[R_N_TREE]):
+        if pub[tree_at(ts, T_OCC)] >= 0 or ts == ban_tree:
+            continue
+        tile = pub[tree_at(ts, T_TILE)]
+        if tr[ts, TR_ROOT]:
+            if pub[tree_at(ts, T_TOKENS)] < 0 and pub[tree_at(ts, T_TOKENS + 1)] < 0:
+                continue
+            points, tokens, runes, f4 = tree_row(tr, rules, pub, hv, ts, -1, -1, runes_left)
+            best = put_offer(opts, n, best, fuse, w, OPT_TREE, ts, -1, -1, points, tokens, 0,
+                             runes, f4)
+            n += 1
+        elif tile < 0:
+            # Valued with the unused tile colour the player holds most of (the tile
+            # itself is chosen next, STEP_TILE).
+            if top < -1:
+                top = -1
+                for y in range(n_col):
+                    if pub[TILE_USED + y] == 0 and (top < 0 or hv[y] > hv[top]):
+                        top = y
+            if top >= 0:
+                points, tokens, runes, f4 = tree_row(tr, rules, pub, hv, ts, top, -1,
+                                                     runes_left)
+                best = put_offer(opts, n, best, fuse, w, OPT_TREE, ts, -1, -1, points, tokens,
+                                 0, runes, f4)
+                n += 1
+        else:
+            cost = rules[R_ALTAR_COST]
+            if hv[tile] < cost:
+                continue
+            paid = tile if cost > 0 else -1
+            points, tokens, runes, f4 = tree_row(tr, rules, pub, hv, ts, tile, paid,
+                                                 runes_left)
+            best = put_offer(opts, n, best, fuse, w, OPT_TREE, ts, tile, paid, points, tokens,
+                             0, runes, f4)
+            n += 1
+    if n == 0:
+        set_row(opts, 0, OPT_PASS, -1, -1, -1, 0, 0, 0, 0, 0)
+        n = 1
+    return n
+
+
+@njit(cache=True, inline="always")
+def tile_rows(t, pub, p, ts, opts, hv):
+    """STEP_TILE: every unused Altar tile colour for tree space ts, with its effect."""
+    n = 0
+    holdings(pub, p, t.rules[R_N_COLOURS], hv)
+    for y in range(t.rules[R_N_COLOURS]):
+        if pub[TILE_USED + y] == 0:
+            points, tokens, runes, f4 = tree_row(t.tree, t.rules, pub, hv, ts, y, -1,
+                                                 pub[RUNES_LEFT])
+            set_row(opts, n, OPT_TILE, y, -1, -1, points, tokens, 0, runes, f4)
+            n += 1
+    return n
+
+
+@njit(cache=True, inline="always")
+def colour_rows(t, pub, p, fewest, opts):
+    """STEP_TOKEN: colours the supply holds (fewest: only those p holds fewest of)."""
+    low = 1 << 30
+    if fewest:
+        for y in range(t.rules[R_N_COLOURS]):
+            if pub[SUPPLY + y] > 0:
+                low = min(low, held(pub, p, y))
+    n = 0
+    banned = t.rules[R_BAN_COLOUR] if p == t.rules[R_BAN_SEAT] else -1  # restricted play
+    for y in range(t.rules[R_N_COLOURS]):
+        if pub[SUPPLY + y] > 0 and (not fewest or held(pub, p, y) == low) and y != banned:
+            set_row(opts, n, OPT_COLOUR, y, -1, -1, held(pub, p, y), 0, 0, 0, 0)
+            n += 1
+    return n
+
+
+@njit(cache=True, inline="always")
+def block_rows(t, pub, p, opts):
+    """STEP_BLOCK: every free card space."""
+    n = 0
+    for i in range(pub[N_SLOTS]):
+        c = pub[slot_at(i, S_CARD)]
+        if c < 0:
+            continue
+        free = free_spaces(t, pub, i)
+        present = on_card(t, pub, i, p)
+        for s in range(t.card[c, CARD_N_SPACES]):
+            if pub[slot_at(i, S_OCC + s)] < 0:
+                set_row(opts, n, OPT_BLOCK, i, s, -1, present, 0, 1 if free == 1 else 0, 0,
+                        held(pub, p, t.card[c, CARD_COLOUR]))
+                n += 1
+    return n
+
+
+@njit(cache=True, inline="always")
+def new_start_rows(t, new_starts, top, k, opts):
+    """STEP_NEW_START: the k New Start cards drawn from `new_starts[top:]`, in draw order."""
+    for j in range(k):
+        c = new_starts[top + j]
+        set_row(opts, j, OPT_NEW_START, c, t.card[c, CARD_COLOUR], t.card[c, CARD_NEXT], 0, 0,
+                0, 0, 0)
+    return k

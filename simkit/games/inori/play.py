@@ -1,0 +1,588 @@
+"""Inori play: the loop options -> decide -> apply over the rules, for batch play, traced
+play and the rollout player's playouts.
+
+`next_decision` plays the automatic steps up to the next decision (the next turn, the
+season end, the game end) and builds its option table; `apply_option` applies the chosen
+row. `play_game` and `playout` are the same short loop around them with different
+deciders, so every rule exists once, in rules.py. `simulate_batch` plays many games in
+parallel, each from its own seed, so results do not depend on thread count or chunk size.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, prange
+
+import simkit.rng
+import strategies.inori
+from simkit.jitcache import drop_stale_cache
+from simkit.kernels import SOURCES
+from simkit.kernels.jit import keep_alive, njit_with_refcounts, njit_without_refcounts, unowned
+from simkit.kernels.lookahead import canonical, playout_value
+from simkit.kernels.seating import prepare_game, rank_seats, seat_buffers
+from simkit.kernels.trace import record_decision
+from simkit.outputs import allocate
+from simkit.rng import next_u64, stream_state
+from strategies.inori import (
+    GREEDY,
+    PLANNER,
+    PLANNER_DEFAULTS,
+    ROLLOUT,
+    ROLLOUT_WEIGHTS,
+    choose,
+    greedy_score,
+)
+
+from . import config as _config
+from . import layout as _layout
+from . import options as _options
+from . import rules as _rules
+from . import scoring as _scoring
+from .config import Tables
+from .layout import (
+    CT_CARD_OFFERS,
+    CT_COMPLETED,
+    CT_DRAWN,
+    CT_FIRST,
+    CT_GAINED,
+    CT_NEUTRAL,
+    CT_NEW_START,
+    CT_PAID,
+    CT_PASSED,
+    CT_RUNE,
+    CT_SIZE,
+    CT_SRC,
+    CT_TILES,
+    CT_TREE,
+    CT_TURNS,
+    HID_SIZE,
+    KIND,
+    MAX_COLOURS,
+    MAX_OPTIONS,
+    MAX_PLAYERS,
+    N_COLS,
+    NEUTRAL_LEFT,
+    O_CARD,
+    O_CARD_OFFERINGS,
+    O_CARDS_COMPLETED,
+    O_MARKERS_PASSED,
+    O_NEUTRAL_PLACED,
+    O_NEW_STARTS_KEPT,
+    O_POINTS,
+    O_RANK,
+    O_ROUNDS,
+    O_RUNE,
+    O_RUNES_DRAWN,
+    O_SCORE,
+    O_SEASONS_FIRST,
+    O_STRATEGY,
+    O_TILES_PLACED,
+    O_TOKENS,
+    O_TOKENS_GAINED,
+    O_TOKENS_PAID,
+    O_TREE,
+    O_TURNS,
+    O_WIN_SHARE,
+    OPT_CARD,
+    OPT_RUNE,
+    OPT_TREE,
+    OUTPUTS,
+    P_N_RUNES,
+    PH_BLOCK,
+    PH_END_TURN,
+    PH_MOVE,
+    PH_NEXT_SEASON,
+    PH_OFFER,
+    PH_OVER,
+    PH_SEASON_END,
+    PH_TILE,
+    PH_TOKENS,
+    PH_TURN,
+    PHASE,
+    R_N_COLOURS,
+    R_N_TREE,
+    R_NEW_START_DRAW,
+    R_NEW_START_JOIN,
+    R_SEASONS,
+    RUNE_KINDS,
+    SEASON,
+    SEAT,
+    STEP,
+    STEP_BLOCK,
+    STEP_MOVE,
+    STEP_NEW_START,
+    STEP_OFFER,
+    STEP_RUNE,
+    STEP_TILE,
+    STEP_TOKEN,
+    STOP_SEASON,
+    TODO_AMOUNT,
+    TODO_COLOUR,
+    TODO_FEWEST,
+    TODO_LEFT,
+    A,
+    B,
+    C,
+    player_at,
+)
+from .layout import (
+    SOURCES as SCORE_SOURCES,
+)
+from .options import (
+    block_rows,
+    colour_rows,
+    move_rows,
+    new_start_rows,
+    offer_rows,
+    rune_rows,
+    tile_rows,
+)
+from .rules import (
+    ask_tile,
+    begin_season,
+    begin_turn,
+    block_space,
+    end_season,
+    end_turn,
+    gain,
+    keep_new_start,
+    move_marker,
+    needs_tile,
+    next_first_player,
+    next_seat,
+    offer_card,
+    offer_tree,
+    pass_turn,
+    play_rune,
+    setup,
+    shuffle,
+)
+from .scoring import end_game, final_score, held
+
+drop_stale_cache(__file__, strategies.inori.__file__, simkit.rng.__file__, _layout.__file__,
+                 _config.__file__, _options.__file__, _rules.__file__, _scoring.__file__,
+                 *SOURCES)
+
+N_SOURCES = len(SCORE_SOURCES)
+N_RUNE_KINDS = len(RUNE_KINDS)
+
+
+def new_outputs(n_games: int, n_players: int, n_colours: int, n_tree: int,
+                n_cards: int) -> tuple:
+    """Allocate the per-game result arrays (layout.OUTPUTS), in narrow dtypes."""
+    return allocate(OUTPUTS, n_games, n_players,
+                    {"colours": n_colours, "sources": N_SOURCES, "trees": n_tree,
+                     "rune_kinds": N_RUNE_KINDS, "cards": n_cards})
+
+
+# ---------------------------------------------------------------- scratch
+@njit(cache=True)
+def new_scratch(t):
+    """Per-thread work arrays, reused across games (every game resets what it uses)."""
+    n_cards = t.card.shape[0]
+    n_col = t.colour.shape[0]
+    return (
+        np.zeros(_layout.PUB_SIZE, np.int32),  # 0 public state
+        np.zeros((MAX_OPTIONS, N_COLS), np.int32),  # 1 option table
+        np.zeros((n_col, n_cards), np.int64),  # 2 Journey deck per colour (top first)
+        np.zeros((n_col, n_cards), np.int64),  # 3 discarded Journey cards per colour
+        np.zeros((3, n_col), np.int64),  # 4 per colour: deck top, deck length, discards
+        np.zeros(n_cards, np.int64),  # 5 New Start deck (top first)
+        np.zeros(max(t.rune.shape[0], 1), np.int64),  # 6 Rune stack
+        np.zeros(4, np.int64),  # 7 New Start top, length; Rune top, length
+        np.zeros((MAX_PLAYERS + 1, 1), np.uint64),  # 8 rng streams: deal, then per seat
+        np.zeros(MAX_PLAYERS, np.int64),  # 9 per seat: ties, ranking keys
+        np.zeros(n_cards, np.int64),  # 10 Start cards for this player count (setup)
+        np.zeros(HID_SIZE, np.int64),  # 11 hidden state
+        np.zeros((MAX_PLAYERS, CT_SIZE), np.int64),  # 12 per-seat counters
+        np.zeros((MAX_PLAYERS, n_cards), np.int64),  # 13 complete cards per seat and card
+        np.zeros(MAX_COLOURS, np.int64),  # 14 the deciding seat's tokens (holdings())
+    )
+
+
+@njit(cache=True)
+def unowned_views(t, s, out, tr):
+    """Views without reference counts (simkit.kernels.jit.unowned) of the tables, one block's
+    scratch, the outputs and the trace; the caller keeps the originals alive."""
+    u = unowned
+    tv = Tables(u(t.card), u(t.tree), u(t.rune), u(t.rules), u(t.setup), u(t.colour))
+    sv = (u(s[0]), u(s[1]), u(s[2]), u(s[3]), u(s[4]), u(s[5]), u(s[6]), u(s[7]), u(s[8]),
+          u(s[9]), u(s[10]), u(s[11]), u(s[12]), u(s[13]), u(s[14]))
+    ov = (u(out[0]), u(out[1]), u(out[2]), u(out[3]), u(out[4]), u(out[5]), u(out[6]),
+          u(out[7]), u(out[8]), u(out[9]), u(out[10]), u(out[11]), u(out[12]), u(out[13]),
+          u(out[14]), u(out[15]), u(out[16]), u(out[17]), u(out[18]), u(out[19]),
+          u(out[20]))
+    return tv, sv, ov, (u(tr[0]), u(tr[1]), u(tr[2]), u(tr[3]))
+
+
+# ---------------------------------------------------------------- one step
+@njit(cache=True, inline="always")
+def next_decision(t, n_players, pub, hid, cnt, done, decks, discards, tops, new_starts, stack,
+                  rtops, rng, tied, opts, hv, sids, params, fusing, trace, tracing):
+    """Play the automatic steps up to the next decision; its options go into `opts` and
+    their count is returned (0: the game is over and scored, or the season hid[STOP_SEASON]
+    would begin). With `fusing`, a greedy seat's rune and offering tables hold only its
+    choice, in row 0 (`fused`)."""
+    while True:
+        phase = hid[PHASE]
+        season = pub[SEASON]
+        if phase == PH_TURN:
+            p = next_seat(n_players, pub, hid)
+            if p < 0:
+                hid[PHASE] = PH_SEASON_END
+                continue
+            begin_turn(pub, cnt, p)
+            hid[PHASE] = PH_OFFER
+            if pub[player_at(p, P_N_RUNES)] > 0:
+                pub[STEP] = STEP_RUNE
+                return rune_rows(t, pub, p, opts, fusing and sids[p] == GREEDY, params[p])
+        elif phase == PH_OFFER:
+            p = pub[SEAT]
+            pub[STEP] = STEP_OFFER
+            hid[PHASE] = PH_END_TURN
+            return offer_rows(t, pub, p, opts, hv, fusing and sids[p] == GREEDY, params[p])
+        elif phase == PH_MOVE:
+            pub[STEP] = STEP_MOVE
+            hid[PHASE] = PH_OFFER
+            return move_rows(t, pub, pub[SEAT], hid[TODO_AMOUNT], hid[TODO_COLOUR], opts)
+        elif phase == PH_TILE:
+            pub[STEP] = STEP_TILE
+            return tile_rows(t, pub, pub[SEAT], hid[TODO_COLOUR], opts, hv)
+        elif phase == PH_TOKENS:
+            if hid[TODO_LEFT] > 0:
+                hid[TODO_LEFT] -= 1
+                pub[STEP] = STEP_TOKEN
+                n = colour_rows(t, pub, pub[SEAT], hid[TODO_FEWEST] == 1, opts)
+                if n > 0:
+                    return n
+            hid[PHASE] = PH_END_TURN  # done, or no colour left in the supply
+        elif phase == PH_BLOCK:
+            if hid[TODO_LEFT] > 0 and pub[NEUTRAL_LEFT] > 0:
+                hid[TODO_LEFT] -= 1
+                pub[STEP] = STEP_BLOCK
+                n = block_rows(t, pub, pub[SEAT], opts)
+                if n > 0:
+                    return n
+            # the blocks are done (or impossible): then the tile colour's tokens
+            gain(t, pub, pub[SEAT], hid[TODO_COLOUR], hid[TODO_AMOUNT], cnt, trace, tracing,
+                 season)
+            hid[PHASE] = PH_END_TURN
+        elif phase == PH_END_TURN:
+            end_turn(pub, hid, pub[SEAT])
+        elif phase == PH_SEASON_END:
+            last = season == t.rules[R_SEASONS] - 1
+            end_season(t, pub, n_players, season, last, decks, discards, tops, rng, cnt, done,
+                       trace, tracing)
+            if last:
+                end_game(t, pub, n_players, cnt, trace, tracing)
+                hid[PHASE] = PH_OVER
+                return 0
+            low = next_first_player(t, pub, cnt, n_players, season, rng, tied, trace, tracing)
+            hid[PHASE] = PH_NEXT_SEASON
+            if t.rules[R_NEW_START_JOIN]:
+                k = min(t.rules[R_NEW_START_DRAW], rtops[1] - rtops[0])
+                if k > 0:  # the fewest-points player keeps one of k drawn
+                    new_start_rows(t, new_starts, rtops[0], k, opts)
+                    rtops[0] += k
+                    pub[SEAT] = low
+                    pub[STEP] = STEP_NEW_START
+                    hid[TODO_LEFT] = k
+                    return k
+        elif phase == PH_NEXT_SEASON:
+            begin_season(pub, hid)
+            if pub[SEASON] >= hid[STOP_SEASON]:
+                return 0
+        else:  # PH_OVER
+            return 0
+
+
+@njit(cache=True, inline="always")
+def apply_option(t, pub, hid, cnt, stack, rtops, opts, c, hv, trace, tracing):
+    """Apply option row `c` of the pending decision."""
+    p = pub[SEAT]
+    step = pub[STEP]
+    season = pub[SEASON]
+    kind = opts[c, KIND]
+    a = opts[c, A]
+    if step == STEP_OFFER:
+        if kind == OPT_CARD:
+            offer_card(t, pub, hid, cnt, p, a, opts[c, B], opts[c, C], hv, stack, rtops,
+                       trace, tracing, season)
+        elif kind == OPT_TREE:
+            if needs_tile(t, pub, a):
+                ask_tile(hid, a, opts[c, C])
+            else:
+                offer_tree(t, pub, hid, cnt, p, a, opts[c, B], opts[c, C], False, stack, rtops,
+                           trace, tracing, season)
+        else:
+            pass_turn(cnt, p, trace, tracing, season)
+    elif step == STEP_RUNE:
+        if kind == OPT_RUNE:
+            play_rune(t, pub, hid, cnt, p, a, trace, tracing, season)
+    elif step == STEP_TOKEN:
+        gain(t, pub, p, a, hid[TODO_AMOUNT], cnt, trace, tracing, season)
+    elif step == STEP_BLOCK:
+        block_space(pub, cnt, p, a, opts[c, B], trace, tracing, season)
+    elif step == STEP_TILE:
+        hid[PHASE] = PH_END_TURN
+        offer_tree(t, pub, hid, cnt, p, hid[TODO_COLOUR], a, hid[TODO_AMOUNT], True, stack,
+                   rtops, trace, tracing, season)
+    elif step == STEP_MOVE:
+        move_marker(pub, p, a, opts[c, B], trace, tracing, season)
+    else:  # STEP_NEW_START: the first other card drawn leaves the game
+        other = opts[1, A] if c == 0 and hid[TODO_LEFT] > 1 else (opts[0, A] if c > 0 else -1)
+        keep_new_start(pub, cnt, p, a, other, trace, tracing, season)
+
+
+@njit(cache=True, inline="always")
+def fused(pub, sids, fusing):
+    """True when the pending decision was made as its table was built: a greedy seat's rune
+    or offering (options.put_offer, options.rune_rows), its choice in row 0."""
+    step = pub[STEP]
+    return fusing and sids[pub[SEAT]] == GREEDY and ((step == STEP_RUNE) | (step == STEP_OFFER))
+
+
+# ---------------------------------------------------------------- decisions
+@njit(cache=True, inline="always")
+def ask(sid, opts, n, pub, t, params, rng):
+    """Ask a strategy for an option row; an out-of-range answer falls back to row 0."""
+    chosen = choose(sid, opts, n, pub, t, params, rng)
+    if chosen < 0 or chosen >= n:
+        return 0
+    return chosen
+
+
+# ---------------------------------------------------------------- rollout player
+# The rollout player plays forward with `apply_option`, `next_decision` and `ask`, as the
+# game does, so it plans with exactly the rules the game is played by. It lives here
+# rather than in strategies/inori.py because play.py imports that module.
+@njit_with_refcounts
+def playout(t, n_players, pub, hid, cnt, done, decks, discards, tops, new_starts, stack,
+            rtops, rng, tied, opts, hv, sids, params, horizon, trace):
+    """Play on from the pending state of `pub` and `hid` with seat s played by strategy
+    sids[s] (weights params[s]) until the game ends (majorities scored) or `horizon`
+    season ends have passed (0: no limit). `rng` stands for the deal stream (reshuffles,
+    random ties) and for the strategies' own. Returns the number of season ends played.
+    `play_game`'s loop without the lookahead, tracing or results."""
+    start = pub[SEASON]
+    hid[STOP_SEASON] = start + horizon if horizon > 0 else t.rules[R_SEASONS]
+    while True:
+        n = next_decision(t, n_players, pub, hid, cnt, done, decks, discards, tops,
+                          new_starts, stack, rtops, rng, tied, opts, hv, sids, params, True,
+                          trace, False)
+        if n == 0:
+            return pub[SEASON] - start + (1 if hid[PHASE] == PH_OVER else 0)
+        s = pub[SEAT]
+        c = 0 if fused(pub, sids, True) else ask(sids[s], opts, n, pub, t, params[s], rng)
+        apply_option(t, pub, hid, cnt, stack, rtops, opts, c, hv, trace, False)
+
+
+@njit_with_refcounts
+def rollout_offer(t, n_players, pub, hid, opts, n, decks, discards, tops, new_starts, stack,
+                  rtops, params, rng, trace):
+    """The rollout player's offering: the row of `opts[:n]` whose playouts score best.
+
+    Sees only what its seat may see: `pub`, and of the hidden decks only their contents
+    (every card that left a deck was shown), never their order: each Journey deck, its
+    discards, the New Start deck and the Rune stack are taken as sorted sets. Tries the
+    `params[2]` best rows by greedy's score, always with the policy's own choice among them
+    (policy `params[3]`: 0 greedy with its default weights, 1 the planner with the
+    weights in `params[ROLLOUT_WEIGHTS:]`). Each of `params[0]`
+    rollouts re-shuffles those sets with the seat's own stream `rng` and plays every
+    candidate forward on that same deal (common random numbers): the offering with the
+    policy's effect decisions, then the rest of the game (or `params[1]` season ends) with
+    every seat played by the policy. A playout's value is
+    the seat's win share (on the score when cut short) plus 0.001 per point of margin over
+    the best other seat; the best mean wins (ties: the earlier row).
+    """
+    if n <= 1:
+        return 0
+    p = pub[SEAT]
+    sid = GREEDY
+    prm = np.ones(PLANNER_DEFAULTS.shape[0], np.float64)
+    if params[3] >= 0.5:
+        sid = PLANNER
+        prm[:] = params[ROLLOUT_WEIGHTS:ROLLOUT_WEIGHTS + prm.shape[0]]
+    n_rollouts = max(1, np.int64(params[0] + 0.5))
+    horizon = np.int64(params[1] + 0.5)
+    k = min(n, max(1, np.int64(params[2] + 0.5)))
+    n_col = t.rules[R_N_COLOURS]
+    n_cards = t.card.shape[0]
+    scores = np.empty(n, np.float64)
+    for i in range(n):
+        scores[i] = -greedy_score(opts, i, 1.0, 1.0, 1.0, 1.0)
+    cand = np.argsort(scores, kind="mergesort")[:k]
+    pick = ask(sid, opts, n, pub, t, prm, rng)  # the policy's own choice is always tried
+    if not (cand == pick).any():
+        cand[k - 1] = pick
+    cand = np.sort(cand)
+    rows = np.empty((k, N_COLS), np.int32)
+    for i in range(k):
+        rows[i] = opts[cand[i]]
+    # What the seat knows, canonical: deck contents (sorted), discards (sorted).
+    kdecks = np.zeros((n_col, n_cards), np.int64)
+    kdisc = np.zeros((n_col, n_cards), np.int64)
+    ktops = np.zeros((3, n_col), np.int64)
+    for x in range(n_col):
+        ktops[1, x] = canonical(decks[x], tops[0, x], tops[1, x], kdecks[x])
+        ktops[2, x] = canonical(discards[x], 0, tops[2, x], kdisc[x])
+    knew = np.zeros(new_starts.shape[0], np.int64)
+    kstack = np.zeros(stack.shape[0], np.int64)
+    krt = np.zeros(4, np.int64)
+    krt[1] = canonical(new_starts, rtops[0], rtops[1], knew)
+    krt[3] = canonical(stack, rtops[2], rtops[3], kstack)
+    # Work arrays of the playouts (the game's own are never touched). The counters the
+    # rules keep in a playout are never read, so they start from whatever was left.
+    sdecks = np.empty_like(kdecks)
+    snew = np.empty_like(knew)
+    sstack = np.empty_like(kstack)
+    rpub = np.empty_like(pub)
+    rhid = np.empty_like(hid)
+    rdecks = np.empty_like(kdecks)
+    rdisc = np.empty_like(kdisc)
+    rtops3 = np.empty_like(ktops)
+    rnew = np.empty_like(knew)
+    rstack = np.empty_like(kstack)
+    rrt = np.empty_like(krt)
+    rr = np.zeros(1, np.uint64)
+    ropts = np.zeros((MAX_OPTIONS, N_COLS), np.int32)
+    rcnt = np.zeros((MAX_PLAYERS, CT_SIZE), np.int64)
+    rdone = np.zeros((MAX_PLAYERS, n_cards), np.int64)
+    rhv = np.zeros(MAX_COLOURS, np.int64)
+    rtied = np.zeros(MAX_PLAYERS, np.int64)
+    sids = np.full(MAX_PLAYERS, sid, np.int64)
+    prms = np.empty((MAX_PLAYERS, prm.shape[0]), np.float64)
+    for q in range(MAX_PLAYERS):
+        prms[q] = prm
+    total = np.zeros(k, np.float64)
+    finals = np.zeros(n_players, np.int64)  # each playout's final scores
+    for _ in range(n_rollouts):
+        sdecks[:, :] = kdecks
+        for x in range(n_col):
+            shuffle(sdecks[x], ktops[1, x], rng)
+        snew[:] = knew
+        shuffle(snew, krt[1], rng)
+        sstack[:] = kstack
+        shuffle(sstack, krt[3], rng)
+        seed = next_u64(rng)
+        for i in range(k):
+            rpub[:] = pub
+            rhid[:] = hid
+            rdecks[:, :] = sdecks
+            rdisc[:, :] = kdisc
+            rtops3[:, :] = ktops
+            rnew[:] = snew
+            rstack[:] = sstack
+            rrt[:] = krt
+            rr[0] = seed
+            ropts[:k] = rows
+            apply_option(t, rpub, rhid, rcnt, rstack, rrt, ropts, i, rhv, trace, False)
+            playout(t, n_players, rpub, rhid, rcnt, rdone, rdecks, rdisc, rtops3, rnew, rstack,
+                    rrt, rr, rtied, ropts, rhv, sids, prms, horizon, trace)
+            for q in range(n_players):
+                finals[q] = final_score(rpub, q)
+            total[i] += playout_value(finals, finals, p, n_players)
+    best = 0
+    for i in range(1, k):
+        if total[i] > total[best]:
+            best = i
+    return cand[best]
+
+
+# ---------------------------------------------------------------- one game
+@njit_without_refcounts
+def play_game(t, n_players, seed, sids, params, out, g, scratch, trace, tracing):
+    """Play one game from `seed` into row g of `out`; seat s plays strategy sids[s]."""
+    (pub, opts, decks, discards, tops, new_starts, stack, rtops, rngs, tied, starts, hid, cnt,
+     done, hv) = scratch
+    for s in range(n_players):
+        rngs[1 + s, 0] = stream_state(seed, np.uint64(1 + s))
+    rng = rngs[0]  # the deal
+    rng[0] = stream_state(seed, np.uint64(0))
+    setup(t, n_players, pub, hid, cnt, done, decks, discards, tops, new_starts, stack, rtops,
+          starts, rng, trace, tracing)
+    fusing = not tracing  # a trace records whole tables
+    c = -1
+    while True:  # options -> decide -> apply, one copy of each (inlined once)
+        if c >= 0:
+            apply_option(t, pub, hid, cnt, stack, rtops, opts, c, hv, trace, tracing)
+        n = next_decision(t, n_players, pub, hid, cnt, done, decks, discards, tops, new_starts,
+                          stack, rtops, rng, tied, opts, hv, sids, params, fusing, trace,
+                          tracing)
+        if n == 0:
+            break
+        s = pub[SEAT]
+        if fused(pub, sids, fusing):
+            c = 0
+        elif sids[s] == ROLLOUT and pub[STEP] == STEP_OFFER:
+            c = rollout_offer(t, n_players, pub, hid, opts, n, decks, discards, tops,
+                              new_starts, stack, rtops, params[s], rngs[1 + s], trace)
+        else:
+            c = ask(sids[s], opts, n, pub, t, params[s], rngs[1 + s])
+        if tracing:
+            record_decision(trace, tracing, pub[SEASON], s, pub[STEP], opts, n, c)
+    results(t, n_players, pub, cnt, done, out, g, tied)
+
+
+@njit(cache=True, inline="always")
+def results(t, n_players, pub, cnt, done, out, g, keys):
+    """Copy a finished game's counters into row g of the result arrays (`keys`: scratch
+    for the ranking)."""
+    n_col = t.rules[R_N_COLOURS]
+    n_tree = t.rules[R_N_TREE]
+    n_cards = t.card.shape[0]
+    out[O_ROUNDS][g] = t.rules[R_SEASONS]
+    for p in range(n_players):
+        out[O_SCORE][g, p] = final_score(pub, p)
+        for x in range(n_col):
+            out[O_TOKENS][g, p, x] = held(pub, p, x)
+        for k in range(N_SOURCES):
+            out[O_POINTS][g, p, k] = cnt[p, CT_SRC + k]
+        for ts in range(n_tree):
+            out[O_TREE][g, p, ts] = cnt[p, CT_TREE + ts]
+        for k in range(N_RUNE_KINDS):
+            out[O_RUNE][g, p, k] = cnt[p, CT_RUNE + k]
+        for c in range(n_cards):
+            out[O_CARD][g, p, c] = done[p, c]
+        out[O_RUNES_DRAWN][g, p] = cnt[p, CT_DRAWN]
+        out[O_CARDS_COMPLETED][g, p] = cnt[p, CT_COMPLETED]
+        out[O_SEASONS_FIRST][g, p] = cnt[p, CT_FIRST]
+        out[O_MARKERS_PASSED][g, p] = cnt[p, CT_PASSED]
+        out[O_TILES_PLACED][g, p] = cnt[p, CT_TILES]
+        out[O_TURNS][g, p] = cnt[p, CT_TURNS]
+        out[O_TOKENS_PAID][g, p] = cnt[p, CT_PAID]
+        out[O_TOKENS_GAINED][g, p] = cnt[p, CT_GAINED]
+        out[O_NEUTRAL_PLACED][g, p] = cnt[p, CT_NEUTRAL]
+        out[O_NEW_STARTS_KEPT][g, p] = cnt[p, CT_NEW_START]
+        out[O_CARD_OFFERINGS][g, p] = cnt[p, CT_CARD_OFFERS]
+        keys[p] = out[O_SCORE][g, p]  # ranked as stored
+    rank_seats(keys, n_players, out[O_RANK][g], out[O_WIN_SHARE][g])
+
+
+@njit(cache=True, parallel=True, nogil=True)
+def simulate_batch(t, n_players, master_seed, first_game, lineup, rotate, strategy_ids,
+                   strategy_params, out, trace, tracing):
+    """Play games first_game .. first_game + len(out[0]) - 1 into `out` (new_outputs).
+
+    Games are split into blocks so that each thread allocates its work arrays once; every
+    game depends only on its own index, so the split never changes a result. With
+    `tracing` (one game only) the game is recorded into `trace` (`simkit play`): batch and
+    traced play are one compiled function, so either compiles (or loads) both. The hot
+    loop runs on views without reference counts (simkit.kernels.jit.unowned).
+    """
+    n_games = out[0].shape[0]
+    n_blocks = min(n_games, 256)
+    for b in prange(n_blocks):
+        scratch = new_scratch(t)
+        tv, sv, ov, trv = unowned_views(t, scratch, out, trace)
+        sids, params = seat_buffers(n_players, strategy_params)
+        sidv, pv = unowned(sids), unowned(params)
+        for i in range(b * n_games // n_blocks, (b + 1) * n_games // n_blocks):
+            seed = prepare_game(n_players, master_seed, first_game + i, lineup, rotate,
+                                strategy_ids, strategy_params, ov[O_STRATEGY], i, sids,
+                                params)
+            play_game(tv, n_players, seed, sidv, pv, ov, i, sv, trv, tracing)
+        keep_alive(sids, params, scratch[0], scratch[1], scratch[2], scratch[3], scratch[4],
+                   scratch[5], scratch[6], scratch[7], scratch[8], scratch[9], scratch[10],
+                   scratch[11], scratch[12], scratch[13], scratch[14], trace[0], trace[1],
+                   trace[2], trace[3])

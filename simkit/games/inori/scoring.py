@@ -1,0 +1,288 @@
+"""Inori scoring: what the board holds (markers on cards), what an effect is worth, the
+season-end card scores, the end-game majorities and the final ranking.
+
+Shared by the rules (which score) and the option tables (which show each option's worth),
+so a point is counted one way everywhere.
+"""
+
+from __future__ import annotations
+
+from numba import njit
+
+from simkit.kernels.jit import njit_without_refcounts
+from simkit.kernels.trace import record_event
+
+from .layout import (
+    CARD_COLOUR,
+    CARD_KIND,
+    CARD_N_SPACES,
+    CARD_NEXT,
+    CT_COMPLETED,
+    CT_SRC,
+    EF_DISTINCT,
+    EF_FEWEST,
+    EF_GAIN,
+    EF_PER_TOKEN,
+    EF_RUNE,
+    EV_COMPLETE,
+    EV_END,
+    EV_INCOMPLETE,
+    EV_MAJORITY,
+    EV_SCORE,
+    MAX_SPACES,
+    NEW_START,
+    P_SCORE,
+    P_TOKENS,
+    R_ALTAR_COST,
+    R_ALTAR_REPEAT,
+    R_COST_RETURN,
+    R_MAJ_FIRST,
+    R_MAJ_SECOND,
+    R_N_TREE,
+    R_SEASONS,
+    S_CARD,
+    S_OCC,
+    S_OCC2,
+    SP_AMOUNT,
+    SP_COLOUR,
+    SP_COLOUR2,
+    SP_EFFECT,
+    SRC_COMPLETE,
+    SRC_MAJORITY,
+    SRC_NEW_START,
+    SUPPLY,
+    T_TILE,
+    T_TOKENS,
+    TE_ANY,
+    TE_BLOCK,
+    TE_POINTS,
+    TE_RUNE_TOKEN,
+    TE_TILE_POINTS,
+    TE_TILE_TOKENS,
+    TR_AMOUNT,
+    TR_AMOUNT2,
+    TR_EFFECT,
+    player_at,
+    slot_at,
+    space_col,
+    tree_at,
+)
+
+
+# ---------------------------------------------------------------- the board
+@njit(cache=True, inline="always")
+def held(pub, p, x):
+    """Favor tokens of colour x that seat p holds."""
+    return pub[player_at(p, P_TOKENS + x)]
+
+
+@njit(cache=True, inline="always")
+def taken_places(pub, sb):
+    """Spaces holding a marker on the card of the slot starting at pub[sb]. Counts over
+    all MAX_SPACES places (those past a card's spaces always hold -1: setup and every
+    season end clear them), so the loop has a fixed length and no exit to mispredict."""
+    taken = 0
+    for s in range(MAX_SPACES):
+        taken += 1 if pub[sb + S_OCC + s] >= 0 else 0
+    return taken
+
+
+@njit(cache=True, inline="always")
+def free_spaces(t, pub, i):
+    """Free spaces of the card in slot i (0 for an empty slot)."""
+    c = pub[slot_at(i, S_CARD)]
+    if c < 0:
+        return 0
+    return t.card[c, CARD_N_SPACES] - taken_places(pub, slot_at(i, 0))
+
+
+@njit(cache=True, inline="always")
+def seats_on_card(t, pub, i):
+    """Bit p + 1 set when seat p has a marker on the card in slot i (bit 0 means nothing:
+    any empty place sets it; bit NEUTRAL + 1: a neutral marker). One pass, not per seat."""
+    c = pub[slot_at(i, S_CARD)]
+    m = 0
+    for s in range(t.card[c, CARD_N_SPACES]):
+        m |= (1 << (pub[slot_at(i, S_OCC + s)] + 1)) | (1 << (pub[slot_at(i, S_OCC2 + s)] + 1))
+    return m
+
+
+@njit(cache=True, inline="always")
+def on_card(t, pub, i, p):
+    """1 if seat p has a marker on the card in slot i."""
+    c = pub[slot_at(i, S_CARD)]
+    for s in range(t.card[c, CARD_N_SPACES]):
+        if pub[slot_at(i, S_OCC + s)] == p or pub[slot_at(i, S_OCC2 + s)] == p:
+            return 1
+    return 0
+
+
+# ---------------------------------------------------------------- what an effect is worth
+@njit(cache=True, inline="always")
+def holdings(pub, p, n_col, hv):
+    """Copy seat p's tokens into hv; returns (colours held, most held, colours at most)."""
+    distinct = 0
+    most = 0
+    base = player_at(p, P_TOKENS)
+    for y in range(n_col):  # counts and maxima, not branches: holdings change every turn
+        h = pub[base + y]
+        hv[y] = h
+        distinct += 1 if h > 0 else 0
+        most = max(most, h)
+    ties = 0
+    if most > 0:
+        for y in range(n_col):
+            ties += 1 if hv[y] == most else 0
+    return distinct, most, ties
+
+
+@njit(cache=True, inline="always")
+def card_row(cd, pub, hv, ret, c, s, paid, runes_left, distinct, most, ties):
+    """(points, tokens, runes, tokens of the card's colour) of space s of card c, for the
+    seat whose holdings are hv (holdings(): distinct, most, ties), after paying one token
+    of colour `paid` (-1: nothing; `ret`: paid tokens go back to the supply)."""
+    base = space_col(s, 0)
+    return space_row(cd[c, base + SP_EFFECT], cd[c, base + SP_AMOUNT],
+                     cd[c, base + SP_COLOUR], cd[c, base + SP_COLOUR2], cd[c, CARD_COLOUR],
+                     pub, hv, ret and paid >= 0, paid, runes_left, distinct, most, ties)
+
+
+@njit(cache=True, inline="always")
+def space_row(e, k, x, x2, own, pub, hv, r, paid, runes_left, distinct, most, ties):
+    """card_row of a card space given its effect e, amount k, colours x and x2, and its
+    card's colour; r: a token of colour `paid` goes back to the supply.
+
+    Hot: every offering row. The counts after paying are adjusted, not recounted."""
+    points = 0
+    tokens = 0
+    runes = 0
+    if e == EF_GAIN:
+        tokens = min(k, pub[SUPPLY + x] + (1 if r and paid == x else 0))
+    elif e == EF_FEWEST:
+        tokens = k
+    elif e == EF_RUNE:
+        runes = min(k, runes_left)
+    elif e == EF_DISTINCT:
+        points = k * (distinct - (1 if r and hv[paid] == 1 else 0))
+    elif e == EF_PER_TOKEN:
+        count = hv[x] - (1 if r and paid == x else 0)
+        if x2 >= 0:
+            count += hv[x2] - (1 if r and paid == x2 else 0)
+        points = k * count
+    else:  # EF_MAJORITY: paying from a sole largest holding lowers it by one
+        points = k * (most - 1 if r and hv[paid] == most and ties == 1 else most)
+    f4 = hv[own] - (1 if r and paid == own else 0)
+    if e == EF_GAIN and x == own:
+        f4 += tokens
+    return points, tokens, runes, f4
+
+
+@njit(cache=True, inline="always")
+def tree_row(tr, rules, pub, hv, ts, colour, paid, runes_left):
+    """(points, tokens, runes, tokens of `colour`) of an offering to tree space ts with tile
+    colour `colour` (-1: none), after paying the Altar cost in `paid` (-1: nothing)."""
+    cost = rules[R_ALTAR_COST] if paid >= 0 else 0
+    dec = cost if rules[R_COST_RETURN] else 0
+    after = 0
+    supply = 0
+    if colour >= 0:
+        after = hv[colour] - dec
+        supply = pub[SUPPLY + colour] + dec
+    e = tr[ts, TR_EFFECT]
+    k = tr[ts, TR_AMOUNT]
+    points = 0
+    tokens = 0
+    runes = 0
+    fixed = 0
+    if pub[tree_at(ts, T_TILE)] < 0 or rules[R_ALTAR_REPEAT]:
+        if e == TE_ANY:
+            tokens = k
+        elif e == TE_POINTS:
+            points = k
+        elif e == TE_RUNE_TOKEN:
+            runes = min(k, runes_left)
+            fixed = min(tr[ts, TR_AMOUNT2], supply)
+        elif e == TE_TILE_POINTS:
+            points = k * after
+        elif e == TE_BLOCK:
+            fixed = min(tr[ts, TR_AMOUNT2], supply)
+        elif e == TE_TILE_TOKENS:
+            fixed = min(k, supply)
+        else:  # TE_ROOT
+            tb = tree_at(ts, T_TOKENS)
+            tokens = (1 if pub[tb] >= 0 else 0) + (1 if pub[tb + 1] >= 0 else 0)
+    return points, tokens + fixed, runes, (after + fixed) if colour >= 0 else 0
+
+# ---------------------------------------------------------------- season end, game end
+@njit(cache=True, inline="always")
+def score_card(t, pub, n_players, i, c, cnt, done, trace, tracing, season):
+    """Season end, card c in slot i: complete, each seat present scores the tokens it holds
+    of the card's colour; incomplete, a New Start card scores them its bottom-right colour
+    and other cards nothing. Returns the colour whose deck replaces the card."""
+    complete = free_spaces(t, pub, i) == 0
+    if complete:
+        record_event(trace, tracing, season, EV_COMPLETE, -1, i, c, 0)
+        colour = t.card[c, CARD_COLOUR]
+        source = SRC_COMPLETE
+    else:
+        record_event(trace, tracing, season, EV_INCOMPLETE, -1, i, c, 0)
+        colour = t.card[c, CARD_NEXT]
+        source = SRC_NEW_START
+    if complete or t.card[c, CARD_KIND] == NEW_START:
+        seats = seats_on_card(t, pub, i)
+        for p in range(n_players):
+            if seats >> (p + 1) & 1:
+                pts = held(pub, p, colour)
+                pub[player_at(p, P_SCORE)] += pts
+                cnt[p, CT_SRC + source] += pts
+                if complete:
+                    cnt[p, CT_COMPLETED] += 1
+                    done[p, c] += 1
+                record_event(trace, tracing, season, EV_SCORE, p, i, pts, source)
+    return colour
+
+
+@njit_without_refcounts
+def end_game(t, pub, n_players, cnt, trace, tracing):
+    """Game end: majorities on every tree space holding an Altar tile."""
+    seasons = t.rules[R_SEASONS]
+    n_tree = t.rules[R_N_TREE]
+    record_event(trace, tracing, seasons - 1, EV_END, -1, seasons, 0, 0)
+    first_pts = t.rules[R_MAJ_FIRST]
+    second_pts = t.rules[R_MAJ_SECOND]
+    for ts in range(n_tree):
+        x = pub[tree_at(ts, T_TILE)]
+        if x < 0:
+            continue
+        top = 0
+        for p in range(n_players):
+            top = max(top, held(pub, p, x))
+        if top == 0:
+            continue
+        leaders = 0
+        for p in range(n_players):
+            if held(pub, p, x) == top:
+                leaders += 1
+                pub[player_at(p, P_SCORE)] += first_pts
+                cnt[p, CT_SRC + SRC_MAJORITY] += first_pts
+                record_event(trace, tracing, seasons - 1, EV_MAJORITY, p, x, first_pts, 1)
+        if leaders > 1:
+            continue
+        nxt = 0
+        for p in range(n_players):
+            if held(pub, p, x) < top:
+                nxt = max(nxt, held(pub, p, x))
+        if nxt == 0:
+            continue
+        for p in range(n_players):
+            if held(pub, p, x) == nxt:
+                pub[player_at(p, P_SCORE)] += second_pts
+                cnt[p, CT_SRC + SRC_MAJORITY] += second_pts
+                record_event(trace, tracing, seasons - 1, EV_MAJORITY, p, x, second_pts, 2)
+
+
+# ---------------------------------------------------------------- the ranking
+@njit(cache=True, inline="always")
+def final_score(pub, p):
+    """Seat p's points (the rules add every point as it is scored)."""
+    return pub[player_at(p, P_SCORE)]
