@@ -16,6 +16,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from simkit.kernels.jit import njit_without_refcounts
+
 MAX_DECISIONS = 4096
 MAX_TRACED_OPTIONS = 1 << 17
 MAX_EVENTS = 8192
@@ -50,9 +52,17 @@ def new_trace_stub(n_cols):
 
 @njit(cache=True, inline="always")
 def record_event(trace, tracing, rnd, event, seat, a, b, c):
-    """Append one event to the trace (a no-op when not tracing or when full)."""
-    if not tracing:
-        return
+    """Append one event to the trace (a no-op when not tracing or when full).
+
+    Only the test of `tracing` is inlined where an event happens: the rules record dozens
+    of events, and inlining each append made compiling a game's loop minutes longer."""
+    if tracing:
+        append_event(trace, rnd, event, seat, a, b, c)
+
+
+@njit_without_refcounts
+def append_event(trace, rnd, event, seat, a, b, c):
+    """record_event's append."""
     i = trace[3][2]
     if i < trace[2].shape[0]:
         ev = trace[2]

@@ -219,81 +219,108 @@ def unowned_views(t, s, out, tr):
 @njit(cache=True, inline="always")
 def next_decision(t, n_players, pub, hid, cnt, done, decks, discards, tops, new_starts, stack,
                   rtops, rng, tied, opts, hv, sids, params, fusing, trace, tracing):
-    """Play the automatic steps up to the next decision; its options go into `opts` and
-    their count is returned (0: the game is over and scored, or the season hid[STOP_SEASON]
-    would begin). With `fusing`, a greedy seat's rune and offering tables hold only its
-    choice, in row 0 (`fused`)."""
+    """Play the automatic steps up to the next decision; its options go into `opts`.
+    Returns (their count, fused): count 0 when the game is over and scored, or the season
+    hid[STOP_SEASON] would begin; fused when, with `fusing`, a greedy seat's rune or
+    offering table was built holding only its choice, in row 0 (options.put_offer,
+    options.rune_rows).
+
+    The phases are tested in the order play goes through them, each falling through to
+    the next, so the usual way from one offering to the next (end of turn, next seat,
+    offering) is one pass with the seat in a register."""
+    phase = hid[PHASE]
+    p = pub[SEAT]
     while True:
-        phase = hid[PHASE]
-        season = pub[SEASON]
+        if phase == PH_END_TURN:
+            end_turn(pub, p)
+            phase = PH_TURN
         if phase == PH_TURN:
             p = next_seat(n_players, pub, hid)
-            if p < 0:
-                hid[PHASE] = PH_SEASON_END
-                continue
-            begin_turn(pub, cnt, p)
+            if p >= 0:
+                begin_turn(pub, cnt, p)
+                phase = PH_OFFER
+                if pub[player_at(p, P_N_RUNES)] > 0:
+                    hid[PHASE] = PH_OFFER
+                    pub[STEP] = STEP_RUNE
+                    fuse = fusing and sids[p] == GREEDY
+                    return rune_rows(t, pub, p, opts, fuse, params[p]), fuse
+            else:
+                phase = PH_SEASON_END
+        if phase == PH_MOVE:
             hid[PHASE] = PH_OFFER
-            if pub[player_at(p, P_N_RUNES)] > 0:
-                pub[STEP] = STEP_RUNE
-                return rune_rows(t, pub, p, opts, fusing and sids[p] == GREEDY, params[p])
-        elif phase == PH_OFFER:
-            p = pub[SEAT]
-            pub[STEP] = STEP_OFFER
-            hid[PHASE] = PH_END_TURN
-            return offer_rows(t, pub, p, opts, hv, fusing and sids[p] == GREEDY, params[p])
-        elif phase == PH_MOVE:
             pub[STEP] = STEP_MOVE
-            hid[PHASE] = PH_OFFER
-            return move_rows(t, pub, pub[SEAT], hid[TODO_AMOUNT], hid[TODO_COLOUR], opts)
-        elif phase == PH_TILE:
+            return move_rows(t, pub, p, hid[TODO_AMOUNT], hid[TODO_COLOUR], opts), False
+        if phase == PH_OFFER:
+            hid[PHASE] = PH_END_TURN
+            pub[STEP] = STEP_OFFER
+            fuse = fusing and sids[p] == GREEDY
+            return offer_rows(t, pub, p, opts, hv, fuse, params[p]), fuse
+        if phase == PH_TILE:
             pub[STEP] = STEP_TILE
-            return tile_rows(t, pub, pub[SEAT], hid[TODO_COLOUR], opts, hv)
-        elif phase == PH_TOKENS:
+            return tile_rows(t, pub, p, hid[TODO_COLOUR], opts, hv), False
+        if phase == PH_TOKENS:
             if hid[TODO_LEFT] > 0:
                 hid[TODO_LEFT] -= 1
                 pub[STEP] = STEP_TOKEN
-                n = colour_rows(t, pub, pub[SEAT], hid[TODO_FEWEST] == 1, opts)
+                n = colour_rows(t, pub, p, hid[TODO_FEWEST] == 1, opts)
                 if n > 0:
-                    return n
-            hid[PHASE] = PH_END_TURN  # done, or no colour left in the supply
-        elif phase == PH_BLOCK:
+                    return n, False
+            phase = PH_END_TURN  # done, or no colour left in the supply
+            continue
+        if phase == PH_BLOCK:
             if hid[TODO_LEFT] > 0 and pub[NEUTRAL_LEFT] > 0:
                 hid[TODO_LEFT] -= 1
                 pub[STEP] = STEP_BLOCK
-                n = block_rows(t, pub, pub[SEAT], opts)
+                n = block_rows(t, pub, p, opts)
                 if n > 0:
-                    return n
+                    return n, False
             # the blocks are done (or impossible): then the tile colour's tokens
-            gain(t, pub, pub[SEAT], hid[TODO_COLOUR], hid[TODO_AMOUNT], cnt, trace, tracing,
-                 season)
-            hid[PHASE] = PH_END_TURN
-        elif phase == PH_END_TURN:
-            end_turn(pub, hid, pub[SEAT])
-        elif phase == PH_SEASON_END:
-            last = season == t.rules[R_SEASONS] - 1
-            end_season(t, pub, n_players, season, last, decks, discards, tops, rng, cnt, done,
-                       trace, tracing)
-            if last:
-                end_game(t, pub, n_players, cnt, trace, tracing)
-                hid[PHASE] = PH_OVER
-                return 0
-            low = next_first_player(t, pub, cnt, n_players, season, rng, tied, trace, tracing)
-            hid[PHASE] = PH_NEXT_SEASON
-            if t.rules[R_NEW_START_JOIN]:
-                k = min(t.rules[R_NEW_START_DRAW], rtops[1] - rtops[0])
-                if k > 0:  # the fewest-points player keeps one of k drawn
-                    new_start_rows(t, new_starts, rtops[0], k, opts)
-                    rtops[0] += k
-                    pub[SEAT] = low
-                    pub[STEP] = STEP_NEW_START
-                    hid[TODO_LEFT] = k
-                    return k
-        elif phase == PH_NEXT_SEASON:
+            gain(t, pub, p, hid[TODO_COLOUR], hid[TODO_AMOUNT], cnt, trace, tracing,
+                 pub[SEASON])
+            phase = PH_END_TURN
+            continue
+        if phase == PH_SEASON_END:
+            k = season_end(t, n_players, pub, hid, cnt, done, decks, discards, tops,
+                           new_starts, rtops, rng, tied, opts, trace, tracing)
+            if k != 0:
+                return max(k, 0), False  # the New Start decision, or the game is over
+            phase = PH_NEXT_SEASON
+        if phase == PH_NEXT_SEASON:
             begin_season(pub, hid)
+            phase = PH_TURN
             if pub[SEASON] >= hid[STOP_SEASON]:
-                return 0
-        else:  # PH_OVER
-            return 0
+                return 0, False
+            continue
+        return 0, False  # PH_OVER
+
+
+@njit_without_refcounts
+def season_end(t, n_players, pub, hid, cnt, done, decks, discards, tops, new_starts, rtops,
+               rng, tied, opts, trace, tracing):
+    """The season end (rules.end_season), then the game end (-1 returned) or the next
+    season's first player, and the New Start cards the fewest-points player keeps one of:
+    their count is returned (0: none). Not inlined: it happens a few times a game, and
+    keeping it out of the turn loop keeps that loop small."""
+    season = pub[SEASON]
+    last = season == t.rules[R_SEASONS] - 1
+    end_season(t, pub, n_players, season, last, decks, discards, tops, rng, cnt, done, trace,
+               tracing)
+    if last:
+        end_game(t, pub, n_players, cnt, trace, tracing)
+        hid[PHASE] = PH_OVER
+        return -1
+    low = next_first_player(t, pub, cnt, n_players, season, rng, tied, trace, tracing)
+    hid[PHASE] = PH_NEXT_SEASON
+    if t.rules[R_NEW_START_JOIN]:
+        k = min(t.rules[R_NEW_START_DRAW], rtops[1] - rtops[0])
+        if k > 0:
+            new_start_rows(t, new_starts, rtops[0], k, opts)
+            rtops[0] += k
+            hid[TODO_LEFT] = k
+            pub[SEAT] = low
+            pub[STEP] = STEP_NEW_START
+            return k
+    return 0
 
 
 @njit(cache=True, inline="always")
@@ -334,14 +361,6 @@ def apply_option(t, pub, hid, cnt, stack, rtops, opts, c, hv, trace, tracing):
         keep_new_start(pub, cnt, p, a, other, trace, tracing, season)
 
 
-@njit(cache=True, inline="always")
-def fused(pub, sids, fusing):
-    """True when the pending decision was made as its table was built: a greedy seat's rune
-    or offering (options.put_offer, options.rune_rows), its choice in row 0."""
-    step = pub[STEP]
-    return fusing and sids[pub[SEAT]] == GREEDY and ((step == STEP_RUNE) | (step == STEP_OFFER))
-
-
 # ---------------------------------------------------------------- decisions
 @njit(cache=True, inline="always")
 def ask(sid, opts, n, pub, t, params, rng):
@@ -367,13 +386,13 @@ def playout(t, n_players, pub, hid, cnt, done, decks, discards, tops, new_starts
     start = pub[SEASON]
     hid[STOP_SEASON] = start + horizon if horizon > 0 else t.rules[R_SEASONS]
     while True:
-        n = next_decision(t, n_players, pub, hid, cnt, done, decks, discards, tops,
-                          new_starts, stack, rtops, rng, tied, opts, hv, sids, params, True,
-                          trace, False)
+        n, fz = next_decision(t, n_players, pub, hid, cnt, done, decks, discards, tops,
+                              new_starts, stack, rtops, rng, tied, opts, hv, sids, params,
+                              True, trace, False)
         if n == 0:
             return pub[SEASON] - start + (1 if hid[PHASE] == PH_OVER else 0)
         s = pub[SEAT]
-        c = 0 if fused(pub, sids, True) else ask(sids[s], opts, n, pub, t, params[s], rng)
+        c = 0 if fz else ask(sids[s], opts, n, pub, t, params[s], rng)
         apply_option(t, pub, hid, cnt, stack, rtops, opts, c, hv, trace, False)
 
 
@@ -506,13 +525,13 @@ def play_game(t, n_players, seed, sids, params, out, g, scratch, trace, tracing)
     while True:  # options -> decide -> apply, one copy of each (inlined once)
         if c >= 0:
             apply_option(t, pub, hid, cnt, stack, rtops, opts, c, hv, trace, tracing)
-        n = next_decision(t, n_players, pub, hid, cnt, done, decks, discards, tops, new_starts,
-                          stack, rtops, rng, tied, opts, hv, sids, params, fusing, trace,
-                          tracing)
+        n, fz = next_decision(t, n_players, pub, hid, cnt, done, decks, discards, tops,
+                              new_starts, stack, rtops, rng, tied, opts, hv, sids, params,
+                              fusing, trace, tracing)
         if n == 0:
             break
         s = pub[SEAT]
-        if fused(pub, sids, fusing):
+        if fz:
             c = 0
         elif sids[s] == ROLLOUT and pub[STEP] == STEP_OFFER:
             c = rollout_offer(t, n_players, pub, hid, opts, n, decks, discards, tops,

@@ -508,11 +508,10 @@ def block_space(pub, cnt, p, i, s, trace, tracing, season):
 
 
 @njit(cache=True, inline="always")
-def end_turn(pub, hid, p):
-    """The offering marker is spent; the next turn comes."""
+def end_turn(pub, p):
+    """The offering marker is spent (the next turn comes: play.next_decision)."""
     pub[player_at(p, P_MARKERS)] -= 1
     pub[OCCUPIED_OK] = 0
-    hid[PHASE] = PH_TURN
 
 
 # ---------------------------------------------------------------- season end
