@@ -41,6 +41,7 @@ VARIANTS = {
     "new_start_none": ('options.new_start_use="none"',),
     "leave_empty": ('options.empty_deck="leave_empty"',),
     "root_fixed": ('options.root_tokens="fixed"',),
+    "specific_per_token": ('options.specific_colours="per_token"',),
 }
 MIXED = {
     2: ["random", "planner"],

@@ -109,7 +109,8 @@ OPTION_VALUES = [(), ('options.cost_payment="hold"',), ('options.majority_tie="u
                  ("options.altar_repeat_effect=false",),
                  ('options.fewest_points_tie="reverse_turn_order"',),
                  ('options.fewest_points_tie="random"',), ('options.new_start_use="none"',),
-                 ('options.empty_deck="leave_empty"',), ('options.root_tokens="fixed"',)]
+                 ('options.empty_deck="leave_empty"',), ('options.root_tokens="fixed"',),
+                 ('options.specific_colours="per_token"',)]
 
 
 @pytest.mark.parametrize("overrides", OPTION_VALUES, ids=lambda o: o[0] if o else "default")

@@ -298,3 +298,35 @@ def test_kernel_season_end_and_majorities_follow_the_rules(n, overrides):
     # The cases the rules single out really occurred (a tie for 2nd needs three players).
     assert seen["two_markers"] > 0 and seen["new_start_score"] > 0, seen
     assert seen["tie_first"] > 0 and (seen["tie_second"] > 0 or n == 2), seen
+
+
+def test_specific_colours_per_colour_or_per_token(ids):
+    """"Un punto por cada uno de los colores específicos que tengas": by default a point per
+    listed colour held (after paying); options.specific_colours = "per_token" counts the
+    tokens of those colours. The compiled rules give the same rows (test_kernel_...)."""
+    pinned = ('cards.yellow_4.spaces.1.effect="points_per_token"',
+              'cards.yellow_4.spaces.1.colours=["yellow", "red"]',
+              'cards.yellow_4.spaces.1.cost="red"', "cards.yellow_4.spaces.1.amount=2")
+    per_colour = new_game(2, pinned)
+    per_token = new_game(2, (*pinned, 'options.specific_colours="per_token"'))
+    for game in (per_colour, per_token):
+        game.place_card(0, ids["yellow_4"])
+        game.tokens[0] = [3, 0, 2, 0, 0, 0]  # 3 yellow, 2 red; paying 1 red leaves 1
+    # per colour: yellow and red are both still held after paying: 2 x 2 points
+    assert reference.card_row(per_colour, 0, 0, 1, RED)[4] == 4
+    # per token: 3 yellow + 1 red after paying: 2 x 4 points
+    assert reference.card_row(per_token, 0, 0, 1, RED)[4] == 8
+    per_colour.tokens[0][RED] = 1  # the only red token pays the cost: red is no longer held
+    assert reference.card_row(per_colour, 0, 0, 1, RED)[4] == 2
+
+
+def test_specific_colours_option_reaches_the_compiled_rules():
+    """The compiled rules score the option's reading: the same deals give card effects
+    fewer points on average per colour than per token."""
+    game = get_game("inori")
+    lineup = build_lineup(game, ["greedy"], 3)
+    points = {}
+    for reading in ("per_colour", "per_token"):
+        compiled = game.compile(game.load_config((f'options.specific_colours="{reading}"',)))
+        points[reading] = game.simulate(compiled, lineup, 5, 0, 200)["points_card_effects"]
+    assert points["per_colour"].mean() < points["per_token"].mean()

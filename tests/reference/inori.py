@@ -118,13 +118,15 @@ class Rules:
     reshuffle: bool
     root_random: bool
     new_start_draw: int
+    specific_per_colour: bool  # options.specific_colours: a point per listed colour held
     tables: Any  # numpy Tables, only for calling the compiled planner
 
 
 @cache
 def load_rules(overrides: tuple[str, ...] = ()) -> Rules:
     """The config (with `--set` overrides) as plain Python rules."""
-    t, _names = compile_tables(load_config("inori", overrides=overrides))
+    config = load_config("inori", overrides=overrides)
+    t, _names = compile_tables(config)
     rule = [int(v) for v in t.rules]
     cards = []
     for row in t.card.tolist():
@@ -133,7 +135,9 @@ def load_rules(overrides: tuple[str, ...] = ()) -> Rules:
             base = L.SPACE + s * L.SPACE_SIZE
             sp = row[base: base + L.SPACE_SIZE]
             listed = tuple(x for x in (sp[L.SP_COLOUR], sp[L.SP_COLOUR2]) if x >= 0)
-            spaces.append(Space(sp[L.SP_COST], sp[L.SP_EFFECT], listed, sp[L.SP_AMOUNT]))
+            # the config's effect; how points_per_token counts is the option, read below
+            effect = L.EF_PER_TOKEN if sp[L.SP_EFFECT] == L.EF_PER_COLOUR else sp[L.SP_EFFECT]
+            spaces.append(Space(sp[L.SP_COST], effect, listed, sp[L.SP_AMOUNT]))
         cards.append(Card(row[L.CARD_KIND], row[L.CARD_COLOUR], row[L.CARD_NEXT],
                           tuple(spaces)))
     tree = []
@@ -155,7 +159,9 @@ def load_rules(overrides: tuple[str, ...] = ()) -> Rules:
         altar_cost=rule[L.R_ALTAR_COST], altar_repeat=bool(rule[L.R_ALTAR_REPEAT]),
         low_tie=rule[L.R_LOW_TIE], new_start_join=bool(rule[L.R_NEW_START_JOIN]),
         reshuffle=bool(rule[L.R_RESHUFFLE]), root_random=bool(rule[L.R_ROOT_RANDOM]),
-        new_start_draw=rule[L.R_NEW_START_DRAW], tables=t)
+        new_start_draw=rule[L.R_NEW_START_DRAW],
+        specific_per_colour=config.data["options"]["specific_colours"] == "per_colour",
+        tables=t)
 
 
 # ------------------------------------------------------------------ state
@@ -429,11 +435,19 @@ def card_row(game: Game, p: int, slot: int, s: int, pay: int) -> tuple[int, ...]
     elif sp.effect == L.EF_DISTINCT:
         points = sp.amount * sum(1 for v in tok if v > 0)
     elif sp.effect == L.EF_PER_TOKEN:
-        points = sp.amount * sum(tok[x] for x in sp.colours)
+        points = sp.amount * specific_count(game.rules, tok, sp.colours)
     else:  # EF_MAJORITY
         points = sp.amount * max(tok)
     f2 = game.completes(slot, s) if game.occ[slot][s] == -1 else 0
     return row(L.OPT_CARD, slot, s, pay, points, f1, f2, f3, tok[card.colour])
+
+
+def specific_count(rules: Rules, tok: list[int], colours: tuple[int, ...]) -> int:
+    """What a "specific colours" space counts: the listed colours held (per_colour) or
+    the tokens held of them (per_token)."""
+    if rules.specific_per_colour:
+        return sum(1 for x in colours if tok[x] > 0)
+    return sum(tok[x] for x in colours)
 
 
 def tree_row(game: Game, p: int, t: int, x: int, paid: bool) -> tuple[int, ...]:
@@ -720,7 +734,8 @@ def card_offering(game: Game, p: int, r: tuple[int, ...], ask: Ask) -> None:
     elif e == L.EF_DISTINCT:
         game.effect_points(p, sp.amount * sum(1 for v in tok if v > 0), L.SRC_CARD)
     elif e == L.EF_PER_TOKEN:
-        game.effect_points(p, sp.amount * sum(tok[x] for x in sp.colours), L.SRC_CARD)
+        game.effect_points(p, sp.amount * specific_count(game.rules, tok, sp.colours),
+                           L.SRC_CARD)
     else:
         game.effect_points(p, sp.amount * max(tok), L.SRC_CARD)
 

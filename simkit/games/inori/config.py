@@ -19,6 +19,7 @@ MAJORITY_TIES = ("choose", "unpayable")
 NEW_START_USES = ("join", "none")
 EMPTY_DECKS = ("reshuffle", "leave_empty")
 ROOT_TOKENS = ("random", "fixed")
+SPECIFIC_COLOURS = ("per_colour", "per_token")
 CARD_TABLES = (("cards", L.JOURNEY), ("start_cards", L.START), ("new_start_cards", L.NEW_START))
 SPACE_KEYS = {"cost", "effect", "colour", "colours", "amount"}
 CARD_KEYS = {"id", "name", "colour", "next", "spaces", "players", "placeholder"}
@@ -290,6 +291,10 @@ def compile_tables(config: GameConfig) -> tuple[Tables, Names]:
         (L.R_NEW_START_DRAW, r.int("setup.new_start_draw", 1, 4)),
     ):
         rules[index] = int(value)
+    if r.choice("options.specific_colours", SPECIFIC_COLOURS) == "per_colour":
+        for s in range(L.MAX_SPACES):
+            col = L.space_col(s, L.SP_EFFECT)
+            card[card[:, col] == L.EF_PER_TOKEN, col] = L.EF_PER_COLOUR
     tables = Tables(card=card, tree=tree, rune=rune, rules=rules, setup=setup, colour=colour)
     names = Names(
         colour_ids=ids,

@@ -154,6 +154,10 @@ COST_MAJORITY = MAX_COLOURS
 EF_GAIN, EF_FEWEST, EF_RUNE, EF_DISTINCT, EF_PER_TOKEN, EF_MAJORITY = range(6)
 EFFECTS = ("gain", "gain_fewest", "rune", "points_distinct", "points_per_token",
            "points_majority")
+# points_per_token read "per colour" (options.specific_colours = "per_colour", the default:
+# "un punto por cada uno de los colores específicos que tengas", a point per listed colour
+# held): config.py gives such spaces this code; it is not a config effect name.
+EF_PER_COLOUR = len(EFFECTS)
 # Great Tree effects (config `effect`), in the rule text's order.
 TE_ANY, TE_POINTS, TE_RUNE_TOKEN, TE_TILE_POINTS, TE_BLOCK, TE_TILE_TOKENS, TE_ROOT = range(7)
 TREE_EFFECTS = ("take_any", "points", "rune_and_token", "points_per_tile_token",

@@ -22,6 +22,7 @@ from .layout import (
     EF_DISTINCT,
     EF_FEWEST,
     EF_GAIN,
+    EF_PER_COLOUR,
     EF_PER_TOKEN,
     EF_RUNE,
     EV_COMPLETE,
@@ -168,6 +169,12 @@ def space_row(e, k, x, x2, own, pub, hv, r, paid, runes_left, distinct, most, ti
         count = hv[x] - (1 if r and paid == x else 0)
         if x2 >= 0:
             count += hv[x2] - (1 if r and paid == x2 else 0)
+        points = k * count
+    elif e == EF_PER_COLOUR:  # a point per listed colour held (after paying)
+        held_x = hv[x] - (1 if r and paid == x else 0)
+        count = 1 if held_x > 0 else 0
+        if x2 >= 0:
+            count += 1 if hv[x2] - (1 if r and paid == x2 else 0) > 0 else 0
         points = k * count
     else:  # EF_MAJORITY: paying from a sole largest holding lowers it by one
         points = k * (most - 1 if r and hv[paid] == most and ties == 1 else most)
