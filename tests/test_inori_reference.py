@@ -42,6 +42,7 @@ VARIANTS = {
     "leave_empty": ('options.empty_deck="leave_empty"',),
     "root_fixed": ('options.root_tokens="fixed"',),
     "specific_per_token": ('options.specific_colours="per_token"',),
+    "rune_after": ('options.rune_timing="before_or_after"',),
 }
 MIXED = {
     2: ["random", "planner"],

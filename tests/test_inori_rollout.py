@@ -110,7 +110,8 @@ OPTION_VALUES = [(), ('options.cost_payment="hold"',), ('options.majority_tie="u
                  ('options.fewest_points_tie="reverse_turn_order"',),
                  ('options.fewest_points_tie="random"',), ('options.new_start_use="none"',),
                  ('options.empty_deck="leave_empty"',), ('options.root_tokens="fixed"',),
-                 ('options.specific_colours="per_token"',)]
+                 ('options.specific_colours="per_token"',),
+                 ('options.rune_timing="before_or_after"',)]
 
 
 @pytest.mark.parametrize("overrides", OPTION_VALUES, ids=lambda o: o[0] if o else "default")
@@ -176,7 +177,7 @@ def test_never_reads_hidden_orders(ino):
         hid, cnt, hv = scratch[11], scratch[12], scratch[14]
         # The state next_decision leaves at the season's first offering.
         seat = R.next_seat(players, pub, hid)
-        R.begin_turn(pub, cnt, seat)
+        R.begin_turn(pub, hid, cnt, seat)
         hid[L.PHASE] = L.PH_END_TURN
         pub[L.STEP] = L.STEP_OFFER
         n = O.offer_rows(t, pub, seat, opts, hv, False, np.zeros(0))

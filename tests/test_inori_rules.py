@@ -330,3 +330,17 @@ def test_specific_colours_option_reaches_the_compiled_rules():
         compiled = game.compile(game.load_config((f'options.specific_colours="{reading}"',)))
         points[reading] = game.simulate(compiled, lineup, 5, 0, 200)["points_card_effects"]
     assert points["per_colour"].mean() < points["per_token"].mean()
+
+
+def test_rune_timing_before_or_after():
+    """options.rune_timing = "before_or_after" also asks for a Rune tile after the
+    offering when none was played before it: on the same deals, more Rune steps are asked
+    (the differential tests check every one of them against the reference)."""
+    game = get_game("inori")
+    lineup = build_lineup(game, ["random", "planner", "greedy"], 3)
+    asked = {}
+    for timing in ("before_offering", "before_or_after"):
+        compiled = game.compile(game.load_config((f'options.rune_timing="{timing}"',)))
+        asked[timing] = sum(int((game.replay(compiled, lineup, 9, g).decisions[:, 2]
+                                 == L.STEP_RUNE).sum()) for g in range(20))
+    assert asked["before_or_after"] > asked["before_offering"] * 1.1

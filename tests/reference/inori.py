@@ -119,6 +119,7 @@ class Rules:
     root_random: bool
     new_start_draw: int
     specific_per_colour: bool  # options.specific_colours: a point per listed colour held
+    rune_after: bool  # options.rune_timing = "before_or_after"
     tables: Any  # numpy Tables, only for calling the compiled planner
 
 
@@ -161,6 +162,7 @@ def load_rules(overrides: tuple[str, ...] = ()) -> Rules:
         reshuffle=bool(rule[L.R_RESHUFFLE]), root_random=bool(rule[L.R_ROOT_RANDOM]),
         new_start_draw=rule[L.R_NEW_START_DRAW],
         specific_per_colour=config.data["options"]["specific_colours"] == "per_colour",
+        rune_after=config.data["options"]["rune_timing"] == "before_or_after",
         tables=t)
 
 
@@ -551,8 +553,9 @@ def rune_usable(game: Game, p: int, tile: int) -> bool:
     return bool(move_rows(game, p, tile))
 
 
-def rune_rows(game: Game, p: int) -> list[tuple[int, ...]]:
-    """STEP_RUNE: no rune, then one row per distinct usable tile in hand."""
+def rune_rows(game: Game, p: int, after: bool = False) -> list[tuple[int, ...]]:
+    """STEP_RUNE: no rune, then one row per distinct usable tile in hand (after the
+    offering an "occupied" tile has no use, so it is not offered)."""
     rows = [row(L.OPT_NO_RUNE)]
     seen: set[tuple[int, int, int]] = set()
     for h, tile in enumerate(game.hands[p]):
@@ -561,7 +564,7 @@ def rune_rows(game: Game, p: int) -> list[tuple[int, ...]]:
         if key in seen:
             continue
         seen.add(key)
-        if rune_usable(game, p, tile):
+        if rune_usable(game, p, tile) and not (after and rune.kind == L.RUNE_OCCUPIED):
             f1 = min(rune.amount, game.supply[rune.colour]) if rune.kind == L.RUNE_GAIN else 0
             rows.append(row(L.OPT_RUNE, h, tile, rune.kind, 0, f1))
     return rows
@@ -680,12 +683,13 @@ def setup(game: Game) -> None:
 Ask = Callable[[int, int, list[tuple[int, ...]]], int]  # (seat, step, rows) -> row
 
 
-def rune_step(game: Game, p: int, ask: Ask) -> None:
-    """Play one Rune tile or none (only asked while the player holds a tile)."""
-    rows = rune_rows(game, p)
+def rune_step(game: Game, p: int, ask: Ask, after: bool = False) -> bool:
+    """Play one Rune tile or none (only asked while the player holds a tile); True if one
+    was played."""
+    rows = rune_rows(game, p, after)
     r = rows[ask(p, L.STEP_RUNE, rows)]
     if r[L.KIND] != L.OPT_RUNE:
-        return
+        return False
     tile = game.hands[p].pop(r[L.A])
     game.runes_played.append(tile)
     rune = game.rules.runes[tile]
@@ -708,6 +712,7 @@ def rune_step(game: Game, p: int, ask: Ask) -> None:
         j, u = divmod(dst, L.MAX_SPACES)
         game.occ[j][u] = p
         game.event(L.EV_MOVE, p, src, dst)
+    return True
 
 
 def card_offering(game: Game, p: int, r: tuple[int, ...], ask: Ask) -> None:
@@ -804,8 +809,9 @@ def tree_offering(game: Game, p: int, r: tuple[int, ...], ask: Ask) -> None:
 
 def turn(game: Game, p: int, ask: Ask) -> None:
     game.stats[p]["turns"] += 1
+    played = False
     if game.hands[p]:
-        rune_step(game, p, ask)
+        played = rune_step(game, p, ask)
     rows = offer_rows(game, p)
     r = rows[ask(p, L.STEP_OFFER, rows)]
     if r[L.KIND] == L.OPT_CARD:
@@ -816,6 +822,8 @@ def turn(game: Game, p: int, ask: Ask) -> None:
         game.event(L.EV_PASS, p)
         game.passed[p] += 1
         game.stats[p]["passes"] += 1
+    if game.rules.rune_after and not played and game.hands[p]:
+        rune_step(game, p, ask, after=True)  # options.rune_timing = "before_or_after"
     game.markers[p] -= 1
     game.occupied_ok = False
 

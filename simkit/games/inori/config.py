@@ -20,6 +20,7 @@ NEW_START_USES = ("join", "none")
 EMPTY_DECKS = ("reshuffle", "leave_empty")
 ROOT_TOKENS = ("random", "fixed")
 SPECIFIC_COLOURS = ("per_colour", "per_token")
+RUNE_TIMINGS = ("before_offering", "before_or_after")
 CARD_TABLES = (("cards", L.JOURNEY), ("start_cards", L.START), ("new_start_cards", L.NEW_START))
 SPACE_KEYS = {"cost", "effect", "colour", "colours", "amount"}
 CARD_KEYS = {"id", "name", "colour", "next", "spaces", "players", "placeholder"}
@@ -289,6 +290,7 @@ def compile_tables(config: GameConfig) -> tuple[Tables, Names]:
         (L.R_RESHUFFLE, r.choice("options.empty_deck", EMPTY_DECKS) == "reshuffle"),
         (L.R_ROOT_RANDOM, r.choice("options.root_tokens", ROOT_TOKENS) == "random"),
         (L.R_NEW_START_DRAW, r.int("setup.new_start_draw", 1, 4)),
+        (L.R_RUNE_AFTER, r.choice("options.rune_timing", RUNE_TIMINGS) == "before_or_after"),
     ):
         rules[index] = int(value)
     if r.choice("options.specific_colours", SPECIFIC_COLOURS) == "per_colour":

@@ -52,13 +52,14 @@ then New Start cards, each in config order; tree spaces and Rune tiles in config
 
 Option table: int32 rows, one per legal option, in this canonical order.
 
-  STEP_RUNE (asked only when the player holds a Rune tile):
+  STEP_RUNE (asked only when the player holds a Rune tile; before the offering, and with
+  options.rune_timing = "before_or_after" also after it when none was played before):
     OPT_NO_RUNE first; then, for each hand position h in order whose tile is usable and
     differs from every earlier hand tile (kind, colour, amount), OPT_RUNE with
     A = h, B = rune tile id, C = rune kind, F1 = tokens it gives (RUNE_GAIN: min(amount,
     supply)). Usable: RUNE_GAIN always; RUNE_TO_COLOUR / RUNE_FROM_COLOUR when a move
-    exists (STEP_MOVE below); RUNE_OCCUPIED when some card space holds exactly one
-    marker and it is not the player's.
+    exists (STEP_MOVE below); RUNE_OCCUPIED before the offering only, when some card
+    space holds exactly one marker and it is not the player's.
   STEP_MOVE (after an OPT_RUNE of a move kind): one OPT_MOVE row per (source, target),
     source = slot*MAX_SPACES + space holding one of the player's markers (first or
     second marker), ascending; target likewise, ascending within each source: a free
@@ -188,7 +189,10 @@ N_RUNE_COLS = 3
 # play Rune tiles of kind R_BAN_RUNE, and takes no Favor tokens of colour R_BAN_COLOUR
 # (-1: none). The rule text has no such rule; the config always sets -1.
 R_BAN_SEAT, R_BAN_CARD, R_BAN_TREE, R_BAN_RUNE, R_BAN_COLOUR = 20, 21, 22, 23, 24
-N_RULES = 25
+# options.rune_timing = "before_or_after": a player who played no Rune tile before the
+# offering may play one after it.
+R_RUNE_AFTER = 25
+N_RULES = 26
 # options.fewest_points_tie (R_LOW_TIE).
 TIE_TURN_ORDER, TIE_REVERSE, TIE_RANDOM = range(3)
 LOW_TIES = ("turn_order", "reverse_turn_order", "random")
@@ -212,9 +216,11 @@ SOURCES = ("card_effects", "tree_effects", "completed_cards", "new_start_cards",
 #                    blocks; PH_MOVE: the Rune tile's kind; PH_TILE: the colour paid
 #                    (-1: nothing)
 #   STOP_SEASON  1   play stops when this season would begin (a rollout's horizon)
+#   RUNE_DONE    1   this turn: 0 no Rune tile played yet; 1 one was played before the
+#                    offering; 2 the step after the offering (options.rune_timing) is on
 (PHASE, TURN_POS, ANYONE, TODO_LEFT, TODO_FEWEST, TODO_COLOUR, TODO_AMOUNT,
- STOP_SEASON) = range(8)
-HID_SIZE = 8
+ STOP_SEASON, RUNE_DONE) = range(9)
+HID_SIZE = 9
 # Phases, in the order of a turn, then the season end.
 (PH_TURN, PH_MOVE, PH_OFFER, PH_TILE, PH_TOKENS, PH_BLOCK, PH_END_TURN, PH_SEASON_END,
  PH_NEXT_SEASON, PH_OVER) = range(10)

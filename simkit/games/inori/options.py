@@ -114,8 +114,9 @@ def put_offer(opts, n, best, fuse, w, kind, a, b, c, points, f1, f2, f3, f4):
 
 
 @njit(cache=True, inline="always")
-def rune_rows(t, pub, p, opts, fuse, w):
-    """STEP_RUNE: no rune, then each usable tile unlike every earlier one in the hand.
+def rune_rows(t, pub, p, opts, fuse, w, after):
+    """STEP_RUNE: no rune, then each usable tile unlike every earlier one in the hand
+    (`after`: the step after the offering, where an "occupied" tile has no use).
 
     With `fuse` (a greedy seat with weights w), row 0 is greedy's choice and no other row
     is written: a tile greedy values at or below the best so far (no rune: 0) cannot be
@@ -148,7 +149,7 @@ def rune_rows(t, pub, p, opts, fuse, w):
         if repeat:
             continue
         if kind == RUNE_OCCUPIED:
-            if not occupied_target(t, pub, p):
+            if after or not occupied_target(t, pub, p):
                 continue
         elif kind != RUNE_GAIN and not move_exists(t, pub, p, kind, colour):
             continue

@@ -103,7 +103,9 @@ from .layout import (
     R_N_TREE,
     R_NEW_START_DRAW,
     R_NEW_START_JOIN,
+    R_RUNE_AFTER,
     R_SEASONS,
+    RUNE_DONE,
     RUNE_KINDS,
     SEASON,
     SEAT,
@@ -232,22 +234,29 @@ def next_decision(t, n_players, pub, hid, cnt, done, decks, discards, tops, new_
     p = pub[SEAT]
     while True:
         if phase == PH_END_TURN:
+            if (t.rules[R_RUNE_AFTER] and hid[RUNE_DONE] == 0
+                    and pub[player_at(p, P_N_RUNES)] > 0):  # options.rune_timing
+                hid[RUNE_DONE] = 2
+                hid[PHASE] = PH_END_TURN
+                pub[STEP] = STEP_RUNE
+                fuse = fusing and sids[p] == GREEDY
+                return rune_rows(t, pub, p, opts, fuse, params[p], True), fuse
             end_turn(pub, p)
             phase = PH_TURN
         if phase == PH_TURN:
             p = next_seat(n_players, pub, hid)
             if p >= 0:
-                begin_turn(pub, cnt, p)
+                begin_turn(pub, hid, cnt, p)
                 phase = PH_OFFER
                 if pub[player_at(p, P_N_RUNES)] > 0:
                     hid[PHASE] = PH_OFFER
                     pub[STEP] = STEP_RUNE
                     fuse = fusing and sids[p] == GREEDY
-                    return rune_rows(t, pub, p, opts, fuse, params[p]), fuse
+                    return rune_rows(t, pub, p, opts, fuse, params[p], False), fuse
             else:
                 phase = PH_SEASON_END
-        if phase == PH_MOVE:
-            hid[PHASE] = PH_OFFER
+        if phase == PH_MOVE:  # then the offering, or the end of the turn after it
+            hid[PHASE] = PH_END_TURN if hid[RUNE_DONE] == 2 else PH_OFFER
             pub[STEP] = STEP_MOVE
             return move_rows(t, pub, p, hid[TODO_AMOUNT], hid[TODO_COLOUR], opts), False
         if phase == PH_OFFER:

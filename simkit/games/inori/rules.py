@@ -98,6 +98,7 @@ from .layout import (
     RU_AMOUNT,
     RU_COLOUR,
     RU_KIND,
+    RUNE_DONE,
     RUNE_GAIN,
     RUNE_OCCUPIED,
     RUNES_LEFT,
@@ -347,10 +348,11 @@ def next_seat(n_players, pub, hid):
 
 
 @njit(cache=True, inline="always")
-def begin_turn(pub, cnt, p):
+def begin_turn(pub, hid, cnt, p):
     """Seat p's turn begins."""
     pub[SEAT] = p
     pub[OCCUPIED_OK] = 0
+    hid[RUNE_DONE] = 0
     cnt[p, CT_TURNS] += 1
 
 
@@ -367,6 +369,7 @@ def play_rune(t, pub, hid, cnt, p, h, trace, tracing, season):
     pub[player_at(p, P_N_RUNES)] = n_held - 1
     kind = t.rune[tile, RU_KIND]
     colour = t.rune[tile, RU_COLOUR]
+    hid[RUNE_DONE] = max(hid[RUNE_DONE], 1)
     cnt[p, CT_RUNE + kind] += 1
     record_event(trace, tracing, season, EV_RUNE, p, tile, kind, 0)
     if kind == RUNE_GAIN:
