@@ -99,12 +99,12 @@ def set_row(opts, n, kind, a, b, c, points, f1, f2, f3, f4):
 
 
 @njit(cache=True, inline="always")
-def put_offer(opts, n, best, fuse, w, kind, a, b, c, points, f1, f2, f3, f4):
-    """Offering row n of the table; or, with `fuse` (a greedy seat with weights w), only
-    the row greedy would choose (the first best) kept, in row 0: scored as the table is
-    built instead of stored and scored. Returns the best score so far."""
+def put_offer(opts, n, best, fuse, ws, kind, a, b, c, points, f1, f2, f3, f4):
+    """Offering row n of the table; or, with `fuse` (a greedy seat with weights ws, a
+    tuple), only the row greedy would choose (the first best) kept, in row 0: scored as
+    the table is built instead of stored and scored. Returns the best score so far."""
     if fuse:
-        v = offering_value(points, f1, f2, f3, f4, c, w[0], w[1], w[2], w[3])
+        v = offering_value(points, f1, f2, f3, f4, c, ws[0], ws[1], ws[2], ws[3])
         if v > best:
             set_row(opts, 0, kind, a, b, c, points, f1, f2, f3, f4)
             return v
@@ -125,6 +125,7 @@ def rune_rows(t, pub, p, opts, fuse, w, after):
     set_row(opts, 0, OPT_NO_RUNE, -1, -1, -1, 0, 0, 0, 0, 0)
     n = 1
     best = 0.0  # greedy's value of no rune (fuse)
+    w_token = w[0] if fuse else 0.0  # read once (weights: see offer_rows)
     base = player_at(p, P_RUNES)
     banned = t.rules[R_BAN_RUNE] if p == t.rules[R_BAN_SEAT] else -1  # restricted play
     for h in range(pub[player_at(p, P_N_RUNES)]):
@@ -137,7 +138,7 @@ def rune_rows(t, pub, p, opts, fuse, w, after):
         f1 = min(amount, pub[SUPPLY + colour]) if kind == RUNE_GAIN else 0
         v = 0.0
         if fuse:
-            v = rune_value(kind, f1, w[0])
+            v = rune_value(kind, f1, w_token)
             if v <= best:
                 continue
         repeat = False
@@ -235,6 +236,9 @@ def offer_rows(t, pub, p, opts, hv, fuse, w):
     the seat's choice is row 0."""
     n = 0
     best = -1e300  # greedy's best score so far (fuse)
+    # greedy's weights, read once: inside the loops every read would be repeated after
+    # each store to the table (numba tells LLVM nothing about which arrays may overlap)
+    ws = (w[0], w[1], w[2], w[3]) if fuse else (0.0, 0.0, 0.0, 0.0)
     cd = t.card
     tr = t.tree
     rules = t.rules
@@ -273,7 +277,7 @@ def offer_rows(t, pub, p, opts, hv, fuse, w):
             if cost == COST_NONE:
                 points, tokens, runes, f4 = space_row(e, k, x, x2, own, pub, hv, False, -1,
                                                       runes_left, distinct, most, ties)
-                best = put_offer(opts, n, best, fuse, w, OPT_CARD, i, s, -1, points, tokens,
+                best = put_offer(opts, n, best, fuse, ws, OPT_CARD, i, s, -1, points, tokens,
                                  completes, runes, f4)
                 n += 1
             elif cost != COST_MAJORITY:
@@ -281,7 +285,7 @@ def offer_rows(t, pub, p, opts, hv, fuse, w):
                     points, tokens, runes, f4 = space_row(e, k, x, x2, own, pub, hv, ret,
                                                           cost, runes_left, distinct, most,
                                                           ties)
-                    best = put_offer(opts, n, best, fuse, w, OPT_CARD, i, s, cost, points,
+                    best = put_offer(opts, n, best, fuse, ws, OPT_CARD, i, s, cost, points,
                                      tokens, completes, runes, f4)
                     n += 1
             elif most > 0 and (ties == 1 or choose_tie):
@@ -293,7 +297,7 @@ def offer_rows(t, pub, p, opts, hv, fuse, w):
                     mm &= mm - np.uint64(1)
                     points, tokens, runes, f4 = space_row(e, k, x, x2, own, pub, hv, ret, y,
                                                           runes_left, distinct, most, ties)
-                    best = put_offer(opts, n, best, fuse, w, OPT_CARD, i, s, y, points, tokens,
+                    best = put_offer(opts, n, best, fuse, ws, OPT_CARD, i, s, y, points, tokens,
                                      completes, runes, f4)
                     n += 1
     top = -2  # the unused tile colour held most, once needed
@@ -305,7 +309,7 @@ def offer_rows(t, pub, p, opts, hv, fuse, w):
             if pub[tree_at(ts, T_TOKENS)] < 0 and pub[tree_at(ts, T_TOKENS + 1)] < 0:
                 continue
             points, tokens, runes, f4 = tree_row(tr, rules, pub, hv, ts, -1, -1, runes_left)
-            best = put_offer(opts, n, best, fuse, w, OPT_TREE, ts, -1, -1, points, tokens, 0,
+            best = put_offer(opts, n, best, fuse, ws, OPT_TREE, ts, -1, -1, points, tokens, 0,
                              runes, f4)
             n += 1
         elif tile < 0:
@@ -319,7 +323,7 @@ def offer_rows(t, pub, p, opts, hv, fuse, w):
             if top >= 0:
                 points, tokens, runes, f4 = tree_row(tr, rules, pub, hv, ts, top, -1,
                                                      runes_left)
-                best = put_offer(opts, n, best, fuse, w, OPT_TREE, ts, -1, -1, points, tokens,
+                best = put_offer(opts, n, best, fuse, ws, OPT_TREE, ts, -1, -1, points, tokens,
                                  0, runes, f4)
                 n += 1
         else:
@@ -329,7 +333,7 @@ def offer_rows(t, pub, p, opts, hv, fuse, w):
             paid = tile if cost > 0 else -1
             points, tokens, runes, f4 = tree_row(tr, rules, pub, hv, ts, tile, paid,
                                                  runes_left)
-            best = put_offer(opts, n, best, fuse, w, OPT_TREE, ts, tile, paid, points, tokens,
+            best = put_offer(opts, n, best, fuse, ws, OPT_TREE, ts, tile, paid, points, tokens,
                              0, runes, f4)
             n += 1
     if n == 0:
