@@ -101,8 +101,6 @@ from .layout import (
     PHASE,
     R_N_COLOURS,
     R_N_TREE,
-    R_NEW_START_DRAW,
-    R_NEW_START_JOIN,
     R_RUNE_AFTER,
     R_SEASONS,
     RUNE_DONE,
@@ -112,7 +110,6 @@ from .layout import (
     STEP,
     STEP_BLOCK,
     STEP_MOVE,
-    STEP_NEW_START,
     STEP_OFFER,
     STEP_RUNE,
     STEP_TILE,
@@ -144,22 +141,20 @@ from .rules import (
     begin_season,
     begin_turn,
     block_space,
-    end_season,
     end_turn,
     gain,
     keep_new_start,
     move_marker,
-    needs_tile,
-    next_first_player,
     next_seat,
     offer_card,
     offer_tree,
     pass_turn,
     play_rune,
+    season_end,
     setup,
     shuffle,
 )
-from .scoring import end_game, final_score, held
+from .scoring import final_score, held, needs_tile
 
 drop_stale_cache(__file__, strategies.inori.__file__, simkit.rng.__file__, _layout.__file__,
                  _config.__file__, _options.__file__, _rules.__file__, _scoring.__file__,
@@ -289,10 +284,13 @@ def next_decision(t, n_players, pub, hid, cnt, done, decks, discards, tops, new_
             phase = PH_END_TURN
             continue
         if phase == PH_SEASON_END:
-            k = season_end(t, n_players, pub, hid, cnt, done, decks, discards, tops,
-                           new_starts, rtops, rng, tied, opts, trace, tracing)
-            if k != 0:
-                return max(k, 0), False  # the New Start decision, or the game is over
+            # not inlined: a few times a game, and the turn loop stays small
+            k = season_end(t, n_players, pub, hid, cnt, done, decks, discards, tops, rtops,
+                           rng, tied, trace, tracing)
+            if k > 0:  # the New Start decision
+                return new_start_rows(t, new_starts, rtops[0] - k, k, opts), False
+            if k < 0:  # the game is over
+                return 0, False
             phase = PH_NEXT_SEASON
         if phase == PH_NEXT_SEASON:
             begin_season(pub, hid)
@@ -301,35 +299,6 @@ def next_decision(t, n_players, pub, hid, cnt, done, decks, discards, tops, new_
                 return 0, False
             continue
         return 0, False  # PH_OVER
-
-
-@njit_without_refcounts
-def season_end(t, n_players, pub, hid, cnt, done, decks, discards, tops, new_starts, rtops,
-               rng, tied, opts, trace, tracing):
-    """The season end (rules.end_season), then the game end (-1 returned) or the next
-    season's first player, and the New Start cards the fewest-points player keeps one of:
-    their count is returned (0: none). Not inlined: it happens a few times a game, and
-    keeping it out of the turn loop keeps that loop small."""
-    season = pub[SEASON]
-    last = season == t.rules[R_SEASONS] - 1
-    end_season(t, pub, n_players, season, last, decks, discards, tops, rng, cnt, done, trace,
-               tracing)
-    if last:
-        end_game(t, pub, n_players, cnt, trace, tracing)
-        hid[PHASE] = PH_OVER
-        return -1
-    low = next_first_player(t, pub, cnt, n_players, season, rng, tied, trace, tracing)
-    hid[PHASE] = PH_NEXT_SEASON
-    if t.rules[R_NEW_START_JOIN]:
-        k = min(t.rules[R_NEW_START_DRAW], rtops[1] - rtops[0])
-        if k > 0:
-            new_start_rows(t, new_starts, rtops[0], k, opts)
-            rtops[0] += k
-            hid[TODO_LEFT] = k
-            pub[SEAT] = low
-            pub[STEP] = STEP_NEW_START
-            return k
-    return 0
 
 
 @njit(cache=True, inline="always")

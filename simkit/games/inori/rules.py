@@ -77,6 +77,8 @@ from .layout import (
     P_TOKENS,
     PH_BLOCK,
     PH_MOVE,
+    PH_NEXT_SEASON,
+    PH_OVER,
     PH_TILE,
     PH_TOKENS,
     PH_TURN,
@@ -86,11 +88,12 @@ from .layout import (
     R_BAN_COLOUR,
     R_BAN_SEAT,
     R_COST_RETURN,
-    R_LOW_TIE,
     R_N_COLOURS,
     R_N_RUNES,
     R_N_TREE,
     R_NEUTRAL,
+    R_NEW_START_DRAW,
+    R_NEW_START_JOIN,
     R_RESHUFFLE,
     R_ROOT_RANDOM,
     R_SEASONS,
@@ -112,6 +115,8 @@ from .layout import (
     SP_EFFECT,
     SRC_CARD,
     SRC_TREE,
+    STEP,
+    STEP_NEW_START,
     STOP_SEASON,
     SUPPLY,
     T_OCC,
@@ -123,8 +128,6 @@ from .layout import (
     TE_RUNE_TOKEN,
     TE_TILE_POINTS,
     TE_TILE_TOKENS,
-    TIE_RANDOM,
-    TIE_TURN_ORDER,
     TILE_USED,
     TODO_AMOUNT,
     TODO_COLOUR,
@@ -140,7 +143,7 @@ from .layout import (
     space_col,
     tree_at,
 )
-from .scoring import card_row, held, holdings, score_card
+from .scoring import card_row, end_game, fewest_points, held, holdings, score_card
 
 
 # ---------------------------------------------------------------- tokens, points, piles
@@ -479,13 +482,6 @@ def offer_tree(t, pub, hid, cnt, p, ts, colour, paid, placed, stack, rtops, trac
 
 
 @njit(cache=True, inline="always")
-def needs_tile(t, pub, ts):
-    """True for an Altar space without its tile: an offering there chooses the tile first
-    (the effect may name its colour)."""
-    return t.tree[ts, TR_ROOT] == 0 and pub[tree_at(ts, T_TILE)] < 0
-
-
-@njit(cache=True, inline="always")
 def ask_tile(hid, ts, paid):
     """Pending (PH_TILE): the Altar tile for tree space ts, then offer_tree (paying in
     `paid`, -1: nothing)."""
@@ -547,29 +543,19 @@ def end_season(t, pub, n_players, season, last, decks, discards, tops, rng, cnt,
 
 
 @njit_without_refcounts
-def fewest_points(t, pub, n_players, rng, tied):
-    """The player with the fewest points (ties: options.fewest_points_tie)."""
-    low = 1 << 30
-    for p in range(n_players):
-        low = min(low, pub[player_at(p, P_SCORE)])
-    k = 0
-    for j in range(n_players):
-        p = (pub[FIRST] + j) % n_players
-        if pub[player_at(p, P_SCORE)] == low:
-            tied[k] = p
-            k += 1
-    mode = t.rules[R_LOW_TIE]
-    if mode == TIE_TURN_ORDER:
-        return tied[0]
-    if mode == TIE_RANDOM:
-        return tied[randint(rng, k)]
-    return tied[k - 1]
-
-
-@njit(cache=True, inline="always")
-def next_first_player(t, pub, cnt, n_players, season, rng, tied, trace, tracing):
-    """After a season (not the last): every player's markers for the next one; the player
-    with the fewest points becomes first player. Returns that seat."""
+def season_end(t, n_players, pub, hid, cnt, done, decks, discards, tops, rtops, rng, tied,
+               trace, tracing):
+    """The season end (end_season), then the game end (-1 returned: PH_OVER) or the next
+    season's markers and first player, who draws the New Start cards (options.new_start_use)
+    to keep one of: their count is returned (0: none), the cards new_starts[rtops[0] - k:]."""
+    season = pub[SEASON]
+    last = season == t.rules[R_SEASONS] - 1
+    end_season(t, pub, n_players, season, last, decks, discards, tops, rng, cnt, done, trace,
+               tracing)
+    if last:
+        end_game(t, pub, n_players, cnt, trace, tracing)
+        hid[PHASE] = PH_OVER
+        return -1
     for p in range(n_players):
         pub[player_at(p, P_MARKERS)] = t.setup[n_players, season + 1]
         record_event(trace, tracing, season, EV_MARKERS, p, t.setup[n_players, season + 1],
@@ -578,7 +564,14 @@ def next_first_player(t, pub, cnt, n_players, season, rng, tied, trace, tracing)
     pub[FIRST] = low
     cnt[low, CT_FIRST] += 1
     record_event(trace, tracing, season, EV_FIRST, low, 0, 0, 0)
-    return low
+    hid[PHASE] = PH_NEXT_SEASON
+    k = min(t.rules[R_NEW_START_DRAW], rtops[1] - rtops[0]) if t.rules[R_NEW_START_JOIN] else 0
+    if k > 0:
+        rtops[0] += k
+        hid[TODO_LEFT] = k
+        pub[SEAT] = low
+        pub[STEP] = STEP_NEW_START
+    return max(k, 0)
 
 
 @njit(cache=True, inline="always")

@@ -11,6 +11,7 @@ from numba import njit
 
 from simkit.kernels.jit import njit_without_refcounts
 from simkit.kernels.trace import record_event
+from simkit.rng import randint
 
 from .layout import (
     CARD_COLOUR,
@@ -30,6 +31,7 @@ from .layout import (
     EV_INCOMPLETE,
     EV_MAJORITY,
     EV_SCORE,
+    FIRST,
     MAX_SPACES,
     NEW_START,
     P_SCORE,
@@ -37,6 +39,7 @@ from .layout import (
     R_ALTAR_COST,
     R_ALTAR_REPEAT,
     R_COST_RETURN,
+    R_LOW_TIE,
     R_MAJ_FIRST,
     R_MAJ_SECOND,
     R_N_TREE,
@@ -60,9 +63,12 @@ from .layout import (
     TE_RUNE_TOKEN,
     TE_TILE_POINTS,
     TE_TILE_TOKENS,
+    TIE_RANDOM,
+    TIE_TURN_ORDER,
     TR_AMOUNT,
     TR_AMOUNT2,
     TR_EFFECT,
+    TR_ROOT,
     player_at,
     slot_at,
     space_col,
@@ -116,6 +122,13 @@ def on_card(t, pub, i, p):
         if pub[slot_at(i, S_OCC + s)] == p or pub[slot_at(i, S_OCC2 + s)] == p:
             return 1
     return 0
+
+
+@njit(cache=True, inline="always")
+def needs_tile(t, pub, ts):
+    """True for an Altar space without its tile: an offering there chooses the tile first
+    (the effect may name its colour)."""
+    return t.tree[ts, TR_ROOT] == 0 and pub[tree_at(ts, T_TILE)] < 0
 
 
 # ---------------------------------------------------------------- what an effect is worth
@@ -293,3 +306,23 @@ def end_game(t, pub, n_players, cnt, trace, tracing):
 def final_score(pub, p):
     """Seat p's points (the rules add every point as it is scored)."""
     return pub[player_at(p, P_SCORE)]
+
+
+@njit_without_refcounts
+def fewest_points(t, pub, n_players, rng, tied):
+    """The player with the fewest points (ties: options.fewest_points_tie)."""
+    low = 1 << 30
+    for p in range(n_players):
+        low = min(low, pub[player_at(p, P_SCORE)])
+    k = 0
+    for j in range(n_players):
+        p = (pub[FIRST] + j) % n_players
+        if pub[player_at(p, P_SCORE)] == low:
+            tied[k] = p
+            k += 1
+    mode = t.rules[R_LOW_TIE]
+    if mode == TIE_TURN_ORDER:
+        return tied[0]
+    if mode == TIE_RANDOM:
+        return tied[randint(rng, k)]
+    return tied[k - 1]
