@@ -4,7 +4,8 @@ A game's hooks say which components it has (cards, witches, spaces... and how a 
 row shows that a player had or used one), which placeholder marks matter for a run, and
 which extra sections tell a designer something about that game. Everything else in the
 report is generic. To add a game: write `reports/<module>.py` with a `GameHooks` subclass
-decorated `@register("<game name>")`, and list the module in `_MODULES`.
+decorated `@register("<game name>")`, and list the module in `_MODULES`. A game written
+to the game API (docs/new-game.md) names its class `HOOKS` in its own `report.py`.
 
 Hooks that read their numbers only through `ctx.source` (the metric functions accept it in
 place of a frame), `ctx.columns` and `ctx.present`, never `ctx.frame` or `ctx.games`, and
@@ -116,10 +117,28 @@ def register(game: str) -> Callable[[type[GameHooks]], type[GameHooks]]:
 
 
 def hooks_for(game: str) -> GameHooks:
-    """The hooks for `game`; the generic defaults for a game without any."""
+    """The hooks for `game`: a built-in game's module, the `HOOKS` class of a plug-in
+    game's `report.py` (docs/new-game.md), else the generic defaults."""
     if game not in _REGISTRY and game in _MODULES:
         importlib.import_module(_MODULES[game])
+    if game not in _REGISTRY and game not in _MODULES:
+        _REGISTRY[game] = _plugin_hooks(game)
     return _REGISTRY.get(game, GameHooks)()
+
+
+def _plugin_hooks(game: str) -> type[GameHooks]:
+    from simkit.errors import SimkitError
+    from simkit.games import get_game
+
+    try:
+        module = getattr(get_game(game), "optional", lambda _: None)("report")
+    except SimkitError:  # a run of a game no longer installed: the generic report
+        return GameHooks
+    hooks = getattr(module, "HOOKS", GameHooks) if module is not None else GameHooks
+    if not (isinstance(hooks, type) and issubclass(hooks, GameHooks)):
+        raise SimkitError(f"{module.__file__}: HOOKS must be a reports.hooks.GameHooks "
+                          "subclass")
+    return hooks
 
 
 def _title(key: str) -> str:

@@ -96,7 +96,9 @@ def _check_table(source: str, table: Any, prefix: str = "") -> dict[str, dict[st
 def load_targets(path: Path | None = None, game: str | None = None,
                  overrides: Sequence[str] = ()) -> Targets:
     """Read a targets file (default `configs/targets.toml`), take the [games.<game>] tables
-    for `game` on top, then apply `metric.setting=value` overrides."""
+    for `game` on top (and, with the default file, the game's own `targets.toml` when a
+    game written to the game API has one), then apply `metric.setting=value` overrides."""
+    own = _game_targets(game) if path is None else None
     path = Path(path) if path is not None else DEFAULT_TARGETS
     source = str(path)
     try:
@@ -114,6 +116,14 @@ def load_targets(path: Path | None = None, game: str | None = None,
         if name == game:
             for metric, values in checked.items():
                 settings.setdefault(metric, {}).update(values)
+    if own is not None:
+        try:
+            table = tomllib.loads(own.read_text())
+        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+            raise SimkitError(f"{own}: not valid TOML: {exc}") from None
+        for metric, values in _check_table(str(own), table).items():
+            settings.setdefault(metric, {}).update(values)
+        source += f" and {own}"
     for item in overrides:
         key, sep, raw = item.partition("=")
         metric, dot, setting = key.strip().partition(".")
@@ -135,6 +145,20 @@ def load_targets(path: Path | None = None, game: str | None = None,
         if not source.endswith(source_note):
             source += source_note
     return Targets(source, settings)
+
+
+def _game_targets(game: str | None) -> Path | None:
+    """A game's own targets file (games written to the game API may carry one)."""
+    if game is None:
+        return None
+    from simkit.games import get_game
+
+    try:
+        folder = getattr(get_game(game), "folder", None)
+    except SimkitError:  # a run of a game no longer installed: the shared targets
+        return None
+    own = Path(folder) / "targets.toml" if folder is not None else None
+    return own if own is not None and own.exists() else None
 
 
 @dataclass(frozen=True)

@@ -58,14 +58,24 @@ def main() -> None:
 
 @main.command(context_settings=CONTEXT)
 def games() -> None:
-    """List the games simkit models.  Example: simkit games"""
+    """List the games simkit models: the built-in ones, then the plug-in games installed
+    packages register (entry points `simkit.games`).  Example: simkit games"""
+    from simkit.errors import SimkitError
     from simkit.games import game_names, get_game
 
     for name in game_names():
-        game = get_game(name)
-        compiled = game.compile(game.load_config())
+        try:
+            game = get_game(name)
+            compiled = game.compile(game.load_config())
+        except SimkitError as exc:  # a broken plug-in: say so, list the rest
+            click.echo(f"{name:18} (cannot be loaded: {exc})")
+            continue
         players = ", ".join(map(str, game.players(compiled)))
-        click.echo(f"{name:18} {game.title} ({players} players)")
+        origin = getattr(game, "origin", "")
+        click.echo(f"{name:18} {game.title} ({players} players)"
+                   + (f"  [{origin}]" if origin else ""))
+    click.echo("A game in a folder: give its path as the game, e.g. "
+               "`simkit run examples/pig ...` (docs/new-game.md).")
 
 
 @main.command(context_settings=CONTEXT)
@@ -152,6 +162,55 @@ def bench(n_games: int, repeats: int, run_games: int, json_path: Path | None,
         game = get_game(game).name  # an unknown game: one line naming the known ones
     run_bench(n_games=n_games, repeats=repeats, run_games=run_games, echo=click.echo,
               json_path=json_path, game=game)
+
+
+@main.command("new-game", context_settings=CONTEXT)
+@click.argument("name")
+@click.option("--dir", "parent", type=click.Path(file_okay=False, path_type=Path),
+              default=Path("."), show_default=True, help="Folder to create the game in.")
+def new_game(name: str, parent: Path) -> None:
+    """Write a working game folder NAME to start your own game from: a tiny complete
+    game (Pig) with its config, players, report hooks, reference and tests. The guide:
+    docs/new-game.md.
+
+    \b
+    Example:
+      simkit new-game mygame && simkit check ./mygame && pytest mygame
+    """
+    from simkit.gamekit.skeleton import new_game as write
+
+    folder = write(name, parent)
+    shown = f"./{folder}" if not folder.is_absolute() and not str(folder).startswith(".") \
+        else str(folder)
+    click.echo(f"Wrote {folder}/ (the Pig skeleton as '{name}'). Next:\n"
+               f"  simkit check {shown}\n"
+               f"  simkit run {shown} --players 2 --strategies greedy,random --games 20000 "
+               "--report\n"
+               f"  pytest {folder}\n"
+               "Then replace its rules with yours: docs/new-game.md.")
+
+
+@main.command(context_settings=CONTEXT)
+@click.argument("game")
+@click.option("--games", "n_games", type=int, default=600, show_default=True,
+              help="Games per player count.")
+def check(game: str, n_games: int) -> None:
+    """Check that GAME keeps simkit's game contract: it compiles, every game ends, every
+    decision has a legal option, results are deterministic across threads and chunks,
+    games replay, every strategy plays, and its conservation check holds in traced games.
+
+    \b
+    Example:
+      simkit check examples/pig
+    """
+    from simkit.testing import check_game
+
+    click.echo(f"Checking {game} ({n_games} games per player count)...", err=True)
+    try:
+        check_game(game, n_games=n_games)
+    except AssertionError as exc:
+        raise SimkitError(str(exc).strip().splitlines()[0]) from None
+    click.echo(f"{game}: keeps the game contract.")
 
 
 for command in (runs.play, runs.run, runs.report, runs.value, studies.sweep, studies.compare,

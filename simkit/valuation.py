@@ -103,11 +103,16 @@ class ValuePlan:
 def interventions_of(game: Any, config: Any, compiled: Any,
                      players: int) -> tuple[list[Intervention], dict[str, str]]:
     """A game's interventions and why each kind is changed as it is."""
-    try:
-        mod = importlib.import_module(f"simkit.games.{game.module}.interventions")
-    except ModuleNotFoundError:
+    if hasattr(game, "optional"):  # a game written to the game API: its interventions.py
+        mod = game.optional("interventions")
+    else:
+        try:
+            mod = importlib.import_module(f"simkit.games.{game.module}.interventions")
+        except ModuleNotFoundError:
+            mod = None
+    if mod is None:
         raise SimkitError(f"{game.title} has no interventions yet: `simkit value` cannot "
-                          "value its components") from None
+                          "value its components")
     return mod.interventions(config, compiled, players), dict(mod.WHY)
 
 

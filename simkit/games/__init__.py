@@ -1,15 +1,27 @@
-"""Registry of games: command-line name -> Game."""
+"""Registry of games: command-line name -> Game.
+
+The three built-in games; games that installed packages register under the entry-point
+group `simkit.games` (`NAME = "package"`, a package written to the game API,
+docs/new-game.md); and any such package named by its folder's path (`simkit run ./pig`).
+"""
 
 from __future__ import annotations
+
+import functools
+from importlib.metadata import entry_points
+from pathlib import Path
 
 from simkit.errors import SimkitError
 
 from .base import Game, Lineup
 
-__all__ = ["Game", "Lineup", "get_game", "game_names"]
+__all__ = ["Game", "Lineup", "get_game", "game_names", "ENTRY_POINT_GROUP"]
+
+ENTRY_POINT_GROUP = "simkit.games"
 
 
-def _games() -> dict[str, Game]:
+@functools.cache
+def _builtin() -> dict[str, Game]:
     from .carnuta import Carnuta
     from .cauldron_master import CauldronMaster
     from .inori import Inori
@@ -18,13 +30,35 @@ def _games() -> dict[str, Game]:
     return {g.name: g for g in games}
 
 
+def _entry_points() -> dict[str, object]:
+    return {ep.name: ep for ep in entry_points(group=ENTRY_POINT_GROUP)}
+
+
 def game_names() -> list[str]:
-    return list(_games())
+    """The built-in games, then the plug-in games installed packages register."""
+    return [*_builtin(), *(n for n in sorted(_entry_points()) if n not in _builtin())]
+
+
+def is_folder_token(name: str) -> bool:
+    """True for a game named by its folder's path (it holds `/` or starts with `.`)."""
+    return "/" in name or name.startswith(".")
+
+
+@functools.cache
+def _plugin(name: str) -> Game:
+    from simkit.gamekit.folder import from_entry_point, from_folder
+
+    if is_folder_token(name):
+        return from_folder(Path(name))
+    return from_entry_point(_entry_points()[name])
 
 
 def get_game(name: str) -> Game:
     """The game called `name` on the command line; a clear error if there is none."""
-    games = _games()
-    if name not in games:
-        raise SimkitError(f"unknown game '{name}'; known games: {', '.join(games)}")
-    return games[name]
+    games = _builtin()
+    if name in games:
+        return games[name]
+    if is_folder_token(name) or name in _entry_points():
+        return _plugin(str(Path(name).resolve()) if is_folder_token(name) else name)
+    raise SimkitError(f"unknown game '{name}'; known games: {', '.join(game_names())} "
+                      "(or a game folder's path, e.g. ./mygame)")

@@ -1,0 +1,95 @@
+"""`bind`: compile the shared play loop (`simkit/gamekit/loop.py`) into a game's `play.py`.
+
+numba resolves the functions a compiled function calls when it compiles it, and caches
+on disk only functions whose callees are module globals (a closure or a function passed
+as an argument is compiled again in every process). So the loop is written once, as a
+template, and `bind` runs its source in the game's namespace, where `setup`,
+`next_decision` ... are the game's own: the result is ordinary cached numba functions,
+with the game's rules inlined as if the loop had been written in the game's file.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import MutableMapping
+from pathlib import Path
+from typing import Any
+
+import numba
+
+import simkit.rng
+from simkit.errors import SimkitError
+from simkit.kernels import SOURCES
+
+LOOP = Path(__file__).with_name("loop.py")
+
+# What the loop needs from the game, by the file it comes from (docs/new-game.md).
+NEEDS = {
+    "layout.py": ("PUB_SIZE", "HID_SIZE", "CT_SIZE", "N_COLS", "MAX_OPTIONS", "MAX_PLAYERS",
+                  "MAX_DECISIONS", "SEAT", "ROUND", "KIND", "OUTPUTS"),
+    "rules.py": ("setup", "next_decision", "apply_option", "ranking_key", "points", "redeal"),
+    "play.py": ("results",),
+    "players.py": ("choose", "ROLLOUT", "PLAYOUT", "STRATEGIES"),
+}
+SCHEME = b"gamekit loop cache, v1"
+
+
+def bind(namespace: MutableMapping[str, Any]) -> None:
+    """Compile the shared loop into `namespace` (a game's play.py: `bind(globals())`),
+    after checking that the game provides every name it needs; defines `simulate_batch`,
+    `play_game`, `playout`, `rollout_decision`, `new_scratch` and `CORE_OUTPUTS` there."""
+    module = str(namespace.get("__name__", "game"))
+    play_file = Path(str(namespace.get("__file__", "play.py")))
+    for source, names in NEEDS.items():
+        for name in names:
+            if name not in namespace:
+                raise SimkitError(f"{play_file.parent / source}: the game API needs "
+                                  f"'{name}' (import it into play.py; docs/new-game.md)")
+    namespace.setdefault("check", no_check)
+    code = compile(LOOP.read_text(), str(LOOP), "exec")
+    exec(code, namespace)  # noqa: S102 - our own template, run in the game's namespace
+    core = namespace["CORE_OUTPUTS"]
+    outputs = tuple(o.name for o in namespace["OUTPUTS"])
+    if outputs[:len(core)] != core:
+        raise SimkitError(f"{play_file.parent / 'layout.py'}: OUTPUTS must begin with "
+                          f"{', '.join(core)} (found {', '.join(outputs[:len(core)])})")
+    # Cache files land beside loop.py, named after the game's module, so that games never
+    # share one; they are dropped when the game's sources or simkit's kernels change.
+    tag = module.replace(".", "_")
+    drop_stale_loop_cache(tag, play_file.parent)
+    for name, options in namespace["JITTED"].items():
+        fn = namespace[name]
+        fn.__qualname__ = f"{tag}.{name}"
+        namespace[name] = numba.njit(cache=True, **options)(fn)
+
+
+@numba.njit(cache=True)
+def no_check(t, n_players, pub, hid, cnt):
+    """The conservation check of a game that has none: always fine."""
+    return 0
+
+
+def drop_stale_loop_cache(tag: str, folder: Path) -> None:
+    """Delete the loop's cached code for game `tag` when a source it depends on changed:
+    the game's folder, the loop, and the shared kernels it calls."""
+    sources = sorted(folder.glob("*.py")) + [LOOP, Path(simkit.rng.__file__)]
+    sources += [Path(s) for s in SOURCES]
+    digest = hashlib.sha256(SCHEME)
+    for path in sources:
+        digest.update(path.read_bytes())
+    cache = LOOP.parent / "__pycache__"
+    stamp = cache / f"{LOOP.stem}.{tag}.deps-sha256"
+    if stamp.exists() and stamp.read_text() == digest.hexdigest():
+        return
+    stale = [*cache.glob(f"{LOOP.stem}.{tag}.*.nb[ic]"),  # the loop, compiled for this game
+             *(folder / "__pycache__").glob("*.nb[ic]")]  # the game's own functions
+    if numba.config.CACHE_DIR:  # caches kept elsewhere: by file name (over-broad)
+        for pattern in [f"{LOOP.stem}.{tag}.*", *(f"{p.stem}.*" for p in folder.glob("*.py"))]:
+            stale += Path(numba.config.CACHE_DIR).rglob(f"{pattern}.nb[ic]")
+    for f in stale:
+        f.unlink(missing_ok=True)
+    try:
+        cache.mkdir(exist_ok=True)
+        stamp.write_text(digest.hexdigest())
+    except OSError:  # a read-only install: numba will not cache there either
+        pass

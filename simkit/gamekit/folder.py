@@ -1,0 +1,209 @@
+"""A game written to the game API (docs/new-game.md), as the engine sees it.
+
+Such a game is a Python package: `__init__.py` with NAME and TITLE; the modules `layout`,
+`config`, `rules`, `players` (its strategies), `play` (its results and `bind(globals())`)
+and `log`; a `config.toml` beside them; and optionally `options` (its option rows),
+`report` (report hooks), `interventions` (what `simkit value` changes) and `targets.toml`
+(its balance targets). `FolderGame` turns it into a `Game`; the engine, reports,
+sweeps and every command then treat it as they treat the built-in games.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import re
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import numba
+import numpy as np
+
+from simkit.config import GameConfig, load_config
+from simkit.errors import SimkitError
+from simkit.games.base import Compiled, KernelGame, Lineup, Replay
+from simkit.outputs import allocate, named_columns
+from strategies import StrategySpec
+
+CHECK_FAILED = -1000  # simkit/gamekit/loop.py
+REQUIRED_MODULES = ("layout", "config", "rules", "players", "play", "log")
+
+
+class FolderGame(KernelGame):
+    """A game from a package written to the game API."""
+
+    def __init__(self, package: ModuleType, name: str, origin: str) -> None:
+        self.package = package
+        self.folder = Path(package.__file__ or "").parent
+        self.origin = origin  # where it came from: an installed package, or a folder
+        where = self.folder / "__init__.py"
+        for attr in ("NAME", "TITLE"):
+            if not isinstance(getattr(package, attr, None), str):
+                raise SimkitError(f"{where}: the game API needs {attr} = \"...\" (a string)")
+        self.name = name
+        self.title = package.TITLE
+        self.module = package.__name__
+        mods = {m: self._import(m) for m in REQUIRED_MODULES}
+        self.layout = mods["layout"]
+        self.kernel = mods["play"]
+        self.log = mods["log"]
+        self.strategy_module = mods["players"]
+        for attr in ("N_COLS", "OUTPUTS", "MAX_DECISIONS"):
+            if not hasattr(self.layout, attr):
+                raise SimkitError(f"{self.folder / 'layout.py'}: the game API needs '{attr}'")
+        self.n_cols = self.layout.N_COLS
+        if not callable(getattr(mods["config"], "compile_tables", None)):
+            raise SimkitError(f"{self.folder / 'config.py'}: the game API needs a function "
+                              "compile_tables(config) -> (tables, names)")
+        if not callable(getattr(self.log, "format_log", None)):
+            raise SimkitError(f"{self.folder / 'log.py'}: the game API needs a function "
+                              "format_log(compiled, lineup, replay) -> str")
+        self.compile_tables = mods["config"].compile_tables
+
+    def _import(self, module: str) -> ModuleType:
+        path = self.folder / f"{module}.py"
+        if not path.exists():
+            raise SimkitError(f"{path}: missing (a game needs {', '.join(REQUIRED_MODULES)})")
+        try:
+            return importlib.import_module(f"{self.module}.{module}")
+        except SimkitError:
+            raise
+        except SyntaxError as exc:
+            raise SimkitError(f"{exc.filename}:{exc.lineno}: syntax error: {exc.msg}") from None
+        except Exception as exc:  # noqa: BLE001 - any error in the game's code, in one line
+            raise SimkitError(f"{path}: importing it failed: {type(exc).__name__}: "
+                              f"{exc}") from None
+
+    def optional(self, module: str) -> ModuleType | None:
+        """The game's `report` or `interventions` module, if it has one."""
+        if not (self.folder / f"{module}.py").exists():
+            return None
+        return self._import(module)
+
+    # -- config and strategies
+    def load_config(self, overrides: tuple[str, ...] = (), path: Any = None) -> GameConfig:
+        return load_config(self.name, path=path or self.folder / "config.toml",
+                           overrides=overrides)
+
+    def strategies(self) -> dict[str, StrategySpec]:
+        return {spec.name: spec for spec in self.strategy_module.STRATEGIES}
+
+    # -- results
+    def new_outputs(self, compiled: Compiled, n_games: int, n_players: int) -> tuple:
+        ids = getattr(compiled.names, "ids", {}) or {}
+        return allocate(self.layout.OUTPUTS, n_games, n_players,
+                        {k: len(v) for k, v in ids.items()})
+
+    def columns(self, compiled: Compiled, out: tuple) -> dict[str, np.ndarray]:
+        ids = getattr(compiled.names, "ids", {}) or {}
+        cols = named_columns(self.layout.OUTPUTS, out, ids)
+        return cols
+
+    def categories(self, compiled: Compiled) -> dict[str, list[str]]:
+        return dict(getattr(compiled.names, "categories", {}) or {})
+
+    def simulate(self, compiled: Compiled, lineup: Lineup, seed: int, first_game: int,
+                 n_games: int) -> dict[str, np.ndarray]:
+        cols = compiling(self, lambda: super(FolderGame, self).simulate(
+            compiled, lineup, seed, first_game, n_games))
+        check_ended(self, cols["decisions"], seed, first_game)
+        return cols
+
+    def replay(self, compiled: Compiled, lineup: Lineup, seed: int, game: int) -> Replay:
+        replay = compiling(self, lambda: super(FolderGame, self).replay(compiled, lineup,
+                                                                         seed, game))
+        check_ended(self, replay.out[5][:, None], seed, game)
+        return replay
+
+
+def compiling(game: FolderGame, run: Callable[[], Any]) -> Any:
+    """`run()`, with numba's failure to compile the game's code said in one line: the
+    file and line of the game's code it stopped at, and numba's first line."""
+    try:
+        return run()
+    except numba.core.errors.NumbaError as exc:
+        raise SimkitError(compile_error_line(game, str(exc))) from None
+
+
+def compile_error_line(game: FolderGame, message: str) -> str:
+    """numba's message as `file:line: numba cannot compile it: <first line>`, at the last
+    place in the game's folder it names (else in simkit's loop)."""
+    places = re.findall(r'File "([^"]+)", line (\d+)', message)
+    mine = [p for p in places if Path(p[0]).resolve().parent == game.folder]
+    file, line = (mine or places or [(str(game.folder / "rules.py"), "?")])[-1]
+    first = next((ln.strip() for ln in message.splitlines() if ln.strip()
+                  and not ln.startswith(("During:", "File", "Failed in"))), message.strip())
+    first = re.sub(r"\x1b\[[0-9;]*m", "", first)
+    return f"{file}:{line}: numba cannot compile the game: {first}"
+
+
+def check_ended(game: FolderGame, decisions: np.ndarray, seed: int, first_game: int) -> None:
+    """One clear line if the loop stopped a game that broke the contract."""
+    layout = game.layout
+    failed = decisions[:, 0] <= CHECK_FAILED
+    if failed.any():
+        g = int(np.flatnonzero(failed)[0])
+        raise SimkitError(f"{game.folder / 'rules.py'}: check returned "
+                          f"{CHECK_FAILED - int(decisions[g, 0])} (a conservation check "
+                          f"failed) in game {first_game + g} of seed {seed}, played traced")
+    where = f"{game.folder / 'rules.py'}: next_decision"
+    for bad, problem in (
+            (decisions[:, 0] < 0, f"offered no legal option (returned 0, or more than "
+                                  f"MAX_OPTIONS = {layout.MAX_OPTIONS} rows; it returns "
+                                  "GAME_OVER = -1 at the end)"),
+            (decisions[:, 0] >= layout.MAX_DECISIONS,
+             f"did not end the game within MAX_DECISIONS = {layout.MAX_DECISIONS} "
+             "decisions (layout.py): a game that never ends, or a limit too low")):
+        found = np.flatnonzero(bad)
+        if found.size:
+            raise SimkitError(f"{where} {problem}, in game {first_game + int(found[0])} "
+                              f"of seed {seed}")
+
+
+def from_entry_point(ep: Any) -> FolderGame:
+    """The game an installed package registers under `simkit.games`."""
+    where = f"game entry point {ep.name} = {ep.value}"
+    try:
+        package = ep.load()
+    except SimkitError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - any error in the user's package is reported
+        raise SimkitError(f"{where}: loading it failed: {type(exc).__name__}: {exc}") from None
+    dist = getattr(ep, "dist", None)
+    origin = f"plug-in from {dist.name} {dist.version}" if dist else f"plug-in {ep.value}"
+    return FolderGame(package, ep.name, origin)
+
+
+def from_folder(folder: Path) -> FolderGame:
+    """The game whose package is the folder `folder` (its path is its name)."""
+    folder = folder.resolve()
+    init = folder / "__init__.py"
+    if not init.exists():
+        raise SimkitError(f"{folder}: not a game folder (no __init__.py; "
+                          "`simkit new-game NAME` writes one)")
+    name = folder.name
+    if not name.isidentifier():
+        raise SimkitError(f"{folder}: a game folder's name must be a Python name "
+                          "(letters, digits, _)")
+    existing = sys.modules.get(name)
+    if existing is not None and Path(getattr(existing, "__file__", "") or "") != init:
+        raise SimkitError(f"{folder}: a module called '{name}' is already loaded from "
+                          f"{getattr(existing, '__file__', '?')}; rename the folder")
+    if existing is None:
+        spec = importlib.util.spec_from_file_location(
+            name, init, submodule_search_locations=[str(folder)])
+        assert spec is not None and spec.loader is not None
+        package = importlib.util.module_from_spec(spec)
+        sys.modules[name] = package
+        try:
+            spec.loader.exec_module(package)
+        except Exception as exc:  # noqa: BLE001 - any error in the user's package
+            del sys.modules[name]
+            raise SimkitError(f"{init}: importing it failed: {type(exc).__name__}: "
+                              f"{exc}") from None
+    else:
+        package = existing
+    return FolderGame(package, str(folder), f"folder {folder}")

@@ -1,0 +1,213 @@
+"""The play loop every game written to the game API shares: options -> decide -> apply,
+batch play over many games in parallel, traced play, and the rollout (lookahead) player.
+
+This file is a template, not an importable module: `simkit.gamekit.binding.bind` compiles
+it into a game's `play.py` namespace, where the names below that it does not define come
+from the game (docs/new-game.md lists them):
+
+    layout     PUB_SIZE, HID_SIZE, CT_SIZE, N_COLS, MAX_OPTIONS, MAX_PLAYERS,
+               MAX_DECISIONS, SEAT, ROUND, KIND
+    rules      setup, next_decision, apply_option, ranking_key, points, redeal,
+               and optionally check (a conservation check, run in traced play)
+    play       results (the game's own result columns)
+    players    choose, ROLLOUT, PLAYOUT, STRATEGIES
+
+So every game's loop is this one code, compiled and cached once per game with the game's
+rules inlined, and the rollout player plans with exactly the rules the game is played by.
+Line numbers in tracebacks and numba errors are this file's.
+"""
+# ruff: noqa: F821  (the game's names arrive when `bind` compiles this into its namespace)
+
+import numpy as np
+from numba import prange
+
+from simkit.kernels.lookahead import playout_value
+from simkit.kernels.seating import prepare_game, rank_seats, seat_buffers
+from simkit.kernels.trace import new_trace_stub, record_decision
+from simkit.rng import next_u64, stream_state
+
+# The result columns this loop writes; a game's OUTPUTS begins with them, in this order.
+CORE_OUTPUTS = ("strategy", "score", "rank", "win_share", "rounds", "decisions")
+O_STRATEGY, O_SCORE, O_RANK, O_WIN_SHARE, O_ROUNDS, O_DECISIONS = range(6)
+GAME_OVER = -1  # what next_decision returns when the game is over
+# A game that breaks the contract is stopped, and its `decisions` column says why:
+NO_OPTION = -1  # next_decision offered 0 options, or more than MAX_OPTIONS
+CHECK_FAILED = -1000  # minus the code the game's `check` returned (traced play only)
+N_PARAMS = 12  # strategies.MAX_PARAMS
+
+
+def new_scratch(t):
+    """Per-thread work arrays, reused across games (every game resets what it uses)."""
+    return (
+        np.zeros(PUB_SIZE, np.int32),  # 0 public state
+        np.zeros((MAX_OPTIONS, N_COLS), np.int32),  # 1 option table
+        np.zeros(HID_SIZE, np.int64),  # 2 hidden state
+        np.zeros((MAX_PLAYERS, CT_SIZE), np.int64),  # 3 per-seat counters
+        np.zeros((MAX_PLAYERS + 1, 1), np.uint64),  # 4 random streams: chance, then seats
+        np.zeros((2, MAX_PLAYERS), np.int64),  # 5 ranking keys, points
+        new_lookahead_scratch(),  # 6 the rollout player's playouts
+    )
+
+
+def new_lookahead_scratch():
+    """Work arrays of the rollout player, apart from the game's so a playout never
+    touches it."""
+    return (
+        np.zeros(PUB_SIZE, np.int32),  # 0 a playout's state ...
+        np.zeros(HID_SIZE, np.int64),  # 1
+        np.zeros((MAX_PLAYERS, CT_SIZE), np.int64),  # 2
+        np.zeros((MAX_OPTIONS, N_COLS), np.int32),  # 3 ... and option table
+        np.zeros(PUB_SIZE, np.int32),  # 4 the re-dealt state every option starts from ...
+        np.zeros(HID_SIZE, np.int64),  # 5
+        np.zeros((MAX_PLAYERS, CT_SIZE), np.int64),  # 6
+        np.zeros((2, 1), np.uint64),  # 7 the rollout's stream, and a playout's copy of it
+        np.zeros(MAX_OPTIONS, np.float64),  # 8 summed playout value per option
+        np.zeros((2, MAX_PLAYERS), np.int64),  # 9 a playout's ranking keys, points
+        new_trace_stub(N_COLS),  # 10 playouts are never traced
+        np.full(MAX_PLAYERS, PLAYOUT, np.int64),  # 11 every playout seat plays PLAYOUT ...
+        np.zeros((MAX_PLAYERS, N_PARAMS), np.float64),  # 12 ... with these parameters
+    )
+
+
+def ask(sid, opts, n, pub, t, params, rng):
+    """Ask a strategy for an option row; an out-of-range answer falls back to row 0."""
+    chosen = choose(sid, opts, n, pub, t, params, rng)
+    if chosen < 0 or chosen >= n:
+        return 0
+    return chosen
+
+
+def playout(t, n_players, pub, hid, cnt, opts, sids, params, rng, horizon, trace):
+    """Play on from a state where a decision is pending (its `n` rows in `opts`) to the
+    end, or for `horizon` more decisions (0: no limit), every seat s playing sids[s] with
+    params[s] and every chance event drawing from `rng`. Returns the decisions played."""
+    steps = 0
+    while True:
+        n = next_decision(t, n_players, pub, hid, cnt, opts, rng, trace, False)
+        if n <= 0 or n > MAX_OPTIONS or (horizon > 0 and steps >= horizon) \
+                or steps >= MAX_DECISIONS:
+            return steps
+        s = pub[SEAT]
+        c = ask(sids[s], opts, n, pub, t, params[s], rng)
+        apply_option(t, n_players, pub, hid, cnt, opts, c, rng, trace, False)
+        steps += 1
+
+
+def rollout_decision(t, n_players, pub, hid, cnt, opts, n, params, rng, rs):
+    """The rollout player's choice: the row of `opts[:n]` whose playouts score best for
+    the seat deciding.
+
+    Sees only what its seat may see: each of `params[0]` rollouts starts by re-dealing
+    what the seat cannot see (the game's `redeal`) with the seat's own stream, then plays
+    every option forward from that same deal with the same random numbers (common random
+    numbers, so options are compared on equal luck), every seat playing the game's PLAYOUT
+    strategy with the parameters that follow the rollout player's own two. A playout's
+    value is the seat's win share (ranked as at the end, by `ranking_key`, on the state
+    reached if `params[1]` decisions cut it short) plus 0.001 per point of margin over the
+    best other seat."""
+    seat = pub[SEAT]
+    rpub, rhid, rcnt, ropts = rs[0], rs[1], rs[2], rs[3]
+    dpub, dhid, dcnt, streams, total = rs[4], rs[5], rs[6], rs[7], rs[8]
+    keys, pts, trace, policy, policy_params = rs[9][0], rs[9][1], rs[10], rs[11], rs[12]
+    for s in range(n_players):
+        for k in range(N_PARAMS - 2):
+            policy_params[s, k] = params[k + 2]
+    n_rollouts = max(1, np.int64(params[0] + 0.5))
+    horizon = np.int64(params[1] + 0.5)
+    for i in range(n):
+        total[i] = 0.0
+    for _ in range(n_rollouts):
+        dpub[:] = pub
+        dhid[:] = hid
+        dcnt[:] = cnt
+        streams[0, 0] = next_u64(rng)
+        redeal(t, n_players, dpub, dhid, dcnt, seat, streams[0])
+        for i in range(n):
+            rpub[:] = dpub
+            rhid[:] = dhid
+            rcnt[:] = dcnt
+            streams[1, 0] = streams[0, 0]
+            ropts[:n] = opts[:n]
+            apply_option(t, n_players, rpub, rhid, rcnt, ropts, i, streams[1], trace, False)
+            playout(t, n_players, rpub, rhid, rcnt, ropts, policy, policy_params, streams[1],
+                    horizon, trace)
+            for s in range(n_players):
+                keys[s] = ranking_key(t, n_players, rpub, rhid, rcnt, s)
+                pts[s] = points(t, rpub, rhid, rcnt, s)
+            total[i] += playout_value(keys, pts, seat, n_players)
+    best = 0
+    for i in range(1, n):
+        if total[i] > total[best]:
+            best = i
+    return best
+
+
+def play_game(t, n_players, seed, sids, params, out, g, scratch, trace, tracing):
+    """Play one game from `seed` into row g of `out`; seat s plays strategy sids[s]."""
+    pub, opts, hid, cnt, rngs, ranking, rs = scratch
+    rngs[0, 0] = stream_state(seed, np.uint64(0))
+    for s in range(n_players):
+        rngs[1 + s, 0] = stream_state(seed, np.uint64(1 + s))
+    setup(t, n_players, pub, hid, cnt, rngs[0], trace, tracing)
+    decisions = 0
+    while decisions < MAX_DECISIONS:  # a game that never ends stops here (and is reported)
+        n = next_decision(t, n_players, pub, hid, cnt, opts, rngs[0], trace, tracing)
+        if n == GAME_OVER:
+            break
+        if n <= 0 or n > MAX_OPTIONS:  # reported by the adapter (simkit/gamekit/folder.py)
+            decisions = NO_OPTION
+            break
+        s = pub[SEAT]
+        if sids[s] == ROLLOUT:
+            c = rollout_decision(t, n_players, pub, hid, cnt, opts, n, params[s],
+                                 rngs[1 + s], rs)
+        else:
+            c = ask(sids[s], opts, n, pub, t, params[s], rngs[1 + s])
+        record_decision(trace, tracing, pub[ROUND], s, opts[0, KIND], opts, n, c)
+        apply_option(t, n_players, pub, hid, cnt, opts, c, rngs[0], trace, tracing)
+        decisions += 1
+        if tracing:  # the game's conservation check, after every step of a traced game
+            code = check(t, n_players, pub, hid, cnt)
+            if code != 0:
+                decisions = CHECK_FAILED - code
+                break
+    keys = ranking[0]
+    for s in range(n_players):
+        keys[s] = ranking_key(t, n_players, pub, hid, cnt, s)
+        out[O_SCORE][g, s] = points(t, pub, hid, cnt, s)
+    rank_seats(keys, n_players, out[O_RANK][g], out[O_WIN_SHARE][g])
+    out[O_ROUNDS][g] = pub[ROUND] + 1
+    out[O_DECISIONS][g] = decisions
+    results(t, n_players, pub, hid, cnt, out, g)
+
+
+def simulate_batch(t, n_players, master_seed, first_game, lineup, rotate, strategy_ids,
+                   strategy_params, out, trace, tracing):
+    """Play games first_game .. first_game + len(out[0]) - 1 into `out`.
+
+    Games are split into blocks so that each thread allocates its work arrays once; every
+    game depends only on its own index, so the split never changes a result. With
+    `tracing` (one game only) the game is recorded into `trace` (`simkit play`).
+    """
+    n_games = out[0].shape[0]
+    n_blocks = min(n_games, 256)
+    for b in prange(n_blocks):
+        scratch = new_scratch(t)
+        sids, params = seat_buffers(n_players, strategy_params)
+        for i in range(b * n_games // n_blocks, (b + 1) * n_games // n_blocks):
+            seed = prepare_game(n_players, master_seed, first_game + i, lineup, rotate,
+                                strategy_ids, strategy_params, out[O_STRATEGY], i, sids,
+                                params)
+            play_game(t, n_players, seed, sids, params, out, i, scratch, trace, tracing)
+
+
+# name -> numba options, in the order `bind` compiles them
+JITTED = {
+    "new_scratch": {},
+    "new_lookahead_scratch": {},
+    "ask": {"inline": "always"},
+    "playout": {},
+    "rollout_decision": {},
+    "play_game": {},
+    "simulate_batch": {"parallel": True, "nogil": True},
+}

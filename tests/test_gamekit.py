@@ -1,0 +1,137 @@
+"""The game API (docs/new-game.md): games from folders and entry points, the skeleton,
+and one clear line for every way a game can break the contract."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+import simkit.games as games
+from simkit.cli import main
+from simkit.errors import SimkitError
+from simkit.gamekit.skeleton import new_game
+from simkit.games import get_game
+from simkit.testing import check_game
+
+ROOT = Path(__file__).resolve().parent.parent
+PIG = ROOT / "examples" / "pig"
+
+
+@pytest.fixture(scope="module")
+def skeleton(tmp_path_factory):
+    """A fresh skeleton game (the Pig example renamed), written once for this module."""
+    return new_game("brokegame", tmp_path_factory.mktemp("games"))
+
+
+def broken(skeleton: Path, tmp_path: Path, name: str, file: str, old: str, new: str) -> Path:
+    """A copy of the skeleton named `name` with `old` replaced by `new` in `file`."""
+    folder = tmp_path / name
+    shutil.copytree(skeleton, folder, ignore=shutil.ignore_patterns("__pycache__"))
+    path = folder / file
+    text = path.read_text()
+    assert old in text, (file, old)
+    path.write_text(text.replace(old, new, 1))
+    init = folder / "__init__.py"
+    init.write_text(init.read_text().replace('"brokegame"', f'"{name}"'))
+    return folder
+
+
+def one_line(exc: BaseException) -> str:
+    text = str(exc)
+    assert "\n" not in text.strip(), text
+    return text
+
+
+def test_a_game_is_found_by_its_folder():
+    game = get_game(str(PIG))
+    assert game.title == "Pig" and game.name == str(PIG)
+    assert get_game(str(PIG)) is game  # loaded once per process
+    assert "players" in game.strategy_module.__name__
+
+
+def test_a_game_is_found_by_its_entry_point(monkeypatch):
+    pig = get_game(str(PIG))
+
+    class EntryPoint:
+        name, value, dist = "pig", "pig", None
+
+        def load(self):
+            return pig.package
+
+    monkeypatch.setattr(games, "_entry_points", lambda: {"pig": EntryPoint()})
+    games._plugin.cache_clear()
+    assert "pig" in games.game_names()
+    assert get_game("pig").title == "Pig"
+    out = CliRunner().invoke(main, ["games"]).output
+    assert re.search(r"^pig\s+Pig \(2, 3, 4 players\)\s+\[plug-in pig\]", out, re.M), out
+    games._plugin.cache_clear()
+
+
+def test_new_game_writes_a_game_that_keeps_the_contract(tmp_path):
+    folder = new_game("fresh", tmp_path)
+    check_game(str(folder), n_games=60)
+    out = CliRunner().invoke(main, ["run", str(folder), "--players", "2", "--strategies",
+                                    "greedy,random", "--games", "200", "--out",
+                                    str(tmp_path / "run"), "--report"])
+    assert out.exit_code == 0, out.output
+    assert (tmp_path / "run" / "report.html").exists()
+    # It never writes over anything.
+    with pytest.raises(SimkitError, match="already exists"):
+        new_game("fresh", tmp_path)
+    with pytest.raises(SimkitError, match="lower-case Python name"):
+        new_game("Bad-Name", tmp_path)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["fresh", "run"]
+
+
+@pytest.mark.parametrize(("name", "file", "old", "new", "message"), [
+    ("nolog", "log.py", "def format_log(", "def format_lines(",
+     r"log\.py: the game API needs a function format_log"),
+    ("noredeal", "play.py", "    redeal,\n", "",
+     r"rules\.py: the game API needs 'redeal'"),
+    ("badoutputs", "layout.py", 'Output("rank", np.int8),', 'Output("place", np.int8),',
+     r"layout\.py: OUTPUTS must begin with strategy, score, rank"),
+    ("badsyntax", "rules.py", "def setup(", "def setup(:",
+     r"rules\.py:\d+: syntax error"),
+])
+def test_a_broken_game_is_named_in_one_line(skeleton, tmp_path, name, file, old, new,
+                                            message):
+    folder = broken(skeleton, tmp_path, name, file, old, new)
+    with pytest.raises(SimkitError) as info:
+        get_game(str(folder))
+    assert re.search(message, one_line(info.value)), str(info.value)
+
+
+@pytest.mark.parametrize(("name", "file", "old", "new", "message"), [
+    ("neverends", "rules.py", "            return GAME_OVER", "            return 2",
+     r"rules\.py: next_decision did not end the game within MAX_DECISIONS"),
+    ("nooption", "options.py", "    return 2\n", "    return 0\n",
+     r"rules\.py: next_decision offered no legal option"),
+    ("badcheck", "rules.py", "    if pub[TURN_TOTAL] < 0:\n        return 3",
+     "    if pub[TURN_TOTAL] >= 0:\n        return 3",
+     r"rules\.py: check returned 3 \(a conservation check failed\)"),
+    ("notypes", "rules.py", "    pub[ROLLS] += 1\n", "    pub[ROLLS] = 'one'\n",
+     r"rules\.py:\d+: numba cannot compile the game"),
+    ("nondeterministic", "rules.py", "    face = randint(rng, t.faces.shape[0])",
+     "    face = np.random.randint(t.faces.shape[0])",
+     r"rules\.py: column \w+ differs .*not deterministic"),
+])
+def test_a_game_that_breaks_the_contract_fails_in_one_line(skeleton, tmp_path, name, file,
+                                                           old, new, message):
+    folder = broken(skeleton, tmp_path, name, file, old, new)
+    if name == "neverends":  # a low limit keeps the test quick
+        layout = folder / "layout.py"
+        layout.write_text(layout.read_text().replace("MAX_DECISIONS = 100_000",
+                                                     "MAX_DECISIONS = 500"))
+    if name == "nondeterministic":
+        rules = folder / "rules.py"
+        rules.write_text("import numpy as np\n" + rules.read_text())
+    result = CliRunner().invoke(main, ["check", str(folder), "--games", "40"])
+    assert result.exit_code != 0
+    line = result.output.strip().splitlines()[-1]
+    assert line.startswith("Error: ") and re.search(message, line), result.output
+    sys.modules.pop(name, None)
