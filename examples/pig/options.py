@@ -1,6 +1,6 @@
 """Pig's option table: the rows a player chooses from, and the numbers each row shows."""
 
-from numba import njit
+from simkit.gamekit import jit
 
 from .layout import (
     AFTER,
@@ -17,7 +17,7 @@ from .layout import (
 )
 
 
-@njit(cache=True)
+@jit
 def fill_options(t, n_players, pub, opts):
     """Roll again (row 0) or hold (row 1); returns 2."""
     s = pub[SEAT]

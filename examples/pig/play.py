@@ -5,8 +5,7 @@ in docs/new-game.md) taken from this module: it defines `simulate_batch` (batch 
 play), `play_game`, `playout` and `rollout_decision`.
 """
 
-from numba import njit
-
+from simkit.gamekit import jit
 from simkit.gamekit.binding import bind
 
 from .layout import (  # noqa: F401 - the loop reads these names from this module
@@ -46,7 +45,7 @@ from .rules import (  # noqa: F401
 )
 
 
-@njit(cache=True)
+@jit
 def results(t, n_players, pub, hid, cnt, out, g):
     """Copy a finished game's counters into row g of the game's own result columns (the
     loop writes strategy, score, rank, win_share, rounds and decisions)."""

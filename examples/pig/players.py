@@ -10,8 +10,7 @@
            thousands (`--param rollout.rollouts=2000`): measured in docs/new-game.md.
 """
 
-from numba import njit
-
+from simkit.gamekit import jit
 from simkit.kernels.plugin_call import call_plugin
 from simkit.rng import randint
 from strategies import Param, StrategySpec, policy_weights
@@ -39,7 +38,7 @@ STRATEGIES = [
 ]
 
 
-@njit(cache=True)
+@jit
 def greedy(opts, n, params):
     """Hold at the threshold, or when holding reaches the goal."""
     if opts[0, TURN] >= params[0] or opts[0, NEED] <= 0:
@@ -49,7 +48,7 @@ def greedy(opts, n, params):
     return 0
 
 
-@njit(cache=True)
+@jit
 def choose(sid, opts, n, pub, t, params, rng):
     """Dispatch to the strategy `sid` (a plug-in when negative); returns a row in [0, n)."""
     if sid < 0:

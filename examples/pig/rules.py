@@ -7,8 +7,7 @@ steps (a turn's first roll) up to the next decision and fills its option table;
 (simkit/gamekit/loop.py) calls them for batch play, traced play and lookahead alike.
 """
 
-from numba import njit
-
+from simkit.gamekit import jit
 from simkit.kernels.trace import record_event
 from simkit.rng import randint
 
@@ -50,7 +49,7 @@ from .layout import (
 from .options import fill_options
 
 
-@njit(cache=True)
+@jit
 def setup(t, n_players, pub, hid, cnt, rng, trace, tracing):
     """A new game: starting scores (compensation.start), seat 0 to roll first."""
     pub[:] = 0
@@ -62,7 +61,7 @@ def setup(t, n_players, pub, hid, cnt, rng, trace, tracing):
     begin_turn(pub, hid, 0)
 
 
-@njit(cache=True)
+@jit
 def begin_turn(pub, hid, s):
     """Seat s's turn starts: a fresh turn total, its first roll to come."""
     pub[SEAT] = s
@@ -72,7 +71,7 @@ def begin_turn(pub, hid, s):
     hid[PHASE] = PH_START
 
 
-@njit(cache=True)
+@jit
 def roll(t, pub, hid, cnt, rng, trace, tracing):
     """Roll the die: a bust face ends the turn with nothing, any other adds its points."""
     s = pub[SEAT]
@@ -92,7 +91,7 @@ def roll(t, pub, hid, cnt, rng, trace, tracing):
     hid[PHASE] = PH_DECIDE
 
 
-@njit(cache=True)
+@jit
 def hold(t, pub, hid, cnt, trace, tracing):
     """Bank the turn total. Reaching the goal ends the game at once ("immediate") or at
     the end of the round ("equal_turns")."""
@@ -111,7 +110,7 @@ def hold(t, pub, hid, cnt, trace, tracing):
     end_turn(t, pub, hid)
 
 
-@njit(cache=True)
+@jit
 def end_turn(t, pub, hid):
     """Play passes clockwise; a new round starts with seat 0, unless the game ends."""
     s = pub[SEAT] + 1
@@ -124,7 +123,7 @@ def end_turn(t, pub, hid):
     begin_turn(pub, hid, s)
 
 
-@njit(cache=True)
+@jit
 def next_decision(t, n_players, pub, hid, cnt, opts, rng, trace, tracing):
     """Play the automatic steps (each turn's first roll) up to the next decision; fill
     its options into `opts` and return how many (GAME_OVER: the game is over)."""
@@ -138,7 +137,7 @@ def next_decision(t, n_players, pub, hid, cnt, opts, rng, trace, tracing):
         return fill_options(t, n_players, pub, opts)
 
 
-@njit(cache=True)
+@jit
 def apply_option(t, n_players, pub, hid, cnt, opts, c, rng, trace, tracing):
     """Apply option row `c`: roll again, or hold."""
     if opts[c, KIND] == OPT_ROLL:
@@ -147,26 +146,26 @@ def apply_option(t, n_players, pub, hid, cnt, opts, c, rng, trace, tracing):
         hold(t, pub, hid, cnt, trace, tracing)
 
 
-@njit(cache=True)
+@jit
 def points(t, pub, hid, cnt, s):
     """Seat s's score."""
     return pub[SCORE + s]
 
 
-@njit(cache=True)
+@jit
 def ranking_key(t, n_players, pub, hid, cnt, s):
     """Seat s's place at the end: the higher score wins; equal scores share the win."""
     return pub[SCORE + s]
 
 
-@njit(cache=True)
+@jit
 def redeal(t, n_players, pub, hid, cnt, seat, rng):
     """Re-sample what `seat` cannot see, for the rollout player: Pig hides nothing (the
     dice to come are the playout's own), so nothing changes."""
     return
 
 
-@njit(cache=True)
+@jit
 def check(t, n_players, pub, hid, cnt):
     """Conservation, checked after every step of a traced game (simkit check, tests):
     0 if fine; 1 if a seat's rolls by face do not add up to its rolls; 2 if a score fell

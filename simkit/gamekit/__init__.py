@@ -1,0 +1,19 @@
+"""The game API (docs/new-game.md): what a game written to it uses from simkit.
+
+- `jit`: the decorator for every function of a game's rules, options, players and results;
+- `binding.bind`: compiles simkit's one play loop (`loop.py`) into the game's play.py;
+- `folder.FolderGame`: the game as the engine sees it; `skeleton`: `simkit new-game`.
+"""
+
+from __future__ import annotations
+
+import numba
+
+
+def jit(fn):
+    """Compile a game function with numba: cached on disk, and without reference counting,
+    as the shared play loop runs (counting cost the built-in games up to 40% of their time,
+    simkit/kernels/jit.py). So a game function must not create arrays: it works in the
+    state arrays it is given (layout.py), and numba says "NRT required but not enabled"
+    at the line that tries."""
+    return numba.njit(cache=True, _nrt=False)(fn)

@@ -202,12 +202,14 @@ def simulate_batch(t, n_players, master_seed, first_game, lineup, rotate, strate
 
 
 # name -> numba options, in the order `bind` compiles them
+# The turn loop runs without numba's reference counting (simkit/kernels/jit.py says why);
+# only the functions that allocate keep it.
 JITTED = {
     "new_scratch": {},
     "new_lookahead_scratch": {},
     "ask": {"inline": "always"},
-    "playout": {},
-    "rollout_decision": {},
-    "play_game": {},
+    "playout": {"_nrt": False},
+    "rollout_decision": {"_nrt": True},
+    "play_game": {"_nrt": False},
     "simulate_batch": {"parallel": True, "nogil": True},
 }
