@@ -135,3 +135,45 @@ def test_a_game_that_breaks_the_contract_fails_in_one_line(skeleton, tmp_path, n
     line = result.output.strip().splitlines()[-1]
     assert line.startswith("Error: ") and re.search(message, line), result.output
     sys.modules.pop(name, None)
+
+
+def test_every_command_works_on_a_game_written_to_the_api(tmp_path):
+    """Pig through every command: run (report, summary-only, until-sure, two workers,
+    rollout), play, sweep, compare, value, tournament, tune; the same games whether played
+    by threads or by dask workers."""
+    pig = str(PIG)
+    cli = CliRunner()
+
+    def ok(*args: str) -> str:
+        result = cli.invoke(main, list(args))
+        assert result.exit_code == 0, (args, result.output)
+        return result.output
+
+    lineup = ["--players", "2", "--strategies", "greedy,random", "--seed", "3"]
+    ok("run", pig, *lineup, "--games", "2000", "--out", str(tmp_path / "a"), "--report")
+    assert (tmp_path / "a" / "report.html").exists()
+    ok("run", pig, *lineup, "--games", "2000", "--out", str(tmp_path / "w"), "--workers", "2")
+    import polars as pl
+    assert pl.read_parquet(tmp_path / "a" / "games.parquet").equals(
+        pl.read_parquet(tmp_path / "w" / "games.parquet"))
+    ok("run", pig, *lineup, "--games", "2000", "--summary-only", "--out",
+       str(tmp_path / "s"), "--report")
+    out = ok("run", pig, *lineup, "--games", "20000", "--until-sure", "--out",
+             str(tmp_path / "u"))
+    assert "--until-sure: stopped after" in out
+    ok("run", pig, "--players", "2", "--strategies", "greedy,rollout", "--param",
+       "rollout.rollouts=2", "--games", "20", "--out", str(tmp_path / "r"))
+    assert "holds" in ok("play", pig, *lineup)
+    ok("sweep", pig, "--vary", "game.goal=50..100:50", *lineup, "--games", "1000", "--out",
+       str(tmp_path / "sweep"))
+    out = ok("compare", str(tmp_path / "sweep" / "00_game.goal=50"),
+             str(tmp_path / "sweep" / "01_game.goal=100"))
+    assert "Game length" in out
+    out = ok("value", pig, "--players", "2", "--strategies", "greedy", "--games", "2000",
+             "--out", str(tmp_path / "v"))
+    assert "A/A control" in out and "Faces stronger than average" in out
+    ok("tournament", pig, "--players", "2", "--strategies", "random,greedy", "--games", "400",
+       "--out", str(tmp_path / "t"))
+    ok("tune", pig, "--strategy", "greedy", "--against", "greedy", "--budget", "2000",
+       "--eval-games", "400", "--out", str(tmp_path / "tuned.toml"))
+    assert "threshold" in (tmp_path / "tuned.toml").read_text()
