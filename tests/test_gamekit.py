@@ -97,6 +97,8 @@ def test_new_game_writes_a_game_that_keeps_the_contract(tmp_path):
      r"layout\.py: OUTPUTS must begin with strategy, score, rank"),
     ("badsyntax", "rules.py", "def setup(", "def setup(:",
      r"rules\.py:\d+: syntax error"),
+    ("badseat", "layout.py", "SCORE = 6\n", "SCORE = 6\nSEAT = 99\n",
+     r"layout\.py: SEAT = 99: must be a position in 0\.\.PUB_SIZE - 1 = 9"),
 ])
 def test_a_broken_game_is_named_in_one_line(skeleton, tmp_path, name, file, old, new,
                                             message):

@@ -45,6 +45,7 @@ def bind(namespace: MutableMapping[str, Any]) -> None:
             if name not in namespace:
                 raise SimkitError(f"{play_file.parent / source}: the game API needs "
                                   f"'{name}' (import it into play.py; docs/new-game.md)")
+    check_layout(namespace, play_file.parent / "layout.py")
     namespace.setdefault("check", no_check)
     code = compile(LOOP.read_text(), str(LOOP), "exec")
     exec(code, namespace)  # noqa: S102 - our own template, run in the game's namespace
@@ -61,6 +62,21 @@ def bind(namespace: MutableMapping[str, Any]) -> None:
         fn = namespace[name]
         fn.__qualname__ = f"{tag}.{name}"
         namespace[name] = numba.njit(cache=True, **options)(fn)
+
+
+def check_layout(ns: MutableMapping[str, Any], where: Path) -> None:
+    """The layout's sizes and offsets agree with each other (one line naming the first
+    that does not)."""
+    sizes = ("PUB_SIZE", "HID_SIZE", "CT_SIZE", "N_COLS", "MAX_OPTIONS", "MAX_PLAYERS",
+             "MAX_DECISIONS")
+    for name in sizes:
+        if not isinstance(ns[name], int) or ns[name] < 1:
+            raise SimkitError(f"{where}: {name} = {ns[name]!r}: must be a whole number, 1 "
+                              "or more")
+    for name, size in (("SEAT", "PUB_SIZE"), ("ROUND", "PUB_SIZE"), ("KIND", "N_COLS")):
+        if not isinstance(ns[name], int) or not 0 <= ns[name] < ns[size]:
+            raise SimkitError(f"{where}: {name} = {ns[name]!r}: must be a position in "
+                              f"0..{size} - 1 = {ns[size] - 1}")
 
 
 @numba.njit(cache=True)

@@ -77,6 +77,15 @@ class FolderGame(KernelGame):
             raise SimkitError(f"{path}: importing it failed: {type(exc).__name__}: "
                               f"{exc}") from None
 
+    def compile(self, config: GameConfig) -> Compiled:
+        compiled = super().compile(config)
+        players = getattr(compiled.names, "players", None)
+        if not players or max(players) > self.layout.MAX_PLAYERS or min(players) < 1:
+            raise SimkitError(f"{self.folder / 'config.py'}: compile_tables: names.players "
+                              f"= {players!r} must be player counts 1..MAX_PLAYERS = "
+                              f"{self.layout.MAX_PLAYERS} (layout.py)")
+        return compiled
+
     def optional(self, module: str) -> ModuleType | None:
         """The game's `report` or `interventions` module, if it has one."""
         if not (self.folder / f"{module}.py").exists():
