@@ -10,7 +10,7 @@ from typing import Any
 
 import click
 
-from simkit.commands import runs, studies
+from simkit.commands import balance, runs, studies
 from simkit.commands.common import CONTEXT, config_option, set_option
 from simkit.errors import SimkitError
 
@@ -214,7 +214,7 @@ def check(game: str, n_games: int) -> None:
 
 
 for command in (runs.play, runs.run, runs.report, runs.value, studies.sweep, studies.compare,
-                studies.tournament, studies.tune):
+                studies.tournament, studies.tune, balance.balance):
     main.add_command(command)
 
 if __name__ == "__main__":

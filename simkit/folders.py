@@ -78,7 +78,11 @@ REPORT = Kind("report", ("report.html",), ("summary.md",),
               (("report_tables.partial", r".+\.csv"),), REPORT_TABLES)
 # `simkit compare --out`: the comparison's table, as CSV, Markdown and a page.
 COMPARE = Kind("compare", ("compare.csv",), ("compare.md", "compare.html"))
-KINDS = (RUN, SWEEP, TOURNAMENT, VALUE, REPORT, COMPARE)
+# `simkit balance`: the search's log and result, and its two verification runs.
+BALANCE = Kind("balance", ("balance.json",),
+               ("balance_log.jsonl", "patch.toml", "balanced.toml", "candidates.csv",
+                "balance.md", "balance.html", "trajectory.png"))
+KINDS = (RUN, SWEEP, TOURNAMENT, VALUE, REPORT, COMPARE, BALANCE)
 
 
 def kind_of(folder: Path) -> Kind | None:

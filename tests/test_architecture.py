@@ -74,7 +74,7 @@ def test_no_import_cycles():
 
 
 # The front doors (the command line and its commands, the Python API) hand the reports in.
-WIRING = {"simkit.cli", "simkit.commands.common", "simkit.commands.runs",
+WIRING = {"simkit.cli", "simkit.commands.common", "simkit.commands.runs", "simkit.commands.balance",
           "simkit.commands.studies", "simkit.api"}
 
 

@@ -1,0 +1,173 @@
+"""The balance search's report (`simkit balance`): the verdict, the change, the scorecard
+before and after on fresh deals, the best candidates and the search's trajectory."""
+
+from __future__ import annotations
+
+import copy
+import html
+import json
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from reports.charts import BLUE, MUTED, STYLE, WIDTH
+from reports.render import png_base64
+from simkit.config import apply_override
+from simkit.paramfile import write_text_atomic
+
+
+def trajectory_figure(trajectory: list[Any]) -> Any:
+    """Each evaluation's score (how far its intervals miss the targets, plus the change's
+    cost) against the games played so far, and the best so far."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from matplotlib.figure import Figure
+
+    with matplotlib.rc_context(STYLE):
+        fig = Figure(figsize=(WIDTH, 3.6))
+        ax = fig.add_subplot()
+        xs = [t[0] for t in trajectory]
+        ax.scatter(xs, [t[1] for t in trajectory], s=12, color=MUTED, label="candidate")
+        ax.step(xs, [t[2] for t in trajectory], where="post", color=BLUE, label="best so far")
+        ax.set_yscale("symlog", linthresh=0.05)
+        ax.set_xlabel("games played by the search")
+        ax.set_ylabel("score (0 = every target met)")
+        ax.set_title("Search trajectory")
+        ax.legend(frameon=False)
+        fig.tight_layout()
+    return fig
+
+
+def _value(v: Any) -> str:
+    return json.dumps(v) if isinstance(v, str) else str(v).lower() if isinstance(v, bool) \
+        else f"{v:g}" if isinstance(v, float) else str(v)
+
+
+def write_balance(out: Path, search: Any, outcome: Any, verified: dict[str, pl.DataFrame],
+                  result: dict[str, Any], targets_source: str) -> list[Path]:
+    """patch.toml, balanced.toml, candidates.csv, trajectory.png, balance.md, balance.html."""
+    from simkit import balancing as bal
+
+    spec = search.spec
+    written = []
+    patch = out / "patch.toml"
+    write_text_atomic(patch, bal.patch_text(search, result["winner"]))
+    data = copy.deepcopy(search.config.data)
+    for k, v in result["changes"].items():
+        apply_override(data, f"{k}={json.dumps(v)}")
+    balanced = out / "balanced.toml"
+    changed = ", ".join(f"{k} = {_value(v)}" for k, v in result["changes"].items())
+    write_text_atomic(balanced, bal.config_text(
+        data, f"{search.game.title}: the config `simkit balance` found (from "
+              f"{search.config.source}, with {', '.join(spec.overrides) or 'no --set'}).\n"
+              f"Changed: {changed or 'nothing'}."))
+    rows = []
+    for r in result["candidates"]:
+        row = {k: _value(v) for k, v in r["values"].items()}
+        row.update({k: v for k, v in r.items() if k != "values"})
+        rows.append(row)
+    table = pl.DataFrame(rows)
+    csv = out / "candidates.csv"
+    table.write_csv(csv)
+    fig = trajectory_figure(result["trajectory"])
+    png = out / "trajectory.png"
+    fig.savefig(png, dpi=110)
+    md = out / "balance.md"
+    write_text_atomic(md, markdown(search, result, verified, targets_source))
+    page = out / "balance.html"
+    write_text_atomic(page, page_html(search, result, verified, png_base64(fig),
+                                      targets_source))
+    written += [md, page, patch, balanced, csv, png]
+    return written
+
+
+def _scorecards(verified: dict[str, pl.DataFrame]) -> list[tuple[str, str, str, str, str]]:
+    before = {r["metric"]: r for r in verified["before"].iter_rows(named=True)}
+    out = []
+    for r in verified["after"].iter_rows(named=True):
+        b = before.get(r["metric"], {})
+        out.append((r["title"], b.get("verdict", ""), b.get("estimate", ""), r["verdict"],
+                    r["estimate"]))
+    return out
+
+
+def _candidates(search: Any, result: dict[str, Any]) -> list[list[str]]:
+    out = []
+    for i, c in enumerate(result["candidates"], 1):
+        change = ", ".join(f"{k} = {_value(v)}" for k, v in c["values"].items()
+                           if v != search.start[k]) or "(the original)"
+        out.append([str(i), change, str(c["keys_changed"]), f"{c['change_size']:.3f}",
+                    f"{c['games']:,}", f"{c['worst_seat']} {c['worst_seat_advantage'] * 100:+.1f}",
+                    f"{c['tie_rate'] * 100:.1f}%", f"{c['mean_length']:.2f}",
+                    f"{c['misses_by']:.3f}"])
+    return out
+
+
+CAND_HEAD = ["#", "Change", "Keys", "Size", "Games", "Worst seat (points)", "Ties",
+             "Length", "Misses by"]
+CARD_HEAD = ["Target", "Before", "Before: estimate", "After", "After: estimate"]
+
+
+def _intro(search: Any, result: dict[str, Any], targets_source: str) -> list[str]:
+    spec = search.spec
+    return [
+        f"{search.game.title}, {spec.players} players ({', '.join(spec.strategies)}); "
+        f"searched {'; '.join(k.describe() for k in search.knobs)}; "
+        f"{result['search_games']:,} games of search (seed {spec.seed}), then "
+        f"{spec.verify_games:,} fresh games each for the winner and the original "
+        f"(seed {result['verify_seed']}, deals the search never played). Targets: "
+        f"{targets_source}.",
+        "Candidates are compared on the same deals; the best third goes on to three "
+        "times the games, each round. A candidate's score is how far its 95% intervals "
+        "reach past the targets (0: all inside), plus a small cost for the size of the "
+        "change, so the smallest change that passes wins.",
+    ]
+
+
+def markdown(search: Any, result: dict[str, Any], verified: dict[str, pl.DataFrame],
+             targets_source: str) -> str:
+    def table(head: list[str], rows: list[Any]) -> list[str]:
+        return ["| " + " | ".join(head) + " |", "|" + "---|" * len(head),
+                *("| " + " | ".join(str(c).replace("|", "\\|") for c in r) + " |"
+                  for r in rows)]
+
+    lines = ["# Balance search", "", f"**{result['verdict']}**", "", *_intro(
+        search, result, targets_source), "", "## Scorecard on fresh deals", "",
+        *table(CARD_HEAD, _scorecards(verified)), "",
+        "## The best candidates (search games)", "",
+        *table(CAND_HEAD, _candidates(search, result)), "",
+        "![Search trajectory](trajectory.png)", "",
+        "Play the change: `patch.toml` lists it (with the `--set` arguments); "
+        "`simkit run ... --config balanced.toml` plays the whole config. The two "
+        "verification runs are in `verify_before/` and `verify_after/` (`simkit compare "
+        "verify_before verify_after` pairs them deal by deal).", ""]
+    return "\n".join(lines)
+
+
+def page_html(search: Any, result: dict[str, Any], verified: dict[str, pl.DataFrame],
+              png: str, targets_source: str) -> str:
+    e = html.escape
+
+    def table(head: list[str], rows: list[Any]) -> str:
+        return ("<table><thead><tr>" + "".join(f"<th>{e(h)}</th>" for h in head)
+                + "</tr></thead><tbody>" + "".join(
+                    "<tr>" + "".join(f"<td>{e(str(c))}</td>" for c in r) + "</tr>"
+                    for r in rows) + "</tbody></table>")
+
+    intro = "".join(f"<p>{e(p)}</p>" for p in _intro(search, result, targets_source))
+    return (
+        "<!doctype html><html><head><meta charset='utf-8'><title>Balance search</title>"
+        "<style>body{font-family:sans-serif;max-width:980px;margin:2em auto;color:#1f2933}"
+        "table{border-collapse:collapse}td,th{border-bottom:1px solid #e4e7eb;padding:4px 8px;"
+        "text-align:left}.verdict{font-size:1.2em;font-weight:bold}</style></head><body>"
+        f"<h1>Balance search</h1><p class='verdict'>{e(result['verdict'])}</p>{intro}"
+        f"<h2>Scorecard on fresh deals</h2>{table(CARD_HEAD, _scorecards(verified))}"
+        f"<h2>The best candidates (search games)</h2>"
+        f"{table(CAND_HEAD, _candidates(search, result))}"
+        f"<h2>Search trajectory</h2><img alt='search trajectory' "
+        f"src='data:image/png;base64,{png}'>"
+        "<p>Play the change: patch.toml lists it; <code>--config balanced.toml</code> plays "
+        "the whole config; verify_before/ and verify_after/ are the two runs.</p>"
+        "</body></html>\n")
