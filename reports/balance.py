@@ -24,6 +24,7 @@ def trajectory_figure(trajectory: list[Any]) -> Any:
 
     matplotlib.use("Agg")
     from matplotlib.figure import Figure
+    from matplotlib.ticker import FuncFormatter
 
     with matplotlib.rc_context(STYLE):
         fig = Figure(figsize=(WIDTH, 3.6))
@@ -32,6 +33,8 @@ def trajectory_figure(trajectory: list[Any]) -> Any:
         ax.scatter(xs, [t[1] for t in trajectory], s=12, color=MUTED, label="candidate")
         ax.step(xs, [t[2] for t in trajectory], where="post", color=BLUE, label="best so far")
         ax.set_yscale("symlog", linthresh=0.05)
+        ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+        ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:,.0f}"))
         ax.set_xlabel("games played by the search")
         ax.set_ylabel("score (0 = every target met)")
         ax.set_title("Search trajectory")

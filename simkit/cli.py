@@ -173,9 +173,11 @@ def new_game(name: str, parent: Path) -> None:
     game (Pig) with its config, players, report hooks, reference and tests. The guide:
     docs/new-game.md.
 
+    Then `simkit check ./mygame`, and `pytest mygame` runs its tests.
+
     \b
     Example:
-      simkit new-game mygame && simkit check ./mygame && pytest mygame
+      simkit new-game mygame
     """
     from simkit.gamekit.skeleton import new_game as write
 
@@ -185,7 +187,7 @@ def new_game(name: str, parent: Path) -> None:
     click.echo(f"Wrote {folder}/ (the Pig skeleton as '{name}'). Next:\n"
                f"  simkit check {shown}\n"
                f"  simkit run {shown} --players 2 --strategies greedy,random --games 20000 "
-               "--report\n"
+               f"--out runs/{name} --report\n"
                f"  pytest {folder}\n"
                "Then replace its rules with yours: docs/new-game.md.")
 

@@ -38,18 +38,29 @@ def test_the_readme_has_the_tour():
 def test_every_readme_command_runs(cm, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     (tmp_path / "configs").symlink_to(ROOT / "configs")
+    (tmp_path / "examples").symlink_to(ROOT / "examples")
     runner = CliRunner()
     for args in readme_commands():
         if args[0] in SKIP:
             continue
-        if args[0] == "tune":
-            args = [*args, "--eval-games", "200"]
+        args = small(args)
         result = runner.invoke(main, args)
         assert result.exit_code == 0, f"simkit {shlex.join(args)}:\n{result.output}"
 
 
+def small(args: list[str]) -> list[str]:
+    """A README or help command at test size."""
+    if args[0] == "tune":
+        return [*args, "--eval-games", "200"]
+    if args[0] == "balance":  # two candidates need at least 4 x 400 games
+        args = ["4000" if i and args[i - 1] == "--budget" else a for i, a in enumerate(args)]
+        return [*args, "--verify-games", "400"]
+    return args
+
+
 @pytest.mark.parametrize("command", ["run", "report", "sweep", "compare", "tournament",
-                                     "tune", "value", "play", "show", "strategies"])
+                                     "tune", "value", "play", "show", "strategies", "balance",
+                                     "new-game", "check"])
 def test_every_help_example_names_real_things(command):
     """The -h example of each command uses only options the command has."""
     result = CliRunner().invoke(main, [command, "-h"])
@@ -64,7 +75,7 @@ def help_examples() -> list[list[str]]:
     """The `Example:` commands of `simkit -h` and of every command's `-h`, in an order
     where each finds the folders the ones before made (`run` before `report`...)."""
     order = ["", "run", "report", "sweep", "compare", "tournament", "tune", "value", "play",
-             "show", "strategies", "games"]
+             "show", "strategies", "games", "balance", "new-game", "check"]
     out = []
     for command in order:
         text = CliRunner().invoke(main, [*([command] if command else []), "-h"]).output
@@ -82,12 +93,12 @@ def help_examples() -> list[list[str]]:
 def test_every_help_example_runs(cm, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     (tmp_path / "configs").symlink_to(ROOT / "configs")
+    (tmp_path / "examples").symlink_to(ROOT / "examples")
     examples = help_examples()
     assert {e[0] for e in examples} >= {"run", "report", "sweep", "compare", "tournament",
                                         "tune", "value", "play"}
     runner = CliRunner()
     for args in examples:
-        if args[0] == "tune":
-            args = [*args, "--eval-games", "200"]
+        args = small(args)
         result = runner.invoke(main, args)
         assert result.exit_code == 0, f"simkit {shlex.join(args)}:\n{result.output}"

@@ -54,9 +54,8 @@ def balance(game: str, tune: tuple[str, ...], players: int, strategy_list: str, 
 
     \b
     Example:
-      simkit balance cauldron-master --players 4 --strategies greedy \\
-          --tune compensation.points.1=0..8 --tune compensation.points.2=0..8 \\
-          --budget 200000 --seed 1 --out runs/balance
+      simkit balance examples/pig --players 2 --strategies greedy \\
+          --tune compensation.start.1=0..15 --budget 100000 --seed 1 --out runs/balance
     """
     from reports.balance import write_balance
     from reports.build import scorecard_only

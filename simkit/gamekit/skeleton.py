@@ -54,10 +54,11 @@ package-data = {{"{name}" = ["*.toml"]}}
 
 README = '''# {title}
 
-A game for [simkit](https://github.com/) written to its game API (simkit's
+A game for simkit, written to its game API (simkit's
 `docs/new-game.md` is the guide). Started from the Pig skeleton.
 
-    simkit run {path} --players 2 --strategies greedy,random --games 20000 --report
+    simkit run {path} --players 2 --strategies greedy,random --games 20000 \\
+        --out runs/{name} --report
     simkit play {path} --players 2 --strategies greedy --seed 1
     simkit check {path}
     pytest {path}
