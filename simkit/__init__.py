@@ -1,8 +1,8 @@
 """simkit: Monte Carlo balance analysis for tabletop games.
 
-From Python: `simkit.run`, `sweep`, `compare`, `tournament`, `tune`, `value` and
-`open_run` (`simkit/api.py`, guide in `docs/python.md`). They are loaded on first use, so
-`import simkit` stays quick.
+From Python: `simkit.run`, `sweep`, `compare`, `tournament`, `tune`, `value`,
+`balance` and `open_run` (`simkit/api.py`, guide in `docs/python.md`). They are loaded on
+first use, so `import simkit` stays quick.
 """
 
 from __future__ import annotations
@@ -11,8 +11,9 @@ from typing import Any
 
 from simkit.version import __version__
 
-_API = ("run", "sweep", "compare", "tournament", "tune", "value", "open_run", "RunResult",
-        "SweepResult", "CompareResult", "TournamentResult", "TuneResult", "ValueResult")
+_API = ("run", "sweep", "compare", "tournament", "tune", "value", "balance", "open_run",
+        "RunResult", "SweepResult", "CompareResult", "TournamentResult", "TuneResult",
+        "ValueResult", "BalanceResult")
 
 
 def __getattr__(name: str) -> Any:

@@ -1,5 +1,5 @@
 """simkit from Python (a notebook, a script): `run`, `sweep`, `compare`, `tournament`,
-`tune` and `value`, each returning a result object.
+`tune`, `value` and `balance`, each returning a result object.
 
 They do what the commands of the same name do, with the same checks and files. With
 `out=` the folder is the one the CLI writes (the same command resumes it, or finds it
@@ -414,6 +414,60 @@ def tune(game: str, *, strategy: str, against: str | Sequence[str], budget: int,
         outcome = tu.search(setup, progress=_update(bar))
     tu.write(outcome, path)
     return TuneResult(path, dict(outcome.params), dict(setup.start), dict(outcome.evaluation))
+
+
+# ------------------------------------------------------------------ balance
+@dataclass
+class BalanceResult:
+    """A balance search's result (`simkit balance`): the verdict, the change, and the
+    scorecards of the original and the changed config on fresh deals."""
+
+    folder: Path
+    verdict: str
+    passed: bool
+    changes: dict[str, Any]
+    before: pl.DataFrame
+    after: pl.DataFrame
+    candidates: pl.DataFrame
+
+    @property
+    def set(self) -> dict[str, Any]:
+        """The change as `set=` for `simkit.run`."""
+        return dict(self.changes)
+
+    def __repr__(self) -> str:
+        return f"BalanceResult({self.verdict!r}, folder {str(self.folder)!r})"
+
+
+def balance(game: str, *, tune: Mapping[str, str] | Sequence[str], budget: int,
+            players: int = 4, strategies: str | Sequence[str] = ("greedy",), seed: int = 0,
+            targets: str | Path | None = None, set_targets: Mapping[str, float] | None = None,
+            games_per_candidate: int | None = None, verify_games: int = 20_000,
+            set: Overrides = None, params: Params = None, config: str | Path | None = None,
+            out: str | Path | None = None, force: bool = False, threads: int | None = None,
+            progress: bool = True) -> BalanceResult:
+    """Search config keys for the smallest change that meets the balance targets, then
+    judge it on fresh deals (`simkit balance`). `tune` maps a key to "LO..HI" or
+    "A|B|C" (or is a list of "KEY=..." items)."""
+    from reports.targets import load_targets
+    from simkit import balancing as bal
+    from simkit import engine
+    from simkit.commands.balance import run_balance
+
+    items = tuple(tune) if not isinstance(tune, Mapping) else tuple(
+        f"{k}={v}" for k, v in tune.items())
+    loaded = load_targets(_path(targets), game, _set_targets(set_targets))
+    spec = bal.BalanceSpec(game, players, _names(strategies), items, budget, seed,
+                           loaded.settings, _overrides(set), _params(params),
+                           None if config is None else str(config), games_per_candidate,
+                           verify_games)
+    engine.set_threads(threads)
+    folder = _folder(out, "balance")
+    result, verified, _ = run_balance(spec, loaded, folder, force, "simkit.balance(...)",
+                                      (lambda _: None) if progress else None, progress)
+    return BalanceResult(folder, result["verdict"], result["passed"], dict(result["changes"]),
+                         verified["before"], verified["after"],
+                         pl.read_csv(folder / "candidates.csv"))
 
 
 # ------------------------------------------------------------------ value

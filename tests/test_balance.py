@@ -116,3 +116,17 @@ def test_knobs():
 def test_a_whole_config_round_trips_through_toml(game):
     data = get_game(game).load_config().data
     assert tomllib.loads(bal.config_text(data, "header\nline")) == data
+
+
+def test_from_python(tmp_path):
+    import simkit
+
+    r = simkit.balance(PIG, players=2, strategies="greedy",
+                       tune={"compensation.start.1": "0..15"}, budget=20_000, seed=2,
+                       set_targets={"seat_advantage.max_points": 3}, verify_games=4000,
+                       out=tmp_path / "api", progress=False)
+    assert r.folder == tmp_path / "api" and (r.folder / "balance.md").exists()
+    assert set(r.after["metric"]) >= {"seat_advantage", "tie_rate", "game_length"}
+    assert r.passed == (r.after.filter(r.after["metric"] == "seat_advantage")["verdict"][0]
+                        == "PASS")
+    assert set(r.set) <= {"compensation.start.1"} and len(r.candidates) >= 1

@@ -7,7 +7,9 @@ import contextlib
 import json
 import shlex
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -57,22 +59,43 @@ def balance(game: str, tune: tuple[str, ...], players: int, strategy_list: str, 
       simkit balance examples/pig --players 2 --strategies greedy \\
           --tune compensation.start.1=0..15 --budget 100000 --seed 1 --out runs/balance
     """
-    from reports.balance import write_balance
-    from reports.build import scorecard_only
-    from reports.load import open_run
     from reports.targets import load_targets
     from simkit import balancing as bal
     from simkit import engine
-    from simkit.folders import BALANCE, RUN, check_writable, kind_of, locked, remove_owned
 
     targets = load_targets(targets_path, game, set_targets)
     spec = bal.BalanceSpec(game, players, tuple(split(strategy_list)), tune, budget, seed,
                            targets.settings, overrides, params, config_path,
                            games_per_candidate, verify_games)
-    search = bal.prepare(spec)
     engine.set_threads(threads)
-    state = check_writable(out_dir, BALANCE)
     command = shlex.join(["simkit", "balance", *sys.argv[2:]])
+    result, verified, files = run_balance(spec, targets, out_dir, force, command, click.echo)
+    click.echo(result["verdict"])
+    for row in verified["after"].iter_rows(named=True):
+        click.echo(f"  {row['verdict']:13} {row['title']}: {row['estimate']}")
+    click.echo(f"Wrote {', '.join(str(f) for f in files)}.")
+
+
+def run_balance(spec: Any, targets: Any, out_dir: Path, force: bool, command: str,
+                say: Callable[[str], None] | None,
+                progress: bool = True) -> tuple[dict[str, Any], dict[str, Any], list[Path]]:
+    """The balance search into `out_dir` (new, resumed, or replaced with `force`), its two
+    verification runs and their scorecards, and the report; (result, scorecards, files).
+    `say` prints what happens (None: nothing)."""
+    from reports.balance import write_balance
+    from reports.build import scorecard_only
+    from reports.load import open_run
+    from simkit import balancing as bal
+    from simkit import engine
+    from simkit.folders import BALANCE, RUN, check_writable, kind_of, locked, remove_owned
+
+    search = bal.prepare(spec)
+    state = check_writable(out_dir, BALANCE)
+    quiet = say is None or not progress
+
+    def bar(total: int, label: str) -> Any:
+        return contextlib.nullcontext(None) if quiet else Progress(total, label)
+
     with locked(out_dir):
         manifest_path = out_dir / "balance.json"
         if state == "ours":
@@ -94,31 +117,32 @@ def balance(game: str, tune: tuple[str, ...], players: int, strategy_list: str, 
         search.log = log
         bal.write_manifest(manifest_path, spec, command, None)
         resumed = len(search.cache)
-        click.echo(f"Balancing {search.game.title}, {players} players "
-                   f"({', '.join(spec.strategies)}): {len(search.knobs)} key(s) "
-                   f"({'; '.join(k.describe() for k in search.knobs)}); up to "
-                   f"{search.first_rung} candidates x {search.per:,} games, the best "
-                   f"raced on more, within {budget:,} games"
-                   + (f" ({resumed} evaluations from the log)" if resumed else "") + ".")
-        say_if_compiling(search.game)
-        with Progress(budget, f"{game} balance") as bar:
-            outcome = bal.search(search, progress=lambda n, what: bar.update(n, what))
+        if say is not None:
+            say(f"Balancing {search.game.title}, {spec.players} players "
+                f"({', '.join(spec.strategies)}): {len(search.knobs)} key(s) "
+                f"({'; '.join(k.describe() for k in search.knobs)}); up to "
+                f"{search.first_rung} candidates x {search.per:,} games, the best raced on "
+                f"more, within {spec.budget:,} games"
+                + (f" ({resumed} evaluations from the log)" if resumed else "") + ".")
+            say_if_compiling(search.game)
+        with bar(spec.budget, f"{spec.game} balance") as b:
+            outcome = bal.search(search, progress=None if b is None else
+                                 (lambda n, what: b.update(n, what)))
         winner = outcome.ranked[0]
-        click.echo(f"Verifying the winner and the original on {verify_games:,} fresh games "
-                   "each...")
+        if say is not None:
+            say(f"Verifying the winner and the original on {spec.verify_games:,} fresh "
+                "games each...")
         verified = {}
         for label, values in (("before", search.start), ("after", winner.values)):
-            run_spec = engine.RunSpec(game, players, spec.strategies, verify_games,
-                                      bal.verify_seed(seed), search.overrides(values), params,
-                                      config_path)
+            run_spec = engine.RunSpec(spec.game, spec.players, spec.strategies,
+                                      spec.verify_games, bal.verify_seed(spec.seed),
+                                      search.overrides(values), spec.params, spec.config_path)
             folder = out_dir / f"verify_{label}"
-            with Progress(verify_games, f"{game} {label}") as bar:
-                engine.run(run_spec, folder, force=True, progress=bar.update)
+            with bar(spec.verify_games, f"{spec.game} {label}") as b:
+                engine.run(run_spec, folder, force=True,
+                           progress=None if b is None else b.update)
             verified[label] = scorecard_only(open_run(folder), targets)
         result = bal.result(search, outcome, verified)
         bal.write_manifest(manifest_path, spec, command, result)
         files = write_balance(out_dir, search, outcome, verified, result, targets.source)
-    click.echo(result["verdict"])
-    for row in verified["after"].iter_rows(named=True):
-        click.echo(f"  {row['verdict']:13} {row['title']}: {row['estimate']}")
-    click.echo(f"Wrote {', '.join(str(f) for f in files)}.")
+    return result, verified, files
