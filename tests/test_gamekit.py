@@ -75,6 +75,11 @@ def test_a_game_is_found_by_its_entry_point(monkeypatch):
 def test_new_game_writes_a_game_that_keeps_the_contract(tmp_path):
     folder = new_game("fresh", tmp_path)
     check_game(str(folder), n_games=60)
+    # Its pyproject registers it as a plug-in game once installed (pip install -e).
+    import tomllib
+    project = tomllib.loads((folder / "pyproject.toml").read_text())
+    assert project["project"]["entry-points"]["simkit.games"] == {"fresh": "fresh"}
+    assert project["tool"]["setuptools"]["package-dir"]["fresh"] == "."
     out = CliRunner().invoke(main, ["run", str(folder), "--players", "2", "--strategies",
                                     "greedy,random", "--games", "200", "--out",
                                     str(tmp_path / "run"), "--report"])
