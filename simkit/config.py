@@ -186,6 +186,16 @@ class Reader:
             raise self.error(name, value, f"must be between {lo} and {hi}")
         return value
 
+    def int_list(self, key: str, length: int, lo: int, hi: int) -> list[int]:
+        """A list of exactly `length` integers, each in lo..hi (e.g. one per seat)."""
+        value = self.get(key)
+        if not isinstance(value, list) or len(value) != length or not all(
+            isinstance(v, int) and not isinstance(v, bool) and lo <= v <= hi for v in value
+        ):
+            raise self.error(key, value,
+                             f"expected a list of {length} integers between {lo} and {hi}")
+        return value
+
     def bool(self, key: str, node: Any = None, where: str = "") -> bool:
         value = self.get(key, node)
         if not isinstance(value, bool):

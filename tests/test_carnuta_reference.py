@@ -31,6 +31,7 @@ VARIANT = (
     "options.sickle_after_actions=false",
     'options.tie_break="shared"',
     "options.salt_on_starting_card=false",
+    "compensation.points=[0, 7, -5, 3]",  # seat compensation (not a rule option)
 )
 # Small decks (reshuffles), tight hand, more sickles, a short track.
 STRESS = (

@@ -28,6 +28,7 @@ VARIANT = (
     'options.tie_break="most_potions"',
     "options.amateur_witch=true",
     'options.end_trigger="deck_empty"',
+    "compensation.points=[0, 7, -5, 3]",  # seat compensation (not a rule option)
 )
 # Recipes mixing specific ingredients with icons of the same colour (the default cards
 # never do), four cauldrons including a size-1 one, a smaller supply, a bigger Goddess.

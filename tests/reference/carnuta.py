@@ -79,12 +79,14 @@ class Rules:
     sickle_after: bool
     tie_best: bool
     max_rounds: int
+    compensation: list[int]  # points added to each seat's final score ([compensation])
     tables: Any  # numpy Tables, only for calling the compiled planner
 
 
 @cache
 def load_rules(overrides: tuple[str, ...] = ()) -> Rules:
-    t, _names = compile_tables(load_config("carnuta", overrides=overrides))
+    config = load_config("carnuta", overrides=overrides)
+    t, _names = compile_tables(config)
     cards = []
     for c in range(len(t.card)):
         cards.append(Card(
@@ -105,7 +107,7 @@ def load_rules(overrides: tuple[str, ...] = ()) -> Rules:
         take_choose=t.take_choose, final_turns=t.final_turns, start_counts=t.start_counts,
         salt_on_start=bool(t.salt_base[t.n_ingredient_cards:].all()),
         sickle_after=t.sickle_after, tie_best=t.tie_best_ingredient, max_rounds=t.max_rounds,
-        tables=t)
+        compensation=list(config.data["compensation"]["points"]), tables=t)
 
 
 # ------------------------------------------------------------------ scoring
@@ -559,7 +561,7 @@ def play(overrides: tuple[str, ...], n: int, master_seed: int, game_index: int,
             if c >= rules.n_ingredient_cards:
                 sp = pts
             game.event(L.EV_SCORE, s, c, col, pts)
-        scores.append(sum(per_col))
+        scores.append(sum(per_col) + rules.compensation[s])  # + seat compensation (config)
         best_col.append(max(per_col))
         kind_points.append(per_kind)
         start_points.append(sp)

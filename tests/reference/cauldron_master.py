@@ -72,6 +72,7 @@ class Rules:
     tie_break: str
     end_on_empty_deck: bool
     max_rounds: int
+    compensation: list[int]  # points added to each seat's final score ([compensation])
     tables: Any  # the numpy Tables, only for calling the compiled planner strategy
 
     @property
@@ -81,7 +82,8 @@ class Rules:
 
 @cache
 def load_rules(overrides: tuple[str, ...] = ()) -> Rules:
-    tables, _names = compile_tables(load_config("cauldron-master", overrides=overrides))
+    config = load_config("cauldron-master", overrides=overrides)
+    tables, _names = compile_tables(config)
     n_types = len(tables.colour)
     n_colours = len(tables.colour_limit[0])
     cards = []
@@ -112,6 +114,7 @@ def load_rules(overrides: tuple[str, ...] = ()) -> Rules:
         tie_break=tables.tie_break,
         end_on_empty_deck=bool(tables.end_on_empty_deck),
         max_rounds=int(tables.max_rounds),
+        compensation=list(config.data["compensation"]["points"]),
         tables=tables,
     )
 
@@ -480,12 +483,15 @@ def play(config_overrides: tuple[str, ...], n_players: int, master_seed: int, ga
             return n - (s - st.hecate) % n
         return 0
 
-    keys = [(st.score[s], tie_key(s)) for s in range(n)]
+    # Seat compensation (config [compensation], not in the rule text; 0 by default): added
+    # to each seat's final score, which ranks the seats.
+    final = [st.score[s] + rules.compensation[s] for s in range(n)]
+    keys = [(final[s], tie_key(s)) for s in range(n)]
     ranks = [1 + sum(1 for q in range(n) if keys[q] > keys[s]) for s in range(n)]
     winners = ranks.count(1)
     return {
         "decisions": decisions,
-        "scores": list(st.score),
+        "scores": final,
         "ranks": ranks,
         "win_share": [1.0 / winners if r == 1 else 0.0 for r in ranks],
         "rounds": st.round + 1,

@@ -120,6 +120,7 @@ class Rules:
     new_start_draw: int
     specific_per_colour: bool  # options.specific_colours: a point per listed colour held
     rune_after: bool  # options.rune_timing = "before_or_after"
+    compensation: list[int]  # points added to each seat's final score ([compensation])
     tables: Any  # numpy Tables, only for calling the compiled planner
 
 
@@ -163,6 +164,7 @@ def load_rules(overrides: tuple[str, ...] = ()) -> Rules:
         new_start_draw=rule[L.R_NEW_START_DRAW],
         specific_per_colour=config.data["options"]["specific_colours"] == "per_colour",
         rune_after=config.data["options"]["rune_timing"] == "before_or_after",
+        compensation=list(config.data["compensation"]["points"]),
         tables=t)
 
 
@@ -997,7 +999,9 @@ def play(overrides: tuple[str, ...], n: int, master_seed: int, game_index: int,
             break
     game.event(L.EV_END, -1, seasons)
     majorities(game)
-    scores = list(game.score)
+    # Seat compensation (config [compensation], not in the rule text; 0 by default): added
+    # to each seat's final score, which ranks the seats.
+    scores = [game.score[p] + rules.compensation[p] for p in range(n)]
     ranks = [1 + sum(1 for q in range(n) if scores[q] > scores[s]) for s in range(n)]
     winners = ranks.count(1)
     return {

@@ -18,6 +18,7 @@ FLIP_RUNES = ("all", "some")
 TAKE_RUNES = ("fill", "choose")
 TIE_BREAKS = ("best_ingredient", "shared")
 DECKS = ("day", "night")
+COMPENSATION_MAX = 1000  # compensation.points: each seat's entry in -1000..1000
 # Ingredients each scoring kind lists, and the rule text's points for it.
 KIND_INGREDIENTS = {"set3": 3, "set2": 2, "each": 1, "two_types": 2, "own": 0, "flat5": 0,
                     "flat2": 0}
@@ -71,6 +72,7 @@ class Tables(NamedTuple):
     sickle_after = property(lambda self: bool(self.rule(L.R_SICKLE_AFTER)))
     tie_best_ingredient = property(lambda self: bool(self.rule(L.R_TIE_BEST)))
     max_rounds = property(lambda self: self.rule(L.R_MAX_ROUNDS))
+    compensation = property(lambda self: self.rules[L.R_COMP: L.R_COMP + L.MAX_PLAYERS])
 
 
 class Names(NamedTuple):
@@ -256,6 +258,8 @@ def compile_tables(config: GameConfig) -> tuple[Tables, Names]:
         (L.R_MAX_ROUNDS, r.int("options.max_rounds", 1, 1000)),
     ):
         rules[index] = int(value)
+    rules[L.R_COMP: L.R_COMP + L.MAX_PLAYERS] = r.int_list(
+        "compensation.points", L.MAX_PLAYERS, -COMPENSATION_MAX, COMPENSATION_MAX)
     tables = Tables(card=card, rules=rules, tokens=tokens, reserve=reserve,
                     track=np.stack([track_padlock, track_bonus], axis=1))
     names = Names(

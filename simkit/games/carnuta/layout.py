@@ -123,7 +123,11 @@ N_CARD_COLS = 19
 # R_BAN_SEAT may not take card R_BAN_CARD from the display nor Bonus Ingredient token
 # R_BAN_TOKEN (-1: none). The rule text has no such rule; the config always sets -1.
 R_BAN_SEAT, R_BAN_CARD, R_BAN_TOKEN = 17, 18, 19
-N_RULES = 20
+# Seat compensation (config `compensation.points`, like komi in Go): points added to each
+# seat's final score (scoring.final_score), MAX_PLAYERS entries, seat 0 first; all 0 in
+# the published game.
+R_COMP = 20
+N_RULES = R_COMP + MAX_PLAYERS
 
 # Hidden state: int64[HID_SIZE], what no strategy sees (the decks, their discards and
 # their tops are arrays of their own; a lookahead copies them all with `pub`).

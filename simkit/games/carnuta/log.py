@@ -98,9 +98,11 @@ def format_log(compiled: Any, lineup: Any, replay: Any) -> str:
             lines.append(f"  {seat_name[s]}: Bonus Ingredient tokens count as 1 more "
                          f"{', '.join(tokens)}")
     lines.append("Final scores:")
+    comp = compiled.tables.compensation
     for s in range(n_players):
         best = out[L.O_BEST_INGREDIENT_POINTS][0, s]
-        lines.append(f"  {seat_name[s]}: {out[L.O_SCORE][0, s]} points, "
+        extra = f" ({int(comp[s]):+d} seat compensation)" if comp[s] else ""
+        lines.append(f"  {seat_name[s]}: {out[L.O_SCORE][0, s]} points{extra}, "
                      f"rank {out[L.O_RANK][0, s]}, {out[L.O_CARDS_PLAYED][0, s]} cards played, "
                      f"best ingredient {best} points")
     return "\n".join(lines).lstrip("\n")

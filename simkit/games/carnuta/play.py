@@ -309,11 +309,11 @@ def rollout_action(t, n_players, pub, hid, opts, n, deck, discard, tops, params,
     of `params[0]` rollouts re-shuffles the decks with the seat's own stream `rng` and
     plays every candidate forward on that same deal (common random numbers): the action,
     then the rest of the game (or `params[1]` round ends) with every seat played by the
-    policy. A playout's value is the seat's win share (by the rules' ranking: score, then
-    the tiebreak) plus 0.001 per point of margin over the best other seat; the best mean
-    wins (ties: the earlier row), the policy's own choice counting `params[4]` more
-    (another action must beat it by that much: with few noisy playouts, the best-looking
-    of many actions is often only the luckiest).
+    policy. A playout's value is the seat's win share (by the rules' ranking: final score
+    with the seat compensation, then the tiebreak) plus 0.001 per point of margin over the
+    best other seat; the best mean wins (ties: the earlier row), the policy's own choice
+    counting `params[4]` more (another action must beat it by that much: with few noisy
+    playouts, the best-looking of many actions is often only the luckiest).
     """
     if n <= 1:
         return 0

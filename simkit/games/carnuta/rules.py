@@ -463,7 +463,8 @@ def end_of_round(t, pub, hid, trace, tracing):
 @njit(cache=True, inline="always")
 def final_scoring(t, n_players, pub, cnt, cols, trace, tracing):
     """Every card's line, bonus tokens counting as ingredients; the tiebreaker's most
-    points in one ingredient. Totals into the counters."""
+    points in one ingredient. Totals (with the seat compensation: scoring.final_score)
+    into the counters."""
     cd = t.card
     n_ing = t.rules[R_N_ING_CARDS]
     for s in range(n_players):

@@ -32,6 +32,7 @@ from .layout import (
     P_COLUMN,
     P_COUNT,
     P_N_CARDS,
+    R_COMP,
     R_N_TYPES,
     R_TIE_BEST,
     SALT,
@@ -186,8 +187,10 @@ def unpaid(cd, c, sun, moon):
 
 @njit(cache=True)
 def final_score(t, pub, s, cols):
-    """Seat s's final score and its most points in one ingredient (the tiebreaker);
-    cols[:MAX_TYPES] gets the points per column, cols[MAX_TYPES + i] its i-th card's."""
+    """Seat s's final score (its cards' points plus its seat compensation,
+    compensation.points: 0 in the published game) and its most points in one ingredient
+    (the tiebreaker); cols[:MAX_TYPES] gets the points per column, cols[MAX_TYPES + i] its
+    i-th card's (neither includes the compensation)."""
     cd = t.card
     base = player_at(s, 0)
     for x in range(MAX_TYPES):
@@ -203,7 +206,7 @@ def final_score(t, pub, s, cols):
     best = 0
     for x in range(t.rules[R_N_TYPES]):
         best = max(best, cols[x])
-    return total, best
+    return total + t.rules[R_COMP + s], best
 
 
 @njit(cache=True, inline="always")

@@ -17,6 +17,7 @@ from . import layout as L
 TIE_BREAKS = ("shared", "most_potions", "hecate")  # layout.TIE_* in this order
 RECIPE_MATCHES = ("contains", "exact")
 END_TRIGGERS = ("cannot_refill", "deck_empty")
+COMPENSATION_MAX = 1000  # compensation.points: each seat's entry in -1000..1000
 
 
 class Tables(NamedTuple):
@@ -61,6 +62,7 @@ class Tables(NamedTuple):
     tie_break = property(lambda self: TIE_BREAKS[int(self.rules[L.RU_TIE_BREAK])])
     end_on_empty_deck = property(lambda self: bool(self.rules[L.RU_END_EMPTY]))
     max_rounds = property(lambda self: int(self.rules[L.RU_MAX_ROUNDS]))
+    compensation = property(lambda self: self.rules[L.RU_COMP: L.RU_COMP + L.MAX_PLAYERS])
 
 
 class Names(NamedTuple):
@@ -225,6 +227,8 @@ def compile_tables(config: GameConfig) -> tuple[Tables, Names]:
     rules[L.RU_CAP: L.RU_CAP + len(caps)] = caps
     rules[L.RU_BAN_SEAT: L.RU_BAN_TYPE + 1] = -1  # no restricted play
     rules[L.RU_SUPPLY: L.RU_SUPPLY + L.MAX_PLAYERS + 1] = supply_size
+    rules[L.RU_COMP: L.RU_COMP + L.MAX_PLAYERS] = r.int_list(
+        "compensation.points", L.MAX_PLAYERS, -COMPENSATION_MAX, COMPENSATION_MAX)
     tables = Tables(types=types, witch=witch, recipe=recipe, rules=rules,
                     deck=np.array(deck, np.int64))
     names = Names(

@@ -160,4 +160,8 @@ RU_SUPPLY = RU_CAP + MAX_CAULDRONS  # supply size by player count (MAX_PLAYERS +
 # The rule text has no such rule; the config always sets -1.
 RU_BAN_SEAT = RU_SUPPLY + MAX_PLAYERS + 1
 RU_BAN_WITCH, RU_BAN_TYPE = RU_BAN_SEAT + 1, RU_BAN_SEAT + 2
-RU_SIZE = RU_BAN_TYPE + 1
+# Seat compensation (config `compensation.points`, like komi in Go): points added to each
+# seat's final score (scoring.final_score), MAX_PLAYERS entries, seat 0 first; all 0 in
+# the published game.
+RU_COMP = RU_BAN_TYPE + 1
+RU_SIZE = RU_COMP + MAX_PLAYERS

@@ -48,8 +48,10 @@ def format_log(compiled: Any, lineup: Any, replay: Any) -> str:
                 seat, f"the deck ({b} cards) cannot refill the supply ({a} needed)")
             lines.append(f"\nGame over after round {rnd + 1}: {why}.")
     lines.append("Final scores:")
+    comp = compiled.tables.compensation
     for s in range(n_players):
-        lines.append(f"  {seat_name[s]}: {out[L.O_SCORE][0, s]} points, "
+        extra = f" ({int(comp[s]):+d} seat compensation)" if comp[s] else ""
+        lines.append(f"  {seat_name[s]}: {out[L.O_SCORE][0, s]} points{extra}, "
                      f"rank {out[L.O_RANK][0, s]}, {out[L.O_POTIONS][0, s]} potions, "
                      f"{out[L.O_CARDS_LEFT][0, s]} cards left unbrewed")
     return "\n".join(lines).lstrip("\n")

@@ -63,7 +63,6 @@ from .layout import (
     RECIPE,
     ROUND,
     RU_CAULDRONS,
-    SCORE,
     SEAT,
     TOP,
     TURN,
@@ -83,7 +82,7 @@ from .rules import (
     setup,
     take_card,
 )
-from .scoring import ranking_key
+from .scoring import final_score, ranking_key
 
 drop_stale_cache(__file__, strategies.cauldron_master.__file__, simkit.rng.__file__,
                  _layout.__file__, _config.__file__, _options.__file__, _rules.__file__,
@@ -227,9 +226,9 @@ def rollout_witch(t, n_players, pub, cnt, opts, n, undealt, params, rng, rs):
     up), never their order. Each of `params[0]` rounds re-shuffles those cards with the
     seat's own stream `rng` and plays every option forward on that same deal (common random
     numbers, so options are compared on equal luck). A playout's value is the seat's win
-    share (ranked as at the end of the game, on the score after `params[1]` rounds if that
-    cuts it short) plus 0.001 per point of margin over the best other seat, so that among
-    equally winning options the wider margin is preferred.
+    share (ranked as at the end of the game, seat compensation included, on the score after
+    `params[1]` rounds if that cuts it short) plus 0.001 per point of margin over the best
+    other seat, so that among equally winning options the wider margin is preferred.
     """
     seat = pub[SEAT]
     rpub, rdeck, rhid, rcnt, total = rs[0], rs[2], rs[3], rs[4], rs[8]
@@ -257,7 +256,7 @@ def rollout_witch(t, n_players, pub, cnt, opts, n, undealt, params, rng, rs):
             playout(t, n_players, rpub, rhid, rcnt, rdeck, policy, policy_params, rng, seat,
                     opts[i, A], horizon, rs)
             for s in range(n_players):
-                points[s] = rpub[SCORE + s]
+                points[s] = final_score(t, rpub, s)
                 keys[s] = ranking_key(t, rpub, rcnt, s)
             total[i] += playout_value(keys, points, seat, n_players)
     best = 0
@@ -316,7 +315,7 @@ def results(t, n_players, pub, hid, cnt, out, g):
             left += pub[fill_at(s, k)]
         out[O_CARDS_LEFT][g, s] = left
         out[O_POTIONS][g, s] = cnt[s, CT_POTIONS]
-        out[O_SCORE][g, s] = pub[SCORE + s]
+        out[O_SCORE][g, s] = final_score(t, pub, s)
         out[O_RECIPE_CARD][g, s] = pub[RECIPE + s]
         out[O_RECIPE_BONUS][g, s] = cnt[s, CT_BONUS]
         for w in range(t.witch.shape[0]):

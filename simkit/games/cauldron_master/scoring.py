@@ -1,6 +1,7 @@
-"""Cauldron Master's scoring: what a potion is worth (score table and recipe bonus) and
-how the seats rank at the end. Pure functions of the state: the rules, the option tables
-and the lookahead all score through them."""
+"""Cauldron Master's scoring: what a potion is worth (score table and recipe bonus), each
+seat's final score (with its seat compensation) and how the seats rank at the end. Pure
+functions of the state: the rules, the option tables and the lookahead all score through
+them."""
 
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ from .layout import (
     RE_SIZE,
     RECIPE,
     RU_COLOURS,
+    RU_COMP,
     RU_EXACT,
     RU_TIE_BREAK,
     SCORE,
@@ -88,14 +90,22 @@ def recipe_points(t, pub, p, k, extra, counts, size):
 
 
 @njit(cache=True, inline="always")
+def final_score(t, pub, s):
+    """Seat s's final score: its Spell Points (incomplete cauldrons score nothing) plus its
+    seat compensation (compensation.points; 0 in the published game). Never part of
+    `pub`, so no strategy sees it during the game."""
+    return pub[SCORE + s] + t.rules[RU_COMP + s]
+
+
+@njit(cache=True, inline="always")
 def ranking_key(t, pub, cnt, s):
-    """What ranks seat s at the end: Spell Points (incomplete cauldrons score nothing), then
-    by options.tie_break: the potions brewed ("most_potions"), or the Favour of Hecate
+    """What ranks seat s at the end: its final score (final_score), then by
+    options.tie_break: the potions brewed ("most_potions"), or the Favour of Hecate
     ("hecate": its holder, then the nearest seat clockwise, as for initiative ties)."""
     rule = t.rules[RU_TIE_BREAK]
     if rule == TIE_POTIONS:
-        return pub[SCORE + s] * 256 + cnt[s, CT_POTIONS]
+        return final_score(t, pub, s) * 256 + cnt[s, CT_POTIONS]
     if rule == TIE_HECATE:
         n = pub[N_PLAYERS]
-        return pub[SCORE + s] * 256 + MAX_PLAYERS - (s - pub[HECATE] + n) % n
-    return pub[SCORE + s] * 256
+        return final_score(t, pub, s) * 256 + MAX_PLAYERS - (s - pub[HECATE] + n) % n
+    return final_score(t, pub, s) * 256

@@ -21,6 +21,7 @@ EMPTY_DECKS = ("reshuffle", "leave_empty")
 ROOT_TOKENS = ("random", "fixed")
 SPECIFIC_COLOURS = ("per_colour", "per_token")
 RUNE_TIMINGS = ("before_offering", "before_or_after")
+COMPENSATION_MAX = 1000  # compensation.points: each seat's entry in -1000..1000
 CARD_TABLES = (("cards", L.JOURNEY), ("start_cards", L.START), ("new_start_cards", L.NEW_START))
 SPACE_KEYS = {"cost", "effect", "colour", "colours", "amount"}
 CARD_KEYS = {"id", "name", "colour", "next", "spaces", "players", "placeholder"}
@@ -45,6 +46,7 @@ class Tables(NamedTuple):
 
     n_colours = property(lambda self: self.rule(L.R_N_COLOURS))
     seasons = property(lambda self: self.rule(L.R_SEASONS))
+    compensation = property(lambda self: self.rules[L.R_COMP: L.R_COMP + L.MAX_PLAYERS])
     card_kind = property(lambda self: self.card[:, L.CARD_KIND])
     card_colour = property(lambda self: self.card[:, L.CARD_COLOUR])
     card_next = property(lambda self: self.card[:, L.CARD_NEXT])
@@ -293,6 +295,8 @@ def compile_tables(config: GameConfig) -> tuple[Tables, Names]:
         (L.R_RUNE_AFTER, r.choice("options.rune_timing", RUNE_TIMINGS) == "before_or_after"),
     ):
         rules[index] = int(value)
+    rules[L.R_COMP: L.R_COMP + L.MAX_PLAYERS] = r.int_list(
+        "compensation.points", L.MAX_PLAYERS, -COMPENSATION_MAX, COMPENSATION_MAX)
     if r.choice("options.specific_colours", SPECIFIC_COLOURS) == "per_colour":
         for s in range(L.MAX_SPACES):
             col = L.space_col(s, L.SP_EFFECT)

@@ -192,7 +192,11 @@ R_BAN_SEAT, R_BAN_CARD, R_BAN_TREE, R_BAN_RUNE, R_BAN_COLOUR = 20, 21, 22, 23, 2
 # options.rune_timing = "before_or_after": a player who played no Rune tile before the
 # offering may play one after it.
 R_RUNE_AFTER = 25
-N_RULES = 26
+# Seat compensation (config `compensation.points`, like komi in Go): points added to each
+# seat's final score (scoring.final_score), MAX_PLAYERS entries, seat 0 first; all 0 in
+# the published game.
+R_COMP = 26
+N_RULES = R_COMP + MAX_PLAYERS
 # options.fewest_points_tie (R_LOW_TIE).
 TIE_TURN_ORDER, TIE_REVERSE, TIE_RANDOM = range(3)
 LOW_TIES = ("turn_order", "reverse_turn_order", "random")

@@ -91,8 +91,10 @@ def format_log(compiled: Any, lineup: Any, replay: Any) -> str:
             place = "1st" if c == 1 else "2nd"
             lines.append(f"  {who}: {place} in {colour(a)}, {b} points")
     lines.append("Final scores:")
+    comp = compiled.tables.compensation
     for s in range(n_players):
         parts = ", ".join(f"{label} {points[s, k]}" for k, label in enumerate(SOURCE_LABELS))
+        parts += f", seat compensation {int(comp[s]):+d}" if comp[s] else ""
         tokens = ", ".join(f"{v} {names.colours[x]}" for x, v in enumerate(tokens_held[s]) if v)
         lines.append(f"  {seat_name[s]}: {score[s]} points, rank {rank[s]} "
                      f"({parts}); tokens: {tokens or 'none'}")

@@ -388,8 +388,8 @@ def rollout_offer(t, n_players, pub, hid, opts, n, decks, discards, tops, new_st
     rollouts re-shuffles those sets with the seat's own stream `rng` and plays every
     candidate forward on that same deal (common random numbers): the offering with the
     policy's effect decisions, then the rest of the game (or `params[1]` season ends) with
-    every seat played by the policy. A playout's value is
-    the seat's win share (on the score when cut short) plus 0.001 per point of margin over
+    every seat played by the policy. A playout's value is the seat's win share (by
+    final_score, when cut short too) plus 0.001 per point of margin over
     the best other seat; the best mean wins (ties: the earlier row).
     """
     if n <= 1:
@@ -477,7 +477,7 @@ def rollout_offer(t, n_players, pub, hid, opts, n, decks, discards, tops, new_st
             playout(t, n_players, rpub, rhid, rcnt, rdone, rdecks, rdisc, rtops3, rnew, rstack,
                     rrt, rr, rtied, ropts, rhv, sids, prms, horizon, trace)
             for q in range(n_players):
-                finals[q] = final_score(rpub, q)
+                finals[q] = final_score(t, rpub, q)
             total[i] += playout_value(finals, finals, p, n_players)
     best = 0
     for i in range(1, k):
@@ -530,7 +530,7 @@ def results(t, n_players, pub, cnt, done, out, g, keys):
     n_cards = t.card.shape[0]
     out[O_ROUNDS][g] = t.rules[R_SEASONS]
     for p in range(n_players):
-        out[O_SCORE][g, p] = final_score(pub, p)
+        out[O_SCORE][g, p] = final_score(t, pub, p)
         for x in range(n_col):
             out[O_TOKENS][g, p, x] = held(pub, p, x)
         for k in range(N_SOURCES):

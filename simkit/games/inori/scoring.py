@@ -38,6 +38,7 @@ from .layout import (
     P_TOKENS,
     R_ALTAR_COST,
     R_ALTAR_REPEAT,
+    R_COMP,
     R_COST_RETURN,
     R_LOW_TIE,
     R_MAJ_FIRST,
@@ -303,9 +304,11 @@ def end_game(t, pub, n_players, cnt, trace, tracing):
 
 # ---------------------------------------------------------------- the ranking
 @njit(cache=True, inline="always")
-def final_score(pub, p):
-    """Seat p's points (the rules add every point as it is scored)."""
-    return pub[player_at(p, P_SCORE)]
+def final_score(t, pub, p):
+    """Seat p's final score, which ranks the seats: its points (the rules add every point
+    as it is scored) plus its seat compensation (compensation.points; 0 in the published
+    game). The compensation is never in `pub`, so no strategy sees it during the game."""
+    return pub[player_at(p, P_SCORE)] + t.rules[R_COMP + p]
 
 
 @njit_without_refcounts

@@ -1,0 +1,160 @@
+"""Seat compensation (`compensation.points`, like komi in Go) in every built-in game.
+
+The compensation is added to each seat's final score at the end of the game (each game's
+scoring.final_score) and is never part of the public state, so greedy, random and planner
+players play the same games with it or without it: on the same seeds a compensated game is
+the uncompensated one with each seat's score moved by its compensation, and the ranks and
+win shares follow the compensated scores (by each game's tie-break). The rollout player
+ranks its playouts by the final score, so its play may change: there the score is checked
+against the points the game's own records add up to. The differential tests against the
+plain-Python references (tests/test_<game>_reference.py) also play a compensated config.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from simkit.cli import main
+from simkit.engine import build_lineup
+from simkit.errors import ConfigError
+from simkit.games import get_game
+from simkit.games.cauldron_master import layout as CML
+
+COMPENSATION = [0, 7, -5, 3]  # seat 0 first
+OVERRIDE = "compensation.points=[0, 7, -5, 3]"
+FILES = {"cauldron-master": "cauldron_master.toml", "carnuta": "carnuta.toml",
+         "inori": "inori.toml"}
+LINEUPS = {  # rotating through the seats: every strategy plays every seat
+    2: ["greedy", "random"],
+    3: ["greedy", "random", "planner"],
+    4: ["random", "greedy", "planner", "greedy"],
+}
+ROLLOUT = {  # cheap rollout players (the hash lineups' settings)
+    "cauldron-master": ("rollout.rollouts=1",),
+    "carnuta": ("rollout.rollouts=1", "rollout.candidates=2", "rollout.horizon=2"),
+    "inori": ("rollout.rollouts=1", "rollout.candidates=2", "rollout.horizon=1"),
+}
+
+
+def ranking_key(game: str, cols: dict) -> np.ndarray:
+    """Each game's end-of-game ranking at its default options, from the result columns."""
+    score = cols["score"].astype(np.int64)
+    if game == "carnuta":  # options.tie_break = "best_ingredient"
+        return score * 4096 + cols["best_ingredient_points"]
+    return score  # Cauldron Master: tied players share; Inori: no tie-break
+
+
+def ranks_of(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """rank (1 + seats with a higher key) and win share (1/k for each of k winners)."""
+    rank = 1 + (keys[:, None, :] > keys[:, :, None]).sum(axis=2)
+    winners = (rank == 1).sum(axis=1, keepdims=True)
+    return rank, np.where(rank == 1, 1.0 / winners, 0.0).astype(np.float32)
+
+
+@pytest.fixture(scope="module")
+def compiled():
+    """game name -> (game, plain, compensated); each config compiled once."""
+    cache: dict[str, tuple] = {}
+
+    def get(name: str):
+        if name not in cache:
+            game = get_game(name)
+            cache[name] = (game, game.compile(game.load_config()),
+                           game.compile(game.load_config((OVERRIDE,))))
+        return cache[name]
+
+    return get
+
+
+@pytest.mark.parametrize("n", [2, 3, 4])
+@pytest.mark.parametrize("name", sorted(FILES))
+def test_compensation_moves_only_the_final_score(compiled, name, n):
+    game, plain, comp = compiled(name)
+    lineup = build_lineup(game, LINEUPS[n], n)
+    a = game.simulate(plain, lineup, 11, 0, 3000)
+    b = game.simulate(comp, lineup, 11, 0, 3000)
+    for key in a:  # the same games, decision for decision
+        if key not in ("score", "rank", "win_share"):
+            np.testing.assert_array_equal(a[key], b[key], err_msg=key)
+    moved = b["score"].astype(np.int64) - a["score"]
+    assert (moved == COMPENSATION[:n]).all()
+    rank, share = ranks_of(ranking_key(name, b))
+    np.testing.assert_array_equal(b["rank"], rank)
+    np.testing.assert_array_equal(b["win_share"], share)
+    assert (a["rank"] != b["rank"]).any()  # the compensation decides some games
+    # Seat 1 (+7, the most) gains on every other seat: it never wins less, and wins more.
+    assert (b["win_share"][:, 1] >= a["win_share"][:, 1]).all()
+    assert b["win_share"][:, 1].sum() > a["win_share"][:, 1].sum()
+    if n >= 3:  # seat 2 (-5, the least) loses ground to every other seat
+        assert (b["win_share"][:, 2] <= a["win_share"][:, 2]).all()
+        assert b["win_share"][:, 2].sum() < a["win_share"][:, 2].sum()
+
+
+def raw_points(game, compiled, lineup, cols, seed: int, g: int) -> np.ndarray:
+    """Seat points of game g without the compensation, from the game's own records."""
+    parts = [k for k in cols if k.startswith("points_")]
+    if parts:  # Carnuta: points per scoring kind; Inori: points by source
+        return sum(cols[k][g].astype(np.int64) for k in parts)
+    events = game.replay(compiled, lineup, seed, g).events  # Cauldron Master: the potions
+    brewed = events[events[:, 1] == CML.EV_POTION]
+    return np.array([brewed[brewed[:, 2] == s][:, 4:6].sum() for s in range(lineup.n_players)])
+
+
+@pytest.mark.parametrize("name", sorted(FILES))
+def test_rollout_ranks_by_the_compensated_score(compiled, name):
+    game, plain, comp = compiled(name)
+    n, games = 4, 40
+    lineup = build_lineup(game, ["rollout", "greedy", "planner", "greedy"], n, ROLLOUT[name])
+    a = game.simulate(plain, lineup, 5, 0, games)
+    b = game.simulate(comp, lineup, 5, 0, games)
+    for g in range(games):
+        assert (raw_points(game, plain, lineup, a, 5, g) == a["score"][g]).all()
+        raw = raw_points(game, comp, lineup, b, 5, g)
+        assert (raw + COMPENSATION == b["score"][g]).all(), g
+    rank, share = ranks_of(ranking_key(name, b))
+    np.testing.assert_array_equal(b["rank"], rank)
+    np.testing.assert_array_equal(b["win_share"], share)
+    # The playouts see the compensation: the rollout player chooses differently somewhere.
+    assert any(not np.array_equal(a[k], b[k]) for k in a if k not in ("score", "rank",
+                                                                       "win_share"))
+
+
+@pytest.mark.parametrize("name", sorted(FILES))
+def test_off_by_default(compiled, name):
+    game, plain, comp = compiled(name)
+    assert game.load_config().data["compensation"]["points"] == [0, 0, 0, 0]
+    assert plain.tables.compensation.tolist() == [0, 0, 0, 0]
+    assert comp.tables.compensation.tolist() == COMPENSATION
+
+
+@pytest.mark.parametrize("value", ["[0, 7, 0]", "[0, 0, 0, 0, 0]", "[0, 1001, 0, 0]",
+                                   "[0, true, 0, 0]", "[0, 1.5, 0, 0]"])
+@pytest.mark.parametrize("name", sorted(FILES))
+def test_bad_compensation_is_one_clear_error(name, value):
+    game = get_game(name)
+    with pytest.raises(ConfigError) as err:
+        game.compile(game.load_config((f"compensation.points={value}",)))
+    text = str(err.value)
+    assert "\n" not in text and "compensation.points" in text and FILES[name] in text
+    assert "4 integers between -1000 and 1000" in text
+
+
+@pytest.mark.parametrize("name", sorted(FILES))
+def test_bad_compensation_on_the_command_line(name, tmp_path):
+    result = CliRunner().invoke(main, ["run", name, "--players", "2", "--games", "10",
+                                       "--set", "compensation.points=[0, 7]",
+                                       "--out", str(tmp_path / "run")])
+    assert result.exit_code != 0
+    lines = result.output.strip().splitlines()
+    assert len(lines) == 1 and "compensation.points = [0, 7]" in lines[0], result.output
+
+
+@pytest.mark.parametrize("name", sorted(FILES))
+def test_the_log_shows_the_compensation(compiled, name):
+    game, _, comp = compiled(name)
+    lineup = build_lineup(game, ["greedy", "greedy"], 2)
+    log = game.play_log(comp, lineup, 3, 0)
+    assert "+7 seat compensation" in log or "seat compensation +7" in log
+    assert "seat compensation 0" not in log and "+0 seat" not in log
