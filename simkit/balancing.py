@@ -121,8 +121,8 @@ def _lookup(data: Any, key: str, item: str) -> Any:
     try:  # the same addressing as --set: list entries by id or position
         apply_override(probe, f"{key}={json.dumps('__probe__')}")
     except ConfigError as exc:
-        if "unknown key" in str(exc) or "no entry" in str(exc) or "cannot go deeper" in str(exc):
-            raise SimkitError(f"--tune {item!r}: {str(exc).removeprefix('--set: ')}") from None
+        if exc.problem.startswith(("unknown key", "no entry", "cannot go deeper")):
+            raise SimkitError(f"--tune {item!r}: {exc.key}: {exc.problem}") from None
     node: Any = data
     for part in key.split("."):
         if isinstance(node, dict):
@@ -358,7 +358,7 @@ def prepare(spec: BalanceSpec) -> Search:
         raise SimkitError("the targets set none of seat_advantage, tie_rate, game_length: "
                           "nothing to search for")
     lineup = build_lineup(game, list(spec.strategies), spec.players, spec.params)
-    per = spec.games_per_candidate or max(200 * spec.players, spec.budget // 40)
+    per = spec.games_per_candidate or max(100 * spec.players, spec.budget // 100)
     per = -(-per // spec.players) * spec.players
     first_rung = spec.budget // (2 * per)
     if first_rung < 2:

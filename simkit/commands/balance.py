@@ -31,7 +31,7 @@ from .common import CONTEXT, config_option, param_option, set_option, split
 @click.option("--budget", type=int, required=True,
               help="Games the search may play (the verification's are extra).")
 @click.option("--games-per-candidate", type=int, default=None,
-              help="Games per candidate on the first rung (default: budget / 40).")
+              help="Games per candidate on the first rung (default: budget / 100).")
 @click.option("--verify-games", type=int, default=20_000, show_default=True,
               help="Fresh games played by the winner and by the original config.")
 @click.option("--targets", "targets_path", type=click.Path(path_type=Path, dir_okay=False),
