@@ -24,11 +24,11 @@ import numpy as np
 
 from simkit.config import GameConfig, load_config
 from simkit.errors import SimkitError
+from simkit.gamekit.loop import CHECK_FAILED, O_DECISIONS
 from simkit.games.base import Compiled, KernelGame, Lineup, Replay
 from simkit.outputs import allocate, named_columns
 from strategies import StrategySpec
 
-CHECK_FAILED = -1000  # simkit/gamekit/loop.py
 REQUIRED_MODULES = ("layout", "config", "rules", "players", "play", "log")
 
 
@@ -107,9 +107,7 @@ class FolderGame(KernelGame):
                         {k: len(v) for k, v in ids.items()})
 
     def columns(self, compiled: Compiled, out: tuple) -> dict[str, np.ndarray]:
-        ids = getattr(compiled.names, "ids", {}) or {}
-        cols = named_columns(self.layout.OUTPUTS, out, ids)
-        return cols
+        return named_columns(self.layout.OUTPUTS, out, getattr(compiled.names, "ids", {}) or {})
 
     def categories(self, compiled: Compiled) -> dict[str, list[str]]:
         return dict(getattr(compiled.names, "categories", {}) or {})
@@ -124,7 +122,7 @@ class FolderGame(KernelGame):
     def replay(self, compiled: Compiled, lineup: Lineup, seed: int, game: int) -> Replay:
         replay = compiling(self, lambda: super(FolderGame, self).replay(compiled, lineup,
                                                                          seed, game))
-        check_ended(self, replay.out[5][:, None], seed, game)
+        check_ended(self, replay.out[O_DECISIONS][:, None], seed, game)
         return replay
 
 
