@@ -32,6 +32,7 @@ VARIANT = (
     'options.tie_break="shared"',
     "options.salt_on_starting_card=false",
     "compensation.points=[0, 7, -5, 3]",  # seat compensation (not a rule option)
+    "compensation.half=[0, 1, 0, 1]",  # and its half points (ties on the final score)
 )
 # Small decks (reshuffles), tight hand, more sickles, a short track.
 STRESS = (

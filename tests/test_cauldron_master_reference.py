@@ -29,6 +29,7 @@ VARIANT = (
     "options.amateur_witch=true",
     'options.end_trigger="deck_empty"',
     "compensation.points=[0, 7, -5, 3]",  # seat compensation (not a rule option)
+    "compensation.half=[0, 1, 0, 1]",  # and its half points (ties on the final score)
 )
 # Recipes mixing specific ingredients with icons of the same colour (the default cards
 # never do), four cauldrons including a size-1 one, a smaller supply, a bigger Goddess.

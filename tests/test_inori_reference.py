@@ -44,6 +44,7 @@ VARIANTS = {
     "specific_per_token": ('options.specific_colours="per_token"',),
     "rune_after": ('options.rune_timing="before_or_after"',),
     "compensation": ("compensation.points=[0, 7, -5, 3]",),  # seat compensation
+    "half": ("compensation.half=[0, 1, 0, 1]",),  # half points: ties on the final score
 }
 MIXED = {
     2: ["random", "planner"],

@@ -8,6 +8,10 @@ win shares follow the compensated scores (by each game's tie-break). The rollout
 ranks its playouts by the final score, so its play may change: there the score is checked
 against the points the game's own records add up to. The differential tests against the
 plain-Python references (tests/test_<game>_reference.py) also play a compensated config.
+
+The half point (`compensation.half`, 0 or 1 per seat, like komi's half point) only breaks
+ties on the final score: the score stays whole, a seat with it wins every tie on the final
+score against a seat without one, before the game's own tie-break, and nothing else moves.
 """
 
 from __future__ import annotations
@@ -158,3 +162,113 @@ def test_the_log_shows_the_compensation(compiled, name):
     log = game.play_log(comp, lineup, 3, 0)
     assert "+7 seat compensation" in log or "seat compensation +7" in log
     assert "seat compensation 0" not in log and "+0 seat" not in log
+
+
+# ---------------------------------------------------------------- the half point
+HALF = [0, 1, 0, 0]  # seat 1 gets half a point more (like komi's half point)
+
+
+@pytest.fixture(scope="module")
+def compiled_half():
+    """game name -> (game, plain, with half = HALF); each config compiled once."""
+    cache: dict[str, tuple] = {}
+
+    def get(name: str):
+        if name not in cache:
+            game = get_game(name)
+            cache[name] = (game, game.compile(game.load_config()),
+                           game.compile(game.load_config((f"compensation.half={HALF}",))))
+        return cache[name]
+
+    return get
+
+
+@pytest.mark.parametrize("n", [2, 3, 4])
+@pytest.mark.parametrize("name", sorted(FILES))
+def test_half_point_wins_ties_on_the_final_score(compiled_half, name, n):
+    game, plain, half = compiled_half(name)
+    assert half.tables.half.tolist() == HALF
+    top_ties = 0
+    for names in (LINEUPS[n], ["greedy"] * n):  # greedy players tie more often
+        lineup = build_lineup(game, names, n)
+        a = game.simulate(plain, lineup, 11, 0, 3000)
+        b = game.simulate(half, lineup, 11, 0, 3000)
+        top_ties += check_half_point(name, n, a, b)
+    assert top_ties > 0, "no game where seat 1 ties for the best score"
+
+
+def check_half_point(name: str, n: int, a: dict, b: dict) -> int:
+    """Games `a` (no half point) and `b` (HALF) on the same seeds; returns how many games
+    seat 1 tied for the best final score in."""
+    for key in a:  # the same games, the score included (it stays whole points)
+        if key not in ("rank", "win_share"):
+            np.testing.assert_array_equal(a[key], b[key], err_msg=key)
+    score = a["score"].astype(np.int64)
+    level = score == score[:, 1:2]  # the seats on seat 1's final score (seat 1 too)
+    level_tie = level.sum(axis=1) >= 2  # seat 1 ties on its final score with others
+    top = level_tie & (score[:, 1] == score.max(axis=1))  # ... for the best one
+    # Games where no seat has seat 1's final score: nothing moves; where seat 1 is not
+    # tied for the best one, the win shares do not either.
+    np.testing.assert_array_equal(a["rank"][~level_tie], b["rank"][~level_tie])
+    np.testing.assert_array_equal(a["win_share"][~top], b["win_share"][~top])
+    # Ties for the best score involving seat 1: seat 1 wins alone, the others win nothing.
+    assert (b["rank"][top, 1] == 1).all() and (b["win_share"][top, 1] == 1).all()
+    others = level.copy()
+    others[:, 1] = False  # the seats seat 1 ties with
+    assert (b["win_share"][top][others[top]] == 0).all()
+    # Any tie on seat 1's final score: seat 1 ranks first of the tied seats, the others
+    # after it (CM and Inori have no tie-break at the default options: they all rank one
+    # below seat 1; Carnuta's best ingredient then ranks them among themselves).
+    # The seats off seat 1's final score keep their ranks.
+    above = (score > score[:, 1:2]).sum(axis=1)
+    np.testing.assert_array_equal(b["rank"][:, 1], 1 + above)
+    best = a["best_ingredient_points"].astype(np.int64) if name == "carnuta" else 0 * score
+    for g in np.flatnonzero(level_tie):
+        for s in range(n):
+            if others[g, s]:
+                better = (others[g] & (best[g] > best[g, s])).sum()
+                assert b["rank"][g, s] == 2 + above[g] + better, (g, s)
+            elif s != 1:
+                assert b["rank"][g, s] == a["rank"][g, s], (g, s)
+    if name != "carnuta":
+        assert (b["rank"][top][others[top]] == 2).all()
+    # Seat 1 never wins less; the others never win more.
+    assert (b["win_share"][:, 1] >= a["win_share"][:, 1]).all()
+    rest = [s for s in range(n) if s != 1]
+    assert (b["win_share"][:, rest] <= a["win_share"][:, rest]).all()
+    return int(top.sum())
+
+
+@pytest.mark.parametrize("name", sorted(FILES))
+def test_half_point_in_the_rollout_player(compiled_half, name):
+    game, _, half = compiled_half(name)
+    n, games = 4, 40
+    lineup = build_lineup(game, ["rollout", "greedy", "planner", "greedy"], n, ROLLOUT[name])
+    b = game.simulate(half, lineup, 5, 0, games)
+    for g in range(games):  # the score stays whole points, with no compensation in it
+        assert (raw_points(game, half, lineup, b, 5, g) == b["score"][g]).all(), g
+    doubled = 2 * b["score"].astype(np.int64) + HALF[:n]  # 2 x final score + half
+    if name == "carnuta":  # then the best ingredient
+        doubled = doubled * 4096 + b["best_ingredient_points"]
+    rank, share = ranks_of(doubled)
+    np.testing.assert_array_equal(b["rank"], rank)
+    np.testing.assert_array_equal(b["win_share"], share)
+
+
+@pytest.mark.parametrize("name", sorted(FILES))
+def test_half_off_by_default(compiled, name):
+    game, plain, _ = compiled(name)
+    assert game.load_config().data["compensation"]["half"] == [0, 0, 0, 0]
+    assert plain.tables.half.tolist() == [0, 0, 0, 0]
+
+
+@pytest.mark.parametrize("value", ["[0, 2, 0, 0]", "[0, -1, 0, 0]", "[0, 1, 0]",
+                                   "[0, 0, 0, 0, 0]", "[0, true, 0, 0]", "[0, 0.5, 0, 0]"])
+@pytest.mark.parametrize("name", sorted(FILES))
+def test_bad_half_is_one_clear_error(name, value):
+    game = get_game(name)
+    with pytest.raises(ConfigError) as err:
+        game.compile(game.load_config((f"compensation.half={value}",)))
+    text = str(err.value)
+    assert "\n" not in text and "compensation.half" in text and FILES[name] in text
+    assert "4 integers between 0 and 1" in text

@@ -80,6 +80,7 @@ class Rules:
     tie_best: bool
     max_rounds: int
     compensation: list[int]  # points added to each seat's final score ([compensation])
+    half: list[int]  # 1: half a point more, only to break ties (compensation.half)
     tables: Any  # numpy Tables, only for calling the compiled planner
 
 
@@ -107,7 +108,8 @@ def load_rules(overrides: tuple[str, ...] = ()) -> Rules:
         take_choose=t.take_choose, final_turns=t.final_turns, start_counts=t.start_counts,
         salt_on_start=bool(t.salt_base[t.n_ingredient_cards:].all()),
         sickle_after=t.sickle_after, tie_best=t.tie_best_ingredient, max_rounds=t.max_rounds,
-        compensation=list(config.data["compensation"]["points"]), tables=t)
+        compensation=list(config.data["compensation"]["points"]),
+        half=list(config.data["compensation"]["half"]), tables=t)
 
 
 # ------------------------------------------------------------------ scoring
@@ -567,7 +569,10 @@ def play(overrides: tuple[str, ...], n: int, master_seed: int, game_index: int,
         start_points.append(sp)
     # "Highest score wins. In case of a tie, the player with the most points in a single
     # ingredient wins. If still tied, share the victory."
-    keys = [(scores[s], best_col[s] if rules.tie_best else 0) for s in range(n)]
+    # A half point of compensation (compensation.half) ranks above the same whole score
+    # (the score stays whole), before the tie-break.
+    keys = [(scores[s] + rules.half[s] / 2, best_col[s] if rules.tie_best else 0)
+            for s in range(n)]
     ranks = [1 + sum(1 for q in range(n) if keys[q] > keys[s]) for s in range(n)]
     winners = ranks.count(1)
     return {

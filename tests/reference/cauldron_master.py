@@ -73,6 +73,7 @@ class Rules:
     end_on_empty_deck: bool
     max_rounds: int
     compensation: list[int]  # points added to each seat's final score ([compensation])
+    half: list[int]  # 1: half a point more, only to break ties (compensation.half)
     tables: Any  # the numpy Tables, only for calling the compiled planner strategy
 
     @property
@@ -115,6 +116,7 @@ def load_rules(overrides: tuple[str, ...] = ()) -> Rules:
         end_on_empty_deck=bool(tables.end_on_empty_deck),
         max_rounds=int(tables.max_rounds),
         compensation=list(config.data["compensation"]["points"]),
+        half=list(config.data["compensation"]["half"]),
         tables=tables,
     )
 
@@ -486,7 +488,9 @@ def play(config_overrides: tuple[str, ...], n_players: int, master_seed: int, ga
     # Seat compensation (config [compensation], not in the rule text; 0 by default): added
     # to each seat's final score, which ranks the seats.
     final = [st.score[s] + rules.compensation[s] for s in range(n)]
-    keys = [(final[s], tie_key(s)) for s in range(n)]
+    # A half point of compensation (compensation.half) ranks above the same whole score;
+    # the score stays whole.
+    keys = [(final[s] + rules.half[s] / 2, tie_key(s)) for s in range(n)]
     ranks = [1 + sum(1 for q in range(n) if keys[q] > keys[s]) for s in range(n)]
     winners = ranks.count(1)
     return {

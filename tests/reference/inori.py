@@ -121,6 +121,7 @@ class Rules:
     specific_per_colour: bool  # options.specific_colours: a point per listed colour held
     rune_after: bool  # options.rune_timing = "before_or_after"
     compensation: list[int]  # points added to each seat's final score ([compensation])
+    half: list[int]  # 1: half a point more, only to break ties (compensation.half)
     tables: Any  # numpy Tables, only for calling the compiled planner
 
 
@@ -165,6 +166,7 @@ def load_rules(overrides: tuple[str, ...] = ()) -> Rules:
         specific_per_colour=config.data["options"]["specific_colours"] == "per_colour",
         rune_after=config.data["options"]["rune_timing"] == "before_or_after",
         compensation=list(config.data["compensation"]["points"]),
+        half=list(config.data["compensation"]["half"]),
         tables=t)
 
 
@@ -1002,7 +1004,10 @@ def play(overrides: tuple[str, ...], n: int, master_seed: int, game_index: int,
     # Seat compensation (config [compensation], not in the rule text; 0 by default): added
     # to each seat's final score, which ranks the seats.
     scores = [game.score[p] + rules.compensation[p] for p in range(n)]
-    ranks = [1 + sum(1 for q in range(n) if scores[q] > scores[s]) for s in range(n)]
+    # A half point of compensation (compensation.half) ranks above the same whole score;
+    # the score stays whole.
+    keys = [scores[p] + rules.half[p] / 2 for p in range(n)]
+    ranks = [1 + sum(1 for q in range(n) if keys[q] > keys[s]) for s in range(n)]
     winners = ranks.count(1)
     return {
         "decisions": decisions,

@@ -73,6 +73,7 @@ class Tables(NamedTuple):
     tie_best_ingredient = property(lambda self: bool(self.rule(L.R_TIE_BEST)))
     max_rounds = property(lambda self: self.rule(L.R_MAX_ROUNDS))
     compensation = property(lambda self: self.rules[L.R_COMP: L.R_COMP + L.MAX_PLAYERS])
+    half = property(lambda self: self.rules[L.R_HALF: L.R_HALF + L.MAX_PLAYERS])
 
 
 class Names(NamedTuple):
@@ -260,6 +261,8 @@ def compile_tables(config: GameConfig) -> tuple[Tables, Names]:
         rules[index] = int(value)
     rules[L.R_COMP: L.R_COMP + L.MAX_PLAYERS] = r.int_list(
         "compensation.points", L.MAX_PLAYERS, -COMPENSATION_MAX, COMPENSATION_MAX)
+    rules[L.R_HALF: L.R_HALF + L.MAX_PLAYERS] = r.int_list(
+        "compensation.half", L.MAX_PLAYERS, 0, 1)
     tables = Tables(card=card, rules=rules, tokens=tokens, reserve=reserve,
                     track=np.stack([track_padlock, track_bonus], axis=1))
     names = Names(

@@ -127,7 +127,11 @@ R_BAN_SEAT, R_BAN_CARD, R_BAN_TOKEN = 17, 18, 19
 # seat's final score (scoring.final_score), MAX_PLAYERS entries, seat 0 first; all 0 in
 # the published game.
 R_COMP = 20
-N_RULES = R_COMP + MAX_PLAYERS
+# Half a point of seat compensation (config `compensation.half`, 0 or 1 per seat, like
+# komi's half point): it only breaks ties on the final score (scoring.ranking_key), the
+# score stays whole points. MAX_PLAYERS entries, seat 0 first; all 0 in the published game.
+R_HALF = R_COMP + MAX_PLAYERS
+N_RULES = R_HALF + MAX_PLAYERS
 
 # Hidden state: int64[HID_SIZE], what no strategy sees (the decks, their discards and
 # their tops are arrays of their own; a lookahead copies them all with `pub`).

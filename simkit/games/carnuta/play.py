@@ -389,7 +389,7 @@ def rollout_action(t, n_players, pub, hid, opts, n, deck, discard, tops, params,
                     hass, ver, memo, cols, sid, prm, horizon, trace)
             for q in range(n_players):
                 totals[q], best = final_score(t, rpub, q, cols)
-                keys[q] = ranking_key(t, totals[q], best)
+                keys[q] = ranking_key(t, q, totals[q], best)
             total[i] += playout_value(keys, totals, p, n_players)
     own = np.argmax(values)  # the policy's own choice starts `params[4]` ahead
     for i in range(k):
@@ -465,7 +465,7 @@ def results(t, n_players, pub, cnt, starts, out, g, keys):
         base = player_at(s, 0)
         for i in range(1, pub[base + P_N_CARDS]):  # the cards played from hand
             out[O_CARD][g, s, pub[base + P_CARDS + i]] = 1
-        keys[s] = ranking_key(t, cnt[s, CT_SCORE], cnt[s, CT_BEST])
+        keys[s] = ranking_key(t, s, cnt[s, CT_SCORE], cnt[s, CT_BEST])
     rank_seats(keys, n_players, out[O_RANK][g], out[O_WIN_SHARE][g])
 
 

@@ -33,6 +33,7 @@ from .layout import (
     P_COUNT,
     P_N_CARDS,
     R_COMP,
+    R_HALF,
     R_N_TYPES,
     R_TIE_BEST,
     SALT,
@@ -210,7 +211,10 @@ def final_score(t, pub, s, cols):
 
 
 @njit(cache=True, inline="always")
-def ranking_key(t, total, best):
-    """What ranks a seat at the end: its score, then (options.tie_break) its most points in
-    one ingredient."""
-    return total * 4096 + (best if t.rules[R_TIE_BEST] else 0)
+def ranking_key(t, s, total, best):
+    """What ranks seat s at the end: its final score `total` plus its half point of
+    compensation (compensation.half, 0 or 1: counted as 2 x total + half, so it only breaks
+    ties on the final score), then (options.tie_break) its most points in one ingredient.
+    With every half 0 the order is score, then tie-break, as without it."""
+    doubled = 2 * total + t.rules[R_HALF + s]
+    return doubled * 4096 + (best if t.rules[R_TIE_BEST] else 0)

@@ -63,6 +63,7 @@ class Tables(NamedTuple):
     end_on_empty_deck = property(lambda self: bool(self.rules[L.RU_END_EMPTY]))
     max_rounds = property(lambda self: int(self.rules[L.RU_MAX_ROUNDS]))
     compensation = property(lambda self: self.rules[L.RU_COMP: L.RU_COMP + L.MAX_PLAYERS])
+    half = property(lambda self: self.rules[L.RU_HALF: L.RU_HALF + L.MAX_PLAYERS])
 
 
 class Names(NamedTuple):
@@ -229,6 +230,8 @@ def compile_tables(config: GameConfig) -> tuple[Tables, Names]:
     rules[L.RU_SUPPLY: L.RU_SUPPLY + L.MAX_PLAYERS + 1] = supply_size
     rules[L.RU_COMP: L.RU_COMP + L.MAX_PLAYERS] = r.int_list(
         "compensation.points", L.MAX_PLAYERS, -COMPENSATION_MAX, COMPENSATION_MAX)
+    rules[L.RU_HALF: L.RU_HALF + L.MAX_PLAYERS] = r.int_list(
+        "compensation.half", L.MAX_PLAYERS, 0, 1)
     tables = Tables(types=types, witch=witch, recipe=recipe, rules=rules,
                     deck=np.array(deck, np.int64))
     names = Names(

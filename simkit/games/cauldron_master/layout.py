@@ -164,4 +164,8 @@ RU_BAN_WITCH, RU_BAN_TYPE = RU_BAN_SEAT + 1, RU_BAN_SEAT + 2
 # seat's final score (scoring.final_score), MAX_PLAYERS entries, seat 0 first; all 0 in
 # the published game.
 RU_COMP = RU_BAN_TYPE + 1
-RU_SIZE = RU_COMP + MAX_PLAYERS
+# Half a point of seat compensation (config `compensation.half`, 0 or 1 per seat, like
+# komi's half point): it only breaks ties on the final score (scoring.ranking_key), the
+# score stays whole points. MAX_PLAYERS entries, seat 0 first; all 0 in the published game.
+RU_HALF = RU_COMP + MAX_PLAYERS
+RU_SIZE = RU_HALF + MAX_PLAYERS

@@ -23,6 +23,7 @@ from .layout import (
     RU_COLOURS,
     RU_COMP,
     RU_EXACT,
+    RU_HALF,
     RU_TIE_BREAK,
     SCORE,
     TIE_HECATE,
@@ -99,13 +100,17 @@ def final_score(t, pub, s):
 
 @njit(cache=True, inline="always")
 def ranking_key(t, pub, cnt, s):
-    """What ranks seat s at the end: its final score (final_score), then by
-    options.tie_break: the potions brewed ("most_potions"), or the Favour of Hecate
-    ("hecate": its holder, then the nearest seat clockwise, as for initiative ties)."""
+    """What ranks seat s at the end: its final score (final_score) plus its half point of
+    compensation (compensation.half, 0 or 1: counted as 2 x score + half, so it only breaks
+    ties on the final score), then by options.tie_break: the potions brewed
+    ("most_potions"), or the Favour of Hecate ("hecate": its holder, then the nearest seat
+    clockwise, as for initiative ties). With every half 0 the order is final score, then
+    tie-break, as without it."""
+    doubled = 2 * final_score(t, pub, s) + t.rules[RU_HALF + s]
     rule = t.rules[RU_TIE_BREAK]
     if rule == TIE_POTIONS:
-        return final_score(t, pub, s) * 256 + cnt[s, CT_POTIONS]
+        return doubled * 256 + cnt[s, CT_POTIONS]
     if rule == TIE_HECATE:
         n = pub[N_PLAYERS]
-        return final_score(t, pub, s) * 256 + MAX_PLAYERS - (s - pub[HECATE] + n) % n
-    return final_score(t, pub, s) * 256
+        return doubled * 256 + MAX_PLAYERS - (s - pub[HECATE] + n) % n
+    return doubled * 256

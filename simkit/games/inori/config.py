@@ -47,6 +47,7 @@ class Tables(NamedTuple):
     n_colours = property(lambda self: self.rule(L.R_N_COLOURS))
     seasons = property(lambda self: self.rule(L.R_SEASONS))
     compensation = property(lambda self: self.rules[L.R_COMP: L.R_COMP + L.MAX_PLAYERS])
+    half = property(lambda self: self.rules[L.R_HALF: L.R_HALF + L.MAX_PLAYERS])
     card_kind = property(lambda self: self.card[:, L.CARD_KIND])
     card_colour = property(lambda self: self.card[:, L.CARD_COLOUR])
     card_next = property(lambda self: self.card[:, L.CARD_NEXT])
@@ -297,6 +298,8 @@ def compile_tables(config: GameConfig) -> tuple[Tables, Names]:
         rules[index] = int(value)
     rules[L.R_COMP: L.R_COMP + L.MAX_PLAYERS] = r.int_list(
         "compensation.points", L.MAX_PLAYERS, -COMPENSATION_MAX, COMPENSATION_MAX)
+    rules[L.R_HALF: L.R_HALF + L.MAX_PLAYERS] = r.int_list(
+        "compensation.half", L.MAX_PLAYERS, 0, 1)
     if r.choice("options.specific_colours", SPECIFIC_COLOURS) == "per_colour":
         for s in range(L.MAX_SPACES):
             col = L.space_col(s, L.SP_EFFECT)

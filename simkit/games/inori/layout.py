@@ -196,7 +196,11 @@ R_RUNE_AFTER = 25
 # seat's final score (scoring.final_score), MAX_PLAYERS entries, seat 0 first; all 0 in
 # the published game.
 R_COMP = 26
-N_RULES = R_COMP + MAX_PLAYERS
+# Half a point of seat compensation (config `compensation.half`, 0 or 1 per seat, like
+# komi's half point): it only breaks ties on the final score (scoring.ranking_key), the
+# score stays whole points. MAX_PLAYERS entries, seat 0 first; all 0 in the published game.
+R_HALF = R_COMP + MAX_PLAYERS
+N_RULES = R_HALF + MAX_PLAYERS
 # options.fewest_points_tie (R_LOW_TIE).
 TIE_TURN_ORDER, TIE_REVERSE, TIE_RANDOM = range(3)
 LOW_TIES = ("turn_order", "reverse_turn_order", "random")

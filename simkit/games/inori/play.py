@@ -154,7 +154,7 @@ from .rules import (
     setup,
     shuffle,
 )
-from .scoring import final_score, held, needs_tile
+from .scoring import final_score, held, needs_tile, ranking_key
 
 drop_stale_cache(__file__, strategies.inori.__file__, simkit.rng.__file__, _layout.__file__,
                  _config.__file__, _options.__file__, _rules.__file__, _scoring.__file__,
@@ -389,7 +389,7 @@ def rollout_offer(t, n_players, pub, hid, opts, n, decks, discards, tops, new_st
     candidate forward on that same deal (common random numbers): the offering with the
     policy's effect decisions, then the rest of the game (or `params[1]` season ends) with
     every seat played by the policy. A playout's value is the seat's win share (by
-    final_score, when cut short too) plus 0.001 per point of margin over
+    ranking_key, when cut short too) plus 0.001 per point of margin over
     the best other seat; the best mean wins (ties: the earlier row).
     """
     if n <= 1:
@@ -453,6 +453,7 @@ def rollout_offer(t, n_players, pub, hid, opts, n, decks, discards, tops, new_st
         prms[q] = prm
     total = np.zeros(k, np.float64)
     finals = np.zeros(n_players, np.int64)  # each playout's final scores
+    keys = np.zeros(n_players, np.int64)  # and ranking keys (scoring.ranking_key)
     for _ in range(n_rollouts):
         sdecks[:, :] = kdecks
         for x in range(n_col):
@@ -478,7 +479,8 @@ def rollout_offer(t, n_players, pub, hid, opts, n, decks, discards, tops, new_st
                     rrt, rr, rtied, ropts, rhv, sids, prms, horizon, trace)
             for q in range(n_players):
                 finals[q] = final_score(t, rpub, q)
-            total[i] += playout_value(finals, finals, p, n_players)
+                keys[q] = ranking_key(t, rpub, q)
+            total[i] += playout_value(keys, finals, p, n_players)
     best = 0
     for i in range(1, k):
         if total[i] > total[best]:
@@ -552,7 +554,7 @@ def results(t, n_players, pub, cnt, done, out, g, keys):
         out[O_NEUTRAL_PLACED][g, p] = cnt[p, CT_NEUTRAL]
         out[O_NEW_STARTS_KEPT][g, p] = cnt[p, CT_NEW_START]
         out[O_CARD_OFFERINGS][g, p] = cnt[p, CT_CARD_OFFERS]
-        keys[p] = out[O_SCORE][g, p]  # ranked as stored
+        keys[p] = ranking_key(t, pub, p)
     rank_seats(keys, n_players, out[O_RANK][g], out[O_WIN_SHARE][g])
 
 

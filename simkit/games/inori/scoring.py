@@ -40,6 +40,7 @@ from .layout import (
     R_ALTAR_REPEAT,
     R_COMP,
     R_COST_RETURN,
+    R_HALF,
     R_LOW_TIE,
     R_MAJ_FIRST,
     R_MAJ_SECOND,
@@ -309,6 +310,15 @@ def final_score(t, pub, p):
     as it is scored) plus its seat compensation (compensation.points; 0 in the published
     game). The compensation is never in `pub`, so no strategy sees it during the game."""
     return pub[player_at(p, P_SCORE)] + t.rules[R_COMP + p]
+
+
+@njit(cache=True, inline="always")
+def ranking_key(t, pub, p):
+    """What ranks seat p at the end: its final score plus its half point of compensation
+    (compensation.half, 0 or 1), as 2 x final score + half, so the half point only breaks
+    ties on the final score (which stays whole points). No other tie-break: equal keys
+    share the win. With every half 0 the order is the final score's, as without it."""
+    return 2 * final_score(t, pub, p) + t.rules[R_HALF + p]
 
 
 @njit_without_refcounts
