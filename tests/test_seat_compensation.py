@@ -57,19 +57,24 @@ def ranks_of(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return rank, np.where(rank == 1, 1.0 / winners, 0.0).astype(np.float32)
 
 
-@pytest.fixture(scope="module")
-def compiled():
-    """game name -> (game, plain, compensated); each config compiled once."""
+def compiled_pairs(override: str):
+    """game name -> (game, plain, with `override`); each config compiled once."""
     cache: dict[str, tuple] = {}
 
     def get(name: str):
         if name not in cache:
             game = get_game(name)
             cache[name] = (game, game.compile(game.load_config()),
-                           game.compile(game.load_config((OVERRIDE,))))
+                           game.compile(game.load_config((override,))))
         return cache[name]
 
     return get
+
+
+@pytest.fixture(scope="module")
+def compiled():
+    """game name -> (game, plain, compensated)."""
+    return compiled_pairs(OVERRIDE)
 
 
 @pytest.mark.parametrize("n", [2, 3, 4])
@@ -170,17 +175,8 @@ HALF = [0, 1, 0, 0]  # seat 1 gets half a point more (like komi's half point)
 
 @pytest.fixture(scope="module")
 def compiled_half():
-    """game name -> (game, plain, with half = HALF); each config compiled once."""
-    cache: dict[str, tuple] = {}
-
-    def get(name: str):
-        if name not in cache:
-            game = get_game(name)
-            cache[name] = (game, game.compile(game.load_config()),
-                           game.compile(game.load_config((f"compensation.half={HALF}",))))
-        return cache[name]
-
-    return get
+    """game name -> (game, plain, with half = HALF)."""
+    return compiled_pairs(f"compensation.half={HALF}")
 
 
 @pytest.mark.parametrize("n", [2, 3, 4])
