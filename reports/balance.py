@@ -54,7 +54,6 @@ def write_balance(out: Path, search: Any, outcome: Any, verified: dict[str, pl.D
     from simkit import balancing as bal
 
     spec = search.spec
-    written = []
     patch = out / "patch.toml"
     write_text_atomic(patch, bal.patch_text(search, result["winner"]))
     data = copy.deepcopy(search.config.data)
@@ -82,8 +81,7 @@ def write_balance(out: Path, search: Any, outcome: Any, verified: dict[str, pl.D
     page = out / "balance.html"
     write_text_atomic(page, page_html(search, result, verified, png_base64(fig),
                                       targets_source))
-    written += [md, page, patch, balanced, csv, png]
-    return written
+    return [md, page, patch, balanced, csv, png]
 
 
 def _scorecards(verified: dict[str, pl.DataFrame]) -> list[tuple[str, str, str, str, str]]:

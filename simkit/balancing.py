@@ -23,6 +23,7 @@ search resumes where it stopped and ends with the same result.
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import os
@@ -243,6 +244,7 @@ class Candidate:
     totals: Totals = field(default_factory=Totals)
     rung: int = 0
     order: int = 0  # when the search proposed it
+    compiled: Any = field(default=None, repr=False)  # its rules, compiled when first played
 
     def key(self) -> str:
         return json.dumps(self.values, sort_keys=True)
@@ -267,8 +269,9 @@ class Search:
         return (*self.spec.overrides, *(f"{k}={json.dumps(v)}" for k, v in values.items()
                                         if v != self.start[k]))
 
-    @property
+    @functools.cached_property
     def start(self) -> dict[str, Any]:
+        """The original value of every tuned key."""
         return {k.key: k.start for k in self.knobs}
 
     def change(self, values: Mapping[str, Any]) -> tuple[int, float]:
@@ -285,13 +288,14 @@ class Search:
         games for every candidate), or read them from the log."""
         cache_key = (c.key(), first, n)
         if cache_key not in self.cache:
-            config = self.game.load_config(self.overrides(c.values), self.config_path)
-            try:
-                compiled = self.game.compile(config)
-            except ConfigError as exc:
-                raise SimkitError(f"--tune: candidate {c.values} is not a valid config: "
-                                  f"{exc}") from None
-            cols = self.game.simulate(compiled, self.lineup, self.spec.seed, first, n)
+            if c.compiled is None:  # once per candidate, whatever rungs it plays
+                config = self.game.load_config(self.overrides(c.values), self.config_path)
+                try:
+                    c.compiled = self.game.compile(config)
+                except ConfigError as exc:
+                    raise SimkitError(f"--tune: candidate {c.values} is not a valid config: "
+                                      f"{exc}") from None
+            cols = self.game.simulate(c.compiled, self.lineup, self.spec.seed, first, n)
             self.cache[cache_key] = totals_of(cols)
             self.played += n
             if self.log is not None:

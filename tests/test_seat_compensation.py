@@ -138,16 +138,22 @@ def test_off_by_default(compiled, name):
     assert comp.tables.compensation.tolist() == COMPENSATION
 
 
-@pytest.mark.parametrize("value", ["[0, 7, 0]", "[0, 0, 0, 0, 0]", "[0, 1001, 0, 0]",
-                                   "[0, true, 0, 0]", "[0, 1.5, 0, 0]"])
+BAD = [("points", v, "-1000 and 1000") for v in
+       ("[0, 7, 0]", "[0, 0, 0, 0, 0]", "[0, 1001, 0, 0]", "[0, true, 0, 0]", "[0, 1.5, 0, 0]")]
+BAD += [("half", v, "0 and 1") for v in
+        ("[0, 2, 0, 0]", "[0, -1, 0, 0]", "[0, 1, 0]", "[0, 0, 0, 0, 0]", "[0, true, 0, 0]",
+         "[0, 0.5, 0, 0]")]
+
+
+@pytest.mark.parametrize(("key", "value", "bounds"), BAD)
 @pytest.mark.parametrize("name", sorted(FILES))
-def test_bad_compensation_is_one_clear_error(name, value):
+def test_bad_compensation_is_one_clear_error(name, key, value, bounds):
     game = get_game(name)
     with pytest.raises(ConfigError) as err:
-        game.compile(game.load_config((f"compensation.points={value}",)))
+        game.compile(game.load_config((f"compensation.{key}={value}",)))
     text = str(err.value)
-    assert "\n" not in text and "compensation.points" in text and FILES[name] in text
-    assert "4 integers between -1000 and 1000" in text
+    assert "\n" not in text and f"compensation.{key}" in text and FILES[name] in text
+    assert f"4 integers between {bounds}" in text
 
 
 @pytest.mark.parametrize("name", sorted(FILES))
@@ -258,13 +264,3 @@ def test_half_off_by_default(compiled, name):
     assert plain.tables.half.tolist() == [0, 0, 0, 0]
 
 
-@pytest.mark.parametrize("value", ["[0, 2, 0, 0]", "[0, -1, 0, 0]", "[0, 1, 0]",
-                                   "[0, 0, 0, 0, 0]", "[0, true, 0, 0]", "[0, 0.5, 0, 0]"])
-@pytest.mark.parametrize("name", sorted(FILES))
-def test_bad_half_is_one_clear_error(name, value):
-    game = get_game(name)
-    with pytest.raises(ConfigError) as err:
-        game.compile(game.load_config((f"compensation.half={value}",)))
-    text = str(err.value)
-    assert "\n" not in text and "compensation.half" in text and FILES[name] in text
-    assert "4 integers between 0 and 1" in text
