@@ -13,6 +13,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from simkit.kernels.jit import njit_without_refcounts
+
 GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _M1 = np.uint64(0xBF58476D1CE4E5B9)
 _M2 = np.uint64(0x94D049BB133111EB)
@@ -57,6 +59,14 @@ def randint(state: np.ndarray, n: np.int64) -> np.int64:
 def uniform(state: np.ndarray) -> float:
     """Uniform float in [0, 1) with 53 random bits."""
     return np.float64(next_u64(state) >> _S11) * _INV53
+
+
+@njit_without_refcounts
+def shuffle(arr, n, rng):
+    """Fisher-Yates over arr[:n], last position first, on stream `rng`."""
+    for i in range(n - 1, 0, -1):
+        j = randint(rng, i + 1)
+        arr[i], arr[j] = arr[j], arr[i]
 
 
 # ---- plain-Python twins (for the reference implementation and tooling) ----

@@ -237,7 +237,7 @@ def card_state(pub, t, i, p):
     for s in range(n_sp):
         if pub[slot_at(i, S_OCC + s)] < 0:
             free += 1
-        if pub[slot_at(i, S_OCC + s)] == p or pub[slot_at(i, S_OCC2 + s)] == p:
+        if pub[slot_at(i, S_OCC + s)] == p or (pub[slot_at(i, S_OCC2 + s)] >> p) & 1:
             present = 1
     return free, present
 
@@ -251,7 +251,7 @@ def rival_gain(pub, t, i, p, colour):
             continue
         on = False
         for s in range(MAX_SPACES):
-            if pub[slot_at(i, S_OCC + s)] == q or pub[slot_at(i, S_OCC2 + s)] == q:
+            if pub[slot_at(i, S_OCC + s)] == q or (pub[slot_at(i, S_OCC2 + s)] >> q) & 1:
                 on = True
         if on:
             total += pub[player_at(q, P_TOKENS + colour)]
@@ -326,6 +326,13 @@ def planner(opts, n, pub, t, params):
                 score = -rune_value * 0.5
         elif kind == OPT_MOVE:
             score = opts[i, F2] * (w_complete * opts[i, F4] + 0.1) - 0.2
+            if opts[i, C] != p:
+                # Another's piece (options.move_piece = "any"): completing the target
+                # card helps only the players on it; helping rivals alone is avoided.
+                target = opts[i, B] // MAX_SPACES
+                x = t.card[pub[slot_at(target, S_CARD)], CARD_COLOUR]
+                if card_state(pub, t, target, p)[1] == 0:
+                    score = -0.2 - opts[i, F2] * 0.1 * (1 + rival_gain(pub, t, target, p, x))
         elif kind == OPT_BLOCK:
             slot = opts[i, A]
             c = pub[slot_at(slot, S_CARD)]

@@ -23,6 +23,8 @@ OPTIONS = st.sampled_from([
     ('options.fewest_points_tie="random"', 'options.new_start_use="none"'),
     ('options.empty_deck="leave_empty"', 'options.root_tokens="fixed"'),
     ("setup.neutral_markers=4", "markers.2=[6, 7, 8, 9]", "markers.4=[5, 5, 6, 7]"),
+    ('options.move_piece="own"', 'options.occupied_spaces="cards"',
+     'options.occupied_count="one"', 'options.win_tie="most_tokens"'),
 ])
 SEASON_END = (L.EV_COMPLETE, L.EV_INCOMPLETE, L.EV_SCORE, L.EV_REPLACE, L.EV_RESHUFFLE,
               L.EV_MARKERS, L.EV_FIRST, L.EV_NEW_START, L.EV_END, L.EV_MAJORITY)
@@ -52,6 +54,10 @@ class Board:
         self.played_runes = 0
         self.points = [0] * players
         self.returns = 'options.cost_payment="hold"' not in overrides
+        self.move_any = 'options.move_piece="own"' not in overrides
+        self.occupied_tree = 'options.occupied_spaces="cards"' not in overrides
+        self.occupied_any_count = 'options.occupied_count="one"' not in overrides
+        self.tree: dict[int, list[int]] = {}  # tree space -> markers this season
 
     def check_tokens(self) -> None:
         for x in range(self.t.n_colours):
@@ -90,6 +96,7 @@ def test_game_invariants(players, seed, index, names, overrides):
     for season, event, seat, a, bb, c in rep.events.tolist():
         if event in (L.EV_RUNE, L.EV_CARD, L.EV_TREE, L.EV_PASS) and ending:
             b.occ.clear()  # a new season: every marker came back
+            b.tree.clear()
             ending = False
         if event in SEASON_END and not ending:  # every marker was placed or passed
             assert season_turns == [int(markers[season])] * players
@@ -114,17 +121,25 @@ def test_game_invariants(players, seed, index, names, overrides):
         elif event == L.EV_MOVE:
             src, dst = (a // L.MAX_SPACES, a % L.MAX_SPACES), (bb // L.MAX_SPACES,
                                                                  bb % L.MAX_SPACES)
-            assert seat in b.occ[src] and not b.occ.get(dst) and src[0] != dst[0]
-            b.occ[src].remove(seat)
-            b.occ[dst] = [seat]
+            # c's piece: the mover's own, or (options.move_piece = "any") any piece
+            assert c in b.occ[src] and not b.occ.get(dst) and src[0] != dst[0]
+            assert b.move_any or c == seat
+            b.occ[src].remove(c)
+            b.occ[dst] = [c]
         elif event == L.EV_CARD:
             assert b.slots[a] == c and bb < b.card_spaces(a)
             here = b.occ.setdefault((a, bb), [])
-            # A free space; or, after an "occupied" Rune, one other marker.
-            assert not here or (occupied_ok and len(here) == 1 and seat not in here)
+            # A free space; or, after an "occupied" Rune, one that holds no marker of the
+            # player's (and, with options.occupied_count = "one", one piece only).
+            assert not here or (occupied_ok and seat not in here
+                                and (b.occupied_any_count or len(here) == 1))
             here.append(seat)
             occupied_ok = False
         elif event == L.EV_TREE:
+            here = b.tree.setdefault(a, [])
+            assert not here or (occupied_ok and b.occupied_tree and seat not in here
+                                and (b.occupied_any_count or len(here) == 1))
+            here.append(seat)
             occupied_ok = False
             if t.tree[a, L.TR_ROOT]:
                 for x in b.root.pop(a):

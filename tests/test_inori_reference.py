@@ -43,6 +43,10 @@ VARIANTS = {
     "root_fixed": ('options.root_tokens="fixed"',),
     "specific_per_token": ('options.specific_colours="per_token"',),
     "rune_after": ('options.rune_timing="before_or_after"',),
+    "move_own": ('options.move_piece="own"',),
+    "win_most_tokens": ('options.win_tie="most_tokens"',),
+    "occupied_cards": ('options.occupied_spaces="cards"',),
+    "occupied_one": ('options.occupied_count="one"',),
     "compensation": ("compensation.points=[0, 7, -5, 3]",),  # seat compensation
     "half": ("compensation.half=[0, 1, 0, 1]",),  # half points: ties on the final score
 }

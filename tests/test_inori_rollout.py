@@ -111,7 +111,9 @@ OPTION_VALUES = [(), ('options.cost_payment="hold"',), ('options.majority_tie="u
                  ('options.fewest_points_tie="random"',), ('options.new_start_use="none"',),
                  ('options.empty_deck="leave_empty"',), ('options.root_tokens="fixed"',),
                  ('options.specific_colours="per_token"',),
-                 ('options.rune_timing="before_or_after"',)]
+                 ('options.rune_timing="before_or_after"',),
+                 ('options.move_piece="own"',), ('options.win_tie="most_tokens"',),
+                 ('options.occupied_spaces="cards"',), ('options.occupied_count="one"',)]
 
 
 @pytest.mark.parametrize("overrides", OPTION_VALUES, ids=lambda o: o[0] if o else "default")

@@ -54,7 +54,7 @@ def test_complete_card_scores_each_present_player_once(ids):
     game = new_game(3)
     game.place_card(0, ids["yellow_3"])  # yellow, 3 spaces
     game.occ[0] = [0, L.NEUTRAL, 1]
-    game.occ2[0] = [-1, -1, 0]  # seat 0 also sits behind seat 1 (occupied Rune)
+    game.occ2[0] = [[], [], [0]]  # seat 0 also sits behind seat 1 (occupied Rune)
     game.tokens[0][YELLOW], game.tokens[1][YELLOW], game.tokens[2][YELLOW] = 3, 1, 5
     game.tokens[0][PURPLE] = 4
     reference.score_cards(game, last=True)
@@ -63,7 +63,7 @@ def test_complete_card_scores_each_present_player_once(ids):
     assert season_events(game, L.EV_SCORE) == [(0, 0, 3, L.SRC_COMPLETE),
                                                (1, 0, 1, L.SRC_COMPLETE)]
     assert [st["completed"] for st in game.stats] == [1, 1, 0]
-    assert game.occ[0] == [-1, -1, -1] and game.occ2[0] == [-1, -1, -1]
+    assert game.occ[0] == [-1, -1, -1] and game.occ2[0] == [[], [], []]
 
 
 def test_complete_card_with_neutral_markers_only_scores_nobody(ids):
@@ -219,11 +219,11 @@ def reread(t: Any, n: int, events: list[list[int]], cost_return: bool) -> dict[s
             occ[a][b].append(seat)
         elif ev == L.EV_BLOCK:
             occ[a][b].append(L.NEUTRAL)
-        elif ev == L.EV_MOVE:
+        elif ev == L.EV_MOVE:  # seat moves c's piece (options.move_piece)
             i, s = divmod(a, L.MAX_SPACES)
-            occ[i][s].remove(seat)
+            occ[i][s].remove(c)
             j, u = divmod(b, L.MAX_SPACES)
-            occ[j][u].append(seat)
+            occ[j][u].append(c)
         elif ev == L.EV_TREE and c == 1:
             tiles.append(b)
         elif ev in (L.EV_COMPLETE, L.EV_INCOMPLETE):
@@ -344,3 +344,74 @@ def test_rune_timing_before_or_after():
         asked[timing] = sum(int((game.replay(compiled, lineup, 9, g).decisions[:, 2]
                                  == L.STEP_RUNE).sum()) for g in range(20))
     assert asked["before_or_after"] > asked["before_offering"] * 1.1
+
+
+def test_move_piece_any_moves_other_pieces():
+    """options.move_piece: with "any" (default) a move Rune tile moves rivals' and neutral
+    markers too, and the piece stays its owner's (the event names it); with "own" every
+    moved piece is the mover's. Same deals, random players (who play move tiles)."""
+    game = get_game("inori")
+    lineup = build_lineup(game, ["random"] * 4, 4)
+    others = {}
+    for reading in ("any", "own"):
+        compiled = game.compile(game.load_config((f'options.move_piece="{reading}"',)))
+        moves = [tuple(e) for g in range(60)
+                 for e in game.replay(compiled, lineup, 3, g).events.tolist()
+                 if e[1] == L.EV_MOVE]
+        assert moves, reading
+        others[reading] = sum(1 for e in moves if e[5] != e[2])
+    assert others["own"] == 0
+    assert others["any"] > 0
+
+
+def test_win_tie_most_tokens_breaks_ties_by_tokens():
+    """options.win_tie = "most_tokens": on the same deals, every game the text's shared
+    reading leaves tied is won by the tied seat(s) holding the most Favor tokens; games
+    without a tie are unchanged."""
+    game = get_game("inori")
+    lineup = build_lineup(game, ["greedy"] * 4, 4)
+    out = {}
+    for reading in ("shared", "most_tokens"):
+        compiled = game.compile(game.load_config((f'options.win_tie="{reading}"',)))
+        out[reading] = game.simulate(compiled, lineup, 11, 0, 3000)
+    shared, broken = out["shared"], out["most_tokens"]
+    assert (shared["score"] == broken["score"]).all()
+    tied = (shared["win_share"] > 0).sum(axis=1) > 1
+    assert tied.sum() > 10  # the deals hold ties to break
+    colours = compiled.names.colour_ids
+    tokens = sum(broken[f"tokens_{c}"].astype(int) for c in colours)
+    for g in range(3000):
+        if not tied[g]:
+            assert (broken["win_share"][g] == shared["win_share"][g]).all()
+            continue
+        among = shared["win_share"][g] > 0
+        best = tokens[g][among].max()
+        winners = among & (tokens[g] == best)
+        assert (broken["win_share"][g] > 0).tolist() == winners.tolist()
+
+
+@pytest.mark.parametrize("spaces", ["any", "cards"])
+@pytest.mark.parametrize("count", ["any", "one"])
+def test_occupied_rune_spaces_and_count(ids, spaces, count):
+    """The "occupied" Rune ("jugar en un espacio ocupado, siempre y cuando no seas tú quien
+    lo ocupe ya"): with occupied_spaces = "any" a Great Tree space counts, with "cards" it
+    does not; with occupied_count = "any" a space holding two rivals' pieces counts, with
+    "one" it does not; a space holding the player's own marker never does."""
+    game = new_game(3, (f'options.occupied_spaces="{spaces}"',
+                        f'options.occupied_count="{count}"', "options.altar_cost=0"))
+    game.place_card(0, ids["yellow_3"])  # three spaces
+    game.occ[0] = [1, 0, L.NEUTRAL]
+    game.occ2[0] = [[2], [], []]  # space 0: seat 1, then seat 2 through a Rune
+    game.tree_occ[1] = 1  # an altar space holding seat 1's marker and a tile
+    game.tree_tile[1] = GREEN
+    game.occupied_ok = True
+    game.tokens[0] = [3, 2, 1, 1, 1, 1]  # any cost payable, one majority colour
+    rows = reference.offer_rows(game, 0)
+    cards = {r[L.B] for r in rows if r[L.KIND] == L.OPT_CARD}
+    trees = {r[L.A] for r in rows if r[L.KIND] == L.OPT_TREE}
+    assert 1 not in cards  # seat 0's own marker is there
+    assert 2 in cards  # one neutral piece: every reading
+    assert (0 in cards) == (count == "any")
+    assert (1 in trees) == (spaces == "any")
+    # Seat 2 is behind seat 1 on space 0: it may never join there again.
+    assert 0 not in {r[L.B] for r in reference.offer_rows(game, 2) if r[L.KIND] == L.OPT_CARD}

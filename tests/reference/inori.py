@@ -120,6 +120,10 @@ class Rules:
     new_start_draw: int
     specific_per_colour: bool  # options.specific_colours: a point per listed colour held
     rune_after: bool  # options.rune_timing = "before_or_after"
+    move_any: bool  # options.move_piece = "any": a move Rune tile moves any piece
+    win_most_tokens: bool  # options.win_tie = "most_tokens": Favor tokens break a win tie
+    occ_tree: bool  # options.occupied_spaces = "any": the "occupied" Rune opens tree spaces
+    occ_any_count: bool  # options.occupied_count = "any": any number of pieces there
     compensation: list[int]  # points added to each seat's final score ([compensation])
     half: list[int]  # 1: half a point more, only to break ties (compensation.half)
     tables: Any  # numpy Tables, only for calling the compiled planner
@@ -165,6 +169,10 @@ def load_rules(overrides: tuple[str, ...] = ()) -> Rules:
         new_start_draw=rule[L.R_NEW_START_DRAW],
         specific_per_colour=config.data["options"]["specific_colours"] == "per_colour",
         rune_after=config.data["options"]["rune_timing"] == "before_or_after",
+        move_any=config.data["options"]["move_piece"] == "any",
+        win_most_tokens=config.data["options"]["win_tie"] == "most_tokens",
+        occ_tree=config.data["options"]["occupied_spaces"] == "any",
+        occ_any_count=config.data["options"]["occupied_count"] == "any",
         compensation=list(config.data["compensation"]["points"]),
         half=list(config.data["compensation"]["half"]),
         tables=t)
@@ -207,8 +215,10 @@ class Game:
     out_of_game: list[int] = field(default_factory=list)
     slots: list[int] = field(default_factory=list)
     occ: list[list[int]] = field(default_factory=list)
-    occ2: list[list[int]] = field(default_factory=list)
+    # further markers on a space, by seat ascending (an "occupied" Rune puts them there)
+    occ2: list[list[list[int]]] = field(default_factory=list)
     tree_occ: list[int] = field(default_factory=list)
+    tree_occ2: list[list[int]] = field(default_factory=list)
     tree_tile: list[int] = field(default_factory=list)
     reserve: list[list[int]] = field(default_factory=list)
     tile_used: list[int] = field(default_factory=list)
@@ -229,7 +239,8 @@ class Game:
             supply=list(rules.tokens), tokens=[[0] * k for _ in range(n)], score=[0] * n,
             markers=[0] * n, passed=[0] * n, hands=[[] for _ in range(n)],
             decks=[[] for _ in range(k)], discards=[[] for _ in range(k)],
-            tree_occ=[-1] * len(rules.tree), tree_tile=[-1] * len(rules.tree),
+            tree_occ=[-1] * len(rules.tree), tree_occ2=[[] for _ in rules.tree],
+            tree_tile=[-1] * len(rules.tree),
             reserve=[[] for _ in rules.tree], tile_used=[0] * k,
             neutral_left=rules.neutral, stats=[new_stats(rules) for _ in range(n)])
 
@@ -255,7 +266,7 @@ class Game:
         self.slots[slot] = c
         n_sp = len(self.rules.cards[c].spaces) if c >= 0 else 0
         self.occ[slot] = [-1] * n_sp
-        self.occ2[slot] = [-1] * n_sp
+        self.occ2[slot] = [[] for _ in range(n_sp)]
 
     def gain(self, p: int, x: int, amount: int) -> int:
         """Gain min(amount, supply) tokens of x (event GAIN when more than 0)."""
@@ -305,7 +316,13 @@ class Game:
         return int(occ[space] == -1 and all(o >= 0 for s, o in enumerate(occ) if s != space))
 
     def on_card(self, p: int, slot: int) -> bool:
-        return p in self.occ[slot] or p in self.occ2[slot]
+        return p in self.occ[slot] or any(p in extra for extra in self.occ2[slot])
+
+    def may_join(self, first: int, extra: list[int], p: int) -> bool:
+        """An "occupied" Rune lets p join a space holding pieces, none of them p's (and,
+        with options.occupied_count = "one", only one)."""
+        return (first != -1 and first != p and p not in extra
+                and (not extra or self.rules.occ_any_count))
 
     def present(self, slot: int) -> list[int]:
         return [p for p in range(self.n) if self.on_card(p, slot)]
@@ -332,8 +349,9 @@ class Game:
         return len(self.stack) + sum(map(len, self.hands)) + len(self.runes_played)
 
     def markers_placed(self, p: int) -> int:
-        return (sum(o.count(p) for o in self.occ) + sum(o.count(p) for o in self.occ2)
-                + self.tree_occ.count(p))
+        return (sum(o.count(p) for o in self.occ)
+                + sum(x.count(p) for o in self.occ2 for x in o)
+                + self.tree_occ.count(p) + sum(x.count(p) for x in self.tree_occ2))
 
     def check(self, label: str, season_count: int, checks: list[tuple]) -> None:
         """Record (season, label, problem or None) for every invariant."""
@@ -350,7 +368,7 @@ class Game:
                 problems.append(f"seat {p}: {m} markers, season count {season_count}")
         for i in range(len(self.slots)):
             for a, b in zip(self.occ[i], self.occ2[i], strict=True):
-                if b >= 0 and (a == b or a < 0):
+                if b and (a in b or a < 0 or len(set(b)) != len(b)):
                     problems.append(f"slot {i}: markers {a} and {b} on one space")
         if any(v < 0 for v in self.supply) or any(v < 0 for t in self.tokens for v in t):
             problems.append("a negative token count")
@@ -380,11 +398,12 @@ class Game:
             for s in range(L.MAX_SPACES):
                 inside = i < len(self.slots) and s < len(self.occ[i])
                 pub[base + L.S_OCC + s] = self.occ[i][s] if inside else -1
-                pub[base + L.S_OCC2 + s] = self.occ2[i][s] if inside else -1
+                pub[base + L.S_OCC2 + s] = sum(1 << q for q in self.occ2[i][s]) if inside else 0
         for t in range(L.MAX_TREE):
             base = L.TREE + t * L.TREE_SIZE
             inside = t < len(self.rules.tree)
             pub[base + L.T_OCC] = self.tree_occ[t] if inside else -1
+            pub[base + L.T_OCC2] = sum(1 << q for q in self.tree_occ2[t]) if inside else 0
             pub[base + L.T_TILE] = self.tree_tile[t] if inside else -1
             res = self.reserve[t] if inside else []
             for i in range(2):
@@ -489,12 +508,14 @@ def offer_rows(game: Game, p: int) -> list[tuple[int, ...]]:
             continue
         for s, sp in enumerate(game.rules.cards[c].spaces):
             o = game.occ[i][s]
-            if not (o == -1 or (game.occupied_ok and game.occ2[i][s] == -1 and o != p)):
+            if not (o == -1 or (game.occupied_ok and game.may_join(o, game.occ2[i][s], p))):
                 continue
             for pay in cost_colours(game, p, sp.cost):
                 rows.append(card_row(game, p, i, s, pay))
     for t, space in enumerate(game.rules.tree):
-        if game.tree_occ[t] != -1:
+        if game.tree_occ[t] != -1 and not (
+                game.occupied_ok and game.rules.occ_tree
+                and game.may_join(game.tree_occ[t], game.tree_occ2[t], p)):
             continue
         if space.root:
             if game.reserve[t]:
@@ -524,26 +545,29 @@ def tile_rows(game: Game, p: int, t: int) -> list[tuple[int, ...]]:
 
 
 def move_rows(game: Game, p: int, tile: int) -> list[tuple[int, ...]]:
-    """STEP_MOVE for a move Rune tile: (source, target) pairs, ascending."""
+    """STEP_MOVE for a move Rune tile: (source, piece, target), ascending; the pieces of a
+    space are its first marker, then its second; options.move_piece = "own": only p's."""
     rune = game.rules.runes[tile]
     rows = []
     for i, c in enumerate(game.slots):
         if c < 0 or (rune.kind == L.RUNE_FROM_COLOUR and game.card(i).colour != rune.colour):
             continue
         for s in range(len(game.occ[i])):
-            if game.occ[i][s] != p and game.occ2[i][s] != p:
-                continue
-            for j, d in enumerate(game.slots):
-                if j == i or d < 0:
+            for who in (game.occ[i][s], *game.occ2[i][s]):
+                if who == -1 or (who != p and not game.rules.move_any):
                     continue
-                target = game.rules.cards[d]
-                if rune.kind == L.RUNE_TO_COLOUR and target.colour != rune.colour:
-                    continue
-                for u in range(len(game.occ[j])):
-                    if game.occ[j][u] == -1:
-                        rows.append(row(L.OPT_MOVE, i * L.MAX_SPACES + s, j * L.MAX_SPACES + u,
-                                        -1, 0, 0, game.completes(j, u), 0,
-                                        game.tokens[p][target.colour]))
+                for j, d in enumerate(game.slots):
+                    if j == i or d < 0:
+                        continue
+                    target = game.rules.cards[d]
+                    if rune.kind == L.RUNE_TO_COLOUR and target.colour != rune.colour:
+                        continue
+                    for u in range(len(game.occ[j])):
+                        if game.occ[j][u] == -1:
+                            rows.append(row(L.OPT_MOVE, i * L.MAX_SPACES + s,
+                                            j * L.MAX_SPACES + u, who, 0, 0,
+                                            game.completes(j, u), 0,
+                                            game.tokens[p][target.colour]))
     return rows
 
 
@@ -552,8 +576,10 @@ def rune_usable(game: Game, p: int, tile: int) -> bool:
     if kind == L.RUNE_GAIN:
         return True
     if kind == L.RUNE_OCCUPIED:
-        return any(o >= 0 and o != p and game.occ2[i][s] == -1
-                   for i in range(len(game.slots)) for s, o in enumerate(game.occ[i]))
+        return (any(game.may_join(o, game.occ2[i][s], p)
+                    for i in range(len(game.slots)) for s, o in enumerate(game.occ[i]))
+                or (game.rules.occ_tree and any(
+                    game.may_join(o, game.tree_occ2[t], p) for t, o in enumerate(game.tree_occ))))
     return bool(move_rows(game, p, tile))
 
 
@@ -706,16 +732,15 @@ def rune_step(game: Game, p: int, ask: Ask, after: bool = False) -> bool:
     else:
         rows = move_rows(game, p, tile)
         m = rows[ask(p, L.STEP_MOVE, rows)]
-        src, dst = m[L.A], m[L.B]
+        src, dst, who = m[L.A], m[L.B], m[L.C]
         i, s = divmod(src, L.MAX_SPACES)
-        if game.occ2[i][s] == p:
-            game.occ2[i][s] = -1
-        else:  # the first marker: a second marker behind it becomes the first
-            game.occ[i][s] = game.occ2[i][s]
-            game.occ2[i][s] = -1
+        if game.occ[i][s] == who:  # the first piece: the lowest further marker moves up
+            game.occ[i][s] = game.occ2[i][s].pop(0) if game.occ2[i][s] else -1
+        else:
+            game.occ2[i][s].remove(who)
         j, u = divmod(dst, L.MAX_SPACES)
-        game.occ[j][u] = p
-        game.event(L.EV_MOVE, p, src, dst)
+        game.occ[j][u] = who  # the piece stays its owner's
+        game.event(L.EV_MOVE, p, src, dst, who)
     return True
 
 
@@ -726,7 +751,7 @@ def card_offering(game: Game, p: int, r: tuple[int, ...], ask: Ask) -> None:
     if game.occ[slot][s] == -1:
         game.occ[slot][s] = p
     else:
-        game.occ2[slot][s] = p
+        game.occ2[slot][s] = sorted(game.occ2[slot][s] + [p])
     game.stats[p]["card_offerings"] += 1
     if pay >= 0:
         game.pay(p, pay, 1)
@@ -791,7 +816,10 @@ def tree_offering(game: Game, p: int, r: tuple[int, ...], ask: Ask) -> None:
         rows = tile_rows(game, p, t)
         x = rows[ask(p, L.STEP_TILE, rows)][L.A]
     game.event(L.EV_TREE, p, t, x, placed)
-    game.tree_occ[t] = p
+    if game.tree_occ[t] == -1:
+        game.tree_occ[t] = p
+    else:  # an "occupied" Rune's marker joins it
+        game.tree_occ2[t] = sorted(game.tree_occ2[t] + [p])
     game.stats[p]["tree_uses"][t] += 1
     if space.root:
         for y in game.reserve[t]:  # not from the supply; one GAIN event per token
@@ -867,7 +895,7 @@ def score_cards(game: Game, last: bool) -> None:
                     game.points(p, pts, L.SRC_NEW_START)
                     game.event(L.EV_SCORE, p, i, pts, L.SRC_NEW_START)
         game.occ[i] = [-1] * len(card.spaces)
-        game.occ2[i] = [-1] * len(card.spaces)
+        game.occ2[i] = [[] for _ in card.spaces]
         if last:
             continue
         if card.kind == L.JOURNEY:
@@ -897,6 +925,7 @@ def season_end(game: Game, ask: Ask) -> bool:
     last = game.season == rules.seasons - 1
     score_cards(game, last)
     game.tree_occ = [-1] * len(rules.tree)
+    game.tree_occ2 = [[] for _ in rules.tree]
     game.neutral_left = rules.neutral
     game.passed = [0] * game.n
     if last:
@@ -1006,7 +1035,8 @@ def play(overrides: tuple[str, ...], n: int, master_seed: int, game_index: int,
     scores = [game.score[p] + rules.compensation[p] for p in range(n)]
     # A half point of compensation (compensation.half) ranks above the same whole score;
     # the score stays whole.
-    keys = [scores[p] + rules.half[p] / 2 for p in range(n)]
+    keys = [(scores[p] + rules.half[p] / 2, sum(game.tokens[p]) if rules.win_most_tokens else 0)
+            for p in range(n)]
     ranks = [1 + sum(1 for q in range(n) if keys[q] > keys[s]) for s in range(n)]
     winners = ranks.count(1)
     return {

@@ -294,6 +294,10 @@ def compile_tables(config: GameConfig) -> tuple[Tables, Names]:
         (L.R_ROOT_RANDOM, r.choice("options.root_tokens", ROOT_TOKENS) == "random"),
         (L.R_NEW_START_DRAW, r.int("setup.new_start_draw", 1, 4)),
         (L.R_RUNE_AFTER, r.choice("options.rune_timing", RUNE_TIMINGS) == "before_or_after"),
+        (L.R_MOVE_ANY, r.choice("options.move_piece", L.MOVE_PIECES) == "any"),
+        (L.R_WIN_TIE, L.WIN_TIES.index(r.choice("options.win_tie", L.WIN_TIES))),
+        (L.R_OCC_TREE, r.choice("options.occupied_spaces", L.OCCUPIED_SPACES) == "any"),
+        (L.R_OCC_ANY_COUNT, r.choice("options.occupied_count", L.OCCUPIED_COUNTS) == "any"),
     ):
         rules[index] = int(value)
     rules[L.R_COMP: L.R_COMP + L.MAX_PLAYERS] = r.int_list(

@@ -35,11 +35,13 @@ orders are never in it (only how many cards each deck holds). Rune tiles in hand
     SLOT + i*SLOT_SIZE              card slot i:
       S_CARD        1                 card id (-1: empty, its deck and discards ran out)
       S_OCC         MAX_SPACES        marker on each space: -1 none, seat, or NEUTRAL
-      S_OCC2        MAX_SPACES        a second marker placed there through a Rune (-1 none)
+      S_OCC2        MAX_SPACES        further markers placed there through an "occupied"
+                                      Rune: bit q set for seat q (0: none)
     TREE + t*TREE_SIZE              Great Tree space t:
       T_OCC         1                 -1 free, or the seat whose marker is there
       T_TILE        1                 colour of its Altar tile (-1: none yet)
       T_TOKENS      2                 root space: colours of its reserved tokens (-1 gone)
+      T_OCC2        1                 further markers ("occupied" Rune), bits as S_OCC2
     PLAYER + p*PLAYER_SIZE          seat p's block:
       P_SCORE       1                 points so far
       P_MARKERS     1                 markers left to place this season
@@ -58,23 +60,28 @@ Option table: int32 rows, one per legal option, in this canonical order.
     differs from every earlier hand tile (kind, colour, amount), OPT_RUNE with
     A = h, B = rune tile id, C = rune kind, F1 = tokens it gives (RUNE_GAIN: min(amount,
     supply)). Usable: RUNE_GAIN always; RUNE_TO_COLOUR / RUNE_FROM_COLOUR when a move
-    exists (STEP_MOVE below); RUNE_OCCUPIED before the offering only, when some card
-    space holds exactly one marker and it is not the player's.
-  STEP_MOVE (after an OPT_RUNE of a move kind): one OPT_MOVE row per (source, target),
-    source = slot*MAX_SPACES + space holding one of the player's markers (first or
-    second marker), ascending; target likewise, ascending within each source: a free
-    space of a card in another slot. RUNE_TO_COLOUR: the target's card is of the tile's
-    colour. RUNE_FROM_COLOUR: the source's card is of the tile's colour.
+    exists (STEP_MOVE below); RUNE_OCCUPIED before the offering only, when the player
+    may join some occupied space (options.occupied_spaces and occupied_count).
+  STEP_MOVE (after an OPT_RUNE of a move kind): one OPT_MOVE row per (piece, target),
+    A = source = slot*MAX_SPACES + space holding the piece, ascending; C = the piece's
+    owner (a seat, or NEUTRAL): with options.move_piece = "any" every piece on the space
+    (the first marker, then further ones by seat), with "own" only the player's own;
+    B = target likewise, ascending within each piece: a free space of a card in another
+    slot. RUNE_TO_COLOUR: the target's card is of the tile's colour. RUNE_FROM_COLOUR:
+    the source's card is of the tile's colour.
     F2 = 1 if the move completes the target's card; F4 = tokens the player holds of the
-    target card's colour. A moved marker pays no cost and takes no effect.
+    target card's colour. A moved piece pays no cost and takes no effect; it stays its
+    owner's.
   STEP_OFFER:
     1. card spaces, slot by slot, space by space: OPT_CARD with A = slot, B = space,
        C = colour of the token paid (-1: no cost), one row per colour the cost can be paid
        with (a colour cost: holding one; "majority": the colour held most, at least one;
        with a tie, majority_tie = "choose" gives each tied colour ascending, "unpayable"
-       none). A space is available when free, or when OCCUPIED_OK and it holds exactly
-       one marker and that marker is not the player's.
-    2. tree spaces in order, when free: OPT_TREE with A = space. An altar space without
+       none). A space is available when free, or when OCCUPIED_OK and the player may
+       join it (scoring.may_join: no marker of the player's there; with
+       options.occupied_count = "one" exactly one piece there).
+    2. tree spaces in order, when free (or, with OCCUPIED_OK and options.occupied_spaces
+       = "any", one the player may join): OPT_TREE with A = space. An altar space without
        a tile: B = C = -1, its columns those of the unused tile colour the player holds
        most of (ties: the lowest); the tile is chosen next (STEP_TILE). A root space with
        its reserved tokens: B = C = -1 (once taken, it is not offered). A space with a
@@ -127,8 +134,8 @@ S_OCC = 1
 S_OCC2 = S_OCC + MAX_SPACES
 SLOT_SIZE = S_OCC2 + MAX_SPACES
 TREE = SLOT + MAX_SLOTS * SLOT_SIZE
-T_OCC, T_TILE, T_TOKENS = 0, 1, 2
-TREE_SIZE = 4
+T_OCC, T_TILE, T_TOKENS, T_OCC2 = 0, 1, 2, 4
+TREE_SIZE = 5
 PLAYER = TREE + MAX_TREE * TREE_SIZE
 P_SCORE, P_MARKERS, P_N_RUNES = 0, 1, 2
 P_TOKENS = 3
@@ -200,10 +207,26 @@ R_COMP = 26
 # komi's half point): it only breaks ties on the final score (scoring.ranking_key), the
 # score stays whole points. MAX_PLAYERS entries, seat 0 first; all 0 in the published game.
 R_HALF = R_COMP + MAX_PLAYERS
-N_RULES = R_HALF + MAX_PLAYERS
+# options.move_piece = "any": a move Rune tile moves any piece (a player's marker or a
+# neutral one), not only one of the player's own markers.
+R_MOVE_ANY = R_HALF + MAX_PLAYERS
+# options.win_tie (WIN_TIES): how a tie for the most points is settled.
+R_WIN_TIE = R_MOVE_ANY + 1
+# options.occupied_spaces = "any": an "occupied" Rune also opens Great Tree spaces;
+# options.occupied_count = "any": a space may hold any number of markers (none the
+# player's), not only one.
+R_OCC_TREE = R_WIN_TIE + 1
+R_OCC_ANY_COUNT = R_OCC_TREE + 1
+N_RULES = R_OCC_ANY_COUNT + 1
 # options.fewest_points_tie (R_LOW_TIE).
 TIE_TURN_ORDER, TIE_REVERSE, TIE_RANDOM = range(3)
 LOW_TIES = ("turn_order", "reverse_turn_order", "random")
+# options.move_piece (R_MOVE_ANY) and options.win_tie (R_WIN_TIE).
+MOVE_PIECES = ("any", "own")
+OCCUPIED_SPACES = ("any", "cards")
+OCCUPIED_COUNTS = ("any", "one")
+WIN_SHARED, WIN_MOST_TOKENS = range(2)
+WIN_TIES = ("shared", "most_tokens")
 
 # Points by source (result columns points_<source>).
 (SRC_CARD, SRC_TREE, SRC_COMPLETE, SRC_NEW_START, SRC_MAJORITY) = range(5)

@@ -49,7 +49,9 @@ def format_log(compiled: Any, lineup: Any, replay: Any) -> str:
         elif event == L.EV_RUNE:
             lines.append(f"  {who} plays Rune tile {names.rune_ids[a]} ({L.RUNE_KINDS[b]})")
         elif event == L.EV_MOVE:
-            lines.append(f"    moves a marker from {space(a)} to {space(b)}")
+            piece = ("their marker" if c == seat else "a neutral marker" if c == L.NEUTRAL
+                     else f"Seat {c}'s marker")
+            lines.append(f"    moves {piece} from {space(a)} to {space(b)}")
         elif event == L.EV_CARD:
             lines.append(f"  {who} offers to {card(c)} in slot {a}, space {b}")
         elif event == L.EV_TREE:

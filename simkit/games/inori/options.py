@@ -26,6 +26,7 @@ from .layout import (
     F3,
     F4,
     KIND,
+    MAX_PLAYERS,
     MAX_SPACES,
     N_SLOTS,
     OCCUPIED_OK,
@@ -50,8 +51,10 @@ from .layout import (
     R_BAN_TREE,
     R_COST_RETURN,
     R_MAJ_TIE_CHOOSE,
+    R_MOVE_ANY,
     R_N_COLOURS,
     R_N_TREE,
+    R_OCC_TREE,
     RU_AMOUNT,
     RU_COLOUR,
     RU_KIND,
@@ -70,6 +73,7 @@ from .layout import (
     SP_EFFECT,
     SUPPLY,
     T_OCC,
+    T_OCC2,
     T_TILE,
     T_TOKENS,
     TILE_USED,
@@ -82,7 +86,16 @@ from .layout import (
     space_col,
     tree_at,
 )
-from .scoring import free_spaces, held, holdings, on_card, space_row, taken_places, tree_row
+from .scoring import (
+    free_spaces,
+    held,
+    holdings,
+    may_join,
+    on_card,
+    space_row,
+    taken_places,
+    tree_row,
+)
 
 
 @njit(cache=True, inline="always")
@@ -165,14 +178,18 @@ def rune_rows(t, pub, p, opts, fuse, w, after):
 
 @njit(cache=True, inline="always")
 def occupied_target(t, pub, p):
-    """True if some card space holds exactly one marker and it is not seat p's."""
+    """True if seat p may join some occupied space (scoring.may_join): a card space, or
+    with options.occupied_spaces = "any" a Great Tree space."""
     for i in range(pub[N_SLOTS]):
         c = pub[slot_at(i, S_CARD)]
         if c < 0:
             continue
         for s in range(t.card[c, CARD_N_SPACES]):
-            occ = pub[slot_at(i, S_OCC + s)]
-            if occ >= 0 and occ != p and pub[slot_at(i, S_OCC2 + s)] < 0:
+            if may_join(t, pub[slot_at(i, S_OCC + s)], pub[slot_at(i, S_OCC2 + s)], p):
+                return True
+    if t.rules[R_OCC_TREE]:
+        for ts in range(t.rules[R_N_TREE]):
+            if may_join(t, pub[tree_at(ts, T_OCC)], pub[tree_at(ts, T_OCC2)], p):
                 return True
     return False
 
@@ -185,7 +202,8 @@ def move_exists(t, pub, p, kind, colour):
         cs = pub[slot_at(si, S_CARD)]
         if cs < 0 or (kind == RUNE_FROM_COLOUR and t.card[cs, CARD_COLOUR] != colour):
             continue
-        if not on_card(t, pub, si, p):
+        if not (taken_places(pub, slot_at(si, 0)) > 0 if t.rules[R_MOVE_ANY]
+                else on_card(t, pub, si, p)):
             continue
         for di in range(n_slots):
             cd = pub[slot_at(di, S_CARD)]
@@ -200,9 +218,11 @@ def move_exists(t, pub, p, kind, colour):
 
 @njit(cache=True, inline="always")
 def move_rows(t, pub, p, kind, colour, opts):
-    """STEP_MOVE: moves of one of seat p's markers for a move rune."""
+    """STEP_MOVE: moves of a piece for a move rune (options.move_piece: any piece, or one
+    of seat p's own markers); C is the piece's owner."""
     n = 0
     n_slots = pub[N_SLOTS]
+    any_piece = t.rules[R_MOVE_ANY] == 1
     for si in range(n_slots):
         cs = pub[slot_at(si, S_CARD)]
         if cs < 0:
@@ -210,22 +230,26 @@ def move_rows(t, pub, p, kind, colour, opts):
         if kind == RUNE_FROM_COLOUR and t.card[cs, CARD_COLOUR] != colour:
             continue
         for ss in range(t.card[cs, CARD_N_SPACES]):
-            if pub[slot_at(si, S_OCC + ss)] != p and pub[slot_at(si, S_OCC2 + ss)] != p:
-                continue
-            for di in range(n_slots):
-                cd = pub[slot_at(di, S_CARD)]
-                if di == si or cd < 0:
+            extra = pub[slot_at(si, S_OCC2 + ss)]
+            for layer in range(-1, MAX_PLAYERS):  # the first piece, then further markers
+                who = pub[slot_at(si, S_OCC + ss)] if layer < 0 else (
+                    layer if (extra >> layer) & 1 else -1)
+                if who < 0 or not (any_piece or who == p):
                     continue
-                if kind == RUNE_TO_COLOUR and t.card[cd, CARD_COLOUR] != colour:
-                    continue
-                free = free_spaces(t, pub, di)
-                for ds in range(t.card[cd, CARD_N_SPACES]):
-                    if pub[slot_at(di, S_OCC + ds)] >= 0:
+                for di in range(n_slots):
+                    cd = pub[slot_at(di, S_CARD)]
+                    if di == si or cd < 0:
                         continue
-                    set_row(opts, n, OPT_MOVE, si * MAX_SPACES + ss, di * MAX_SPACES + ds, -1,
-                            0, 0, 1 if free == 1 else 0, 0,
-                            held(pub, p, t.card[cd, CARD_COLOUR]))
-                    n += 1
+                    if kind == RUNE_TO_COLOUR and t.card[cd, CARD_COLOUR] != colour:
+                        continue
+                    free = free_spaces(t, pub, di)
+                    for ds in range(t.card[cd, CARD_N_SPACES]):
+                        if pub[slot_at(di, S_OCC + ds)] >= 0:
+                            continue
+                        set_row(opts, n, OPT_MOVE, si * MAX_SPACES + ss, di * MAX_SPACES + ds,
+                                who, 0, 0, 1 if free == 1 else 0, 0,
+                                held(pub, p, t.card[cd, CARD_COLOUR]))
+                        n += 1
     return n
 
 
@@ -265,7 +289,7 @@ def offer_rows(t, pub, p, opts, hv, fuse, w):
         free = n_sp - taken_places(pub, sb)
         for s in range(n_sp):
             occ = pub[sb + S_OCC + s]
-            if occ >= 0 and not (occupied_ok and occ != p and pub[sb + S_OCC2 + s] < 0):
+            if occ >= 0 and not (occupied_ok and may_join(t, occ, pub[sb + S_OCC2 + s], p)):
                 continue
             completes = 1 if occ < 0 and free == 1 else 0
             base = space_col(s, 0)
@@ -302,7 +326,9 @@ def offer_rows(t, pub, p, opts, hv, fuse, w):
                     n += 1
     top = -2  # the unused tile colour held most, once needed
     for ts in range(rules[R_N_TREE]):
-        if pub[tree_at(ts, T_OCC)] >= 0 or ts == ban_tree:
+        occ = pub[tree_at(ts, T_OCC)]
+        if ts == ban_tree or (occ >= 0 and not (occupied_ok and rules[R_OCC_TREE] == 1 and
+                                                may_join(t, occ, pub[tree_at(ts, T_OCC2)], p))):
             continue
         tile = pub[tree_at(ts, T_TILE)]
         if tr[ts, TR_ROOT]:

@@ -22,7 +22,7 @@ from simkit.kernels.lookahead import canonical, playout_value
 from simkit.kernels.seating import prepare_game, rank_seats, seat_buffers
 from simkit.kernels.trace import record_decision
 from simkit.outputs import allocate
-from simkit.rng import next_u64, stream_state
+from simkit.rng import next_u64, shuffle, stream_state
 from strategies.inori import (
     GREEDY,
     PLANNER,
@@ -152,7 +152,6 @@ from .rules import (
     play_rune,
     season_end,
     setup,
-    shuffle,
 )
 from .scoring import final_score, held, needs_tile, ranking_key
 
@@ -333,7 +332,7 @@ def apply_option(t, pub, hid, cnt, stack, rtops, opts, c, hv, trace, tracing):
         offer_tree(t, pub, hid, cnt, p, hid[TODO_COLOUR], a, hid[TODO_AMOUNT], True, stack,
                    rtops, trace, tracing, season)
     elif step == STEP_MOVE:
-        move_marker(pub, p, a, opts[c, B], trace, tracing, season)
+        move_marker(pub, p, opts[c, C], a, opts[c, B], trace, tracing, season)
     else:  # STEP_NEW_START: the first other card drawn leaves the game
         other = opts[1, A] if c == 0 and hid[TODO_LEFT] > 1 else (opts[0, A] if c > 0 else -1)
         keep_new_start(pub, cnt, p, a, other, trace, tracing, season)

@@ -18,7 +18,7 @@ from numba import njit
 
 from simkit.kernels.jit import njit_without_refcounts
 from simkit.kernels.trace import record_event
-from simkit.rng import randint
+from simkit.rng import randint, shuffle
 
 from .layout import (
     ANYONE,
@@ -120,6 +120,7 @@ from .layout import (
     STOP_SEASON,
     SUPPLY,
     T_OCC,
+    T_OCC2,
     T_TILE,
     T_TOKENS,
     TE_ANY,
@@ -143,18 +144,10 @@ from .layout import (
     space_col,
     tree_at,
 )
-from .scoring import card_row, end_game, fewest_points, held, holdings, score_card
+from .scoring import card_row, end_game, fewest_points, held, holdings, lowest_seat, score_card
 
 
 # ---------------------------------------------------------------- tokens, points, piles
-@njit_without_refcounts
-def shuffle(arr, n, rng):
-    """Fisher-Yates over arr[:n], last position first."""
-    for i in range(n - 1, 0, -1):
-        j = randint(rng, i + 1)
-        arr[i], arr[j] = arr[j], arr[i]
-
-
 @njit(cache=True, inline="always")
 def gain(t, pub, p, x, k, cnt, trace, tracing, season):
     """Seat p gains up to k tokens of colour x from the supply; returns how many (none of
@@ -244,9 +237,10 @@ def setup(t, n_players, pub, hid, cnt, done, decks, discards, tops, new_starts, 
         pub[slot_at(i, S_CARD)] = -1
         for s in range(MAX_SPACES):
             pub[slot_at(i, S_OCC + s)] = -1
-            pub[slot_at(i, S_OCC2 + s)] = -1
+            pub[slot_at(i, S_OCC2 + s)] = 0
     for ts in range(MAX_TREE):
         pub[tree_at(ts, T_OCC)] = -1
+        pub[tree_at(ts, T_OCC2)] = 0
         pub[tree_at(ts, T_TILE)] = -1
         pub[tree_at(ts, T_TOKENS)] = -1
         pub[tree_at(ts, T_TOKENS + 1)] = -1
@@ -386,14 +380,20 @@ def play_rune(t, pub, hid, cnt, p, h, trace, tracing, season):
 
 
 @njit(cache=True, inline="always")
-def move_marker(pub, p, src, dst, trace, tracing, season):
-    """Seat p's marker on space `src` moves to free space `dst` (slot * MAX_SPACES + space)."""
+def move_marker(pub, p, who, src, dst, trace, tracing, season):
+    """Seat p moves `who`'s piece (a seat or NEUTRAL) on space `src` to free space `dst`
+    (slot * MAX_SPACES + space); when the first piece leaves, the further marker of the
+    lowest seat becomes the first."""
     si, ss = src // MAX_SPACES, src % MAX_SPACES
-    if pub[slot_at(si, S_OCC + ss)] == p:
-        pub[slot_at(si, S_OCC + ss)] = pub[slot_at(si, S_OCC2 + ss)]
-    pub[slot_at(si, S_OCC2 + ss)] = -1
-    pub[slot_at(dst // MAX_SPACES, S_OCC + dst % MAX_SPACES)] = p
-    record_event(trace, tracing, season, EV_MOVE, p, src, dst, 0)
+    first, extra = slot_at(si, S_OCC + ss), slot_at(si, S_OCC2 + ss)
+    up = who  # the marker that leaves the further markers' mask (-1: none)
+    if pub[first] == who:
+        up = lowest_seat(pub[extra])
+        pub[first] = up
+    if up >= 0:
+        pub[extra] &= ~(1 << up)
+    pub[slot_at(dst // MAX_SPACES, S_OCC + dst % MAX_SPACES)] = who
+    record_event(trace, tracing, season, EV_MOVE, p, src, dst, who)
 
 
 @njit(cache=True, inline="always")
@@ -406,8 +406,8 @@ def offer_card(t, pub, hid, cnt, p, i, s, paid, hv, stack, rtops, trace, tracing
         pay(t, pub, p, paid, 1, cnt, trace, tracing, season)
     if pub[slot_at(i, S_OCC + s)] < 0:
         pub[slot_at(i, S_OCC + s)] = p
-    else:
-        pub[slot_at(i, S_OCC2 + s)] = p
+    else:  # an "occupied" Rune's marker joins the space
+        pub[slot_at(i, S_OCC2 + s)] |= 1 << p
     cnt[p, CT_CARD_OFFERS] += 1
     e = t.card[c, space_col(s, SP_EFFECT)]
     k = t.card[c, space_col(s, SP_AMOUNT)]
@@ -443,7 +443,10 @@ def offer_tree(t, pub, hid, cnt, p, ts, colour, paid, placed, stack, rtops, trac
     record_event(trace, tracing, season, EV_TREE, p, ts, colour, 1 if placed else 0)
     if paid >= 0:
         pay(t, pub, p, paid, t.rules[R_ALTAR_COST], cnt, trace, tracing, season)
-    pub[tree_at(ts, T_OCC)] = p
+    if pub[tree_at(ts, T_OCC)] < 0:
+        pub[tree_at(ts, T_OCC)] = p
+    else:  # an "occupied" Rune's marker joins the space
+        pub[tree_at(ts, T_OCC2)] |= 1 << p
     cnt[p, CT_TREE + ts] += 1
     if placed:
         pub[tree_at(ts, T_TILE)] = colour
@@ -527,7 +530,7 @@ def end_season(t, pub, n_players, season, last, decks, discards, tops, rng, cnt,
         colour = score_card(t, pub, n_players, i, c, cnt, done, trace, tracing, season)
         for s in range(n_sp):
             pub[slot_at(i, S_OCC + s)] = -1
-            pub[slot_at(i, S_OCC2 + s)] = -1
+            pub[slot_at(i, S_OCC2 + s)] = 0
         if last:
             continue
         if t.card[c, CARD_KIND] == JOURNEY:
@@ -539,6 +542,7 @@ def end_season(t, pub, n_players, season, last, decks, discards, tops, rng, cnt,
         record_event(trace, tracing, season, EV_REPLACE, -1, i, c, new)
     for ts in range(t.rules[R_N_TREE]):
         pub[tree_at(ts, T_OCC)] = -1
+        pub[tree_at(ts, T_OCC2)] = 0
     pub[NEUTRAL_LEFT] = t.rules[R_NEUTRAL]
 
 

@@ -32,6 +32,7 @@ from .layout import (
     EV_MAJORITY,
     EV_SCORE,
     FIRST,
+    MAX_PLAYERS,
     MAX_SPACES,
     NEW_START,
     P_SCORE,
@@ -44,8 +45,11 @@ from .layout import (
     R_LOW_TIE,
     R_MAJ_FIRST,
     R_MAJ_SECOND,
+    R_N_COLOURS,
     R_N_TREE,
+    R_OCC_ANY_COUNT,
     R_SEASONS,
+    R_WIN_TIE,
     S_CARD,
     S_OCC,
     S_OCC2,
@@ -71,6 +75,7 @@ from .layout import (
     TR_AMOUNT2,
     TR_EFFECT,
     TR_ROOT,
+    WIN_MOST_TOKENS,
     player_at,
     slot_at,
     space_col,
@@ -112,7 +117,7 @@ def seats_on_card(t, pub, i):
     c = pub[slot_at(i, S_CARD)]
     m = 0
     for s in range(t.card[c, CARD_N_SPACES]):
-        m |= (1 << (pub[slot_at(i, S_OCC + s)] + 1)) | (1 << (pub[slot_at(i, S_OCC2 + s)] + 1))
+        m |= (1 << (pub[slot_at(i, S_OCC + s)] + 1)) | (pub[slot_at(i, S_OCC2 + s)] << 1)
     return m
 
 
@@ -121,9 +126,28 @@ def on_card(t, pub, i, p):
     """1 if seat p has a marker on the card in slot i."""
     c = pub[slot_at(i, S_CARD)]
     for s in range(t.card[c, CARD_N_SPACES]):
-        if pub[slot_at(i, S_OCC + s)] == p or pub[slot_at(i, S_OCC2 + s)] == p:
+        if pub[slot_at(i, S_OCC + s)] == p or (pub[slot_at(i, S_OCC2 + s)] >> p) & 1:
             return 1
     return 0
+
+
+@njit(cache=True, inline="always")
+def lowest_seat(mask):
+    """The lowest seat whose bit is set in `mask` (further markers: S_OCC2), -1 if none."""
+    for q in range(MAX_PLAYERS):
+        if (mask >> q) & 1:
+            return q
+    return -1
+
+
+@njit(cache=True, inline="always")
+def may_join(t, occ, extra, p):
+    """Whether an "occupied" Rune lets seat p join a space whose first piece is `occ` and
+    whose further markers are the seats of bit mask `extra`: it is occupied, by no marker
+    of p's, and (options.occupied_count = "one") by one piece only."""
+    if occ < 0 or occ == p or (extra >> p) & 1:
+        return False
+    return extra == 0 or t.rules[R_OCC_ANY_COUNT] == 1
 
 
 @njit(cache=True, inline="always")
@@ -317,8 +341,16 @@ def ranking_key(t, pub, p):
     """What ranks seat p at the end: its final score plus its half point of compensation
     (compensation.half, 0 or 1), as 2 x final score + half, so the half point only breaks
     ties on the final score (which stays whole points). No other tie-break: equal keys
-    share the win. With every half 0 the order is the final score's, as without it."""
-    return 2 * final_score(t, pub, p) + t.rules[R_HALF + p]
+    share the win, unless options.win_tie = "most_tokens": then the Favor tokens held
+    (at most 90) break them. With every half 0 the order is the final score's, as without
+    it."""
+    doubled = 2 * final_score(t, pub, p) + t.rules[R_HALF + p]
+    if t.rules[R_WIN_TIE] == WIN_MOST_TOKENS:
+        tokens = 0
+        for x in range(t.rules[R_N_COLOURS]):
+            tokens += held(pub, p, x)
+        return doubled * 256 + tokens
+    return doubled
 
 
 @njit_without_refcounts
