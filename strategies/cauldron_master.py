@@ -11,7 +11,10 @@
            deck re-shuffled, the others' witches chosen by greedy); places cards like
            greedy. The rollouts need the rules, so they live in the kernel
            (simkit/games/cauldron_master/play.py, `rollout_witch`); `choose` only
-           handles its placements.
+           handles its placements (and its recipe choices, below).
+
+With options.recipe_choice = "player", greedy, planner and rollout score each potion's
+recipe with the highest bonus (the first among equals); random picks one at random.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from simkit.games.cauldron_master.layout import (
     MAX_CAPACITY,
     MAX_RECIPES,
     OPT_CARD,
+    OPT_RECIPE,
     OPT_WITCH,
     POINTS,
     RE_BONUS,
@@ -97,7 +101,8 @@ def _argmax(scores, n):
 
 @njit(cache=True, inline="always")
 def greedy(opts, n, params):
-    """Witch: most one-card value now. Card: points_weight*points + gain_weight*gain."""
+    """Witch: most one-card value now. Card: points_weight*points + gain_weight*gain.
+    Recipe: the highest bonus."""
     return greedy_w(opts, n, params[0], params[1])
 
 
@@ -111,6 +116,8 @@ def greedy_w(opts, n, w_points, w_gain):
             score = float(opts[i, GAIN])
         elif opts[i, KIND] == OPT_CARD:
             score = w_points * opts[i, POINTS] + w_gain * opts[i, GAIN]
+        elif opts[i, KIND] == OPT_RECIPE:
+            score = float(opts[i, GAIN])
         else:
             score = 0.0
         if score > best_score:
@@ -156,7 +163,8 @@ def recipe_progress(t, pub, p, k, extra):
 
 @njit(cache=True)
 def planner(opts, n, pub, t, params):
-    """Value placements by the potion they lead to; witches by haul minus lateness."""
+    """Value placements by the potion they lead to; witches by haul minus lateness;
+    recipes by their bonus."""
     discount, w_recipe, w_mix = params[0], params[1], params[2]
     w_late, w_count = params[3], params[4]
     p = pub[SEAT]
@@ -188,6 +196,8 @@ def planner(opts, n, pub, t, params):
                         types += 1
                 recipe = recipe_progress(t, pub, p, k, x) - recipe_progress(t, pub, p, k, -1)
                 score = chance * (grow + w_recipe * recipe) - w_mix * (types - 1)
+        elif kind == OPT_RECIPE:
+            score = float(opts[i, GAIN])
         else:
             score = 0.0
         if score > best_score:
@@ -206,6 +216,7 @@ def choose(sid, opts, n, pub, t, params, rng):
         return greedy(opts, n, params)
     if sid == PLANNER:
         return planner(opts, n, pub, t, params)
-    if sid == ROLLOUT:  # its witch choice never gets here: the kernel makes it by playouts
+    if sid == ROLLOUT:  # its witch choice never gets here: the kernel makes it by playouts;
+        # its cards and recipes are greedy's (no playouts: a recipe is only its bonus)
         return greedy_w(opts, n, 1.0, 1.0)
     return randint(rng, n)

@@ -175,6 +175,8 @@ CATALOGUE: list[tuple[str, list[str], str]] = [
      "supply.size.4"),
     ("set-text-colour", _run("--set", "ingredients.bats_heart.colour=purple", "--out",
                              "{t}/o"), "purple"),
+    ("set-rule-option-value", _run("--set", "options.recipe_choice=worst", "--out", "{t}/o"),
+     "options.recipe_choice = 'worst': must be one of: best, player"),
     ("set-negative-copies", _run("--set", "ingredients.bats_heart.copies=-3", "--out",
                                  "{t}/o"), "copies"),
     ("set-float-for-int", _run("--set", "supply.size.4=2.5", "--out", "{t}/o"),

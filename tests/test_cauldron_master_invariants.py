@@ -12,6 +12,7 @@ OPTIONS = st.sampled_from([
     (),
     ("options.picking_compulsory=false",),
     ("options.recipe_match=\"exact\"",),
+    ("options.recipe_choice=\"player\"",),
     ("options.tie_break=\"most_potions\"",),
     ("options.tie_break=\"hecate\"",),
     ("options.amateur_witch=true",),

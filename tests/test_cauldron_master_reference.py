@@ -49,6 +49,8 @@ STRESS = (
     "{colours={red=2}, bonus=3}]",
     "recipe_cards.fae_philtre.recipes=[{ingredients={swamp_moss=2}, colours={green=1}, bonus=3}]",
 )
+# options.recipe_choice = "player": the potion's owner chooses among the matching recipes.
+PLAYER = ('options.recipe_choice="player"',)
 MIXED = {
     2: ["random", "greedy"],
     3: ["greedy", "random", "greedy"],
@@ -93,6 +95,7 @@ def kernel_view(rep) -> dict:
         "decisions": decisions,
         "turn_orders": [orders[r] for r in sorted(orders)],
         "potion_log": [(rnd, s, a, b, c) for rnd, e, s, a, b, c in ev if e == L.EV_POTION],
+        "recipe_log": [(rnd, s, a, b, c) for rnd, e, s, a, b, c in ev if e == L.EV_RECIPE],
         "refills": [(rnd, a, b) for rnd, e, _, a, b, _ in ev if e == L.EV_REFILL],
         "end": ends[0] if len(ends) == 1 else ends,
         "scores": _ints(out[L.O_SCORE][0]),
@@ -125,9 +128,9 @@ def first_difference(ker: dict, ref: dict) -> str | None:
     if len(ker["decisions"]) != len(ref["decisions"]):
         return (f"decision count: kernel {len(ker['decisions'])}, "
                 f"reference {len(ref['decisions'])}")
-    for key in ("turn_orders", "potion_log", "refills", "end", "rounds", "scores", "ranks",
-                "potions", "recipe_bonus", "cards_left", "strategy", "recipe_card",
-                "witches_played", "scored_cards"):
+    for key in ("turn_orders", "potion_log", "recipe_log", "refills", "end", "rounds",
+                "scores", "ranks", "potions", "recipe_bonus", "cards_left", "strategy",
+                "recipe_card", "witches_played", "scored_cards"):
         if ker[key] != ref[key]:
             return f"{key}: kernel {ker[key]} reference {ref[key]}"
     want = [float(np.float32(v)) for v in ref["win_share"]]
@@ -155,10 +158,13 @@ def check_reference_invariants(ref: dict, rules: reference.Rules) -> str | None:
 
 def run_games(get, overrides: tuple[str, ...], names: list[str], seed: int, games: range,
               params: tuple[str, ...] = ()) -> int:
+    """Compare the games; returns how many recipe decisions they held (two rows or more:
+    options.recipe_choice = "player" asks only then)."""
     game, compiled, lineup = get(overrides, names, params)
     n = len(names)
     rules = reference.load_rules(overrides)
     vectors = [[float(v) for v in row] for row in lineup.params]
+    recipe_decisions = 0
     for g in games:
         rep = game.replay(compiled, lineup, seed, g)
         assert len(rep.decisions) < MAX_DECISIONS, "kernel trace truncated"
@@ -168,7 +174,9 @@ def run_games(get, overrides: tuple[str, ...], names: list[str], seed: int, game
         assert problem is None, f"reference invariant broken, {where}: {problem}"
         diff = first_difference(kernel_view(rep), ref)
         assert diff is None, f"kernel != reference, {where}:\n{diff}"
-    return len(games)
+        recipe_decisions += sum(1 for _, _, kind, rows, _ in ref["decisions"]
+                                if kind == L.OPT_RECIPE and len(rows) >= 2)
+    return recipe_decisions
 
 
 # ------------------------------------------------------------------ differential runs
@@ -205,6 +213,20 @@ def test_stress_config(cmref_kernel, n):
     run_games(cmref_kernel, STRESS, MIXED[n], 5, range(100))
     run_games(cmref_kernel, STRESS + ('options.recipe_match="exact"',), ["random"] * n, 6,
               range(60))
+
+
+@pytest.mark.parametrize("n", [2, 3, 4])
+def test_recipe_choice_player(cmref_kernel, n):
+    """options.recipe_choice = "player": the recipe decisions (option rows, the row chosen,
+    the recipe each potion scored) agree too, and the games do ask them. The default cards
+    rarely match two recipes at once; STRESS's often do."""
+    asked = run_games(cmref_kernel, PLAYER + STRESS, MIXED[n], 8, range(120))
+    asked += run_games(cmref_kernel, PLAYER + STRESS, ["random"] * n, 9, range(60))
+    asked += run_games(cmref_kernel, PLAYER + STRESS + VARIANT, MIXED[n], 10, range(60))
+    assert asked >= 50
+    assert run_games(cmref_kernel, PLAYER, ["random"] * n, 11, range(200)) > 0
+    names = ["planner", "random", "greedy", "planner"][:n]
+    assert run_games(cmref_kernel, PLAYER + STRESS, names, 12, range(20)) > 0
 
 
 @pytest.mark.parametrize("n", [2, 3, 4])

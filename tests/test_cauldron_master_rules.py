@@ -173,3 +173,111 @@ def test_picking_optional_adds_stop(cm_ids):
     pub[L.SUPPLY + cm_ids["crickets"]] = 1
     opts = pick_options(t, pub, 0, cm_ids["herbalist"])
     assert opts[-1, L.KIND] == L.OPT_STOP and (opts[:-1, L.KIND] == L.OPT_CARD).all()
+
+
+# ------------------------------------------------------------------ options.recipe_choice
+PLAYER = ('options.recipe_choice="player"',)
+
+
+def _potions(t, pub, n_players=4):
+    """Phase 4 through the rules: (options waiting, hid, counters, option table)."""
+    from simkit.kernels.trace import new_trace_stub
+
+    hid = np.zeros(L.HID_SIZE, np.int64)
+    cnt = np.zeros((L.MAX_PLAYERS, L.CT_SIZE), np.int64)
+    opts = np.zeros((L.MAX_OPTIONS, L.N_COLS), np.int32)
+    counts = np.zeros(L.MAX_COLOURS, np.int64)
+    trace = new_trace_stub(L.N_COLS)
+    n = R.create_potions(t, n_players, pub, hid, cnt, opts, counts, trace, False)
+    return n, hid, cnt, opts, trace
+
+
+def test_recipe_choice_player_asks_the_owner(cm_ids):
+    """Venom Draught's two recipes both match 2 SV + 1 FB + 1 Crickets (+2, +1). With
+    "best" the +2 scores at once; with "player" the owner is asked, one row per recipe,
+    and the +1 scores if chosen. A potion of seat 1 after it waits for that choice."""
+    from simkit.games import get_game
+
+    game = get_game("cauldron-master")
+    best = game.compile(game.load_config(())).tables
+    player = game.compile(game.load_config(PLAYER)).tables
+    assert (best.recipe_choice, player.recipe_choice) == ("best", "player")
+    sv, fb, cr = cm_ids["spider_venom"], cm_ids["frogs_blood"], cm_ids["crickets"]
+
+    def potions_pub():
+        pub = new_pub(cm_ids["venom_draught"])
+        for seat in (0, 1):
+            for x in (sv, sv, fb, cr):
+                pub[L.cauldron_at(seat, SIZE[4], x)] += 1
+            pub[L.fill_at(seat, SIZE[4])] = 4
+        return pub
+
+    pub = potions_pub()
+    n, _, cnt, _, _ = _potions(best, pub)
+    assert n == 0 and pub[L.SCORE] == pub[L.SCORE + 1] == 3 + 2 + 1 + 2
+    assert cnt[0, L.CT_BONUS] == 2 and pub[L.fill_at(0, SIZE[4])] == 0
+
+    pub = potions_pub()
+    n, hid, cnt, opts, trace = _potions(player, pub)
+    assert n == 2 and pub[L.PHASE] == L.PHASE_RECIPE and pub[L.SEAT] == 0
+    assert opts[:n].tolist() == [[L.OPT_RECIPE, 0, SIZE[4], 8, 2, 0, 0],
+                                 [L.OPT_RECIPE, 1, SIZE[4], 7, 1, 0, 0]]
+    assert pub[L.SCORE] == 0 and pub[L.fill_at(0, SIZE[4])] == 4  # not brewed yet
+    R.choose_recipe(player, pub, hid, cnt, 1, trace, False)  # the lower bonus
+    assert pub[L.SCORE] == 7 and cnt[0, L.CT_BONUS] == 1 and cnt[0, L.CT_POTIONS] == 1
+    assert pub[L.fill_at(0, SIZE[4])] == 0 and pub[L.PHASE] == L.PHASE_PICK
+    counts = np.zeros(L.MAX_COLOURS, np.int64)
+    n = R.create_potions(player, 4, pub, hid, cnt, opts, counts, trace, False)
+    assert n == 2 and pub[L.SEAT] == 1  # seat 1's potion is next
+    R.choose_recipe(player, pub, hid, cnt, 0, trace, False)
+    assert R.create_potions(player, 4, pub, hid, cnt, opts, counts, trace, False) == 0
+    assert pub[L.SCORE + 1] == 8 and cnt[1, L.CT_BONUS] == 2
+
+
+def test_recipe_choice_player_single_match_not_asked(cm_ids):
+    """Paul's potion matches one recipe only: it scores without a decision."""
+    from simkit.games import get_game
+
+    game = get_game("cauldron-master")
+    player = game.compile(game.load_config(PLAYER)).tables
+    sv, fb = cm_ids["spider_venom"], cm_ids["frogs_blood"]
+    pub = new_pub(cm_ids["venom_draught"])
+    for x in (sv, sv, fb):
+        pub[L.cauldron_at(0, SIZE[3], x)] += 1
+    pub[L.fill_at(0, SIZE[3])] = 3
+    n, _, cnt, _, _ = _potions(player, pub)
+    assert n == 0 and pub[L.SCORE] == 7 and cnt[0, L.CT_BONUS] == 2
+
+
+def test_recipe_choice_player_greedy_as_best_random_lower(cm):
+    """On the same deals, "player" changes nothing for greedy, planner and the rollout
+    player (they take the highest bonus, as "best" scores it), while a random seat does
+    sometimes score a lower bonus than the best matching recipe."""
+    from simkit.engine import build_lineup
+
+    game, best = cm
+    player = game.compile(game.load_config(PLAYER))
+    for names, games in ((["greedy"] * 4, 3000), (["planner", "greedy", "planner"], 1500),
+                         (["rollout", "greedy"], 40)):
+        lineup = build_lineup(game, names, len(names))
+        a = game.simulate(best, lineup, 5, 0, games)
+        b = game.simulate(player, lineup, 5, 0, games)
+        assert a.keys() == b.keys()
+        for column in a:
+            np.testing.assert_array_equal(a[column], b[column], err_msg=f"{names} {column}")
+    lineup = build_lineup(game, ["random"] * 4, 4)
+    asked = lower = 0
+    for g in range(300):
+        rep = game.replay(player, lineup, 5, g)
+        scored = [e for e in rep.events.tolist() if e[1] == L.EV_RECIPE]
+        for rnd, seat, kind, n, chosen, first in rep.decisions.tolist():
+            if kind != L.OPT_RECIPE:
+                continue
+            rows = rep.options[first: first + n]
+            asked += 1
+            lower += rows[chosen, L.GAIN] < rows[:, L.GAIN].max()
+            # The potion scores the chosen recipe (the next EV_RECIPE of this seat).
+            ev = next(e for e in scored if e[0] == rnd and e[2] == seat and e[3] == rows[0, L.B])
+            scored.remove(ev)
+            assert (ev[4], ev[5]) == (rows[chosen, L.A], rows[chosen, L.GAIN])
+    assert asked >= 5 and lower >= 1

@@ -50,6 +50,22 @@ def test_bad_overrides(item, message):
         load_config("cauldron-master", overrides=(item,))
 
 
+@pytest.mark.parametrize("item,message", [
+    ("options.recipe_choice=worst",
+     "options.recipe_choice = 'worst': must be one of: best, player"),
+    ('options.recipe_match="some"',
+     "options.recipe_match = 'some': must be one of: contains, exact"),
+])
+def test_bad_rule_option_values(item, message):
+    """A rule option's value is checked when the config is compiled: one clear error."""
+    from simkit.games import get_game
+
+    game = get_game("cauldron-master")
+    with pytest.raises(ConfigError) as caught:
+        game.compile(game.load_config((item,)))
+    assert message in str(caught.value) and "\n" not in str(caught.value)
+
+
 def test_flatten_round_trips_through_set():
     """Every key `simkit show` prints can be set back to its own value."""
     cfg = load_config("cauldron-master")

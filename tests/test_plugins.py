@@ -60,8 +60,11 @@ def test_plugin_through_simkit_run(cm, tmp_path):
     assert result.exit_code != 0 and "different run" in result.output
 
 
-def test_greedy_plugin_plays_exactly_as_greedy(cm, tmp_path):
+@pytest.mark.parametrize("overrides", [(), ('options.recipe_choice="player"',)])
+def test_greedy_plugin_plays_exactly_as_greedy(cm, tmp_path, overrides):
     game, compiled = cm
+    if overrides:  # its recipe choices too
+        compiled = game.compile(game.load_config(overrides))
     path = write(tmp_path, "g.py", CM_EXAMPLE)
     mimic = build_lineup(game, [f"{path}:greedy", "planner", "random"], 3)
     builtin = build_lineup(game, ["greedy", "planner", "random"], 3)

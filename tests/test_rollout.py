@@ -72,7 +72,8 @@ def _setup(t, n_players: int, seed: int) -> tuple:
 
 OPTION_VALUES = [(), ("options.picking_compulsory=false",), ("options.recipe_match=exact",),
                  ("options.tie_break=most_potions",), ("options.tie_break=hecate",),
-                 ("options.end_trigger=deck_empty",), ("options.amateur_witch=true",)]
+                 ("options.end_trigger=deck_empty",), ("options.amateur_witch=true",),
+                 ("options.recipe_choice=player",)]
 
 
 @pytest.mark.parametrize("overrides", OPTION_VALUES, ids=lambda o: o[0] if o else "default")

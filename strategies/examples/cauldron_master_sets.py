@@ -20,12 +20,21 @@ or with a parameter file, `...cauldron_master_sets.py:greedy@weights.toml`, hold
 `strategy = "greedy"` and a `[params]` table (README, "Parameter files").
 """
 
-from simkit.games.cauldron_master.layout import GAIN, KIND, OPT_CARD, OPT_WITCH, POINTS, SAME
+from simkit.games.cauldron_master.layout import (
+    GAIN,
+    KIND,
+    OPT_CARD,
+    OPT_RECIPE,
+    OPT_WITCH,
+    POINTS,
+    SAME,
+)
 
 
 def sets(opts, n, pub, params, state):
     """Collect sets: the witch that takes the most cards now; the card that makes the
-    biggest set of one ingredient in its cauldron (ties: points now, then score gain)."""
+    biggest set of one ingredient in its cauldron (ties: points now, then score gain);
+    the recipe with the highest bonus (options.recipe_choice = "player")."""
     best = 0
     best_score = -1.0e300
     for i in range(n):
@@ -33,6 +42,8 @@ def sets(opts, n, pub, params, state):
             score = 100.0 * opts[i, POINTS] + opts[i, GAIN]
         elif opts[i, KIND] == OPT_CARD:
             score = 10000.0 * opts[i, SAME] + 100.0 * opts[i, POINTS] + opts[i, GAIN]
+        elif opts[i, KIND] == OPT_RECIPE:
+            score = float(opts[i, GAIN])
         else:  # stop picking: only when nothing else is offered
             score = -1.0e200
         if score > best_score:
@@ -61,6 +72,8 @@ def greedy(opts, n, pub, params, state):
             score = float(opts[i, GAIN])
         elif opts[i, KIND] == OPT_CARD:
             score = points_weight * opts[i, POINTS] + gain_weight * opts[i, GAIN]
+        elif opts[i, KIND] == OPT_RECIPE:
+            score = float(opts[i, GAIN])
         else:
             score = 0.0
         if score > best_score:

@@ -13,7 +13,10 @@ What the reference shares with the kernel by convention (not by rule):
     columns KIND, A, B, POINTS, GAIN, SAME, FREE;
   * seat 0 starts with the Favour of Hecate, "left"/"clockwise" means seat + 1;
   * strategies "random" and "greedy" (re-implemented here), "planner" (called through
-    its compiled function with a `pub` array built per layout.py).
+    its compiled function with a `pub` array built per layout.py);
+  * with recipe_choice = "player", the recipe decision's rows (OPT_RECIPE: the recipe's
+    place on the card, the cauldron, the potion's points with it, its bonus), asked only
+    when two or more recipes match.
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ from simkit.games.cauldron_master.layout import (
     GAIN,
     KIND,
     OPT_CARD,
+    OPT_RECIPE,
     OPT_STOP,
     OPT_WITCH,
     POINTS,
@@ -43,6 +47,7 @@ STOP_ROW = (OPT_STOP, -1, -1, 0, 0, 0, 0)
 # ------------------------------------------------------------------ rules data
 @dataclass(frozen=True)
 class Recipe:
+    slot: int  # its place on the card (0-based; empty slots are dropped, not renumbered)
     bonus: int
     ingredients: dict[int, int]  # specific ingredient type -> cards needed
     colours: dict[int, int]  # colour icons: colour -> cards of that colour needed
@@ -69,6 +74,7 @@ class Rules:
     supply_size: dict[int, int]  # by player count
     compulsory: bool
     recipe_exact: bool
+    recipe_choice: str  # "best" or "player"
     tie_break: str
     end_on_empty_deck: bool
     max_rounds: int
@@ -96,7 +102,7 @@ def load_rules(overrides: tuple[str, ...] = ()) -> Rules:
                 continue
             ings = {x: int(v) for x, v in enumerate(tables.recipe_types[c][j]) if v}
             cols = {k: int(v) for k, v in enumerate(tables.recipe_colours[c][j]) if v}
-            recipes.append(Recipe(bonus, ings, cols))
+            recipes.append(Recipe(j, bonus, ings, cols))
         cards.append(recipes)
     return Rules(
         n_types=n_types,
@@ -112,6 +118,7 @@ def load_rules(overrides: tuple[str, ...] = ()) -> Rules:
         supply_size={p: int(v) for p, v in enumerate(tables.supply_size) if v},
         compulsory=bool(tables.compulsory),
         recipe_exact=bool(tables.recipe_exact),
+        recipe_choice=str(config.data["options"]["recipe_choice"]),
         tie_break=tables.tie_break,
         end_on_empty_deck=bool(tables.end_on_empty_deck),
         max_rounds=int(tables.max_rounds),
@@ -145,10 +152,21 @@ def recipe_matches(rules: Rules, recipe: Recipe, pot: list[int]) -> bool:
     return not (rules.recipe_exact and sum(pot) != recipe.size)
 
 
+def matching_recipes(rules: Rules, card: int, pot: list[int]) -> list[Recipe]:
+    """The recipes of the card that the potion `pot` matches, in card order."""
+    return [r for r in rules.recipe_cards[card] if recipe_matches(rules, r, pot)]
+
+
+def best_recipe(rules: Rules, card: int, pot: list[int]) -> Recipe | None:
+    """Only one recipe of the card scores per potion: with recipe_choice = "best" the
+    matching one with the highest bonus (the first of equals; None: none matches)."""
+    return max(matching_recipes(rules, card, pot), key=lambda r: r.bonus, default=None)
+
+
 def recipe_bonus(rules: Rules, card: int, pot: list[int]) -> int:
-    """Only one recipe of the card scores per potion: the best that matches (0: none)."""
-    return max((r.bonus for r in rules.recipe_cards[card] if recipe_matches(rules, r, pot)),
-               default=0)
+    """The best matching recipe's bonus (0: none matches)."""
+    best = best_recipe(rules, card, pot)
+    return best.bonus if best else 0
 
 
 def potion_value(rules: Rules, card: int, pot: list[int]) -> tuple[int, int]:
@@ -297,7 +315,7 @@ def greedy(rows: list[tuple[int, ...]], params: list[float]) -> int:
     """Same as strategies/cauldron_master.py greedy: first row with the highest score."""
     best, best_score = 0, -1e300
     for i, row in enumerate(rows):
-        if row[KIND] == OPT_WITCH:
+        if row[KIND] in (OPT_WITCH, OPT_RECIPE):  # a recipe: its bonus
             score = float(row[GAIN])
         elif row[KIND] == OPT_CARD:
             score = params[0] * row[POINTS] + params[1] * row[GAIN]
@@ -372,6 +390,7 @@ def play(config_overrides: tuple[str, ...], n_players: int, master_seed: int, ga
     checks: list[tuple[int, str, int, bool]] = []  # (round, boundary, cards seen, caps ok)
     orders: list[list[int]] = []
     brewed: list[tuple[int, int, int, int, int]] = []  # (round, seat, cauldron, points, bonus)
+    recipes: list[tuple[int, int, int, int, int]] = []  # (round, seat, cauldron, recipe, bonus)
     refills: list[tuple[int, int, int]] = []  # (round, cards drawn, deck left after)
     end: tuple[int, int, int] = (0, 0, 0)  # (round, cards needed, deck left) or (round, -2, 0)
 
@@ -436,13 +455,28 @@ def play(config_overrides: tuple[str, ...], n_players: int, master_seed: int, ga
                 picks_left -= 1
             check(f"turn of seat {s}")
 
-        # 4. Create potions: every full cauldron scores, and its cards are set aside.
+        # 4. Create potions: every full cauldron scores, and its cards are set aside. Only
+        # one recipe of the card scores: the best, or (recipe_choice = "player") the one
+        # the owner chooses when two or more match.
         for s in range(n):
             for k, cap in enumerate(rules.capacity):
                 pot = st.cauldrons[s][k]
                 if sum(pot) < cap:
                     continue
-                points, bonus = potion_value(rules, st.recipe[s], pot)
+                points = spell_points(rules, pot)
+                matches = matching_recipes(rules, st.recipe[s], pot)
+                if rules.recipe_choice == "player" and len(matches) >= 2:
+                    rows = [(OPT_RECIPE, r.slot, k, points + r.bonus, r.bonus, 0, 0)
+                            for r in matches]
+                    c = ask(seat_name[s], seat_params[s], rows, streams[s], st,
+                            (s, L.PHASE_RECIPE, 0, -1, revealed, [0] * L.MAX_COLOURS))
+                    decisions.append((st.round, s, OPT_RECIPE, rows, c))
+                    scored = matches[c]
+                else:
+                    scored = best_recipe(rules, st.recipe[s], pot)
+                bonus = scored.bonus if scored else 0
+                if scored:
+                    recipes.append((st.round, s, k, scored.slot, bonus))
                 st.score[s] += points + bonus
                 st.bonus[s] += bonus
                 st.potions[s] += 1
@@ -509,6 +543,7 @@ def play(config_overrides: tuple[str, ...], n_players: int, master_seed: int, ga
         "scored_cards": st.scored,
         "turn_orders": orders,
         "potion_log": brewed,
+        "recipe_log": recipes,
         "refills": refills,
         "end": end,
         "checks": checks,

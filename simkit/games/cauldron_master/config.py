@@ -16,6 +16,7 @@ from . import layout as L
 
 TIE_BREAKS = ("shared", "most_potions", "hecate")  # layout.TIE_* in this order
 RECIPE_MATCHES = ("contains", "exact")
+RECIPE_CHOICES = ("best", "player")  # layout.RECIPE_* in this order
 END_TRIGGERS = ("cannot_refill", "deck_empty")
 COMPENSATION_MAX = 1000  # compensation.points: each seat's entry in -1000..1000
 
@@ -59,6 +60,7 @@ class Tables(NamedTuple):
     supply_size = property(lambda self: self.rules[L.RU_SUPPLY: L.RU_SUPPLY + L.MAX_PLAYERS + 1])
     compulsory = property(lambda self: bool(self.rules[L.RU_COMPULSORY]))
     recipe_exact = property(lambda self: bool(self.rules[L.RU_EXACT]))
+    recipe_choice = property(lambda self: RECIPE_CHOICES[int(self.rules[L.RU_RECIPE_CHOICE])])
     tie_break = property(lambda self: TIE_BREAKS[int(self.rules[L.RU_TIE_BREAK])])
     end_on_empty_deck = property(lambda self: bool(self.rules[L.RU_END_EMPTY]))
     max_rounds = property(lambda self: int(self.rules[L.RU_MAX_ROUNDS]))
@@ -222,6 +224,8 @@ def compile_tables(config: GameConfig) -> tuple[Tables, Names]:
     rules[L.RU_CAULDRONS] = len(caps)
     rules[L.RU_COMPULSORY] = r.bool("options.picking_compulsory")
     rules[L.RU_EXACT] = r.choice("options.recipe_match", RECIPE_MATCHES) == "exact"
+    rules[L.RU_RECIPE_CHOICE] = RECIPE_CHOICES.index(
+        r.choice("options.recipe_choice", RECIPE_CHOICES))
     rules[L.RU_TIE_BREAK] = TIE_BREAKS.index(r.choice("options.tie_break", TIE_BREAKS))
     rules[L.RU_END_EMPTY] = r.choice("options.end_trigger", END_TRIGGERS) == "deck_empty"
     rules[L.RU_MAX_ROUNDS] = r.int("options.max_rounds", 1, 10_000)

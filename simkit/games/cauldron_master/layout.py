@@ -11,7 +11,7 @@ the witches chosen this round are -1 until all players have chosen).
     ROUND           1               round number, 0-based
     HECATE          1               seat holding the Favour of Hecate
     DECK_LEFT       1               cards left in the ingredient deck
-    PHASE           1               PHASE_WITCH or PHASE_PICK
+    PHASE           1               PHASE_WITCH, PHASE_PICK or PHASE_RECIPE
     PICKS_LEFT      1               cards the deciding player may still take this turn
     WITCH_NOW       1               witch the deciding player plays (-1 while choosing)
     SUPPLY          MAX_TYPES       supply count per ingredient type
@@ -24,10 +24,16 @@ the witches chosen this round are -1 until all players have chosen).
     TAKEN           MAX_COLOURS     cards of each colour the deciding player took this turn
 
 `HAND` still shows a witch played this round until the end of the round, when it is set
-aside. `TAKEN` is all zeros while witches are chosen.
+aside. `TAKEN` is all zeros while witches and recipes are chosen.
+
+PHASE_RECIPE (only with options.recipe_choice = "player"): at Create Potions, seat SEAT
+chooses which matching recipe of its card a potion scores. Asked only for a potion that
+matches two or more recipes; the potion is still in its cauldron (CAULDRON, FILL), and
+SCORE holds the points of the potions brewed before it.
 
 Option table: int32 rows, one per legal option, in canonical order (witches by id; cards
-by cauldron, then ingredient type; "stop" last). Columns:
+by cauldron, then ingredient type; "stop" last; recipes by their place on the card).
+Columns:
 
     column      witch option (OPT_WITCH)        card option (OPT_CARD)      stop (OPT_STOP)
     KIND        OPT_WITCH                       OPT_CARD                    OPT_STOP
@@ -35,12 +41,21 @@ by cauldron, then ingredient type; "stop" last). Columns:
     B           initiative                      cauldron index              -1
     POINTS      cards it could take now         points scored now if the    0
                                                 card fills the cauldron
-                                                (scores + recipe), else 0
+                                                (scores + best recipe),
+                                                else 0
     GAIN        value of those cards (sum of    score-table gain of adding  0
                 one-card scores, best first)    the card to the cauldron
     SAME        0                               cards of this type in the   0
                                                 cauldron after placing
     FREE        0                               free space left after       0
+
+    column      recipe option (OPT_RECIPE)
+    KIND        OPT_RECIPE
+    A           the recipe's place on the card (0-based)
+    B           cauldron index of the potion
+    POINTS      the potion's points with this recipe (scores + its bonus)
+    GAIN        the recipe's bonus
+    SAME, FREE  0
 """
 
 import numpy as np
@@ -68,21 +83,24 @@ RECIPE = REVEALED + MAX_PLAYERS
 TAKEN = RECIPE + MAX_PLAYERS
 PUB_SIZE = TAKEN + MAX_COLOURS
 
-PHASE_WITCH, PHASE_PICK = 0, 1
+PHASE_WITCH, PHASE_PICK, PHASE_RECIPE = 0, 1, 2
 
 KIND, A, B, POINTS, GAIN, SAME, FREE = range(7)
 N_COLS = 7
-OPT_WITCH, OPT_CARD, OPT_STOP = 0, 1, 2
+OPT_WITCH, OPT_CARD, OPT_STOP, OPT_RECIPE = 0, 1, 2, 3
 MAX_OPTIONS = MAX_TYPES * MAX_CAULDRONS + 1
 
 # Hidden state: int64[HID_SIZE], what no strategy sees (a lookahead copies it with `pub`).
 #   TOP         1               next card of the shuffled ingredient deck
 #   TURN        1               phase 3: the turn being played (index into ORDER)
+#   BREW        1               phase 4: the next cauldron to brew (seat * MAX_CAULDRONS
+#                               + cauldron); with options.recipe_choice = "player", the
+#                               potion waiting for its owner's recipe choice
 #   CHOSEN      MAX_PLAYERS     witch each seat chose this round (secret until all chose)
 #   ORDER       MAX_PLAYERS     phase 2's turn order (seats)
 #   KEY         MAX_PLAYERS     sort keys (turn order, then the final ranking)
-TOP, TURN = 0, 1
-CHOSEN = 2
+TOP, TURN, BREW = 0, 1, 2
+CHOSEN = 3
 ORDER = CHOSEN + MAX_PLAYERS
 KEY = ORDER + MAX_PLAYERS
 HID_SIZE = KEY + MAX_PLAYERS
@@ -111,7 +129,10 @@ OUTPUTS = (
  O_CARDS_LEFT, O_WITCH, O_SCORED) = range(len(OUTPUTS))
 
 # Trace events (buffers: simkit/kernels/trace.py): [round, event, seat, a, b, c]
-EV_REVEAL, EV_ORDER, EV_TAKE, EV_POTION, EV_REFILL, EV_HECATE, EV_END, EV_SETUP = range(8)
+# EV_RECIPE (seat, cauldron, recipe's place on the card, bonus) comes right before the
+# EV_POTION of a potion that scores a recipe.
+(EV_REVEAL, EV_ORDER, EV_TAKE, EV_POTION, EV_REFILL, EV_HECATE, EV_END, EV_SETUP,
+ EV_RECIPE) = range(9)
 
 
 @njit(cache=True, inline="always")
@@ -150,9 +171,10 @@ RE_COLOURS = RE_TYPES + MAX_TYPES  # colour icons (dense)
 RE_COLS = RE_COLOURS + MAX_COLOURS
 #   rules  int64[RU_SIZE]           numbers and options
 (RU_COLOURS, RU_CAULDRONS, RU_COMPULSORY, RU_EXACT, RU_TIE_BREAK, RU_END_EMPTY,
- RU_MAX_ROUNDS) = range(7)
+ RU_MAX_ROUNDS, RU_RECIPE_CHOICE) = range(8)
 TIE_SHARED, TIE_POTIONS, TIE_HECATE = range(3)  # options.tie_break, in TIE_BREAKS' order
-RU_CAP = 7  # cauldron capacities (MAX_CAULDRONS)
+RECIPE_BEST, RECIPE_PLAYER = range(2)  # options.recipe_choice, in RECIPE_CHOICES' order
+RU_CAP = 8  # cauldron capacities (MAX_CAULDRONS)
 RU_SUPPLY = RU_CAP + MAX_CAULDRONS  # supply size by player count (MAX_PLAYERS + 1)
 # Restricted play, for `simkit value` (simkit/games/cauldron_master/interventions.py):
 # for seat RU_BAN_SEAT, witch RU_BAN_WITCH takes no cards (it is still held and played,

@@ -7,8 +7,19 @@ from typing import Any
 from . import layout as L
 
 
+def recipe_text(compiled: Any, card: int, j: int) -> str:
+    """Recipe j of recipe card `card`, e.g. "recipe 1 (2 Spider Venom + 1 Frog's Blood)"."""
+    names, tables = compiled.names, compiled.tables
+    parts = [f"{n} {names.ingredients[x]}" for x, n in enumerate(tables.recipe_types[card, j])
+             if n]
+    parts += [f"{n} {names.colours[c]}" for c, n in enumerate(tables.recipe_colours[card, j])
+              if n]
+    return f"recipe {j + 1} ({' + '.join(parts)})"
+
+
 def format_log(compiled: Any, lineup: Any, replay: Any) -> str:
-    """Witches chosen, turn order, cards taken and placed, potions scored, final scores."""
+    """Witches chosen, turn order, cards taken and placed, potions scored (and the recipe
+    each scored), final scores."""
     names = compiled.names
     caps = compiled.tables.capacity
     out = replay.out
@@ -16,12 +27,15 @@ def format_log(compiled: Any, lineup: Any, replay: Any) -> str:
     seat_name = [f"Seat {s} ({lineup.names[out[L.O_STRATEGY][0, s]]})" for s in range(n_players)]
     lines: list[str] = []
     order: list[str] = []
+    cards = [0] * n_players  # recipe card of each seat
+    recipe = ""  # the recipe the next potion scores (EV_RECIPE comes right before it)
     current = -1
     for rnd, event, seat, a, b, c in replay.events.tolist():
         if event in (L.EV_REVEAL, L.EV_ORDER, L.EV_TAKE, L.EV_POTION) and rnd != current:
             current = rnd
             lines.append(f"\n== Round {rnd + 1} ==")
         if event == L.EV_SETUP:
+            cards[seat] = a
             lines.append(f"{seat_name[seat]}: recipe card {names.recipes[a]}")
         elif event == L.EV_REVEAL:
             lines.append(f"{seat_name[seat]} reveals the {names.witches[a]} "
@@ -34,8 +48,11 @@ def format_log(compiled: Any, lineup: Any, replay: Any) -> str:
         elif event == L.EV_TAKE:
             lines.append(f"  {seat_name[seat]} takes {names.ingredients[a]} "
                          f"-> cauldron {b + 1} (size {caps[b]})")
+        elif event == L.EV_RECIPE:
+            recipe = recipe_text(compiled, cards[seat], b)
         elif event == L.EV_POTION:
-            extra = f" + {c} recipe bonus" if c else ""
+            extra = f" + {c} recipe bonus, {recipe}" if c else ""
+            recipe = ""
             lines.append(f"  {seat_name[seat]} brews cauldron {a + 1} (size {caps[a]}): "
                          f"{b} points{extra}")
         elif event == L.EV_REFILL:

@@ -9,14 +9,18 @@ from .layout import (
     FREE,
     GAIN,
     KIND,
+    MAX_RECIPES,
     N_COLS,
     OPT_CARD,
+    OPT_RECIPE,
     OPT_STOP,
     OPT_WITCH,
     PHASE,
     PHASE_WITCH,
     PICKS_LEFT,
     POINTS,
+    RE_BONUS,
+    RECIPE,
     RU_BAN_SEAT,
     RU_BAN_TYPE,
     RU_BAN_WITCH,
@@ -41,7 +45,7 @@ from .layout import (
     fill_at,
     hand_at,
 )
-from .scoring import colour_counts, potion_points, recipe_points
+from .scoring import colour_counts, potion_points, recipe_fits, recipe_points
 
 
 @njit(cache=True, inline="always")
@@ -140,4 +144,26 @@ def card_options(t, pub, p, w, opts, counts, offer):
         for col in range(POINTS, N_COLS):
             opts[n, col] = 0
         n += 1
+    return n
+
+
+@njit(cache=True, inline="always")
+def recipe_options(t, pub, p, k, opts, counts, size):
+    """Phase 4 options for seat p's full cauldron k (`counts`: its colour counts, `size`:
+    its cards): each recipe of p's card that matches it and is worth a bonus, by its
+    place on the card (options.recipe_choice = "player" asks when there are two or more)."""
+    card = pub[RECIPE + p]
+    points = potion_points(t, pub, p, k, -1)
+    n = 0
+    for j in range(MAX_RECIPES):
+        bonus = t.recipe[card, j, RE_BONUS]
+        if bonus > 0 and recipe_fits(t, pub, card, j, p, k, -1, counts, size):
+            opts[n, KIND] = OPT_RECIPE
+            opts[n, A] = j
+            opts[n, B] = k
+            opts[n, POINTS] = points + bonus
+            opts[n, GAIN] = bonus
+            opts[n, SAME] = 0
+            opts[n, FREE] = 0
+            n += 1
     return n

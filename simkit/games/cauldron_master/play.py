@@ -58,6 +58,7 @@ from .layout import (
     OPT_STOP,
     OUTPUTS,
     PHASE,
+    PHASE_RECIPE,
     PHASE_WITCH,
     PUB_SIZE,
     RECIPE,
@@ -74,6 +75,7 @@ from .options import pending_options
 from .rules import (
     begin_round,
     begin_turn,
+    choose_recipe,
     choose_witch,
     create_potions,
     end_of_round,
@@ -148,7 +150,9 @@ def next_decision(t, n_players, pub, hid, cnt, deck, opts, colours, offer, trace
                 begin_turn(t, pub, hid)
             continue
         end_turns(pub)
-        create_potions(t, n_players, pub, cnt, colours[0], trace, tracing)
+        n = create_potions(t, n_players, pub, hid, cnt, opts, colours[0], trace, tracing)
+        if n > 0:  # a potion's owner chooses its recipe (options.recipe_choice)
+            return n
         if end_of_round(t, n_players, pub, hid, deck, trace, tracing):
             return 0
         begin_round(pub, n_players, pub[ROUND] + 1)
@@ -166,6 +170,8 @@ def apply_option(t, n_players, pub, hid, cnt, opts, c, trace, tracing):
         else:
             reveal_witches(t, n_players, pub, hid, cnt, trace, tracing)
             begin_turn(t, pub, hid)
+    elif pub[PHASE] == PHASE_RECIPE:
+        choose_recipe(t, pub, hid, cnt, opts[c, A], trace, tracing)
     elif opts[c, KIND] == OPT_STOP:
         hid[TURN] += 1
         if hid[TURN] < n_players:

@@ -4,8 +4,9 @@
 Each function applies one step to the game state (`pub`, the hidden state `hid`, the
 deck) and the per-seat counters `cnt` (layouts: layout.py). None asks a player or writes a
 result array: play.py sequences these steps between decisions, for batch play, traced
-play and the rollout player's playouts alike. `trace`/`tracing` record events for
-`simkit play` (a no-op in batch play).
+play and the rollout player's playouts alike (`create_potions` stops at a potion whose
+owner must choose its recipe, and goes on after `choose_recipe`). `trace`/`tracing`
+record events for `simkit play` (a no-op in batch play).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from simkit.kernels.trace import record_event
 from simkit.rng import randint
 
 from .layout import (
+    BREW,
     CHOSEN,
     CT_BONUS,
     CT_POTIONS,
@@ -27,27 +29,33 @@ from .layout import (
     EV_HECATE,
     EV_ORDER,
     EV_POTION,
+    EV_RECIPE,
     EV_REFILL,
     EV_REVEAL,
     EV_SETUP,
     EV_TAKE,
     HECATE,
     KEY,
+    MAX_CAULDRONS,
     MAX_COLOURS,
     MAX_PLAYERS,
     N_PLAYERS,
     ORDER,
     PHASE,
     PHASE_PICK,
+    PHASE_RECIPE,
     PHASE_WITCH,
     PICKS_LEFT,
+    RE_BONUS,
     RECIPE,
+    RECIPE_PLAYER,
     REVEALED,
     ROUND,
     RU_CAP,
     RU_CAULDRONS,
     RU_END_EMPTY,
     RU_MAX_ROUNDS,
+    RU_RECIPE_CHOICE,
     RU_SUPPLY,
     SCORE,
     SEAT,
@@ -59,11 +67,13 @@ from .layout import (
     WI_INIT,
     WI_MAX,
     WITCH_NOW,
+    A,
     cauldron_at,
     fill_at,
     hand_at,
 )
-from .scoring import colour_counts, potion_points, recipe_points
+from .options import recipe_options
+from .scoring import best_recipe, colour_counts, potion_points
 
 
 # ---------------------------------------------------------------- setup
@@ -142,6 +152,7 @@ def reveal_witches(t, n_players, pub, hid, cnt, trace, tracing):
         record_event(trace, tracing, rnd, EV_ORDER, hid[ORDER + i], i, 0, 0)
     pub[PHASE] = PHASE_PICK
     hid[TURN] = 0
+    hid[BREW] = 0
 
 
 @njit_without_refcounts
@@ -189,29 +200,73 @@ def end_turns(pub):
     """Every seat has played its turn."""
     pub[WITCH_NOW] = -1
     pub[PICKS_LEFT] = 0
+    for c in range(MAX_COLOURS):
+        pub[TAKEN + c] = 0
 
 
 # ---------------------------------------------------------------- 4. create potions
 @njit(cache=True, inline="always")
-def create_potions(t, n_players, pub, cnt, counts, trace, tracing):
-    """Every full cauldron scores (its score-table points and the best recipe bonus of its
-    owner's card) and is emptied."""
-    for s in range(n_players):
-        for k in range(t.rules[RU_CAULDRONS]):
-            size = pub[fill_at(s, k)]
-            if size < t.rules[RU_CAP + k]:
-                continue
-            colour_counts(t, pub, s, k, counts)
-            base_points = potion_points(t, pub, s, k, -1)
-            bonus = recipe_points(t, pub, s, k, -1, counts, size)
-            pub[SCORE + s] += base_points + bonus
-            cnt[s, CT_BONUS] += bonus
-            cnt[s, CT_POTIONS] += 1
-            record_event(trace, tracing, pub[ROUND], EV_POTION, s, k, base_points, bonus)
-            for x in range(t.types.shape[0]):
-                cnt[s, CT_SCORED + x] += pub[cauldron_at(s, k, x)]
-                pub[cauldron_at(s, k, x)] = 0
-            pub[fill_at(s, k)] = 0
+def create_potions(t, n_players, pub, hid, cnt, opts, counts, trace, tracing):
+    """Every full cauldron, from hid[BREW] on (seats in seat order, cauldrons in order),
+    is brewed (`brew_potion`) with the best matching recipe of its owner's card.
+
+    With options.recipe_choice = "player" the owner chooses instead, when two or more
+    recipes match: the phase stops at that potion (hid[BREW]) and asks its owner, with the
+    recipe options in `opts` (`recipe_options`); returns their count. `choose_recipe`
+    applies the choice, and a call after it goes on with the next cauldron. Returns 0 once
+    every potion is brewed."""
+    n_cauldrons = t.rules[RU_CAULDRONS]
+    for i in range(hid[BREW], n_players * MAX_CAULDRONS):
+        s = i // MAX_CAULDRONS
+        k = i % MAX_CAULDRONS
+        if k >= n_cauldrons:
+            continue
+        size = pub[fill_at(s, k)]
+        if size < t.rules[RU_CAP + k]:
+            continue
+        colour_counts(t, pub, s, k, counts)
+        if t.rules[RU_RECIPE_CHOICE] == RECIPE_PLAYER:
+            n = recipe_options(t, pub, s, k, opts, counts, size)
+            if n >= 2:
+                hid[BREW] = i
+                pub[PHASE] = PHASE_RECIPE
+                pub[SEAT] = s
+                return n
+            j = opts[0, A] if n == 1 else -1  # the only recipe that matches, or none
+        else:
+            j = best_recipe(t, pub, s, k, -1, counts, size)[0]
+        brew_potion(t, pub, cnt, s, k, j, trace, tracing)
+    return 0
+
+
+@njit(cache=True, inline="always")
+def choose_recipe(t, pub, hid, cnt, j, trace, tracing):
+    """The owner of the potion waiting at hid[BREW] chose recipe j of their card (one that
+    matches: options.recipe_choice = "player"): it is brewed, and phase 4 goes on."""
+    i = hid[BREW]
+    brew_potion(t, pub, cnt, i // MAX_CAULDRONS, i % MAX_CAULDRONS, j, trace, tracing)
+    hid[BREW] = i + 1
+    pub[PHASE] = PHASE_PICK
+
+
+@njit(cache=True, inline="always")
+def brew_potion(t, pub, cnt, s, k, j, trace, tracing):
+    """Seat s brews its full cauldron k: it scores the cauldron's score-table points plus
+    the bonus of recipe j of its card (-1: none), and the cauldron is emptied (its cards
+    are set aside, out of play)."""
+    base_points = potion_points(t, pub, s, k, -1)
+    bonus = 0
+    if j >= 0:
+        bonus = t.recipe[pub[RECIPE + s], j, RE_BONUS]
+        record_event(trace, tracing, pub[ROUND], EV_RECIPE, s, k, j, bonus)
+    pub[SCORE + s] += base_points + bonus
+    cnt[s, CT_BONUS] += bonus
+    cnt[s, CT_POTIONS] += 1
+    record_event(trace, tracing, pub[ROUND], EV_POTION, s, k, base_points, bonus)
+    for x in range(t.types.shape[0]):
+        cnt[s, CT_SCORED + x] += pub[cauldron_at(s, k, x)]
+        pub[cauldron_at(s, k, x)] = 0
+    pub[fill_at(s, k)] = 0
 
 
 # ---------------------------------------------------------------- 5. end of round

@@ -57,37 +57,51 @@ def colour_counts(t, pub, p, k, counts):
 
 
 @njit(cache=True, inline="always")
-def recipe_points(t, pub, p, k, extra, counts, size):
-    """Best single recipe bonus seat p's card gives cauldron k (+ card `extra`, -1: none).
+def recipe_fits(t, pub, card, j, p, k, extra, counts, size):
+    """Does recipe j of recipe card `card` match cauldron k of seat p (+ card `extra`, -1:
+    none)?
 
     `counts` are the cauldron's colour counts without `extra`; `size` its cards with it.
     A recipe matches if the potion holds its specific ingredients and, per colour, at
     least as many cards as its icons and ingredients of that colour need ("contains"),
-    and with options.recipe_match = "exact" nothing else.
+    and with options.recipe_match = "exact" nothing else. The bonus is not looked at.
     """
-    card = pub[RECIPE + p]
+    need = t.recipe[card, j, RE_SIZE]
+    if size < need or (t.rules[RU_EXACT] and size != need):
+        return False
     base = cauldron_at(p, k, 0)
-    best = 0
+    for i in range(t.recipe[card, j, RE_NLEN]):
+        x = t.recipe[card, j, RE_NTYPE + i]
+        if pub[base + x] + (1 if x == extra else 0) < t.recipe[card, j, RE_NCOUNT + i]:
+            return False
+    for c in range(t.rules[RU_COLOURS]):
+        plus = 1 if extra >= 0 and t.types[extra, TY_COLOUR] == c else 0
+        if counts[c] + plus < t.recipe[card, j, RE_CTOTAL + c]:
+            return False
+    return True
+
+
+@njit(cache=True, inline="always")
+def best_recipe(t, pub, p, k, extra, counts, size):
+    """(place on the card, bonus) of the recipe of seat p's card with the highest bonus
+    that matches cauldron k (+ card `extra`, -1: none), the first among equal bonuses;
+    (-1, 0) if none matches (`recipe_fits`). A recipe with bonus 0 never scores."""
+    card = pub[RECIPE + p]
+    best = -1
+    best_bonus = 0
     for j in range(MAX_RECIPES):
         bonus = t.recipe[card, j, RE_BONUS]
-        need = t.recipe[card, j, RE_SIZE]
-        if bonus <= best or size < need or (t.rules[RU_EXACT] and size != need):
-            continue
-        ok = True
-        for i in range(t.recipe[card, j, RE_NLEN]):
-            x = t.recipe[card, j, RE_NTYPE + i]
-            if pub[base + x] + (1 if x == extra else 0) < t.recipe[card, j, RE_NCOUNT + i]:
-                ok = False
-                break
-        if ok:
-            for c in range(t.rules[RU_COLOURS]):
-                plus = 1 if extra >= 0 and t.types[extra, TY_COLOUR] == c else 0
-                if counts[c] + plus < t.recipe[card, j, RE_CTOTAL + c]:
-                    ok = False
-                    break
-        if ok:
-            best = bonus
-    return best
+        if bonus > best_bonus and recipe_fits(t, pub, card, j, p, k, extra, counts, size):
+            best = j
+            best_bonus = bonus
+    return best, best_bonus
+
+
+@njit(cache=True, inline="always")
+def recipe_points(t, pub, p, k, extra, counts, size):
+    """Best single recipe bonus seat p's card gives cauldron k (+ card `extra`, -1: none):
+    `best_recipe`'s bonus, 0 if no recipe matches."""
+    return best_recipe(t, pub, p, k, extra, counts, size)[1]
 
 
 @njit(cache=True, inline="always")
