@@ -21,8 +21,9 @@ demo: $(BIN)/simkit
 	@echo "Results: runs/demo/games.parquet (one row per game and seat), runs/demo/summary.csv"
 	@echo "Balance report: open runs/demo/report.html in a browser (text: runs/demo/summary.md)"
 
+# Two test processes: most of a first test run is numba compiling kernels, one core each.
 test: $(BIN)/simkit chromium
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -n 2 --dist loadfile
 
 # The report tests open report.html in headless Chromium: install Debian's package when
 # it is missing and we may (root with apt-get); otherwise those tests say what is missing.
