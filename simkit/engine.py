@@ -41,12 +41,13 @@ from simkit.results import (
     SUMMARY_DATA_FILE,
     SUMMARY_FILE,
     CorruptFile,
+    GamesFile,
     chunk_path,
     clear_chunks,
     finished_chunks,
     long_table,
-    merge_chunks,
     missing_ranges,
+    read_chunk,
     read_json,
     read_manifest,
     versions,
@@ -176,6 +177,9 @@ def _run(p: Prepared, run_dir: Path, state: str, used_threads: int, chunk_size: 
     stopping = None
     queries: Sequence[Query] | None = None  # what a summary-only run keeps of each chunk
     played = 0
+    # games.parquet is written as the chunks are saved; it starts with those of a run
+    # interrupted before, read back from their files.
+    games_file = None if spec.summary_only else GamesFile(run_dir, done)
     try:
         for look, upto in enumerate(looks, start=1):
             done = finished_chunks(run_dir, kind)
@@ -185,7 +189,8 @@ def _run(p: Prepared, run_dir: Path, state: str, used_threads: int, chunk_size: 
                     for first in range(gap_first, gap_first + gap_n, chunk_size))
             if missing and queries_of is not None and queries is None:
                 queries = queries_of(p)  # once, and only if a game is left to play
-            _play_and_save(p, todo, run_dir, scheduler, workers, progress, queries)
+            _play_and_save(p, todo, run_dir, scheduler, workers, progress, queries,
+                           games_file)
             played = upto
             if judge is not None:
                 assert spec.until_sure is not None
@@ -194,8 +199,8 @@ def _run(p: Prepared, run_dir: Path, state: str, used_threads: int, chunk_size: 
                             "looks": look, "reason": reason, "max_games": spec.games}
                 if stop:
                     break
-        rows = (merge_chunk_summaries(run_dir, played) if spec.summary_only
-                else merge_chunks(run_dir, played))
+        rows = (merge_chunk_summaries(run_dir, played) if games_file is None
+                else games_file.finish(played))
         if rows != played * spec.players:
             raise SimkitError(f"--out {run_dir}: the merged results hold {rows:,} rows, not "
                               f"{played:,} games x {spec.players} players; rerun with --force")
@@ -207,7 +212,12 @@ def _run(p: Prepared, run_dir: Path, state: str, used_threads: int, chunk_size: 
                                           chunk_size, scheduler, workers, state, elapsed))
         (run_dir / RUN_FILE).unlink(missing_ok=True)
         clear_chunks(run_dir)
-    except OSError as exc:  # e.g. a full disk: what is written stays; rerun to resume
+    except BaseException as exc:
+        if games_file is not None:
+            games_file.discard()  # the chunks stay: a rerun writes it again
+        if not isinstance(exc, OSError):
+            raise
+        # e.g. a full disk: what is written stays; rerun to resume
         raise SimkitError(f"--out {run_dir}: cannot write results ({exc.strerror}); every "
                           "finished chunk is kept: fix this and rerun the same command to "
                           "resume") from None
@@ -254,7 +264,8 @@ def _so_far(p: Prepared, run_dir: Path) -> pl.DataFrame | Aggregate:
     run their merged totals (what --until-sure judges)."""
     if p.spec.summary_only:
         return chunk_totals(run_dir)
-    return pl.read_parquet([chunk_path(run_dir, f, n) for f, n in finished_chunks(run_dir)])
+    return pl.from_arrow(pa.concat_tables([read_chunk(run_dir, f, n)
+                                           for f, n in finished_chunks(run_dir)]))
 
 
 def manifest_stub(p: Prepared) -> dict[str, Any]:
@@ -271,10 +282,11 @@ def manifest_stub(p: Prepared) -> dict[str, Any]:
 def _play_and_save(p: Prepared, chunks: Iterable[tuple[int, int]], run_dir: Path,
                    scheduler: str | None, workers: int | None,
                    progress: Callable[[int], None] | None,
-                   queries: Sequence[Query] | None = None) -> None:
-    """Play the chunks and write each one; a chunk is saved while the next one plays.
-    With `queries`, a chunk's rows are reduced to their totals before they are written
-    (here, in the writer thread, or on the dask worker)."""
+                   queries: Sequence[Query] | None = None,
+                   games_file: GamesFile | None = None) -> None:
+    """Play the chunks and write each one; a chunk is saved, and added to `games_file`,
+    while the next one plays. With `queries`, a chunk's rows are reduced to their totals
+    before they are written (here, in the writer thread, or on the dask worker)."""
     reducer = (None if queries is None else
                chunk_reducer(queries, p.spec.players, p.lineup.rotate))
     categories = p.game.categories(p.compiled)
@@ -288,6 +300,8 @@ def _play_and_save(p: Prepared, chunks: Iterable[tuple[int, int]], run_dir: Path
             write_aggregate(chunk_path(run_dir, first, n, "summary"), rows)
         else:
             write_chunk(run_dir, first, n, rows)
+            if games_file is not None:
+                games_file.add(first, n, rows)
 
     local = scheduler is None and workers is None  # local play counts its own progress
 

@@ -55,7 +55,7 @@ class Kind:
         return [n + s for n in (*self.states, *self.files) for s in TEMP_SUFFIXES]
 
 
-CHUNK_NAMES = r"(games|summary)-\d{12}-\d{9}\.(parquet|json)(\.tmp|\.partial)?|" \
+CHUNK_NAMES = r"(games|summary)-\d{12}-\d{9}\.(arrow|parquet|json)(\.tmp|\.partial)?|" \
               r"(games|summary)-\d{12}-\d{9}\.tmp"
 RUN = Kind("run", ("manifest.json", "run.json"),
            ("games.parquet", "summary.csv", "summary.json", *REPORT_FILES),

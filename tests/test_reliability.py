@@ -247,7 +247,7 @@ def test_ctrl_c_stops_within_about_a_second_and_keeps_the_games(cm, tmp_path):
     assert proc.returncode == 130, err
     assert "Interrupted" in err and "Traceback" not in err
     assert waited < 2.5, waited  # a slice is about half a second
-    kept = [p for p in (out / CHUNK_DIR).glob("games-*.parquet")]
+    kept = [p for p in (out / CHUNK_DIR).glob("games-*.arrow")]
     assert len(kept) == 1 and kept[0].name.startswith("games-000000000000-")
     assert int(kept[0].stem.split("-")[2]) > 0
     assert not (out / folders.LOCK_FILE).exists()

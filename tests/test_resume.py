@@ -36,7 +36,7 @@ def stop_after(slices: int, seen: list[int] | None = None):
 
 
 def saved_games(out) -> int:
-    return sum(int(p.stem.split("-")[2]) for p in (out / CHUNK_DIR).glob("*.parquet"))
+    return sum(int(p.stem.split("-")[2]) for p in (out / CHUNK_DIR).glob("*.arrow"))
 
 
 @pytest.fixture()
@@ -58,6 +58,10 @@ def test_interrupt_then_resume_equals_uninterrupted(reference_run, tmp_path, sto
     manifest = engine.run(SPEC, out, chunk_size=1000)  # any chunk size: same games
     assert manifest["resumed"] and manifest["rows"] == 5000 * 3
     assert pl.read_parquet(out / "games.parquet").equals(reference_run)
+    # The chunks saved before the interruption are read back from their files, those
+    # played now come from memory: the file is still the same byte for byte.
+    whole = tmp_path / "whole" / "games.parquet"
+    assert (out / "games.parquet").read_bytes() == whole.read_bytes()
     assert not (out / CHUNK_DIR).exists() and not (out / RUN_FILE).exists()
 
 
@@ -81,7 +85,7 @@ def test_killed_process_resumes(reference_run, tmp_path):
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.time() + 120
     while time.time() < deadline:
-        if len(list((out / CHUNK_DIR).glob("*.parquet"))) >= 3 or proc.poll() is not None:
+        if len(list((out / CHUNK_DIR).glob("*.arrow"))) >= 3 or proc.poll() is not None:
             break
         time.sleep(0.02)
     if proc.poll() is None:

@@ -168,7 +168,7 @@ def test_killed_sweep_process_resumes(whole, tmp_path):
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.time() + 120
     while time.time() < deadline and proc.poll() is None:
-        if len(list(out.glob(f"*/{CHUNK_DIR}/*.parquet"))) >= 2 or (
+        if len(list(out.glob(f"*/{CHUNK_DIR}/*.arrow"))) >= 2 or (
                 out / p.points[1].name / "manifest.json").exists():
             break
         time.sleep(0.01)
