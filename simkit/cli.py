@@ -20,6 +20,9 @@ class SimkitGroup(click.Group):
 
     def invoke(self, ctx: click.Context) -> Any:
         from simkit import slices
+        from simkit.memory import hand_memory_back
+
+        hand_memory_back()
 
         slices.on_wait = lambda: click.echo(
             "\nStopping after the games in play (about a second); Ctrl-C again stops at once.",

@@ -164,11 +164,15 @@ class GamesFile:
 
     def add(self, first: int, n: int, table: pa.Table | None = None) -> None:
         """Chunk first..first+n-1 is saved; `table` holds its rows if they are at hand."""
+        self._catch_up()  # a resumed run's earlier chunks go in before the first new one
         if first != self.next:
             self.waiting[first] = n  # its turn comes later: read back from its file then
             return
         self._append(table if table is not None else read_chunk(self.run_dir, first, n))
         self.next = first + n
+        self._catch_up()
+
+    def _catch_up(self) -> None:
         while self.next in self.waiting:
             k = self.waiting.pop(self.next)
             self._append(read_chunk(self.run_dir, self.next, k))
@@ -179,8 +183,9 @@ class GamesFile:
         try:
             chunks = finished_chunks(self.run_dir)
             check_coverage(chunks, games)
+            self._catch_up()
             for first, n in chunks:
-                if first >= self.next:
+                if first >= self.next:  # saved, but never handed in: read back
                     self.add(first, n)
             assert self.writer is not None  # a run plays at least one game
             if self.held:

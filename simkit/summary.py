@@ -484,15 +484,32 @@ def reduce(rows: pl.DataFrame, queries: Sequence[Query], *, scale: int,
 
 def chunk_reducer(queries: Sequence[Query], players: int, rotate: bool
                   ) -> Callable[[pa.Table], Aggregate]:
-    """Rows of a chunk (Arrow) -> the exact totals of `queries` (those the report asks)."""
+    """Rows of a chunk (Arrow) -> the exact totals of `queries` (those the report asks).
+
+    A chunk is reduced REDUCE_GAMES games at a time and the totals added (exactly, a deal
+    cut between two slices included, as between two chunks): the same totals, with the
+    memory of the report's many group-bys held to a slice's.
+    """
     scale = win_scale(players)
     rotation = players if rotate else 1
 
     def reducer(rows: pa.Table) -> Aggregate:
-        frame = pl.from_arrow(rows)
-        assert isinstance(frame, pl.DataFrame)
-        return reduce(frame, queries, scale=scale, rotation=rotation)
+        step = REDUCE_GAMES * players  # rows
+        total = merge_all(_reduce_rows(rows.slice(at, step), queries, scale, rotation)
+                          for at in range(0, max(rows.num_rows, 1), step))
+        assert total is not None
+        return total
     return reducer
+
+
+REDUCE_GAMES = 16384  # games reduced at once: a few hundred MB of polars at most
+
+
+def _reduce_rows(rows: pa.Table, queries: Sequence[Query], scale: int, rotation: int
+                 ) -> Aggregate:
+    frame = pl.from_arrow(rows)
+    assert isinstance(frame, pl.DataFrame)
+    return reduce(frame, queries, scale=scale, rotation=rotation)
 
 
 def merge_all(aggregates: Iterable[Aggregate]) -> Aggregate | None:

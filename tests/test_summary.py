@@ -136,6 +136,19 @@ def test_report_from_a_summary_equals_the_report_from_rows(cm, tmp_path, spec, c
         assert a[col].to_list() == pytest.approx(b[col].to_list(), rel=1e-6)
 
 
+def test_a_chunk_reduced_in_slices_gives_the_same_totals(cm, tmp_path, monkeypatch):
+    """Chunks are reduced a slice at a time: the same summary.json bytes as one reduction
+    per chunk, though slices and chunks cut deals."""
+    from simkit import summary
+
+    spec = summary_of(RunSpec("cauldron-master", 3, ("planner", "greedy", "random"), 2000, 5))
+    run(spec, tmp_path / "whole", chunk_size=2000)
+    monkeypatch.setattr(summary, "REDUCE_GAMES", 7)  # deals of 3 games: cut
+    run(spec, tmp_path / "sliced", chunk_size=500)  # 500 = 166 deals + 2 games
+    assert (tmp_path / "sliced" / SUMMARY_DATA_FILE).read_bytes() == (
+        tmp_path / "whole" / SUMMARY_DATA_FILE).read_bytes()
+
+
 def test_until_sure_works_from_summaries(cm, tmp_path):
     rule = StopRule(set_targets=("component_effect.max_points=100",
                                  "tie_rate.max_percent=100"))
