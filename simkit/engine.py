@@ -56,7 +56,7 @@ from simkit.results import (
     write_json,
     write_manifest,
 )
-from simkit.slices import Slicer
+from simkit.slices import Parts, Slicer, concat
 from simkit.stopping import METHOD, schedule
 from simkit.summary import (
     CSV_QUERY,
@@ -292,6 +292,8 @@ def _play_and_save(p: Prepared, chunks: Iterable[tuple[int, int]], run_dir: Path
     categories = p.game.categories(p.compiled)
 
     def save(first: int, n: int, rows: Any) -> None:
+        if isinstance(rows, Parts):  # slices from this process's kernel
+            rows = concat(rows)
         if isinstance(rows, dict):  # columns from this process's kernel
             rows = long_table(rows, first, p.lineup.rotate, list(p.lineup.names), categories)
         if reducer is not None and not isinstance(rows, Aggregate):  # not by a dask worker
@@ -333,7 +335,8 @@ def _play(p: Prepared, chunks: Iterable[tuple[int, int]], scheduler: str | None,
     if scheduler is None and workers is None:
         slicer = Slicer(lambda first, n: p.game.simulate(p.compiled, p.lineup, p.spec.seed,
                                                          first, n), numba.get_num_threads(),
-                         progress, step=p.spec.players if p.lineup.rotate else 1)
+                         progress, step=p.spec.players if p.lineup.rotate else 1,
+                         join=Parts)  # joined in the writer thread
         yield from slicer.chunks(chunks)  # on Ctrl-C, the games finished come first
         return
     from simkit.cluster import connect, play_chunks
