@@ -8,6 +8,7 @@ docs/new-game.md); and any such package named by its folder's path (`simkit run 
 from __future__ import annotations
 
 import functools
+import importlib
 from importlib.metadata import entry_points
 from pathlib import Path
 
@@ -20,14 +21,17 @@ __all__ = ["Game", "Lineup", "get_game", "game_names", "ENTRY_POINT_GROUP"]
 ENTRY_POINT_GROUP = "simkit.games"
 
 
-@functools.cache
-def _builtin() -> dict[str, Game]:
-    from .carnuta import Carnuta
-    from .cauldron_master import CauldronMaster
-    from .inori import Inori
+# The built-in games by name: module and class, imported only when asked for (a command
+# about one game does not import, nor load the kernels of, the other two).
+BUILTIN = {"cauldron-master": (".cauldron_master", "CauldronMaster"),
+           "carnuta": (".carnuta", "Carnuta"), "inori": (".inori", "Inori")}
 
-    games: list[Game] = [CauldronMaster(), Carnuta(), Inori()]
-    return {g.name: g for g in games}
+
+@functools.cache
+def _builtin(name: str) -> Game:
+    module, cls = BUILTIN[name]
+    game: Game = getattr(importlib.import_module(module, __package__), cls)()
+    return game
 
 
 def _entry_points() -> dict[str, object]:
@@ -36,7 +40,7 @@ def _entry_points() -> dict[str, object]:
 
 def game_names() -> list[str]:
     """The built-in games, then the plug-in games installed packages register."""
-    return [*_builtin(), *(n for n in sorted(_entry_points()) if n not in _builtin())]
+    return [*BUILTIN, *(n for n in sorted(_entry_points()) if n not in BUILTIN)]
 
 
 def is_folder_token(name: str) -> bool:
@@ -55,9 +59,8 @@ def _plugin(name: str) -> Game:
 
 def get_game(name: str) -> Game:
     """The game called `name` on the command line; a clear error if there is none."""
-    games = _builtin()
-    if name in games:
-        return games[name]
+    if name in BUILTIN:
+        return _builtin(name)
     if is_folder_token(name) or name in _entry_points():
         return _plugin(str(Path(name).resolve()) if is_folder_token(name) else name)
     raise SimkitError(f"unknown game '{name}'; known games: {', '.join(game_names())} "
