@@ -212,15 +212,13 @@ def _run(p: Prepared, run_dir: Path, state: str, used_threads: int, chunk_size: 
                                           chunk_size, scheduler, workers, state, elapsed))
         (run_dir / RUN_FILE).unlink(missing_ok=True)
         clear_chunks(run_dir)
-    except BaseException as exc:
-        if games_file is not None:
-            games_file.discard()  # the chunks stay: a rerun writes it again
-        if not isinstance(exc, OSError):
-            raise
-        # e.g. a full disk: what is written stays; rerun to resume
+    except OSError as exc:  # e.g. a full disk: what is written stays; rerun to resume
         raise SimkitError(f"--out {run_dir}: cannot write results ({exc.strerror}); every "
                           "finished chunk is kept: fix this and rerun the same command to "
                           "resume") from None
+    finally:
+        if games_file is not None:  # a half-written file goes; the chunks stay for a rerun
+            games_file.discard()
     manifest = read_manifest(run_dir)
     assert manifest is not None
     return manifest

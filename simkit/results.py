@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import os
 import platform
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -150,9 +150,10 @@ class GamesFile:
     is in, from the rows at hand or, out of turn (a resumed run, a dask cluster), read
     back from its file. The row groups hold ROW_GROUP rows whatever the chunks, so the
     file is the same byte for byte however the run was chunked, played or interrupted.
-    It appears only complete (`finish`); a failure leaves the chunks for a rerun."""
+    It appears only complete (`finish`); after a failure `discard` drops the half-written
+    file, and the chunks stay for a rerun."""
 
-    def __init__(self, run_dir: Path, saved: list[tuple[int, int]] = ()) -> None:
+    def __init__(self, run_dir: Path, saved: Iterable[tuple[int, int]] = ()) -> None:
         self.run_dir = run_dir
         self.partial = run_dir / (GAMES_FILE + ".partial")
         self.next = 0  # the first game not yet in the file
@@ -162,13 +163,13 @@ class GamesFile:
         self.held = 0
         self.rows = 0
 
-    def add(self, first: int, n: int, table: pa.Table | None = None) -> None:
-        """Chunk first..first+n-1 is saved; `table` holds its rows if they are at hand."""
+    def add(self, first: int, n: int, table: pa.Table) -> None:
+        """Chunk first..first+n-1, its rows `table`, is saved."""
         self._catch_up()  # a resumed run's earlier chunks go in before the first new one
         if first != self.next:
             self.waiting[first] = n  # its turn comes later: read back from its file then
             return
-        self._append(table if table is not None else read_chunk(self.run_dir, first, n))
+        self._append(table)
         self.next = first + n
         self._catch_up()
 
@@ -179,23 +180,19 @@ class GamesFile:
             self.next += k
 
     def finish(self, games: int) -> int:
-        """Complete the file with games 0..games-1 and put it in place; the rows written."""
-        try:
-            chunks = finished_chunks(self.run_dir)
-            check_coverage(chunks, games)
-            self._catch_up()
-            for first, n in chunks:
-                if first >= self.next:  # saved, but never handed in: read back
-                    self.add(first, n)
-            assert self.writer is not None  # a run plays at least one game
-            if self.held:
-                self.writer.write_table(pa.Table.from_batches(self.pending),
-                                        row_group_size=ROW_GROUP)
-            self.writer.close()
-            self.writer = None
-        except BaseException:
-            self.discard()
-            raise
+        """Complete the file with games 0..games-1 and put it in place; the rows written.
+        (On a failure here or earlier, the caller calls `discard`.)"""
+        chunks = finished_chunks(self.run_dir)
+        check_coverage(chunks, games)
+        # Chunks saved but never handed in are read back, in turn.
+        self.waiting.update((first, n) for first, n in chunks if first >= self.next)
+        self._catch_up()
+        assert self.writer is not None and self.next == games  # at least one game
+        if self.held:
+            self.writer.write_table(pa.Table.from_batches(self.pending),
+                                    row_group_size=ROW_GROUP)
+        self.writer.close()
+        self.writer = None
         os.replace(self.partial, self.run_dir / GAMES_FILE)
         return self.rows
 
