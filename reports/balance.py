@@ -13,6 +13,7 @@ import polars as pl
 
 from reports.charts import BLUE, MUTED, STYLE, WIDTH
 from reports.render import png_base64
+from simkit import tomlwrite
 from simkit.config import apply_override
 from simkit.paramfile import write_text_atomic
 
@@ -61,7 +62,7 @@ def write_balance(out: Path, search: Any, outcome: Any, verified: dict[str, pl.D
         apply_override(data, f"{k}={json.dumps(v)}")
     balanced = out / "balanced.toml"
     changed = ", ".join(f"{k} = {_value(v)}" for k, v in result["changes"].items())
-    write_text_atomic(balanced, bal.config_text(
+    write_text_atomic(balanced, tomlwrite.document(
         data, f"{search.game.title}: the config `simkit balance` found (from "
               f"{search.config.source}, with {', '.join(spec.overrides) or 'no --set'}).\n"
               f"Changed: {changed or 'nothing'}."))

@@ -34,6 +34,7 @@ from typing import Any
 
 import numpy as np
 
+from simkit import tomlwrite
 from simkit.config import GameConfig, apply_override, parse_value
 from simkit.engine import MAX_SEED, build_lineup
 from simkit.errors import ConfigError, SimkitError
@@ -499,58 +500,9 @@ def patch_text(s: Search, values: Mapping[str, Any]) -> str:
              f"{' '.join(f'--set {x}' for x in sets) or '(no change needed)'} ...",
              "# or with --config balanced.toml (the whole config with this change).",
              f"game = {json.dumps(s.spec.game)}",
-             f"set = {_toml(sets)}", "", "[from]  # each changed key's value before"]
-    lines += [f"{_key(k)} = {_toml(s.start[k])}" for k in changed]
+             f"set = {tomlwrite.value(sets)}", "", "[from]  # each changed key's value before"]
+    lines += [f"{tomlwrite.key(k)} = {tomlwrite.value(s.start[k])}" for k in changed]
     return "\n".join(lines) + "\n"
-
-
-def _key(k: str) -> str:
-    """A TOML key: bare when it may be, else quoted."""
-    return k if k and all(ch.isalnum() or ch in "_-" for ch in k) else json.dumps(k)
-
-
-def _toml(v: Any) -> str:
-    if isinstance(v, bool):
-        return "true" if v else "false"
-    if isinstance(v, int | float):
-        return repr(v)
-    if isinstance(v, str):
-        return json.dumps(v)
-    if isinstance(v, list):
-        return "[" + ", ".join(_toml(x) for x in v) + "]"
-    if isinstance(v, dict):
-        return "{ " + ", ".join(f"{_key(k)} = {_toml(x)}" for k, x in v.items()) + " }"
-    raise TypeError(type(v))
-
-
-def config_text(data: Mapping[str, Any], header: str) -> str:
-    """A whole config as TOML (`--config` reads it back to the same data)."""
-    lines = [f"# {line}" for line in header.splitlines()]
-
-    def table(node: Mapping[str, Any], name: str) -> None:
-        scalars = {k: v for k, v in node.items() if not _is_table(v) and not _is_tables(v)}
-        if name:
-            lines.extend(["", f"[{name}]"])
-        lines.extend(f"{_key(k)} = {_toml(v)}" for k, v in scalars.items())
-        for k, v in node.items():
-            sub = f"{name}.{_key(k)}" if name else _key(k)
-            if _is_table(v):
-                table(v, sub)
-            elif _is_tables(v):
-                for entry in v:
-                    lines.extend(["", f"[[{sub}]]"])
-                    lines.extend(f"{_key(a)} = {_toml(b)}" for a, b in entry.items())
-
-    table(data, "")
-    return "\n".join(lines) + "\n"
-
-
-def _is_table(v: Any) -> bool:
-    return isinstance(v, dict)
-
-
-def _is_tables(v: Any) -> bool:
-    return isinstance(v, list) and bool(v) and all(isinstance(e, dict) for e in v)
 
 
 def result(s: Search, outcome: Outcome, verified: Mapping[str, Any]) -> dict[str, Any]:

@@ -224,7 +224,8 @@ def run_bench(n_games: int, repeats: int, run_games: int, echo: Callable[[str], 
             target: tuple[str, float] | None = None, note: str = "") -> None:
         rows.append(Row(measure, math.nan if value is None else float(value), unit, target,
                         note))
-        echo(f"  measured: {measure}: {rows[-1].shown()} {unit}")
+        shown = rows[-1].shown()  # a ratio shows its own "x"
+        echo(f"  measured: {measure}: {shown}" + (f" {unit}" if unit != "x" else ""))
 
     echo(f"4 players, greedy unless named; medians of {repeats}")
     kernel2 = {}

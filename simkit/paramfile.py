@@ -14,13 +14,10 @@ the strategy's `Param`s. For a plug-in `FILE.py:FUNCTION`, `strategy` may be FUN
 
 from __future__ import annotations
 
-import json
 import math
 import os
 import tomllib
-from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
 
 from simkit.errors import SimkitError
 from strategies import StrategySpec
@@ -73,30 +70,6 @@ def read_params(path: str | Path, spec: StrategySpec, game: str) -> dict[str, fl
                               f"[{p.lo:g}, {p.hi:g}]")
         values[key] = float(value)
     return values
-
-
-def _toml_value(value: Any) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int | float):
-        return repr(value) if math.isfinite(value) else "nan"
-    if isinstance(value, str):
-        return json.dumps(value)  # a JSON string is a valid TOML basic string
-    if isinstance(value, list | tuple):
-        return "[" + ", ".join(_toml_value(v) for v in value) + "]"
-    raise TypeError(f"cannot write {value!r} to TOML")
-
-
-def to_toml(top: Mapping[str, Any], tables: Mapping[str, Mapping[str, Any]],
-            comment: str = "") -> str:
-    """A flat TOML document: top-level keys, then one [table] each (values: numbers,
-    strings, booleans and lists of them). Written here to avoid a writer dependency."""
-    lines = [f"# {line}" for line in comment.splitlines()]
-    lines += [f"{k} = {_toml_value(v)}" for k, v in top.items()]
-    for name, table in tables.items():
-        lines += ["", f"[{name}]"]
-        lines += [f"{k} = {_toml_value(v)}" for k, v in table.items()]
-    return "\n".join(lines) + "\n"
 
 
 def write_text_atomic(path: Path, text: str) -> None:

@@ -30,12 +30,12 @@ from typing import Any
 
 import numpy as np
 
-from simkit import plugins
+from simkit import plugins, tomlwrite
 from simkit.deals import DealTotals
 from simkit.engine import MAX_SEED, build_lineup, load_plugins, option_args
 from simkit.errors import SimkitError
 from simkit.games import Game, Lineup, get_game
-from simkit.paramfile import split_token, to_toml, write_text_atomic
+from simkit.paramfile import split_token, write_text_atomic
 from simkit.summary import win_scale
 from strategies import StrategySpec
 
@@ -307,9 +307,9 @@ def write(outcome: Outcome, out: Path) -> str:
     # A plug-in's file names its function (what `FILE.py:FUNCTION@FILE` checks), so the
     # file still fits when the plug-in is named by another path.
     strategy = plugins.function_of(s.name) or s.name
-    text = to_toml({"strategy": strategy, "game": s.game.name},
-                   {"params": outcome.params, "start": s.start, "tuning": tuning,
-                    "evaluation": evaluation}, comment)
+    text = tomlwrite.document({"strategy": strategy, "game": s.game.name,
+                               "params": outcome.params, "start": s.start, "tuning": tuning,
+                               "evaluation": evaluation}, comment)
     write_text_atomic(out, text)
     return text
 
