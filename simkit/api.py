@@ -75,11 +75,11 @@ def _progress(show: bool, total: int, label: str, unit: str = "games") -> Any:
     return Progress(total, label, unit=unit) if show else nullcontext(None)
 
 
-def _compiling(show: bool, game: Any) -> None:
+def _compiling(show: bool, game: Any, lineups: Any = ()) -> None:
     if show:
         from simkit.progress import say_if_compiling
 
-        say_if_compiling(game)
+        say_if_compiling(game, lineups)
 
 
 def _update(bar: Any) -> Any:
@@ -180,10 +180,10 @@ def run(game: str, *, players: int = 4, strategies: str | Sequence[str] = ("gree
                           summary_only)
     prepared = engine.prepare(spec)
     folder = _folder(out, "run")
-    _compiling(progress, prepared.game)
+    _compiling(progress, prepared.game, [prepared.lineup])
     with _progress(progress, games, game) as bar:
         manifest = engine.run(spec, folder, threads=threads, force=force,
-                              chunk_size=chunk_size or engine.DEFAULT_CHUNK,
+                              chunk_size=chunk_size,
                               progress=_update(bar), prepared=prepared, analysis=ANALYSIS)
     manifest.pop("skipped", None)
     return RunResult(folder, manifest)
@@ -254,7 +254,6 @@ def sweep(game: str, *, vary: Mapping[str, Any], zip: bool = False, players: int
     from dataclasses import replace
 
     from reports.analysis import ANALYSIS
-    from simkit import engine
     from simkit import sweeps as sw
 
     spec = sw.make_spec(game, vary=_vary(vary), zipped=zip, players=players,
@@ -266,10 +265,10 @@ def sweep(game: str, *, vary: Mapping[str, Any], zip: bool = False, players: int
                    summary_only=summary_only)
     plan = sw.plan(spec, yes=yes)
     folder = _folder(out, "sweep")
-    _compiling(progress, plan.prepared[0].game)
+    _compiling(progress, plan.prepared[0].game, [x.lineup for x in plan.prepared])
     with _progress(progress, len(plan.points) * spec.games, spec.game) as bar:
-        record = sw.run_sweep(plan, folder, threads=threads, chunk_size=engine.DEFAULT_CHUNK,
-                              progress=_update(bar), analysis=ANALYSIS)
+        record = sw.run_sweep(plan, folder, threads=threads, progress=_update(bar),
+                              analysis=ANALYSIS)
     return SweepResult(folder, record)
 
 
@@ -354,7 +353,7 @@ def tournament(game: str, *, strategies: str | Sequence[str], players: int = 4,
     plan = tn.plan(spec)
     engine.set_threads(threads)
     folder = _folder(out, "tournament")
-    _compiling(progress, plan.game)
+    _compiling(progress, plan.game, plan.lineups)
     bars: list[Any] = []
 
     def started(state: str, done: int) -> Any:
@@ -409,7 +408,7 @@ def tune(game: str, *, strategy: str, against: str | Sequence[str], budget: int,
     engine.set_threads(threads)
     path = Path(out) if out is not None else _folder(None, "tune") / "tuned.toml"
     tu.check_out(path, force)
-    _compiling(progress, setup.game)
+    _compiling(progress, setup.game, [setup.base])
     with _progress(progress, setup.search_games + 3 * setup.eval_games, f"{game} tune") as bar:
         outcome = tu.search(setup, progress=_update(bar))
     tu.write(outcome, path)
@@ -515,7 +514,7 @@ def value(game: str, *, players: int = 4, strategies: str | Sequence[str] = ("gr
     p = va.plan(spec)
     engine.set_threads(threads)
     folder = _folder(out, "value")
-    _compiling(progress, p.base.game)
+    _compiling(progress, p.base.game, [p.base.lineup])
     per = len(p.interventions) + 1
     with _progress(progress, games * per, game, unit="kernel games") as bar:
         result = va.run(p, folder, chunk_size=chunk_size, force=force, progress=_update(bar))

@@ -188,13 +188,28 @@ class Row:
         return f"{op} {limit_text} {verdict}" + (f" ({self.note})" if self.note else "")
 
 
-def table_text(rows: list[Row]) -> list[str]:
-    """The table `simkit bench` prints: measure, value, target and whether it is met."""
+def table_text(rows: list[Row], before: dict[str, Any] | None = None) -> list[str]:
+    """The table `simkit bench` prints: measure, value, target and whether it is met;
+    with `before` (an earlier `--json` table), that run's value and the change too."""
     width = max(len(f"{r.measure} [{r.unit}]") for r in rows)
-    out = [f"{'measure':{width}}  {'value':>14}  target"]
+    old = {} if before is None else {r["measure"]: r["value"] for r in before["rows"]}
+    then = ""
+    if before is not None:
+        then = f"  {'before':>14}  {'change':>7}"
+        if before.get("commit"):
+            width = max(width, len(f"(before: commit {before['commit']})"))
+    out = [f"{'measure':{width}}  {'value':>14}{then}  target"]
+    if before is not None and before.get("commit"):
+        out.insert(0, f"(before: commit {before['commit']})")
     for r in rows:
         name = f"{r.measure} [{r.unit}]" if r.unit else r.measure
-        out.append(f"{name:{width}}  {r.shown():>14}  {r.target_text()}")
+        if before is not None:
+            was = Row(r.measure, math.nan if old.get(r.measure) is None
+                      else float(old[r.measure]), r.unit)
+            change = (f"{r.value / was.value - 1:+.0%}" if math.isfinite(r.value)
+                      and math.isfinite(was.value) and was.value else "")
+            then = f"  {was.shown():>14}  {change:>7}"
+        out.append(f"{name:{width}}  {r.shown():>14}{then}  {r.target_text()}")
     met = [r.met for r in rows if r.met is not None]
     out.append(f"targets met: {sum(met)} of {len(met)}")
     return out
@@ -204,20 +219,35 @@ def table_json(rows: list[Row], settings: dict[str, Any]) -> dict[str, Any]:
     """The table as JSON, for a before/after comparison (`simkit bench --json FILE`)."""
     from simkit.results import versions
 
-    return {"settings": settings, "versions": versions(),
+    return {"settings": settings, "commit": source_commit(), "versions": versions(),
             "rows": [{"measure": r.measure, "value": r.value if math.isfinite(r.value)
                       else None, "unit": r.unit,
                       "target": None if r.target is None else list(r.target),
                       "met": r.met, "note": r.note} for r in rows]}
 
 
+def source_commit() -> str | None:
+    """The git commit of the simkit source measured ("+changes" when its files differ from
+    it), so a saved table says which code it measured; None outside a git checkout."""
+    root = Path(__file__).resolve().parent.parent
+    try:
+        done = subprocess.run(["git", "-C", str(root), "describe", "--always",
+                               "--dirty=+changes"], capture_output=True, text=True,
+                              timeout=30)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return done.stdout.strip() or None if done.returncode == 0 else None
+
+
 SHARE = {"cauldron-master": 1, "carnuta": 8, "inori": 8}  # fewer games of the longer games
 
 
 def run_bench(n_games: int, repeats: int, run_games: int, echo: Callable[[str], None],
-              json_path: Path | None = None, game: str | None = None) -> list[Row]:
+              json_path: Path | None = None, game: str | None = None,
+              before: dict[str, Any] | None = None) -> list[Row]:
     """Measure and print the table; `game` limits it to that game's kernel rows (a quick
-    before/after comparison of one kernel)."""
+    before/after comparison of one kernel); `before`, an earlier `--json` table, adds its
+    values and the change to each row."""
     rows: list[Row] = []
 
     def row(measure: str, value: float | None, unit: str = "",
@@ -250,7 +280,7 @@ def run_bench(n_games: int, repeats: int, run_games: int, echo: Callable[[str], 
         row(f"{prefix}kernel 2 threads / reference", None if ref is None else k[2] / ref, "x",
             (">=", 1000))
     if game:
-        return _finish(rows, echo, json_path, {"games": n_games, "repeats": repeats,
+        return _finish(rows, echo, json_path, before, {"games": n_games, "repeats": repeats,
                                                 "game": game})
     row("first game, fresh process, warm cache", first_game_seconds(repeats), "s", ("<", 1.0))
     few, many = engine_seconds(n_games, n_games), engine_seconds(n_games, n_games // 32)
@@ -275,15 +305,15 @@ def run_bench(n_games: int, repeats: int, run_games: int, echo: Callable[[str], 
         row(f"simkit run --summary-only {run_games:,} games, wall", seconds, "s")
         row("simkit run --summary-only peak memory", peak, "MB", ("<", 1000),
             "flat in the games")
-    return _finish(rows, echo, json_path, {"games": n_games, "repeats": repeats,
+    return _finish(rows, echo, json_path, before, {"games": n_games, "repeats": repeats,
                                             "run_games": run_games})
 
 
 def _finish(rows: list[Row], echo: Callable[[str], None], json_path: Path | None,
-            settings: dict[str, Any]) -> list[Row]:
+            before: dict[str, Any] | None, settings: dict[str, Any]) -> list[Row]:
     """Print the table, and write it as JSON if asked."""
     echo("")
-    for line in table_text(rows):
+    for line in table_text(rows, before):
         echo(line)
     if json_path is not None:
         json_path.write_text(json.dumps(table_json(rows, settings), indent=2) + "\n")

@@ -142,17 +142,21 @@ def show(game: str, overrides: tuple[str, ...], config_path: str | None) -> None
 @click.option("--run-games", type=int, default=1_000_000, show_default=True,
               help="Games in the end-to-end `simkit run` measurement (0 to skip).")
 @click.option("--json", "json_path", type=click.Path(path_type=Path, dir_okay=False),
-              default=None, help="Also write the table as JSON (compare two with any diff).")
+              default=None, help="Also write the table as JSON (for a later --compare).")
+@click.option("--compare", "before_path", type=click.Path(path_type=Path, dir_okay=False),
+              default=None, metavar="FILE",
+              help="Show each row beside its value in FILE (an earlier --json) and the change.")
 @click.option("--game", default=None, metavar="GAME",
               help="Only this game's kernel rows: CPU per game, 1 and 2 threads, the reference.")
 def bench(n_games: int, repeats: int, run_games: int, json_path: Path | None,
-          game: str | None) -> None:
+          before_path: Path | None, game: str | None) -> None:
     """Measure speed: CPU per game and games/s of each kernel on 1 and 2 threads, the
     reference, start-up, a full run; marks every target met or not.
 
     \b
     Example: simkit bench --games 200000 --json bench.json
-             simkit bench --game carnuta --repeats 5 --json after.json
+             simkit bench --game carnuta --repeats 5 --json before.json
+             simkit bench --game carnuta --repeats 5 --compare before.json
     """
     from simkit.bench import run_bench
     from simkit.games import get_game
@@ -163,8 +167,20 @@ def bench(n_games: int, repeats: int, run_games: int, json_path: Path | None,
             raise SimkitError(f"{flag} must be at least {least}, not {value}")
     if game is not None:
         game = get_game(game).name  # an unknown game: one line naming the known ones
+    before = None
+    if before_path is not None:
+        try:
+            before = json.loads(before_path.read_text(encoding="utf-8"))
+            if not all("measure" in r and "value" in r for r in before["rows"]):
+                raise KeyError("measure")
+        except OSError as exc:
+            raise SimkitError(f"--compare {before_path}: cannot read it ({exc.strerror})") \
+                from None
+        except (ValueError, KeyError, TypeError):
+            raise SimkitError(f"--compare {before_path}: not a table written by "
+                              "`simkit bench --json`") from None
     run_bench(n_games=n_games, repeats=repeats, run_games=run_games, echo=click.echo,
-              json_path=json_path, game=game)
+              json_path=json_path, game=game, before=before)
 
 
 @main.command("new-game", context_settings=CONTEXT)

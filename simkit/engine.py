@@ -17,6 +17,7 @@ import pyarrow as pa
 from simkit import folders
 from simkit.errors import SimkitError
 from simkit.prepare import (  # re-exported: the names callers know the engine by
+    CHUNK_BYTES,
     DEFAULT_CHUNK,
     MAX_GAMES,
     MAX_SEED,
@@ -26,6 +27,7 @@ from simkit.prepare import (  # re-exported: the names callers know the engine b
     RunSpec,
     build_lineup,
     check_run_options,
+    chunk_games,
     identity,
     load_plugins,
     needs,
@@ -106,16 +108,17 @@ def check_output(run_dir: Path, p: Prepared, force: bool) -> str:
 
 
 def run(spec: RunSpec, run_dir: Path, threads: int | None = None,
-        chunk_size: int = DEFAULT_CHUNK, force: bool = False,
+        chunk_size: int | None = None, force: bool = False,
         progress: Callable[[int], None] | None = None,
         prepared: Prepared | None = None, scheduler: str | None = None,
         workers: int | None = None, analysis: Analysis | None = None) -> dict[str, Any]:
     """Simulate `spec` into `run_dir`; returns the manifest.
 
-    Each chunk of games is written atomically as it finishes, and Ctrl-C saves the games
-    of the chunk in play (`simkit/slices.py`), so an interrupted run (Ctrl-C, a killed
-    process, a full disk) started again with the same command plays only the missing
-    games; its files equal an uninterrupted run's byte for byte. The folder is locked
+    Each chunk of games (`chunk_size`, by default `chunk_games`) is written atomically as
+    it finishes, and Ctrl-C saves the games of the chunk in play (`simkit/slices.py`), so
+    an interrupted run (Ctrl-C, a killed process, a full disk) started again with the
+    same command plays only the missing games; its files equal an uninterrupted run's
+    byte for byte. The folder is locked
     while the run writes it (`simkit/folders.py`). A run already complete is left as it
     is (the manifest comes back with "skipped").
     With `scheduler` (a dask scheduler address) or `workers` (a local dask cluster of
@@ -125,6 +128,7 @@ def run(spec: RunSpec, run_dir: Path, threads: int | None = None,
     p = prepared or prepare(spec)
     used_threads = set_threads(threads)
     check_run_options(chunk_size, workers)
+    chunk_size = chunk_size or chunk_games(p)
     judge = (None if spec.until_sure is None else
              needs(analysis, "--until-sure").judge(spec.until_sure, p.game.name))
     queries = needs(analysis, "--summary-only").queries if spec.summary_only else None
@@ -379,8 +383,8 @@ def write_summary(run_dir: Path) -> pl.DataFrame:
 
 
 __all__ = [
-    "DEFAULT_CHUNK", "MAX_GAMES", "MAX_SEED", "Analysis", "Judge", "Prepared",
-    "RunSpec", "build_lineup", "check_run_options", "identity", "load_plugins", "needs",
-    "option_args", "parse_params", "prepare", "results_file", "set_threads",
+    "CHUNK_BYTES", "DEFAULT_CHUNK", "MAX_GAMES", "MAX_SEED", "Analysis", "Judge", "Prepared",
+    "RunSpec", "build_lineup", "check_run_options", "chunk_games", "identity", "load_plugins",
+    "needs", "option_args", "parse_params", "prepare", "results_file", "set_threads",
     "check_output", "manifest_stub", "run", "summary_frame", "write_summary",
 ]

@@ -25,6 +25,18 @@ class Output(NamedTuple):
     per: str = SEAT
 
 
+# The result columns every game's kernel writes first, in this order (seating and ranking:
+# simkit/kernels/seating.py); the engine, summaries and reports read them by name. A
+# game's OUTPUTS begins with them.
+CORE_OUTPUTS = (
+    Output("strategy", np.int8),  # index into the run's strategy list
+    Output("score", np.int16),
+    Output("rank", np.int8),  # 1 = best, ties share
+    Output("win_share", np.float32),
+    Output("rounds", np.int16, GAME),  # rounds played (Inori: seasons)
+)
+
+
 def allocate(outputs: Sequence[Output], n_games: int, n_players: int,
              sizes: Mapping[str, int]) -> tuple:
     """Zeroed result arrays for `n_games` games; `sizes` gives each component list's length."""

@@ -21,7 +21,9 @@ from simkit.results import GAMES_FILE, SUMMARY_DATA_FILE
 from simkit.stopping import StopRule
 from simkit.summary import Query
 
-DEFAULT_CHUNK = 1 << 17
+DEFAULT_CHUNK = 1 << 17  # games per chunk, at most, unless the run says (chunk_games)
+CHUNK_BYTES = 20 << 20  # a chunk's result arrays, at most (chunk_games)
+MIN_AUTO_CHUNK = 1 << 13
 MAX_SEED = (1 << 64) - 1
 MAX_GAMES = 10**12  # game indices are int64 in the kernels; a trillion is days of play
 
@@ -229,9 +231,21 @@ def results_file(p: Prepared) -> str:
     return SUMMARY_DATA_FILE if p.spec.summary_only else GAMES_FILE
 
 
-def check_run_options(chunk_size: int, workers: int | None) -> None:
+def chunk_games(p: Prepared) -> int:
+    """Games per chunk when the run does not say: DEFAULT_CHUNK, halved while a chunk's
+    result arrays would pass CHUNK_BYTES. A run holds about two chunks (one in play, one
+    being written), so a game with wide results (Carnuta: 540 bytes a game, Cauldron
+    Master: 128) runs in as little memory as a narrow one. Results never depend on it."""
+    per_game = sum(a.nbytes for a in p.game.new_outputs(p.compiled, 1, p.lineup.n_players))
+    n = DEFAULT_CHUNK
+    while n > MIN_AUTO_CHUNK and n * per_game > CHUNK_BYTES:
+        n //= 2
+    return n
+
+
+def check_run_options(chunk_size: int | None, workers: int | None) -> None:
     """Options that shape how a run is played (never what it plays)."""
-    if chunk_size < 1:
+    if chunk_size is not None and chunk_size < 1:
         raise SimkitError(f"--chunk-size must be at least 1, not {chunk_size}")
     if workers is not None and workers < 1:
         raise SimkitError(f"--workers must be at least 1, not {workers}")

@@ -101,10 +101,12 @@ class Progress:
                 self.stream.flush()
 
 
-def say_if_compiling(game: Any, stream: IO[str] | None = None) -> None:
-    """Say so before the first game when it will compile the game's kernel (a first run:
-    seconds to minutes, depending on the game), so a first run never sits silent."""
-    if getattr(game, "needs_compile", lambda: False)():
+def say_if_compiling(game: Any, lineups: Any = (), stream: IO[str] | None = None) -> None:
+    """Say so before the first game when it will compile the game's kernel for one of
+    `lineups` (none given: a lineup without a lookahead player), so a first run (seconds
+    to minutes, depending on the game) never sits silent."""
+    needs = getattr(game, "needs_compile", lambda lineup=None: False)
+    if any(needs(lineup) for lineup in (list(lineups) or [None])):
         stream = stream if stream is not None else sys.stderr
         stream.write(f"Compiling the {game.title} kernel (first run only; later runs load it "
                      "from the cache in under a second)...\n")

@@ -466,7 +466,7 @@ def check_sweep_folder(out: Path, p: Plan) -> str:
 
 
 def run_sweep(p: Plan, out: Path, threads: int | None = None,
-              chunk_size: int = engine.DEFAULT_CHUNK,
+              chunk_size: int | None = None,
               progress: Callable[[int], None] | None = None,
               on_point: Callable[[Point, dict[str, Any]], None] | None = None,
               analysis: engine.Analysis | None = None) -> dict[str, Any]:
@@ -483,7 +483,7 @@ def run_sweep(p: Plan, out: Path, threads: int | None = None,
                           on_point, analysis)
 
 
-def _run_sweep(p: Plan, out: Path, state: str, threads: int | None, chunk_size: int,
+def _run_sweep(p: Plan, out: Path, state: str, threads: int | None, chunk_size: int | None,
                progress: Callable[[int], None] | None,
                on_point: Callable[[Point, dict[str, Any]], None] | None,
                analysis: engine.Analysis | None) -> dict[str, Any]:

@@ -13,33 +13,39 @@ import pytest
 from simkit.engine import build_lineup
 from simkit.games import get_game
 
-# Compiles the named games' batch kernels into numba's cache (the traced, rollout and
-# option variants are the same compiled function).
+# Compiles the named kernels into numba's cache: GAME without the lookahead player,
+# GAME:rollout with it (a kernel's traced and option variants are the same compiled code).
 WARM = """
 import sys
 from simkit.engine import build_lineup
 from simkit.games import get_game
 for name in sys.argv[1:]:
+    name, _, with_rollout = name.partition(":")
     game = get_game(name)
     compiled = game.compile(game.load_config())
-    game.simulate(compiled, build_lineup(game, ["greedy"], 2), 0, 0, 2)
+    lineup = ["rollout", "greedy"] if with_rollout else ["greedy"]
+    game.simulate(compiled, build_lineup(game, lineup, 2), 0, 0, 2)
 """
+# Two lists for two cores, of about equal compile time (Inori's with the rollout player is
+# the longest); each list runs in order, so a variant never compiles twice at once.
+WARM_JOBS = (["inori:rollout"],
+             ["inori", "cauldron-master", "carnuta", "cauldron-master:rollout",
+              "carnuta:rollout"])
 
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_sessionstart(session: pytest.Session) -> None:
     """With `-n 2` and an empty cache, both test processes would compile the first game
     they meet at the same time (measured: Inori, 5 CPU-minutes, twice). So the controller
-    compiles every game once, Inori on one core and the other two on the other, before
-    the test processes start; a warm cache makes this a few seconds."""
+    compiles every game's kernels once, on both cores (WARM_JOBS), before the test
+    processes start; a warm cache makes this a few seconds."""
     config = session.config
     if hasattr(config, "workerinput") or not getattr(config.option, "numprocesses", None):
         return
     print("\nCompiling the game kernels once for all test processes "
           "(minutes on a first run, seconds after)...", flush=True)
     start = time.perf_counter()
-    jobs = [subprocess.Popen([sys.executable, "-c", WARM, *games])
-            for games in (["inori"], ["cauldron-master", "carnuta"])]
+    jobs = [subprocess.Popen([sys.executable, "-c", WARM, *games]) for games in WARM_JOBS]
     for job in jobs:
         job.wait()  # a failure here shows again, with its test, in the suite
     print(f"Kernels ready in {time.perf_counter() - start:.0f} s.", flush=True)

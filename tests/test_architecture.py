@@ -1,4 +1,5 @@
-"""The package's shape: no import cycles, and the engine never imports the reports."""
+"""The package's shape: no import cycles, the engine never imports the reports, and no
+module over 600 lines."""
 
 from __future__ import annotations
 
@@ -84,3 +85,15 @@ def test_the_library_never_imports_the_reports():
     offenders = {m: sorted(t for t in ts if t.startswith("reports"))
                  for m, ts in graph.items() if m.startswith("simkit") and m not in WIRING}
     assert {m: t for m, t in offenders.items() if t} == {}
+
+
+MAX_LINES = 600  # a module that grows past this does more than one job: split it
+
+
+def test_no_python_file_is_longer_than_600_lines():
+    """Outside tests/reference/ (the plain-Python referees mirror whole rule books)."""
+    skip = {".venv", ".git", "reference", "runs", "node_modules"}
+    long = {str(p.relative_to(ROOT)): n for p in ROOT.rglob("*.py")
+            if not skip & set(p.relative_to(ROOT).parts)
+            and (n := len(p.read_text(encoding="utf-8").splitlines())) > MAX_LINES}
+    assert long == {}

@@ -56,3 +56,31 @@ def test_bench_of_one_game_measures_only_that_kernel(cm, tmp_path):
     assert data["settings"]["game"] == "cauldron-master"
     bad = CliRunner().invoke(main, ["bench", "--game", "chess"])
     assert bad.exit_code != 0 and "unknown game 'chess'" in bad.output
+
+
+def test_a_table_compared_with_an_earlier_one_shows_the_change(tmp_path):
+    before = table_json([Row("kernel 2 threads / reference", 800.0, "x", (">=", 1000)),
+                         Row("first game", 1.2, "s", ("<", 1.0))], {"games": 1})
+    assert before["commit"] is None or isinstance(before["commit"], str)
+    before["commit"] = "abc1234"
+    rows = [Row("kernel 2 threads / reference", 1000.0, "x", (">=", 1000)),
+            Row("first game", 0.9, "s", ("<", 1.0)),
+            Row("new row", 5.0, "ms")]
+    text = table_text(rows, before)
+    assert text[0] == "(before: commit abc1234)"
+    line = next(x for x in text if x.startswith("kernel 2 threads"))
+    assert "800x" in line and "+25%" in line and "met" in line
+    line = next(x for x in text if x.startswith("first game"))
+    assert "1.20" in line and "-25%" in line
+    assert "n/a" in next(x for x in text if x.startswith("new row"))
+
+
+def test_a_compare_file_that_is_not_a_bench_table_is_one_line(tmp_path):
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"rows": [1, 2]}')
+    r = CliRunner().invoke(main, ["bench", "--game", "cauldron-master", "--compare", str(bad)])
+    assert r.exit_code != 0
+    assert r.output.strip().splitlines()[-1].endswith(
+        f"--compare {bad}: not a table written by `simkit bench --json`")
+    missing = CliRunner().invoke(main, ["bench", "--compare", str(tmp_path / "none.json")])
+    assert missing.exit_code != 0 and "cannot read it" in missing.output

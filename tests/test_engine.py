@@ -121,3 +121,26 @@ def test_sum_last_axis_matches_numpy(shape, dtype):
     assert total.dtype == dtype
     np.testing.assert_array_equal(total, a.sum(axis=-1, dtype=dtype))  # wraps alike
     assert not np.shares_memory(total, a)
+
+
+@pytest.mark.parametrize(("game", "players"), [("cauldron-master", 4), ("carnuta", 4),
+                                               ("inori", 4), ("carnuta", 2)])
+def test_a_chunk_of_a_wide_game_holds_fewer_games(game, players):
+    """chunk_games keeps a chunk's result arrays under CHUNK_BYTES, halving DEFAULT_CHUNK."""
+    p = engine.prepare(RunSpec(game, players, ("greedy",), 10, 1))
+    n = engine.chunk_games(p)
+    per_game = sum(a.nbytes for a in p.game.new_outputs(p.compiled, 1, players))
+    assert n * per_game <= engine.CHUNK_BYTES < 2 * n * per_game or n == engine.DEFAULT_CHUNK
+    assert n & (n - 1) == 0 and n <= engine.DEFAULT_CHUNK
+    if game == "cauldron-master":
+        assert n == engine.DEFAULT_CHUNK  # 128 bytes a game
+    if game == "carnuta" and players == 4:
+        assert n < engine.DEFAULT_CHUNK  # 540 bytes a game
+
+
+def test_a_run_records_the_chunk_size_it_used(tmp_path):
+    spec = RunSpec("carnuta", 4, ("greedy",), 300, 3)
+    manifest = engine.run(spec, tmp_path / "auto")
+    assert manifest["chunk_size"] == engine.chunk_games(engine.prepare(spec))
+    manifest = engine.run(spec, tmp_path / "set", chunk_size=100)
+    assert manifest["chunk_size"] == 100

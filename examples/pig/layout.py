@@ -23,7 +23,8 @@ Option table: int32 rows, one per legal option, "roll" first. Columns:
 
 import numpy as np
 
-from simkit.outputs import GAME, Output
+from simkit.gamekit import LOOP_OUTPUTS
+from simkit.outputs import Output
 
 MAX_PLAYERS = 4
 MAX_FACES = 12
@@ -63,14 +64,9 @@ RU_BAN_SEAT = RU_START + MAX_PLAYERS
 RU_BAN_FACE = RU_BAN_SEAT + 1
 RU_SIZE = RU_BAN_FACE + 1
 
-# Result columns, in order: the loop's own (CORE_OUTPUTS) first, then the game's.
+# Result columns, in order: the loop's own (LOOP_OUTPUTS) first, then the game's.
 OUTPUTS = (
-    Output("strategy", np.int8),  # index into the run's strategy list
-    Output("score", np.int16),
-    Output("rank", np.int8),  # 1 = best, ties share
-    Output("win_share", np.float32),
-    Output("rounds", np.int16, GAME),
-    Output("decisions", np.int32, GAME),
+    *LOOP_OUTPUTS,  # strategy, score, rank, win_share, rounds, decisions
     Output("turns", np.int16),  # turns played
     Output("rolls", np.int16),  # dice rolled
     Output("busts", np.int16),  # turns lost to a bust face

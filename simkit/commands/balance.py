@@ -124,7 +124,7 @@ def run_balance(spec: Any, targets: Any, out_dir: Path, force: bool, command: st
                 f"{search.first_rung} candidates x {search.per:,} games, the best raced on "
                 f"more, within {spec.budget:,} games"
                 + (f" ({resumed} evaluations from the log)" if resumed else "") + ".")
-            say_if_compiling(search.game)
+            say_if_compiling(search.game, [search.lineup])
         with bar(spec.budget, f"{spec.game} balance") as b:
             outcome = bal.search(search, progress=None if b is None else
                                  (lambda n, what: b.update(n, what)))

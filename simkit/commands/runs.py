@@ -48,7 +48,7 @@ def play(game: str, strategy_list: str, players: int, seed: int, game_index: int
     spec = RunSpec(game, players, tuple(split(strategy_list)), game_index + 1, seed,
                    overrides, params, config_path)
     p = prepare(spec)
-    say_if_compiling(p.game)
+    say_if_compiling(p.game, [p.lineup])
     click.echo(p.game.play_log(p.compiled, p.lineup, seed, game_index))
 
 
@@ -104,11 +104,10 @@ def run(game: str, strategy_list: str, players: int, seed: int, n_games: int, ou
                           overrides, params, config_path, rule, summary_only)
     prepared = engine.prepare(spec)  # every input error surfaces before any work starts
     engine.set_threads(threads)
-    chunk_size = engine.DEFAULT_CHUNK if chunk_size is None else chunk_size
     engine.check_run_options(chunk_size, workers)
     done = engine.check_output(out_dir, prepared, force) == "done"
     if not done:
-        say_if_compiling(prepared.game)
+        say_if_compiling(prepared.game, [prepared.lineup])
     with contextlib.nullcontext(None) if done else Progress(n_games, game) as bar:
         manifest = engine.run(spec, out_dir, threads=threads, chunk_size=chunk_size, force=force,
                               progress=None if bar is None else bar.update, prepared=prepared,
@@ -254,7 +253,7 @@ def value(game: str, strategy_list: str, players: int, seed: int, n_games: int,
     label = (f"{game}: {len(value_lib.components(p)) - 1} components + A/A, "
              f"{n_games:,} games x {per}")
     click.echo(label, err=True)
-    say_if_compiling(p.base.game)
+    say_if_compiling(p.base.game, [p.base.lineup])
     with Progress(n_games * per, game, unit="kernel games") as bar:
         result = value_lib.run(p, out_dir, chunk_size=chunk_size, force=force,
                                progress=bar.update, scheduler=scheduler, workers=workers)

@@ -89,12 +89,11 @@ def sweep(target: str, vary: tuple[str, ...], zipped: bool | None, players: int 
         spec = sw.replace(spec, summary_only=True)
     plan = sw.plan(spec, yes=yes)  # every point validated before any game is played
     engine.set_threads(threads)
-    chunk_size = engine.DEFAULT_CHUNK if chunk_size is None else chunk_size
     engine.check_run_options(chunk_size, None)
     sw.check_sweep_folder(out_dir, plan)
     total = len(plan.points) * spec.games
     click.echo(f"Sweep of {len(plan.points)} points x {spec.games:,} games into {out_dir}.")
-    say_if_compiling(plan.prepared[0].game)
+    say_if_compiling(plan.prepared[0].game, [x.lineup for x in plan.prepared])
     with Progress(total, spec.game) as bar:
         record = sw.run_sweep(plan, out_dir, threads=threads, chunk_size=chunk_size,
                               progress=bar.update, analysis=analysis(spec))
@@ -185,7 +184,7 @@ def tournament(game: str, players: int, strategy_list: str, n_games: int, seed: 
         if state == "resume":
             click.echo(f"Resuming: {done:,} of {plan.total_games:,} games were played "
                        "before.")
-        say_if_compiling(plan.game)
+        say_if_compiling(plan.game, plan.lineups)
         bars.append(Progress(plan.total_games, f"{game} tournament", done=done))
         return bars[-1].update
 
@@ -247,7 +246,7 @@ def tune(game: str, strategy: str, against: str, budget: int, seed: int, out_fil
                f"{setup.population} candidates x {setup.games_per_candidate:,} games, then "
                f"3 x {setup.eval_games:,} fresh games.")
     total = setup.search_games + 3 * setup.eval_games
-    say_if_compiling(setup.game)
+    say_if_compiling(setup.game, [setup.base])
     with Progress(total, f"{game} tune") as bar:
         outcome = tu.search(setup, progress=lambda n, what: bar.update(n, what))
     tu.write(outcome, out_file)

@@ -2,12 +2,20 @@
 
 - `jit`: the decorator for every function of a game's rules, options, players and results;
 - `binding.bind`: compiles simkit's one play loop (`loop.py`) into the game's play.py;
-- `folder.FolderGame`: the game as the engine sees it; `skeleton`: `simkit new-game`.
+- `folder.FolderGame`: the game as the engine sees it; `skeleton`: `simkit new-game`;
+- `LOOP_OUTPUTS`: the result columns the loop writes, first in a game's OUTPUTS.
 """
 
 from __future__ import annotations
 
 import numba
+import numpy as np
+
+from simkit.outputs import CORE_OUTPUTS, GAME, Output
+
+# The result columns the shared play loop writes, a game's OUTPUTS begins with them:
+# every game's five, then the decisions taken (negative: the game was stopped; loop.py).
+LOOP_OUTPUTS = (*CORE_OUTPUTS, Output("decisions", np.int32, GAME))
 
 
 def jit(fn):

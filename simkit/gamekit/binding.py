@@ -19,6 +19,7 @@ import numba
 
 import simkit.rng
 from simkit.errors import SimkitError
+from simkit.gamekit import LOOP_OUTPUTS
 from simkit.kernels import SOURCES
 
 LOOP = Path(__file__).with_name("loop.py")
@@ -37,7 +38,7 @@ SCHEME = b"gamekit loop cache, v1"
 def bind(namespace: MutableMapping[str, Any]) -> None:
     """Compile the shared loop into `namespace` (a game's play.py: `bind(globals())`),
     after checking that the game provides every name it needs; defines `simulate_batch`,
-    `play_game`, `playout`, `rollout_decision`, `new_scratch` and `CORE_OUTPUTS` there."""
+    `play_game`, `playout`, `rollout_decision`, `new_scratch` and `LOOKAHEAD` there."""
     module = str(namespace.get("__name__", "game"))
     play_file = Path(str(namespace.get("__file__", "play.py")))
     for source, names in NEEDS.items():
@@ -49,11 +50,13 @@ def bind(namespace: MutableMapping[str, Any]) -> None:
     namespace.setdefault("check", no_check)
     code = compile(LOOP.read_text(), str(LOOP), "exec")
     exec(code, namespace)  # noqa: S102 - our own template, run in the game's namespace
-    core = namespace["CORE_OUTPUTS"]
+    namespace["LOOKAHEAD"] = (namespace["ROLLOUT"],)  # seats that need the playouts compiled
+    core = tuple(o.name for o in LOOP_OUTPUTS)
     outputs = tuple(o.name for o in namespace["OUTPUTS"])
-    if outputs[:len(core)] != core:
+    if tuple(namespace["OUTPUTS"][:len(core)]) != LOOP_OUTPUTS:
         raise SimkitError(f"{play_file.parent / 'layout.py'}: OUTPUTS must begin with "
-                          f"{', '.join(core)} (found {', '.join(outputs[:len(core)])})")
+                          f"{', '.join(core)}, as simkit.gamekit.LOOP_OUTPUTS (found "
+                          f"{', '.join(outputs[:len(core)])})")
     # Cache files land beside loop.py, named after the game's module, so that games never
     # share one; they are dropped when the game's sources or simkit's kernels change.
     tag = module.replace(".", "_")

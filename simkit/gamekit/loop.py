@@ -26,8 +26,7 @@ from simkit.kernels.seating import prepare_game, rank_seats, seat_buffers
 from simkit.kernels.trace import new_trace_stub, record_decision
 from simkit.rng import next_u64, stream_state
 
-# The result columns this loop writes; a game's OUTPUTS begins with them, in this order.
-CORE_OUTPUTS = ("strategy", "score", "rank", "win_share", "rounds", "decisions")
+# The result columns this loop writes (simkit.gamekit.LOOP_OUTPUTS), by position.
 O_STRATEGY, O_SCORE, O_RANK, O_WIN_SHARE, O_ROUNDS, O_DECISIONS = range(6)
 GAME_OVER = -1  # what next_decision returns when the game is over
 # A game that breaks the contract is stopped, and its `decisions` column says why:
@@ -142,8 +141,9 @@ def rollout_decision(t, n_players, pub, hid, cnt, opts, n, params, rng, rs):
     return best
 
 
-def play_game(t, n_players, seed, sids, params, out, g, scratch, trace, tracing):
-    """Play one game from `seed` into row g of `out`; seat s plays strategy sids[s]."""
+def play_game(t, n_players, seed, sids, params, out, g, scratch, trace, tracing, lookahead):
+    """Play one game from `seed` into row g of `out`; seat s plays strategy sids[s]. With
+    `lookahead` None the rollout player's code is left out (simulate_batch says why)."""
     pub, opts, hid, cnt, rngs, ranking, rs = scratch
     rngs[0, 0] = stream_state(seed, np.uint64(0))
     for s in range(n_players):
@@ -158,7 +158,7 @@ def play_game(t, n_players, seed, sids, params, out, g, scratch, trace, tracing)
             decisions = NO_OPTION
             break
         s = pub[SEAT]
-        if sids[s] == ROLLOUT:
+        if lookahead is not None and sids[s] == ROLLOUT:
             c = rollout_decision(t, n_players, pub, hid, cnt, opts, n, params[s],
                                  rngs[1 + s], rs)
         else:
@@ -182,12 +182,14 @@ def play_game(t, n_players, seed, sids, params, out, g, scratch, trace, tracing)
 
 
 def simulate_batch(t, n_players, master_seed, first_game, lineup, rotate, strategy_ids,
-                   strategy_params, out, trace, tracing):
+                   strategy_params, out, trace, tracing, lookahead):
     """Play games first_game .. first_game + len(out[0]) - 1 into `out`.
 
     Games are split into blocks so that each thread allocates its work arrays once; every
     game depends only on its own index, so the split never changes a result. With
     `tracing` (one game only) the game is recorded into `trace` (`simkit play`).
+    `lookahead` is True when a seat plays the rollout player (LOOKAHEAD), else None:
+    numba then prunes the rollout call before compiling it.
     """
     n_games = out[0].shape[0]
     n_blocks = min(n_games, 256)
@@ -198,7 +200,8 @@ def simulate_batch(t, n_players, master_seed, first_game, lineup, rotate, strate
             seed = prepare_game(n_players, master_seed, first_game + i, lineup, rotate,
                                 strategy_ids, strategy_params, out[O_STRATEGY], i, sids,
                                 params)
-            play_game(t, n_players, seed, sids, params, out, i, scratch, trace, tracing)
+            play_game(t, n_players, seed, sids, params, out, i, scratch, trace, tracing,
+                      lookahead)
 
 
 # name -> numba options, in the order `bind` compiles them

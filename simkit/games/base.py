@@ -132,21 +132,31 @@ class KernelGame(Game):
     def players(self, compiled: Compiled) -> list[int]:
         return compiled.names.players
 
-    def needs_compile(self) -> bool:
-        """Whether the first game will compile the kernel (no numba cache for it on disk,
-        or one older than a source of the game), so that callers can say so while it
-        happens."""
+    def lookahead(self, lineup: Lineup) -> bool | None:
+        """The kernel's `lookahead` argument: True when a seat plays a lookahead player,
+        else None, for which numba compiles the kernel without the playouts."""
+        return True if np.isin(lineup.ids, self.kernel.LOOKAHEAD).any() else None
+
+    def needs_compile(self, lineup: Lineup | None = None) -> bool:
+        """Whether the first game of `lineup` (by default one without a lookahead player)
+        will compile the kernel: no numba cache on disk for that variant, or one older than
+        a source of the game. Callers say so while it happens."""
         fn = self.kernel.simulate_batch
-        if getattr(fn, "signatures", None):
+        # The kernel is compiled once per type of its last argument, `lookahead`.
+        variant = "none" if lineup is None or self.lookahead(lineup) is None else "bool"
+        if any(str(sig[-1]) == variant for sig in getattr(fn, "signatures", ())):
             return False  # compiled in this process already
         try:
-            index = Path(fn._cache._cache_file._index_path)
+            cache = fn._cache._cache_file
+            index = Path(cache._index_path)
             # Any file of the game's folder (its rules, options, scoring ...), not only the
             # module holding simulate_batch: an edit to any of them recompiles.
             newest = max(f.stat().st_mtime
                          for f in Path(self.kernel.__file__).parent.glob("*.py"))
-            return not index.exists() or index.stat().st_mtime < newest
-        except (AttributeError, OSError):
+            if not index.exists() or index.stat().st_mtime < newest:
+                return True
+            return not any(str(key[0][-1]) == variant for key in cache._load_index())
+        except Exception:  # numba's private cache API changed: at worst no message
             return False
 
     def simulate(self, compiled: Compiled, lineup: Lineup, seed: int, first_game: int,
@@ -158,7 +168,8 @@ class KernelGame(Game):
         with numba.parallel_chunksize(1):
             self.kernel.simulate_batch(compiled.tables, lineup.n_players, np.uint64(seed),
                                        first_game, lineup.index, lineup.rotate, lineup.ids,
-                                       lineup.params, out, trace_stub(self.n_cols), False)
+                                       lineup.params, out, trace_stub(self.n_cols), False,
+                                       self.lookahead(lineup))
         return self.columns(compiled, out)
 
     def replay(self, compiled: Compiled, lineup: Lineup, seed: int, game: int) -> Replay:
@@ -168,7 +179,7 @@ class KernelGame(Game):
         # The batch kernel itself, one game, tracing: nothing more to compile than a run.
         self.kernel.simulate_batch(compiled.tables, lineup.n_players, np.uint64(seed), game,
                                    lineup.index, lineup.rotate, lineup.ids, lineup.params, out,
-                                   trace, True)
+                                   trace, True, self.lookahead(lineup))
         n_dec, n_opt, n_ev = (int(v) for v in trace[3])
         return Replay(trace[0][:n_dec], trace[1][:n_opt], trace[2][:n_ev], out)
 

@@ -60,7 +60,7 @@ are all -1 / 0.
 import numpy as np
 from numba import njit
 
-from simkit.outputs import GAME, Output
+from simkit.outputs import CORE_OUTPUTS, Output
 
 MAX_PLAYERS = 4
 MAX_TYPES = 8
@@ -152,13 +152,10 @@ CT_TOKEN = CT_COLUMN + MAX_TYPES  # Bonus Ingredient tokens taken of each type (
 CT_KIND = CT_TOKEN + MAX_TYPES  # final points per scoring kind (len(SCORE_KINDS))
 CT_SIZE = CT_KIND + len(SCORE_KINDS)  # (the cards played are in the tableau, `pub`)
 
-# Result columns, in order (simkit/outputs.py); O_<NAME> is each one's index.
+# Result columns, in order: every game's five (simkit/outputs.py) first; O_<NAME> is each
+# one's index.
 OUTPUTS = (
-    Output("strategy", np.int8),  # index into the run's strategy list
-    Output("score", np.int16),
-    Output("rank", np.int8),  # 1 = best, ties share
-    Output("win_share", np.float32),
-    Output("rounds", np.int16, GAME),
+    *CORE_OUTPUTS,  # strategy, score, rank, win_share, rounds
     Output("starting_card", np.int8),  # index among the starting cards
     Output("start_points", np.int16),  # points of the starting card
     Output("cards_played", np.uint8),  # starting card not included

@@ -61,7 +61,7 @@ Columns:
 import numpy as np
 from numba import njit
 
-from simkit.outputs import GAME, Output
+from simkit.outputs import CORE_OUTPUTS, Output
 
 MAX_PLAYERS = 4
 MAX_TYPES = 16
@@ -111,13 +111,10 @@ CT_WITCH = 2  # times each witch was played (MAX_WITCHES)
 CT_SCORED = CT_WITCH + MAX_WITCHES  # cards of each ingredient scored in potions (MAX_TYPES)
 CT_SIZE = CT_SCORED + MAX_TYPES
 
-# Result columns, in order (simkit/outputs.py); O_<NAME> is each one's index.
+# Result columns, in order: every game's five (simkit/outputs.py) first; O_<NAME> is each
+# one's index.
 OUTPUTS = (
-    Output("strategy", np.int8),  # index into the run's strategy list
-    Output("score", np.int16),
-    Output("rank", np.int8),  # 1 = best, ties share
-    Output("win_share", np.float32),
-    Output("rounds", np.int16, GAME),
+    *CORE_OUTPUTS,  # strategy, score, rank, win_share, rounds
     Output("recipe_card", np.int8),
     Output("potions", np.uint8),  # potions brewed
     Output("recipe_bonus", np.int16),  # recipe bonus points

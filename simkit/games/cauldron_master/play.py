@@ -90,6 +90,8 @@ drop_stale_cache(__file__, strategies.cauldron_master.__file__, simkit.rng.__fil
                  _layout.__file__, _config.__file__, _options.__file__, _rules.__file__,
                  _scoring.__file__, *SOURCES)
 
+LOOKAHEAD = (ROLLOUT,)  # the strategies whose seats need the playouts compiled
+
 
 def new_outputs(n_games: int, n_players: int, n_witches: int, n_types: int) -> tuple:
     """Allocate the per-game result arrays (layout.OUTPUTS), in narrow dtypes."""
@@ -285,8 +287,10 @@ def rollout_decision(t, n_players, pub, cnt, opts, n, deck, top, params, rng, rs
 
 # ---------------------------------------------------------------- one game
 @njit_without_refcounts
-def play_game(t, n_players, seed, sids, params, out, g, scratch, trace, tracing):
-    """Play one game from `seed` into row g of `out`; seat s plays strategy sids[s]."""
+def play_game(t, n_players, seed, sids, params, out, g, scratch, trace, tracing,
+              lookahead):
+    """Play one game from `seed` into row g of `out`; seat s plays strategy sids[s]. With
+    `lookahead` None the rollout player's code is left out (simulate_batch says why)."""
     pub, opts, deck, recipe_deck, hid, cnt, rngs, colours, offer, rs = scratch
     for s in range(n_players):
         rngs[1 + s, 0] = stream_state(seed, np.uint64(1 + s))
@@ -301,7 +305,7 @@ def play_game(t, n_players, seed, sids, params, out, g, scratch, trace, tracing)
         if n == 0:
             break
         s = pub[SEAT]
-        if sids[s] == ROLLOUT and pub[PHASE] == PHASE_WITCH:
+        if lookahead is not None and sids[s] == ROLLOUT and pub[PHASE] == PHASE_WITCH:
             c = rollout_decision(t, n_players, pub, cnt, opts, n, deck, hid[TOP], params[s],
                                  rngs[1 + s], rs)
         else:
@@ -334,13 +338,16 @@ def results(t, n_players, pub, hid, cnt, out, g):
 
 @njit(cache=True, parallel=True, nogil=True)
 def simulate_batch(t, n_players, master_seed, first_game, lineup, rotate, strategy_ids,
-                   strategy_params, out, trace, tracing):
+                   strategy_params, out, trace, tracing, lookahead):
     """Play games first_game .. first_game + len(out[0]) - 1 into `out` (new_outputs).
 
     Games are split into blocks so that each thread allocates its work arrays once; every
     game depends only on its own index, so the split never changes a result. With
     `tracing` (one game only) the game is recorded into `trace` (`simkit play`): batch and
     traced play are one compiled function, so either compiles (or loads) both.
+    `lookahead` is True when a seat plays the rollout player (LOOKAHEAD), else None:
+    numba then prunes the rollout call before compiling, so a run without one never
+    compiles the playouts (about half of a first run's compile).
     """
     n_games = out[0].shape[0]
     n_blocks = min(n_games, 256)
@@ -351,4 +358,5 @@ def simulate_batch(t, n_players, master_seed, first_game, lineup, rotate, strate
             seed = prepare_game(n_players, master_seed, first_game + i, lineup, rotate,
                                 strategy_ids, strategy_params, out[O_STRATEGY], i, sids,
                                 params)
-            play_game(t, n_players, seed, sids, params, out, i, scratch, trace, tracing)
+            play_game(t, n_players, seed, sids, params, out, i, scratch, trace, tracing,
+                      lookahead)

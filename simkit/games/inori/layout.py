@@ -113,7 +113,7 @@ Option table: int32 rows, one per legal option, in this canonical order.
 import numpy as np
 from numba import njit
 
-from simkit.outputs import GAME, Output
+from simkit.outputs import CORE_OUTPUTS, Output
 
 MAX_PLAYERS = 4
 MAX_COLOURS = 6
@@ -266,13 +266,10 @@ CT_RUNE = CT_TREE + MAX_TREE  # Rune tiles played per kind (RUNE_KINDS)
 CT_SIZE = CT_CARD_OFFERS + 1
 # (complete cards per seat and card id have an array of their own, `done`.)
 
-# Result columns, in order (simkit/outputs.py); O_<NAME> is each one's index.
+# Result columns, in order: every game's five (simkit/outputs.py) first; O_<NAME> is each
+# one's index.
 OUTPUTS = (
-    Output("strategy", np.int8),  # index into the run's strategy list
-    Output("score", np.int16),
-    Output("rank", np.int8),  # 1 = best, ties share
-    Output("win_share", np.float32),
-    Output("rounds", np.int16, GAME),  # seasons played
+    *CORE_OUTPUTS,  # strategy, score, rank, win_share, rounds
     Output("cards_completed", np.uint8),  # complete cards the player was present on
     Output("runes_drawn", np.uint8),
     Output("seasons_first", np.uint8),  # seasons as first player

@@ -160,6 +160,7 @@ drop_stale_cache(__file__, strategies.inori.__file__, simkit.rng.__file__, _layo
                  *SOURCES)
 
 N_SOURCES = len(SCORE_SOURCES)
+LOOKAHEAD = (ROLLOUT,)  # the strategies whose seats need the playouts compiled
 N_RUNE_KINDS = len(RUNE_KINDS)
 
 
@@ -489,8 +490,10 @@ def rollout_offer(t, n_players, pub, hid, opts, n, decks, discards, tops, new_st
 
 # ---------------------------------------------------------------- one game
 @njit_without_refcounts
-def play_game(t, n_players, seed, sids, params, out, g, scratch, trace, tracing):
-    """Play one game from `seed` into row g of `out`; seat s plays strategy sids[s]."""
+def play_game(t, n_players, seed, sids, params, out, g, scratch, trace, tracing,
+              lookahead):
+    """Play one game from `seed` into row g of `out`; seat s plays strategy sids[s]. With
+    `lookahead` None the rollout player's code is left out (simulate_batch says why)."""
     (pub, opts, decks, discards, tops, new_starts, stack, rtops, rngs, tied, starts, hid, cnt,
      done, hv) = scratch
     for s in range(n_players):
@@ -512,7 +515,7 @@ def play_game(t, n_players, seed, sids, params, out, g, scratch, trace, tracing)
         s = pub[SEAT]
         if fz:
             c = 0
-        elif sids[s] == ROLLOUT and pub[STEP] == STEP_OFFER:
+        elif lookahead is not None and sids[s] == ROLLOUT and pub[STEP] == STEP_OFFER:
             c = rollout_offer(t, n_players, pub, hid, opts, n, decks, discards, tops,
                               new_starts, stack, rtops, params[s], rngs[1 + s], trace)
         else:
@@ -559,13 +562,16 @@ def results(t, n_players, pub, cnt, done, out, g, keys):
 
 @njit(cache=True, parallel=True, nogil=True)
 def simulate_batch(t, n_players, master_seed, first_game, lineup, rotate, strategy_ids,
-                   strategy_params, out, trace, tracing):
+                   strategy_params, out, trace, tracing, lookahead):
     """Play games first_game .. first_game + len(out[0]) - 1 into `out` (new_outputs).
 
     Games are split into blocks so that each thread allocates its work arrays once; every
     game depends only on its own index, so the split never changes a result. With
     `tracing` (one game only) the game is recorded into `trace` (`simkit play`): batch and
-    traced play are one compiled function, so either compiles (or loads) both. The hot
+    traced play are one compiled function, so either compiles (or loads) both.
+    `lookahead` is True when a seat plays the rollout player (LOOKAHEAD), else None:
+    numba then prunes the rollout call before compiling, so a run without one never
+    compiles the playouts (about half of a first run's compile). The hot
     loop runs on views without reference counts (simkit.kernels.jit.unowned).
     """
     n_games = out[0].shape[0]
@@ -579,7 +585,8 @@ def simulate_batch(t, n_players, master_seed, first_game, lineup, rotate, strate
             seed = prepare_game(n_players, master_seed, first_game + i, lineup, rotate,
                                 strategy_ids, strategy_params, ov[O_STRATEGY], i, sids,
                                 params)
-            play_game(tv, n_players, seed, sidv, pv, ov, i, sv, trv, tracing)
+            play_game(tv, n_players, seed, sidv, pv, ov, i, sv, trv, tracing,
+                      lookahead)
         keep_alive(sids, params, scratch[0], scratch[1], scratch[2], scratch[3], scratch[4],
                    scratch[5], scratch[6], scratch[7], scratch[8], scratch[9], scratch[10],
                    scratch[11], scratch[12], scratch[13], scratch[14], trace[0], trace[1],

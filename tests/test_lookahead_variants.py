@@ -1,0 +1,64 @@
+"""The two compiled variants of every game's kernel: without the rollout player (a lineup
+with no lookahead seat; numba prunes the rollout call, so a first run compiles less) and
+with it. Both play the same games; a run without a lookahead seat never compiles the
+playouts."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from simkit.engine import build_lineup
+from simkit.games import get_game
+
+GAMES = ["cauldron-master", "carnuta", "inori"]
+
+# In a fresh process: a greedy run, then how many signatures the playout function has.
+FRESH = """
+import sys
+from simkit.engine import build_lineup
+from simkit.games import get_game
+game = get_game(sys.argv[1])
+compiled = game.compile(game.load_config())
+game.simulate(compiled, build_lineup(game, ["greedy", "planner", "random"], 3), 3, 0, 6)
+print(len(game.kernel.playout.signatures), game.needs_compile())
+"""
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_both_variants_play_the_same_games(name, monkeypatch):
+    game = get_game(name)
+    compiled = game.compile(game.load_config())
+    lineup = build_lineup(game, ["greedy", "planner", "random"], 3)
+    assert game.lookahead(lineup) is None
+    assert game.lookahead(build_lineup(game, ["rollout", "greedy"], 2)) is True
+    without = {k: np.array(v) for k, v in game.simulate(compiled, lineup, 5, 0, 300).items()}
+    monkeypatch.setattr(game, "lookahead", lambda lineup: True)
+    with_it = game.simulate(compiled, lineup, 5, 0, 300)
+    assert without.keys() == with_it.keys()
+    for key, column in without.items():
+        assert np.array_equal(column, with_it[key]), key
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_a_run_without_a_lookahead_seat_never_compiles_the_playouts(name):
+    done = subprocess.run([sys.executable, "-c", FRESH, name], capture_output=True,
+                          text=True, timeout=1800, check=True)
+    signatures, needs_compile = done.stdout.split()
+    assert signatures == "0"
+    assert needs_compile == "False"  # that variant is in the cache now
+
+
+def test_the_compile_message_names_the_variant_a_lineup_needs(cm):
+    game, compiled = cm
+    greedy = build_lineup(game, ["greedy"], 2)
+    rollout = build_lineup(game, ["rollout", "greedy"], 2, ["rollout.rollouts=1"])
+    game.simulate(compiled, greedy, 0, 0, 2)
+    game.simulate(compiled, rollout, 0, 0, 2)
+    assert not game.needs_compile(greedy)
+    assert not game.needs_compile(rollout)
+    variants = {str(sig[-1]) for sig in game.kernel.simulate_batch.signatures}
+    assert variants == {"none", "bool"}
