@@ -230,6 +230,8 @@ def source_commit() -> str | None:
     """The git commit of the simkit source measured ("+changes" when its files differ from
     it), so a saved table says which code it measured; None outside a git checkout."""
     root = Path(__file__).resolve().parent.parent
+    if not (root / ".git").exists():  # an installed copy: git would name an unrelated repo
+        return None
     try:
         done = subprocess.run(["git", "-C", str(root), "describe", "--always",
                                "--dirty=+changes"], capture_output=True, text=True,

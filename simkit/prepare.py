@@ -236,7 +236,10 @@ def chunk_games(p: Prepared) -> int:
     result arrays would pass CHUNK_BYTES. A run holds about two chunks (one in play, one
     being written), so a game with wide results (Carnuta: 540 bytes a game, Cauldron
     Master: 128) runs in as little memory as a narrow one. Results never depend on it."""
-    per_game = sum(a.nbytes for a in p.game.new_outputs(p.compiled, 1, p.lineup.n_players))
+    new_outputs = getattr(p.game, "new_outputs", None)  # a KernelGame's; others: the default
+    if new_outputs is None:
+        return DEFAULT_CHUNK
+    per_game = sum(a.nbytes for a in new_outputs(p.compiled, 1, p.lineup.n_players))
     n = DEFAULT_CHUNK
     while n > MIN_AUTO_CHUNK and n * per_game > CHUNK_BYTES:
         n //= 2
