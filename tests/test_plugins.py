@@ -4,7 +4,6 @@ clear one-line error for every kind of bad plug-in."""
 from __future__ import annotations
 
 import json
-import time
 from importlib.metadata import EntryPoint
 from pathlib import Path
 
@@ -83,12 +82,10 @@ def test_a_new_plugin_does_not_recompile_the_kernel(cm, tmp_path):
     game.simulate(compiled, build_lineup(game, [f"{first}:sets", "greedy"], 2), 1, 0, 50)
     signatures = len(kernel.signatures)
     second = write(tmp_path, "two.py", CM_EXAMPLE.replace("10000.0", "5000.0"))
-    start = time.perf_counter()
     lineup = build_lineup(game, [f"{second}:sets", "greedy"], 2)
     game.simulate(compiled, lineup, 1, 0, 50)
-    elapsed = time.perf_counter() - start
+    # No new kernel signature: only the plug-in compiled (no test asserts a timing).
     assert len(kernel.signatures) == signatures
-    assert elapsed < 10  # the plug-in alone compiles (under 1 s unloaded); a kernel takes >30 s
 
 
 def test_out_of_range_answers_fall_back_to_row_zero(cm, tmp_path):
