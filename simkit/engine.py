@@ -118,9 +118,8 @@ def run(spec: RunSpec, run_dir: Path, threads: int | None = None,
     it finishes, and Ctrl-C saves the games of the chunk in play (`simkit/slices.py`), so
     an interrupted run (Ctrl-C, a killed process, a full disk) started again with the
     same command plays only the missing games; its files equal an uninterrupted run's
-    byte for byte. The folder is locked
-    while the run writes it (`simkit/folders.py`). A run already complete is left as it
-    is (the manifest comes back with "skipped").
+    byte for byte. The folder is locked while the run writes it (`simkit/folders.py`). A
+    run already complete is left as it is (the manifest comes back with "skipped").
     With `scheduler` (a dask scheduler address) or `workers` (a local dask cluster of
     that many processes) the chunks are played on the cluster; the results are the same.
     A --summary-only or --until-sure run needs `analysis` (see `Analysis`).

@@ -106,7 +106,11 @@ def say_if_compiling(game: Any, lineups: Any = (), stream: IO[str] | None = None
     `lineups` (none given: a lineup without a lookahead player), so a first run (seconds
     to minutes, depending on the game) never sits silent."""
     needs = getattr(game, "needs_compile", lambda lineup=None: False)
-    if any(needs(lineup) for lineup in (list(lineups) or [None])):
+    # One lineup per compiled variant, so a sweep of many points reads the cache index twice
+    # at most, not once per point.
+    variant = getattr(game, "lookahead", lambda lineup: None)
+    one_each = {variant(lineup): lineup for lineup in lineups} or {None: None}
+    if any(needs(lineup) for lineup in one_each.values()):
         stream = stream if stream is not None else sys.stderr
         stream.write(f"Compiling the {game.title} kernel (first run only; later runs load it "
                      "from the cache in under a second)...\n")

@@ -23,3 +23,28 @@ def test_the_rate_starts_at_the_first_update(monkeypatch):
     bar.update(7_000)
     bar.close()
     assert out.getvalue().splitlines()[-1] == "cm: 10,000/10,000 games in 1 min 09 s, 145 games/s"
+
+
+def test_the_compile_check_asks_once_per_kernel_variant():
+    """A sweep's many points need at most two compiled variants: each is checked once."""
+    say_if_compiling = progress.say_if_compiling
+
+    class Game:
+        title = "Toy"
+        asked: list = []
+
+        def lookahead(self, lineup):
+            return True if lineup == "rollout" else None
+
+        def needs_compile(self, lineup=None):
+            self.asked.append(lineup)
+            return lineup == "rollout"
+
+    game, out = Game(), io.StringIO()
+    say_if_compiling(game, ["greedy"] * 100, out)
+    assert game.asked == ["greedy"] and out.getvalue() == ""
+    say_if_compiling(game, ["greedy"] * 50 + ["rollout"] * 50, out)
+    assert game.asked[1:] == ["greedy", "rollout"]
+    assert "Compiling the Toy kernel" in out.getvalue()
+    say_if_compiling(game, (), out)
+    assert game.asked[-1] is None
