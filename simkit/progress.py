@@ -110,8 +110,13 @@ def say_if_compiling(game: Any, lineups: Any = (), stream: IO[str] | None = None
     # at most, not once per point.
     variant = getattr(game, "lookahead", lambda lineup: None)
     one_each = {variant(lineup): lineup for lineup in lineups} or {None: None}
-    if any(needs(lineup) for lineup in one_each.values()):
+    missing = [v for v, lineup in one_each.items() if needs(lineup)]
+    if missing:
+        # The variant with lookahead players is compiled the first time a lineup has one,
+        # which may be long after the game's first run.
+        what, when = ((" for lookahead players", "first such run only") if None not in missing
+                      else ("", "first run only"))
         stream = stream if stream is not None else sys.stderr
-        stream.write(f"Compiling the {game.title} kernel (first run only; later runs load it "
+        stream.write(f"Compiling the {game.title} kernel{what} ({when}; later runs load it "
                      "from the cache in under a second)...\n")
         stream.flush()

@@ -62,7 +62,7 @@ from simkit.games.inori.layout import (
     player_at,
     slot_at,
 )
-from simkit.kernels.jit import njit_with_refcounts
+from simkit.kernels.jit import njit_with_refcounts, njit_without_refcounts
 from simkit.kernels.plugin_call import call_plugin
 from simkit.rng import randint
 
@@ -146,7 +146,7 @@ def greedy_w(opts, n, w_token, w_rune, w_complete, w_cost):
     return best
 
 
-@njit(cache=True, inline="always")
+@njit_without_refcounts
 def offering_value(points, tokens, completes, runes, own, paid, w_token, w_rune, w_complete,
                    w_cost):
     """greedy's value of an offering (or Altar tile) row from its columns: POINTS, F1..F4
@@ -158,7 +158,7 @@ def offering_value(points, tokens, completes, runes, own, paid, w_token, w_rune,
     return score
 
 
-@njit(cache=True, inline="always")
+@njit_without_refcounts
 def rune_value(kind, tokens, w_token):
     """greedy's value of playing a Rune tile of this kind that gives `tokens` tokens
     (playing none: 0). The kernel also calls it in a greedy seat's Rune step
@@ -166,7 +166,7 @@ def rune_value(kind, tokens, w_token):
     return w_token * tokens if kind == RUNE_GAIN else -1.0
 
 
-@njit(cache=True, inline="always")
+@njit_without_refcounts
 def greedy_score(opts, i, w_token, w_rune, w_complete, w_cost):
     """greedy's value of option row i."""
     kind = opts[i, KIND]

@@ -97,3 +97,47 @@ def test_no_python_file_is_longer_than_600_lines():
             if not skip & set(p.relative_to(ROOT).parts)
             and (n := len(p.read_text(encoding="utf-8").splitlines())) > MAX_LINES}
     assert long == {}
+
+
+# numba copies a function's whole IR at every place it inlines it (`inline="always"`), at a
+# cost that grows with the square of the function's size: with every helper inlined,
+# compiling Inori's game loop took 4 minutes and 2 GB. Helpers are compiled once and
+# called instead (LLVM inlines the small ones); see simkit.kernels.jit.
+MAX_INLINED_LINES = 1200
+
+
+def inlined_lines(files: list[Path]) -> dict[str, int]:
+    """Compiled function -> lines of code numba inlines into it, counting every place a
+    function marked inline="always" is inlined (and what is inlined into it in turn)."""
+    funcs: dict[str, ast.FunctionDef] = {}
+    inline: set[str] = set()
+    for path in files:
+        for node in ast.parse(path.read_text(encoding="utf-8")).body:
+            if isinstance(node, ast.FunctionDef):
+                funcs[node.name] = node
+                if any("inline='always'" in ast.unparse(d) for d in node.decorator_list):
+                    inline.add(node.name)
+
+    def called(name: str) -> list[str]:
+        names = (n.func.id if isinstance(n.func, ast.Name) else getattr(n.func, "attr", None)
+                 for n in ast.walk(funcs[name]) if isinstance(n, ast.Call))
+        return [c for c in names if c in inline and c != name]
+
+    def lines(name: str) -> int:
+        return sum(len(ast.unparse(funcs[c]).splitlines()) + lines(c) for c in called(name))
+
+    jitted = {n for n, f in funcs.items()
+              if any("njit" in ast.unparse(d) for d in f.decorator_list)}
+    return {n: lines(n) for n in sorted(jitted - inline)}
+
+
+def test_numba_inlines_little_into_any_kernel_function():
+    """Each game's kernel functions stay quick to compile: numba inlines at most
+    MAX_INLINED_LINES into any of them."""
+    shared = [*(ROOT / "simkit" / "kernels").glob("*.py"), ROOT / "simkit" / "rng.py"]
+    for game in ("cauldron_master", "carnuta", "inori"):
+        files = [*(ROOT / "simkit" / "games" / game).glob("*.py"),
+                 ROOT / "strategies" / f"{game}.py", *shared]
+        sizes = inlined_lines(files)
+        assert sizes["play_game"] > 0  # the count sees the game's loop
+        assert {f: n for f, n in sizes.items() if n > MAX_INLINED_LINES} == {}, game

@@ -26,7 +26,8 @@ def test_the_rate_starts_at_the_first_update(monkeypatch):
 
 
 def test_the_compile_check_asks_once_per_kernel_variant():
-    """A sweep's many points need at most two compiled variants: each is checked once."""
+    """A sweep's many points need at most two compiled variants: each is checked once, and
+    the message names the variant that compiles."""
     say_if_compiling = progress.say_if_compiling
 
     class Game:
@@ -45,6 +46,10 @@ def test_the_compile_check_asks_once_per_kernel_variant():
     assert game.asked == ["greedy"] and out.getvalue() == ""
     say_if_compiling(game, ["greedy"] * 50 + ["rollout"] * 50, out)
     assert game.asked[1:] == ["greedy", "rollout"]
-    assert "Compiling the Toy kernel" in out.getvalue()
+    assert "Compiling the Toy kernel for lookahead players (first such run" in out.getvalue()
     say_if_compiling(game, (), out)
     assert game.asked[-1] is None
+    game.needs_compile = lambda lineup=None: True  # nothing cached yet
+    out = io.StringIO()
+    say_if_compiling(game, ["greedy", "rollout"], out)
+    assert "Compiling the Toy kernel (first run only;" in out.getvalue()

@@ -19,6 +19,14 @@ def njit_without_refcounts(fn):
     A function that allocates and is called from such a loop takes
     `njit_with_refcounts`. Mark the loop's other helpers with this one: an unmarked
     function takes the mode of whichever caller happens to compile it first.
+
+    Inlining: a helper marked with this is compiled once and called, and LLVM inlines the
+    small ones where they are called (the same machine code as numba's inlining). Keep
+    numba's `inline="always"` for the turn's large steps, each inlined at one or two
+    places, where a call's dozens of array arguments would cost more than the work: numba
+    copies a function's whole IR at every place it inlines it, at a cost that grows with
+    the square of its size (Inori's loop with every helper inlined took 4 minutes and
+    2 GB to compile; docs/speed.md).
     """
     return njit(cache=True, _nrt=False)(fn)
 

@@ -50,12 +50,13 @@ def new_trace_stub(n_cols):
     )
 
 
-@njit(cache=True, inline="always")
+@njit_without_refcounts
 def record_event(trace, tracing, rnd, event, seat, a, b, c):
     """Append one event to the trace (a no-op when not tracing or when full).
 
-    Only the test of `tracing` is inlined where an event happens: the rules record dozens
-    of events, and inlining each append made compiling a game's loop minutes longer."""
+    Compiled once and called: LLVM inlines the test of `tracing` where an event happens,
+    and the append stays out of line. The rules record dozens of events, and numba's own
+    inlining at each of them made compiling a game's loop minutes longer."""
     if tracing:
         append_event(trace, rnd, event, seat, a, b, c)
 

@@ -111,8 +111,8 @@ Option table: int32 rows, one per legal option, in this canonical order.
 """
 
 import numpy as np
-from numba import njit
 
+from simkit.kernels.jit import njit_without_refcounts
 from simkit.outputs import CORE_OUTPUTS, Output
 
 MAX_PLAYERS = 4
@@ -299,25 +299,25 @@ OUTPUTS = (
  EV_RESHUFFLE, EV_MARKERS, EV_NEW_START, EV_FIRST, EV_MAJORITY, EV_END) = range(22)
 
 
-@njit(cache=True, inline="always")
+@njit_without_refcounts
 def player_at(p: int, field: int) -> int:
     """Offset of `field` (P_*) of seat p in `pub`."""
     return PLAYER + p * PLAYER_SIZE + field
 
 
-@njit(cache=True, inline="always")
+@njit_without_refcounts
 def slot_at(i: int, field: int) -> int:
     """Offset of `field` (S_*) of card slot i in `pub`."""
     return SLOT + i * SLOT_SIZE + field
 
 
-@njit(cache=True, inline="always")
+@njit_without_refcounts
 def tree_at(t: int, field: int) -> int:
     """Offset of `field` (T_*) of Great Tree space t in `pub`."""
     return TREE + t * TREE_SIZE + field
 
 
-@njit(cache=True, inline="always")
+@njit_without_refcounts
 def space_col(s: int, field: int) -> int:
     """Column of `field` (SP_*) of card space s in Tables.card."""
     return SPACE + s * SPACE_SIZE + field

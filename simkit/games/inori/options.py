@@ -98,7 +98,7 @@ from .scoring import (
 )
 
 
-@njit(cache=True, inline="always")
+@njit_without_refcounts
 def set_row(opts, n, kind, a, b, c, points, f1, f2, f3, f4):
     opts[n, KIND] = kind
     opts[n, A] = a
@@ -111,7 +111,7 @@ def set_row(opts, n, kind, a, b, c, points, f1, f2, f3, f4):
     opts[n, F4] = f4
 
 
-@njit(cache=True, inline="always")
+@njit_without_refcounts
 def put_offer(opts, n, best, fuse, ws, kind, a, b, c, points, f1, f2, f3, f4):
     """Offering row n of the table; or, with `fuse` (a greedy seat with weights ws, a
     tuple), only the row greedy would choose (the first best) kept, in row 0: scored as
@@ -176,7 +176,7 @@ def rune_rows(t, pub, p, opts, fuse, w, after):
     return n
 
 
-@njit(cache=True, inline="always")
+@njit_without_refcounts
 def occupied_target(t, pub, p):
     """True if seat p may join some occupied space (scoring.may_join): a card space, or
     with options.occupied_spaces = "any" a Great Tree space."""

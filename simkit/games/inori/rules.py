@@ -148,7 +148,7 @@ from .scoring import card_row, end_game, fewest_points, held, holdings, lowest_s
 
 
 # ---------------------------------------------------------------- tokens, points, piles
-@njit(cache=True, inline="always")
+@njit_without_refcounts
 def gain(t, pub, p, x, k, cnt, trace, tracing, season):
     """Seat p gains up to k tokens of colour x from the supply; returns how many (none of
     a colour withheld from it by restricted play, `simkit value`)."""
@@ -163,7 +163,7 @@ def gain(t, pub, p, x, k, cnt, trace, tracing, season):
     return got
 
 
-@njit(cache=True, inline="always")
+@njit_without_refcounts
 def score(pub, p, points, source, cnt, trace, tracing, season):
     """Seat p scores `points` now (source: layout.SOURCES)."""
     if points > 0:
@@ -172,7 +172,7 @@ def score(pub, p, points, source, cnt, trace, tracing, season):
         record_event(trace, tracing, season, EV_POINTS, p, points, source, 0)
 
 
-@njit(cache=True, inline="always")
+@njit_without_refcounts
 def pay(t, pub, p, x, k, cnt, trace, tracing, season):
     """Seat p pays k tokens of colour x (returned to the supply, or only shown)."""
     if t.rules[R_COST_RETURN]:
@@ -182,7 +182,7 @@ def pay(t, pub, p, x, k, cnt, trace, tracing, season):
     record_event(trace, tracing, season, EV_PAY, p, x, k, 0)
 
 
-@njit(cache=True, inline="always")
+@njit_without_refcounts
 def draw_runes(pub, p, k, stack, rtops, cnt, trace, tracing, season):
     """Seat p draws up to k Rune tiles from the top of the stack."""
     for _ in range(k):
@@ -344,7 +344,7 @@ def next_seat(n_players, pub, hid):
             return p
 
 
-@njit(cache=True, inline="always")
+@njit_without_refcounts
 def begin_turn(pub, hid, cnt, p):
     """Seat p's turn begins."""
     pub[SEAT] = p
@@ -379,7 +379,7 @@ def play_rune(t, pub, hid, cnt, p, h, trace, tracing, season):
         hid[TODO_COLOUR] = colour
 
 
-@njit(cache=True, inline="always")
+@njit_without_refcounts
 def move_marker(pub, p, who, src, dst, trace, tracing, season):
     """Seat p moves `who`'s piece (a seat or NEUTRAL) on space `src` to free space `dst`
     (slot * MAX_SPACES + space); when the first piece leaves, the further marker of the
@@ -423,7 +423,7 @@ def offer_card(t, pub, hid, cnt, p, i, s, paid, hv, stack, rtops, trace, tracing
         score(pub, p, points, SRC_CARD, cnt, trace, tracing, season)
 
 
-@njit(cache=True, inline="always")
+@njit_without_refcounts
 def ask_tokens(hid, decisions, amount, fewest):
     """Pending: `decisions` token colours to choose, `amount` tokens each."""
     hid[PHASE] = PH_TOKENS
@@ -484,7 +484,7 @@ def offer_tree(t, pub, hid, cnt, p, ts, colour, paid, placed, stack, rtops, trac
                 record_event(trace, tracing, season, EV_GAIN, p, x, 1, 0)
 
 
-@njit(cache=True, inline="always")
+@njit_without_refcounts
 def ask_tile(hid, ts, paid):
     """Pending (PH_TILE): the Altar tile for tree space ts, then offer_tree (paying in
     `paid`, -1: nothing)."""
@@ -493,14 +493,14 @@ def ask_tile(hid, ts, paid):
     hid[TODO_AMOUNT] = paid
 
 
-@njit(cache=True, inline="always")
+@njit_without_refcounts
 def pass_turn(cnt, p, trace, tracing, season):
     """Seat p has no legal offering: the marker is set aside for the season."""
     cnt[p, CT_PASSED] += 1
     record_event(trace, tracing, season, EV_PASS, p, 0, 0, 0)
 
 
-@njit(cache=True, inline="always")
+@njit_without_refcounts
 def block_space(pub, cnt, p, i, s, trace, tracing, season):
     """Seat p puts a neutral marker on space s of the card in slot i."""
     pub[slot_at(i, S_OCC + s)] = NEUTRAL
@@ -509,7 +509,7 @@ def block_space(pub, cnt, p, i, s, trace, tracing, season):
     record_event(trace, tracing, season, EV_BLOCK, p, i, s, 0)
 
 
-@njit(cache=True, inline="always")
+@njit_without_refcounts
 def end_turn(pub, p):
     """The offering marker is spent (the next turn comes: play.next_decision)."""
     pub[player_at(p, P_MARKERS)] -= 1
@@ -578,7 +578,7 @@ def season_end(t, n_players, pub, hid, cnt, done, decks, discards, tops, rtops, 
     return max(k, 0)
 
 
-@njit(cache=True, inline="always")
+@njit_without_refcounts
 def keep_new_start(pub, cnt, p, kept, other, trace, tracing, season):
     """Seat p keeps New Start card `kept` (the other drawn one, `other`, leaves the game):
     it joins the cards in play in the next slot."""
@@ -589,7 +589,7 @@ def keep_new_start(pub, cnt, p, kept, other, trace, tracing, season):
     record_event(trace, tracing, season, EV_NEW_START, p, kept, other, 0)
 
 
-@njit(cache=True, inline="always")
+@njit_without_refcounts
 def begin_season(pub, hid):
     """The next season begins with its first player's turn."""
     pub[SEASON] += 1

@@ -84,13 +84,13 @@ from .layout import (
 
 
 # ---------------------------------------------------------------- the board
-@njit(cache=True, inline="always")
+@njit_without_refcounts
 def held(pub, p, x):
     """Favor tokens of colour x that seat p holds."""
     return pub[player_at(p, P_TOKENS + x)]
 
 
-@njit(cache=True, inline="always")
+@njit_without_refcounts
 def taken_places(pub, sb):
     """Spaces holding a marker on the card of the slot starting at pub[sb]. Counts over
     all MAX_SPACES places (those past a card's spaces always hold -1: setup and every
@@ -101,7 +101,7 @@ def taken_places(pub, sb):
     return taken
 
 
-@njit(cache=True, inline="always")
+@njit_without_refcounts
 def free_spaces(t, pub, i):
     """Free spaces of the card in slot i (0 for an empty slot)."""
     c = pub[slot_at(i, S_CARD)]
@@ -110,7 +110,7 @@ def free_spaces(t, pub, i):
     return t.card[c, CARD_N_SPACES] - taken_places(pub, slot_at(i, 0))
 
 
-@njit(cache=True, inline="always")
+@njit_without_refcounts
 def seats_on_card(t, pub, i):
     """Bit p + 1 set when seat p has a marker on the card in slot i (bit 0 means nothing:
     any empty place sets it; bit NEUTRAL + 1: a neutral marker). One pass, not per seat."""
@@ -121,7 +121,7 @@ def seats_on_card(t, pub, i):
     return m
 
 
-@njit(cache=True, inline="always")
+@njit_without_refcounts
 def on_card(t, pub, i, p):
     """1 if seat p has a marker on the card in slot i."""
     c = pub[slot_at(i, S_CARD)]
@@ -131,7 +131,7 @@ def on_card(t, pub, i, p):
     return 0
 
 
-@njit(cache=True, inline="always")
+@njit_without_refcounts
 def lowest_seat(mask):
     """The lowest seat whose bit is set in `mask` (further markers: S_OCC2), -1 if none."""
     for q in range(MAX_PLAYERS):
@@ -140,7 +140,7 @@ def lowest_seat(mask):
     return -1
 
 
-@njit(cache=True, inline="always")
+@njit_without_refcounts
 def may_join(t, occ, extra, p):
     """Whether an "occupied" Rune lets seat p join a space whose first piece is `occ` and
     whose further markers are the seats of bit mask `extra`: it is occupied, by no marker
@@ -150,7 +150,7 @@ def may_join(t, occ, extra, p):
     return extra == 0 or t.rules[R_OCC_ANY_COUNT] == 1
 
 
-@njit(cache=True, inline="always")
+@njit_without_refcounts
 def needs_tile(t, pub, ts):
     """True for an Altar space without its tile: an offering there chooses the tile first
     (the effect may name its colour)."""
@@ -328,7 +328,7 @@ def end_game(t, pub, n_players, cnt, trace, tracing):
 
 
 # ---------------------------------------------------------------- the ranking
-@njit(cache=True, inline="always")
+@njit_without_refcounts
 def final_score(t, pub, p):
     """Seat p's final score, which ranks the seats: its points (the rules add every point
     as it is scored) plus its seat compensation (compensation.points; 0 in the published
@@ -336,7 +336,7 @@ def final_score(t, pub, p):
     return pub[player_at(p, P_SCORE)] + t.rules[R_COMP + p]
 
 
-@njit(cache=True, inline="always")
+@njit_without_refcounts
 def ranking_key(t, pub, p):
     """What ranks seat p at the end: its final score plus its half point of compensation
     (compensation.half, 0 or 1), as 2 x final score + half, so the half point only breaks
