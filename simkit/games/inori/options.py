@@ -216,7 +216,7 @@ def move_exists(t, pub, p, kind, colour):
     return False
 
 
-@njit(cache=True, inline="always")
+@njit_without_refcounts
 def move_rows(t, pub, p, kind, colour, opts):
     """STEP_MOVE: moves of a piece for a move rune (options.move_piece: any piece, or one
     of seat p's own markers); C is the piece's owner."""
@@ -368,7 +368,7 @@ def offer_rows(t, pub, p, opts, hv, fuse, w):
     return n
 
 
-@njit(cache=True, inline="always")
+@njit_without_refcounts
 def tile_rows(t, pub, p, ts, opts, hv):
     """STEP_TILE: every unused Altar tile colour for tree space ts, with its effect."""
     n = 0
@@ -382,7 +382,7 @@ def tile_rows(t, pub, p, ts, opts, hv):
     return n
 
 
-@njit(cache=True, inline="always")
+@njit_without_refcounts
 def colour_rows(t, pub, p, fewest, opts):
     """STEP_TOKEN: colours the supply holds (fewest: only those p holds fewest of)."""
     low = 1 << 30
@@ -399,7 +399,7 @@ def colour_rows(t, pub, p, fewest, opts):
     return n
 
 
-@njit(cache=True, inline="always")
+@njit_without_refcounts
 def block_rows(t, pub, p, opts):
     """STEP_BLOCK: every free card space."""
     n = 0
@@ -417,7 +417,7 @@ def block_rows(t, pub, p, opts):
     return n
 
 
-@njit(cache=True, inline="always")
+@njit_without_refcounts
 def new_start_rows(t, new_starts, top, k, opts):
     """STEP_NEW_START: the k New Start cards drawn from `new_starts[top:]`, in draw order."""
     for j in range(k):

@@ -227,15 +227,15 @@ def next_decision(t, n_players, pub, hid, cnt, done, decks, discards, tops, new_
     offering) is one pass with the seat in a register."""
     phase = hid[PHASE]
     p = pub[SEAT]
+    after = False  # a rune step (the loop's only break): after the offering, or before it
     while True:
         if phase == PH_END_TURN:
             if (t.rules[R_RUNE_AFTER] and hid[RUNE_DONE] == 0
                     and pub[player_at(p, P_N_RUNES)] > 0):  # options.rune_timing
                 hid[RUNE_DONE] = 2
                 hid[PHASE] = PH_END_TURN
-                pub[STEP] = STEP_RUNE
-                fuse = fusing and sids[p] == GREEDY
-                return rune_rows(t, pub, p, opts, fuse, params[p], True), fuse
+                after = True
+                break
             end_turn(pub, p)
             phase = PH_TURN
         if phase == PH_TURN:
@@ -245,9 +245,7 @@ def next_decision(t, n_players, pub, hid, cnt, done, decks, discards, tops, new_
                 phase = PH_OFFER
                 if pub[player_at(p, P_N_RUNES)] > 0:
                     hid[PHASE] = PH_OFFER
-                    pub[STEP] = STEP_RUNE
-                    fuse = fusing and sids[p] == GREEDY
-                    return rune_rows(t, pub, p, opts, fuse, params[p], False), fuse
+                    break
             else:
                 phase = PH_SEASON_END
         if phase == PH_MOVE:  # then the offering, or the end of the turn after it
@@ -299,6 +297,11 @@ def next_decision(t, n_players, pub, hid, cnt, done, decks, discards, tops, new_
                 return 0, False
             continue
         return 0, False  # PH_OVER
+    # The rune table, built in one place (the loop's breaks come here): numba copies an
+    # inlined function at every place it is called.
+    pub[STEP] = STEP_RUNE
+    fuse = fusing and sids[p] == GREEDY
+    return rune_rows(t, pub, p, opts, fuse, params[p], after), fuse
 
 
 @njit(cache=True, inline="always")
@@ -309,6 +312,9 @@ def apply_option(t, pub, hid, cnt, stack, rtops, opts, c, hv, trace, tracing):
     season = pub[SEASON]
     kind = opts[c, KIND]
     a = opts[c, A]
+    # An offering to the tree, made below in one place (numba copies an inlined function
+    # at every place it is called): its space, tile colour, tokens paid, tile placed now.
+    ts, colour, paid, placed = -1, 0, 0, False
     if step == STEP_OFFER:
         if kind == OPT_CARD:
             offer_card(t, pub, hid, cnt, p, a, opts[c, B], opts[c, C], hv, stack, rtops,
@@ -317,8 +323,7 @@ def apply_option(t, pub, hid, cnt, stack, rtops, opts, c, hv, trace, tracing):
             if needs_tile(t, pub, a):
                 ask_tile(hid, a, opts[c, C])
             else:
-                offer_tree(t, pub, hid, cnt, p, a, opts[c, B], opts[c, C], False, stack, rtops,
-                           trace, tracing, season)
+                ts, colour, paid = a, opts[c, B], opts[c, C]
         else:
             pass_turn(cnt, p, trace, tracing, season)
     elif step == STEP_RUNE:
@@ -330,13 +335,15 @@ def apply_option(t, pub, hid, cnt, stack, rtops, opts, c, hv, trace, tracing):
         block_space(pub, cnt, p, a, opts[c, B], trace, tracing, season)
     elif step == STEP_TILE:
         hid[PHASE] = PH_END_TURN
-        offer_tree(t, pub, hid, cnt, p, hid[TODO_COLOUR], a, hid[TODO_AMOUNT], True, stack,
-                   rtops, trace, tracing, season)
+        ts, colour, paid, placed = hid[TODO_COLOUR], a, hid[TODO_AMOUNT], True
     elif step == STEP_MOVE:
         move_marker(pub, p, opts[c, C], a, opts[c, B], trace, tracing, season)
     else:  # STEP_NEW_START: the first other card drawn leaves the game
         other = opts[1, A] if c == 0 and hid[TODO_LEFT] > 1 else (opts[0, A] if c > 0 else -1)
         keep_new_start(pub, cnt, p, a, other, trace, tracing, season)
+    if ts >= 0:
+        offer_tree(t, pub, hid, cnt, p, ts, colour, paid, placed, stack, rtops, trace, tracing,
+                   season)
 
 
 # ---------------------------------------------------------------- decisions
