@@ -4,7 +4,36 @@ without a count for hot loops."""
 from __future__ import annotations
 
 from numba import carray, njit, types
+from numba.core.registry import CPUDispatcher
 from numba.extending import intrinsic
+
+from simkit.kernels.inline_copy import share_scope_when_inlining
+
+share_scope_when_inlining()  # before any kernel compiles
+
+
+class CalledHelper(CPUDispatcher):
+    """The dispatcher of a helper the kernels call: one compiled version per argument
+    types, not one per constant passed.
+
+    numba types a constant argument by its value (`Literal[int](7)`) and compiles the
+    callee again for each: Inori's trace event took 28 versions and its option row 24.
+    A helper never needs a constant's value (LLVM still sees it wherever it inlines the
+    call), so the constants are typed as plain integers here.
+    """
+
+    def get_call_template(self, args, kws):
+        return super().get_call_template(
+            tuple(types.unliteral(a) for a in args),
+            {k: types.unliteral(v) for k, v in kws.items()})
+
+
+def _helper(fn, nrt: bool) -> CalledHelper:
+    # No C-callable wrapper: kernels call helpers directly and Python through the CPython
+    # wrapper; only a first-class function value would need one.
+    dispatcher = njit(cache=True, _nrt=nrt, no_cfunc_wrapper=True)(fn)
+    dispatcher.__class__ = CalledHelper  # numba's decorators take no dispatcher class
+    return dispatcher
 
 
 def njit_without_refcounts(fn):
@@ -28,14 +57,14 @@ def njit_without_refcounts(fn):
     the square of its size (Inori's loop with every helper inlined took 4 minutes and
     2 GB to compile; docs/speed.md).
     """
-    return njit(cache=True, _nrt=False)(fn)
+    return _helper(fn, nrt=False)
 
 
 def njit_with_refcounts(fn):
     """@njit(cache=True) for a function that allocates arrays (a planner's work array, a
     rollout's copies of the state) and is called from an `njit_without_refcounts` loop:
     without it, it would inherit the loop's mode and not compile."""
-    return njit(cache=True, _nrt=True)(fn)
+    return _helper(fn, nrt=True)
 
 
 @intrinsic

@@ -1,0 +1,80 @@
+"""How simkit compiles kernels: numba's inliner patched to copy a function once, and
+helpers compiled once per argument types (simkit/kernels/inline_copy.py, jit.py)."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+from numba import njit
+from numba.core import inline_closurecall
+from numba.core.errors import TypingError
+
+from simkit.kernels.inline_copy import share_scope_when_inlining
+from simkit.kernels.jit import CalledHelper, njit_without_refcounts
+
+
+def _callee(a, k):
+    s = 0
+    for i in range(a.shape[0]):
+        if a[i] > k:
+            s += a[i]
+        elif a[i] == k:
+            s -= 1
+        else:
+            while s > 100:
+                s //= 2
+    return s
+
+
+def _caller(a):
+    return callee(a, 3) * 7 + callee(a, 5)  # noqa: F821 - bound per compile below
+
+
+def _compiled_caller() -> tuple[int, str]:
+    """_caller compiled afresh with _callee inlined at both places: its result and its
+    LLVM IR, with the names a process numbers (labels, inlined variables) made neutral."""
+    fn = type(_caller)(_caller.__code__, {"callee": njit(inline="always")(_callee)})
+    compiled = njit(fn)
+    result = compiled(np.arange(-50, 250, 7))
+    text = next(iter(compiled.inspect_llvm().values()))
+    text = re.sub(r"0x[0-9a-f]+|\.bytes\.-?\d+|B\d+v\d+B\w+", "X", text)
+    text = re.sub(r" +", " ", re.sub(r"_v\d+_", "_v_", text))
+    labels: dict[str, str] = {}
+    return result, re.sub(r"\bB\d+", lambda m: labels.setdefault(m.group(), f"L{len(labels)}"),
+                          text)
+
+
+def test_the_patched_inliner_makes_the_same_machine_code(monkeypatch):
+    if not share_scope_when_inlining():
+        pytest.skip("this numba's inliner is not the one the patch knows: left as it is")
+    patched = inline_closurecall.InlineWorker.inline_ir
+    assert patched.shares_scope
+    with_patch = _compiled_caller()
+    monkeypatch.setattr(inline_closurecall.InlineWorker, "inline_ir", patched.original)
+    without = _compiled_caller()
+    assert with_patch[0] == without[0] == _callee(np.arange(-50, 250, 7), 3) * 7 + _callee(
+        np.arange(-50, 250, 7), 5)
+    assert with_patch[1] == without[1]
+
+
+@njit_without_refcounts
+def _shift(values, by):
+    return values[0] + by
+
+
+@njit  # not cached: loaded from the cache, it would never ask for _shift's versions
+def _shifts(values):
+    return _shift(values, 1) + _shift(values, 2) + _shift(values, np.int32(3))
+
+
+def test_a_helper_compiles_once_per_argument_types_not_per_constant():
+    values = np.array([10, 20], np.int64)
+    assert isinstance(_shift, CalledHelper)
+    assert _shifts(values) == 36
+    # The constants 1 and 2 share one version (int64); the int32 takes another.
+    assert len(_shift.overloads) == 2
+    assert _shift(values, 5) == 15  # Python still calls it
+    with pytest.raises(TypingError):
+        _shift("not an array", 1)  # an error, not a crash: the CPython wrapper is kept
