@@ -3,7 +3,10 @@ helpers compiled once per argument types (simkit/kernels/inline_copy.py, jit.py)
 
 from __future__ import annotations
 
+import os
 import re
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -78,3 +81,30 @@ def test_a_helper_compiles_once_per_argument_types_not_per_constant():
     assert _shift(values, 5) == 15  # Python still calls it
     with pytest.raises(TypingError):
         _shift("not an array", 1)  # an error, not a crash: the CPython wrapper is kept
+
+
+_PLAY_TWO = """
+import hashlib, numpy as np
+from simkit.engine import build_lineup
+from simkit.games import get_game
+game = get_game("cauldron-master")
+compiled = game.compile(game.load_config())
+columns = game.simulate(compiled, build_lineup(game, ["greedy", "random"], 2), 5, 0, 2)
+digest = hashlib.sha256()
+for key in sorted(columns):
+    digest.update(key.encode() + np.ascontiguousarray(columns[key]).tobytes())
+print(digest.hexdigest())
+"""
+
+
+def test_plain_python_plays_the_same_games():
+    """NUMBA_DISABLE_JIT=1 (README: debugging) runs the kernels, helpers included, as
+    plain Python, with the same results as the compiled ones."""
+    def play(disable: str) -> str:
+        env = os.environ | {"NUMBA_DISABLE_JIT": disable}
+        done = subprocess.run([sys.executable, "-c", _PLAY_TWO], env=env, text=True,
+                              capture_output=True, timeout=600)
+        assert done.returncode == 0, done.stderr[-2000:]
+        return done.stdout.strip().splitlines()[-1]
+
+    assert play("1") == play("0")

@@ -28,11 +28,12 @@ class CalledHelper(CPUDispatcher):
             {k: types.unliteral(v) for k, v in kws.items()})
 
 
-def _helper(fn, nrt: bool) -> CalledHelper:
+def _helper(fn, nrt: bool):
     # No C-callable wrapper: kernels call helpers directly and Python through the CPython
     # wrapper; only a first-class function value would need one.
     dispatcher = njit(cache=True, _nrt=nrt, no_cfunc_wrapper=True)(fn)
-    dispatcher.__class__ = CalledHelper  # numba's decorators take no dispatcher class
+    if isinstance(dispatcher, CPUDispatcher):  # not the plain function NUMBA_DISABLE_JIT gives
+        dispatcher.__class__ = CalledHelper  # numba's decorators take no dispatcher class
     return dispatcher
 
 
