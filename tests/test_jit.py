@@ -31,6 +31,9 @@ def _callee(a, k):
     return s
 
 
+VALUES = np.arange(-50, 250, 7)
+
+
 def _caller(a):
     return callee(a, 3) * 7 + callee(a, 5)  # noqa: F821 - bound per compile below
 
@@ -40,7 +43,7 @@ def _compiled_caller() -> tuple[int, str]:
     LLVM IR, with the names a process numbers (labels, inlined variables) made neutral."""
     fn = type(_caller)(_caller.__code__, {"callee": njit(inline="always")(_callee)})
     compiled = njit(fn)
-    result = compiled(np.arange(-50, 250, 7))
+    result = compiled(VALUES)
     text = next(iter(compiled.inspect_llvm().values()))
     text = re.sub(r"0x[0-9a-f]+|\.bytes\.-?\d+|B\d+v\d+B\w+", "X", text)
     text = re.sub(r" +", " ", re.sub(r"_v\d+_", "_v_", text))
@@ -57,8 +60,7 @@ def test_the_patched_inliner_makes_the_same_machine_code(monkeypatch):
     with_patch = _compiled_caller()
     monkeypatch.setattr(inline_closurecall.InlineWorker, "inline_ir", patched.original)
     without = _compiled_caller()
-    assert with_patch[0] == without[0] == _callee(np.arange(-50, 250, 7), 3) * 7 + _callee(
-        np.arange(-50, 250, 7), 5)
+    assert with_patch[0] == without[0] == _callee(VALUES, 3) * 7 + _callee(VALUES, 5)
     assert with_patch[1] == without[1]
 
 
