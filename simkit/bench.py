@@ -22,10 +22,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import numba
-
 from simkit.engine import build_lineup
 from simkit.games import get_game
+from simkit.threads import using
 
 ROOT = Path(__file__).resolve().parent.parent
 FIRST_GAME = """
@@ -56,12 +55,9 @@ def _simulate_seconds(game_name: str, strategy: str, threads: int, n_games: int,
     compiled = game.compile(game.load_config())
     lineup = build_lineup(game, [strategy], 4)
     game.simulate(compiled, lineup, 0, 0, 100)  # compile or load the cache
-    numba.set_num_threads(threads)
-    try:
+    with using(threads):
         return _median_time(lambda: game.simulate(compiled, lineup, 7, 0, n_games), repeats,
                             clock)
-    finally:
-        numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
 
 
 def kernel_rate(strategy: str, threads: int, n_games: int, repeats: int,

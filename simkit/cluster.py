@@ -21,11 +21,10 @@ from simkit.errors import SimkitError
 @functools.lru_cache(maxsize=4)
 def _prepared(spec: Any) -> Any:
     """Validate and compile once per worker process (loads the cached kernels)."""
-    import numba
-
     from simkit.prepare import prepare
+    from simkit.threads import set_threads
 
-    numba.set_num_threads(1)  # one worker process per core: no oversubscription
+    set_threads(1)  # one worker process per core: no oversubscription
     return prepare(spec)
 
 

@@ -9,7 +9,6 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
-import numba
 import numpy as np
 import polars as pl
 import pyarrow as pa
@@ -35,7 +34,6 @@ from simkit.prepare import (  # re-exported: the names callers know the engine b
     parse_params,
     prepare,
     results_file,
-    set_threads,
 )
 from simkit.results import (
     GAMES_FILE,
@@ -70,6 +68,7 @@ from simkit.summary import (
     read_aggregate,
     write_aggregate,
 )
+from simkit.threads import get_threads, set_threads
 
 
 def check_output(run_dir: Path, p: Prepared, force: bool) -> str:
@@ -335,7 +334,7 @@ def _play(p: Prepared, chunks: Iterable[tuple[int, int]], scheduler: str | None,
     dask cluster."""
     if scheduler is None and workers is None:
         slicer = Slicer(lambda first, n: p.game.simulate(p.compiled, p.lineup, p.spec.seed,
-                                                         first, n), numba.get_num_threads(),
+                                                         first, n), get_threads(),
                          progress, step=p.spec.players if p.lineup.rotate else 1,
                          join=Parts)  # joined in the writer thread
         yield from slicer.chunks(chunks)  # on Ctrl-C, the games finished come first

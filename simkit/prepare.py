@@ -10,7 +10,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import numba
 import numpy as np
 
 from simkit import plugins
@@ -201,16 +200,6 @@ def prepare(spec: RunSpec) -> Prepared:
     if spec.until_sure is not None:
         spec.until_sure.check()
     return Prepared(spec, game, config, compiled, lineup)
-
-
-def set_threads(threads: int | None) -> int:
-    """Use `threads` numba threads (default: all); returns the number in use."""
-    available = numba.config.NUMBA_NUM_THREADS
-    if threads is not None:
-        if not 1 <= threads <= available:
-            raise SimkitError(f"--threads must be between 1 and {available}, not {threads}")
-        numba.set_num_threads(threads)
-    return numba.get_num_threads()
 
 
 def identity(p: Prepared) -> dict[str, Any]:

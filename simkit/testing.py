@@ -4,22 +4,19 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import numba
 import numpy as np
 
 from simkit.engine import build_lineup
 from simkit.games import get_game
+from simkit.threads import available, using
 
 REQUIRED = ("strategy", "score", "rank", "win_share", "rounds")
 
 
 def _simulate(game, compiled, lineup, seed, first, n, threads):
-    numba.set_num_threads(threads)
-    try:
+    with using(threads):
         cols = game.simulate(compiled, lineup, seed, first, n)
-        return {k: np.array(v) for k, v in cols.items()}
-    finally:
-        numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
+    return {k: np.array(v) for k, v in cols.items()}
 
 
 # Lookahead players cost thousands of playouts per game; the contract checked here is
@@ -45,7 +42,7 @@ def assert_same_across_threads_and_chunks(game, compiled, lineup, seed: int, n: 
     """Assert that games 0 .. n - 1 of (lineup, seed) at the default thread count (`whole`,
     when already played) come out identical on one thread, in three chunks (one of a single
     game) and when played again; returns them."""
-    threads = numba.config.NUMBA_NUM_THREADS
+    threads = available()
     if whole is None:
         whole = _simulate(game, compiled, lineup, seed, 0, n, threads)
     single = _simulate(game, compiled, lineup, seed, 0, n, 1)
@@ -85,7 +82,7 @@ def check_game(name: str, n_games: int = 600, seed: int = 12345) -> None:
     game = get_game(name)
     compiled = game.compile(game.load_config())
     names = list(game.strategies())
-    threads = numba.config.NUMBA_NUM_THREADS
+    threads = available()
     for players in game.players(compiled):
         mixed = [names[i % len(names)] for i in range(players)]
         lineup = build_lineup(game, mixed, players, quick_params(game, mixed))

@@ -35,7 +35,6 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-import numba
 import numpy as np
 
 from simkit import folders
@@ -48,6 +47,7 @@ from simkit.ratings import RATING, RATING_ORDER, Ratings
 from simkit.results import versions
 from simkit.slices import Interrupted, Slicer
 from simkit.summary import win_scale
+from simkit.threads import get_threads
 
 TOURNAMENT_FILE = "tournament.json"
 PROGRESS_FILE = "tournament.progress.json"  # an unfinished tournament's state
@@ -256,7 +256,7 @@ def _slicer(p: Plan, index: int, slicers: dict[int, Slicer]) -> Slicer:
     if index not in slicers:
         n, lineup = p.spec.players, p.lineups[index]
         slicers[index] = Slicer(lambda first, k: p.game.simulate(
-            p.compiled, lineup, p.spec.seed, first, k), numba.get_num_threads() * n, step=n)
+            p.compiled, lineup, p.spec.seed, first, k), get_threads() * n, step=n)
     return slicers[index]
 
 

@@ -44,6 +44,7 @@ from simkit.rng import py_mix64
 from simkit.slices import Slicer, join_along
 from simkit.stopping import METHOD, look_z, schedule
 from simkit.summary import win_scale
+from simkit.threads import get_threads, set_threads
 
 VALUE_FILE = "value.json"  # the finished result (its presence marks a finished run)
 PARTIAL_FILE = "value.partial.json"  # identity of an unfinished run
@@ -209,9 +210,7 @@ def measure(p: ValuePlan, games: int | None = None, chunk_size: int = 20_000) ->
 @functools.lru_cache(maxsize=2)
 def _worker_plan(spec: ValueSpec) -> ValuePlan:
     """A dask worker's plan, made once per process (one thread: one process per core)."""
-    import numba
-
-    numba.set_num_threads(1)
+    set_threads(1)
     return plan(spec)
 
 
@@ -227,10 +226,8 @@ def _play(p: ValuePlan, chunks: list[tuple[int, int]], scheduler: str | None,
     second: the deals finished come as a shorter chunk), or on a dask cluster (in any
     order; each chunk depends only on its games, so the result is the same)."""
     if scheduler is None and workers is None:
-        import numba
-
         slicer = Slicer(lambda first, n: play_chunk(p, first, n, tick),
-                        numba.get_num_threads() * p.rotation, step=p.rotation,
+                        get_threads() * p.rotation, step=p.rotation,
                         join=lambda parts: join_along(parts, 1))  # totals are per deal
         yield from slicer.chunks(chunks)  # on Ctrl-C, the deals finished come first
         return

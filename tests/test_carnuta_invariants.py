@@ -5,7 +5,6 @@ runes, scores are the per-card scoring, every game ends."""
 
 from __future__ import annotations
 
-import numba
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -13,6 +12,7 @@ from hypothesis import strategies as st
 from simkit.engine import build_lineup
 from simkit.games import get_game
 from simkit.games.carnuta import layout as L
+from simkit.threads import available, using
 
 OPTIONS = st.sampled_from([
     (),
@@ -128,15 +128,11 @@ def test_determinism_threads_and_chunks():
     game = get_game("carnuta")
     compiled = game.compile(game.load_config())
     lineup = build_lineup(game, ["planner", "greedy", "random"], 3)
-    before = numba.get_num_threads()
-    try:
-        numba.set_num_threads(1)
+    with using(1):
         one = game.simulate(compiled, lineup, 42, 0, 600)
         one = {k: np.array(v) for k, v in one.items()}
-        numba.set_num_threads(before)
+    with using(available()):
         parts = [game.simulate(compiled, lineup, 42, a, b - a)
                  for a, b in ((0, 7), (7, 300), (300, 600))]
-    finally:
-        numba.set_num_threads(before)
     for key, value in one.items():
         assert np.array_equal(value, np.concatenate([np.array(p[key]) for p in parts])), key

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import numba
 import numpy as np
 import polars as pl
 import pytest
@@ -11,16 +10,14 @@ from simkit import engine
 from simkit.engine import RunSpec, build_lineup
 from simkit.errors import SimkitError
 from simkit.games.cauldron_master import layout as L
+from simkit.threads import using
 
 
 def simulate(cm, names, seed, first, n, threads):
     game, compiled = cm
-    numba.set_num_threads(threads)
-    try:
+    with using(threads):
         cols = game.simulate(compiled, build_lineup(game, names, len(names)), seed, first, n)
-        return {k: np.array(v) for k, v in cols.items()}
-    finally:
-        numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
+    return {k: np.array(v) for k, v in cols.items()}
 
 
 @pytest.mark.parametrize("names", [["greedy"] * 4, ["planner", "random", "greedy"]])

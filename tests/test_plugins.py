@@ -7,7 +7,6 @@ import json
 from importlib.metadata import EntryPoint
 from pathlib import Path
 
-import numba
 import numpy as np
 import polars as pl
 import pytest
@@ -18,6 +17,7 @@ from simkit.cli import main
 from simkit.engine import build_lineup
 from simkit.errors import SimkitError
 from simkit.games import get_game
+from simkit.threads import available
 from strategies import MAX_PARAMS
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "strategies" / "examples"
@@ -38,7 +38,7 @@ def test_plugin_through_simkit_run(cm, tmp_path):
     path = write(tmp_path, "mine.py", CM_EXAMPLE)
     token = f"{path}:sets"
     common = ["run", "cauldron-master", "--players", "2", "--games", "600", "--seed", "3"]
-    many = str(min(2, numba.config.NUMBA_NUM_THREADS))
+    many = str(min(2, available()))
     for out, threads in (("a", "1"), ("b", many), ("c", "1")):
         result = run_cli(*common, "--strategies", f"{token},random", "--out",
                          str(tmp_path / out), "--threads", threads, "--chunk-size", "250")

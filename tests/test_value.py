@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 import math
 
-import numba
 import numpy as np
 import polars as pl
 import pytest
@@ -22,6 +21,7 @@ from simkit import causal
 from simkit import valuation as V
 from simkit.cli import main
 from simkit.errors import SimkitError
+from simkit.threads import using
 
 GREEDY4 = ("greedy",) * 4
 
@@ -153,11 +153,8 @@ def test_benjamini_hochberg_matches_the_textbook_rule():
 def test_same_result_any_chunk_size_or_threads():
     p = plan(games=1200, kinds=("Witch",))
     a = V.measure(p, chunk_size=1200)
-    numba.set_num_threads(1)
-    try:
+    with using(1):
         b = V.measure(p, chunk_size=200)
-    finally:
-        numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
     assert a.equals(b)
 
 

@@ -1,5 +1,5 @@
 """The play loop every game written to the game API shares: options -> decide -> apply,
-batch play over many games in parallel, traced play, and the rollout (lookahead) player.
+batch play over a range of games, traced play, and the rollout (lookahead) player.
 
 This file is a template, not an importable module: `simkit.gamekit.binding.bind` compiles
 it into a game's `play.py` namespace, where the names below that it does not define come
@@ -19,7 +19,6 @@ Line numbers in tracebacks and numba errors are this file's.
 # ruff: noqa: F821  (the game's names arrive when `bind` compiles this into its namespace)
 
 import numpy as np
-from numba import prange
 
 from simkit.kernels.lookahead import playout_value
 from simkit.kernels.seating import prepare_game, rank_seats, seat_buffers
@@ -185,23 +184,19 @@ def simulate_batch(t, n_players, master_seed, first_game, lineup, rotate, strate
                    strategy_params, out, trace, tracing, lookahead):
     """Play games first_game .. first_game + len(out[0]) - 1 into `out`.
 
-    Games are split into blocks so that each thread allocates its work arrays once; every
-    game depends only on its own index, so the split never changes a result. With
+    On the calling thread, its work arrays allocated once (`simkit.threads` shares a
+    batch's blocks among threads); every game depends only on its own index. With
     `tracing` (one game only) the game is recorded into `trace` (`simkit play`).
     `lookahead` is True when a seat plays the rollout player (LOOKAHEAD), else None:
     numba then prunes the rollout call before compiling it.
     """
-    n_games = out[0].shape[0]
-    n_blocks = min(n_games, 256)
-    for b in prange(n_blocks):
-        scratch = new_scratch(t)
-        sids, params = seat_buffers(n_players, strategy_params)
-        for i in range(b * n_games // n_blocks, (b + 1) * n_games // n_blocks):
-            seed = prepare_game(n_players, master_seed, first_game + i, lineup, rotate,
-                                strategy_ids, strategy_params, out[O_STRATEGY], i, sids,
-                                params)
-            play_game(t, n_players, seed, sids, params, out, i, scratch, trace, tracing,
-                      lookahead)
+    scratch = new_scratch(t)
+    sids, params = seat_buffers(n_players, strategy_params)
+    for i in range(out[0].shape[0]):
+        seed = prepare_game(n_players, master_seed, first_game + i, lineup, rotate,
+                            strategy_ids, strategy_params, out[O_STRATEGY], i, sids, params)
+        play_game(t, n_players, seed, sids, params, out, i, scratch, trace, tracing,
+                  lookahead)
 
 
 # name -> numba options, in the order `bind` compiles them
@@ -214,5 +209,5 @@ JITTED = {
     "playout": {"_nrt": False},
     "rollout_decision": {"_nrt": True},
     "play_game": {"_nrt": False},
-    "simulate_batch": {"parallel": True, "nogil": True},
+    "simulate_batch": {"nogil": True},
 }

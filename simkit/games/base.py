@@ -7,11 +7,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NamedTuple
 
-import numba
 import numpy as np
 
 from simkit.config import GameConfig, load_config
 from simkit.kernels.trace import new_trace, trace_stub
+from simkit.threads import play_blocks
 from strategies import StrategySpec, registry
 
 
@@ -162,14 +162,16 @@ class KernelGame(Game):
     def simulate(self, compiled: Compiled, lineup: Lineup, seed: int, first_game: int,
                  n_games: int) -> dict[str, np.ndarray]:
         out = self.new_outputs(compiled, n_games, lineup.n_players)
-        # Blocks of games go to whichever thread is free (numba's default splits them
-        # evenly up front, so a thread the shared machine slows holds the batch up). Each
-        # game depends only on its index: the split never changes a result.
-        with numba.parallel_chunksize(1):
+        trace, lookahead = trace_stub(self.n_cols), self.lookahead(lineup)
+
+        def play(start: int, stop: int) -> None:  # games start .. stop - 1 of the batch
             self.kernel.simulate_batch(compiled.tables, lineup.n_players, np.uint64(seed),
-                                       first_game, lineup.index, lineup.rotate, lineup.ids,
-                                       lineup.params, out, trace_stub(self.n_cols), False,
-                                       self.lookahead(lineup))
+                                       first_game + start, lineup.index, lineup.rotate,
+                                       lineup.ids, lineup.params,
+                                       tuple(a[start:stop] for a in out), trace, False,
+                                       lookahead)
+
+        play_blocks(play, n_games)
         return self.columns(compiled, out)
 
     def replay(self, compiled: Compiled, lineup: Lineup, seed: int, game: int) -> Replay:

@@ -3,15 +3,15 @@ play and the rollout player's playouts.
 
 `apply_option` applies a chosen option and `next_decision` plays the automatic steps up
 to the next decision; `play_game` and `playout` are the same short loop around them with
-different deciders, so every rule exists once, in rules.py. `simulate_batch` plays many
-games in parallel, each from its own seed, so results do not depend on thread count or
-chunk size.
+different deciders, so every rule exists once, in rules.py. `simulate_batch` plays a
+range of games (`simkit.threads` gives threads blocks of a batch), each from its own seed,
+so results do not depend on thread count or chunk size.
 """
 
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
 import simkit.rng
 import strategies.carnuta
@@ -473,27 +473,23 @@ def results(t, n_players, pub, cnt, starts, out, g, keys):
     rank_seats(keys, n_players, out[O_RANK][g], out[O_WIN_SHARE][g])
 
 
-@njit(cache=True, parallel=True, nogil=True)
+@njit(cache=True, nogil=True)
 def simulate_batch(t, n_players, master_seed, first_game, lineup, rotate, strategy_ids,
                    strategy_params, out, trace, tracing, lookahead):
     """Play games first_game .. first_game + len(out[0]) - 1 into `out` (new_outputs).
 
-    Games are split into blocks so that each thread allocates its work arrays once; every
-    game depends only on its own index, so the split never changes a result. With
+    On the calling thread, its work arrays allocated once (`simkit.threads` shares a
+    batch's blocks among threads); every game depends only on its own index. With
     `tracing` (one game only) the game is recorded into `trace` (`simkit play`): batch and
     traced play are one compiled function, so either compiles (or loads) both.
     `lookahead` is True when a seat plays the rollout player (LOOKAHEAD), else None:
     numba then prunes the rollout call before compiling, so a run without one never
     compiles the playouts (about half of a first run's compile).
     """
-    n_games = out[0].shape[0]
-    n_blocks = min(n_games, 256)
-    for b in prange(n_blocks):
-        scratch = new_scratch(t)
-        sids, params = seat_buffers(n_players, strategy_params)
-        for i in range(b * n_games // n_blocks, (b + 1) * n_games // n_blocks):
-            seed = prepare_game(n_players, master_seed, first_game + i, lineup, rotate,
-                                strategy_ids, strategy_params, out[O_STRATEGY], i, sids,
-                                params)
-            play_game(t, n_players, seed, sids, params, out, i, scratch, trace, tracing,
-                      lookahead)
+    scratch = new_scratch(t)
+    sids, params = seat_buffers(n_players, strategy_params)
+    for i in range(out[0].shape[0]):
+        seed = prepare_game(n_players, master_seed, first_game + i, lineup, rotate,
+                            strategy_ids, strategy_params, out[O_STRATEGY], i, sids, params)
+        play_game(t, n_players, seed, sids, params, out, i, scratch, trace, tracing,
+                  lookahead)

@@ -4,14 +4,15 @@ play and the rollout player's playouts.
 `next_decision` plays the automatic steps up to the next decision (the next turn, the
 season end, the game end) and builds its option table; `apply_option` applies the chosen
 row. `play_game` and `playout` are the same short loop around them with different
-deciders, so every rule exists once, in rules.py. `simulate_batch` plays many games in
-parallel, each from its own seed, so results do not depend on thread count or chunk size.
+deciders, so every rule exists once, in rules.py. `simulate_batch` plays a range of games
+(`simkit.threads` gives threads blocks of a batch), each from its own seed, so results do
+not depend on thread count or chunk size.
 """
 
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
 import simkit.rng
 import strategies.inori
@@ -567,13 +568,13 @@ def results(t, n_players, pub, cnt, done, out, g, keys):
     rank_seats(keys, n_players, out[O_RANK][g], out[O_WIN_SHARE][g])
 
 
-@njit(cache=True, parallel=True, nogil=True)
+@njit(cache=True, nogil=True)
 def simulate_batch(t, n_players, master_seed, first_game, lineup, rotate, strategy_ids,
                    strategy_params, out, trace, tracing, lookahead):
     """Play games first_game .. first_game + len(out[0]) - 1 into `out` (new_outputs).
 
-    Games are split into blocks so that each thread allocates its work arrays once; every
-    game depends only on its own index, so the split never changes a result. With
+    On the calling thread, its work arrays allocated once (`simkit.threads` shares a
+    batch's blocks among threads); every game depends only on its own index. With
     `tracing` (one game only) the game is recorded into `trace` (`simkit play`): batch and
     traced play are one compiled function, so either compiles (or loads) both.
     `lookahead` is True when a seat plays the rollout player (LOOKAHEAD), else None:
@@ -581,20 +582,15 @@ def simulate_batch(t, n_players, master_seed, first_game, lineup, rotate, strate
     compiles the playouts (about half of a first run's compile). The hot
     loop runs on views without reference counts (simkit.kernels.jit.unowned).
     """
-    n_games = out[0].shape[0]
-    n_blocks = min(n_games, 256)
-    for b in prange(n_blocks):
-        scratch = new_scratch(t)
-        tv, sv, ov, trv = unowned_views(t, scratch, out, trace)
-        sids, params = seat_buffers(n_players, strategy_params)
-        sidv, pv = unowned(sids), unowned(params)
-        for i in range(b * n_games // n_blocks, (b + 1) * n_games // n_blocks):
-            seed = prepare_game(n_players, master_seed, first_game + i, lineup, rotate,
-                                strategy_ids, strategy_params, ov[O_STRATEGY], i, sids,
-                                params)
-            play_game(tv, n_players, seed, sidv, pv, ov, i, sv, trv, tracing,
-                      lookahead)
-        keep_alive(sids, params, scratch[0], scratch[1], scratch[2], scratch[3], scratch[4],
-                   scratch[5], scratch[6], scratch[7], scratch[8], scratch[9], scratch[10],
-                   scratch[11], scratch[12], scratch[13], scratch[14], trace[0], trace[1],
-                   trace[2], trace[3])
+    scratch = new_scratch(t)
+    tv, sv, ov, trv = unowned_views(t, scratch, out, trace)
+    sids, params = seat_buffers(n_players, strategy_params)
+    sidv, pv = unowned(sids), unowned(params)
+    for i in range(out[0].shape[0]):
+        seed = prepare_game(n_players, master_seed, first_game + i, lineup, rotate,
+                            strategy_ids, strategy_params, ov[O_STRATEGY], i, sids, params)
+        play_game(tv, n_players, seed, sidv, pv, ov, i, sv, trv, tracing, lookahead)
+    keep_alive(sids, params, scratch[0], scratch[1], scratch[2], scratch[3], scratch[4],
+               scratch[5], scratch[6], scratch[7], scratch[8], scratch[9], scratch[10],
+               scratch[11], scratch[12], scratch[13], scratch[14], trace[0], trace[1],
+               trace[2], trace[3])
