@@ -1,10 +1,12 @@
-"""How simkit compiles kernels: numba's inliner patched to copy a function once, and
-helpers compiled once per argument types (simkit/kernels/inline_copy.py, jit.py)."""
+"""How simkit compiles kernels: numba's inliner patched to copy a function once, helpers
+compiled once per argument types and without a CPython wrapper, and CPython's frame chunks
+kept (simkit/kernels/inline_copy.py, jit.py, frame_chunks.py)."""
 
 from __future__ import annotations
 
 import os
 import re
+import resource
 import subprocess
 import sys
 
@@ -14,6 +16,7 @@ from numba import njit
 from numba.core import inline_closurecall
 from numba.core.errors import TypingError
 
+from simkit.kernels import frame_chunks
 from simkit.kernels.inline_copy import share_scope_when_inlining
 from simkit.kernels.jit import CalledHelper, njit_without_refcounts
 
@@ -80,9 +83,21 @@ def test_a_helper_compiles_once_per_argument_types_not_per_constant():
     assert _shifts(values) == 36
     # The constants 1 and 2 share one version (int64); the int32 takes another.
     assert len(_shift.overloads) == 2
-    assert _shift(values, 5) == 15  # Python still calls it
+
+
+def test_python_calls_a_helper_through_a_twin_with_the_wrapper():
+    """The kernels' versions of a helper have no CPython wrapper (a tenth of a first
+    compile); Python's calls go to a twin compiled with one, cached in a file of its own."""
+    values = np.array([10, 20], np.int64)
+    assert _shift.targetoptions["no_cpython_wrapper"]
+    assert _shift(values, 5) == 15
+    twin = _shift.__dict__["_from_python"]
+    assert not isinstance(twin, CalledHelper) and not twin.targetoptions.get(
+        "no_cpython_wrapper")
+    assert twin.py_func.__qualname__ == "_shift.from_python"
+    assert _shift(values, 7) == 17 and _shift.__dict__["_from_python"] is twin
     with pytest.raises(TypingError):
-        _shift("not an array", 1)  # an error, not a crash: the CPython wrapper is kept
+        _shift("not an array", 1)  # an error, not a crash
 
 
 _PLAY_TWO = """
@@ -110,3 +125,41 @@ def test_plain_python_plays_the_same_games():
         return done.stdout.strip().splitlines()[-1]
 
     assert play("1") == play("0")
+
+
+def _leaf(a=0, b=0, c=0, d=0):
+    x = y = z = 0
+    return a + x + y + z
+
+
+def _down(n: int, calls: int) -> None:
+    """Recurse n deep, then call _leaf `calls` times there."""
+    if n == 0:
+        for _ in range(calls):
+            _leaf()
+        return
+    _down(n - 1, calls)
+
+
+def _page_faults_calling_at_every_depth() -> int:
+    """Minor page faults of this thread while it calls _leaf 200 times at each depth to
+    400: at a depth where _leaf's frame does not fit the chunk, each call needs a new one
+    (a new mapping is a page fault when first written; a kept chunk is not)."""
+    before = resource.getrusage(resource.RUSAGE_THREAD).ru_minflt
+    for depth in range(400):
+        _down(depth, 200)
+    return resource.getrusage(resource.RUSAGE_THREAD).ru_minflt - before
+
+
+@pytest.mark.skipif(sys.version_info >= (3, 13), reason="CPython keeps a chunk itself")
+def test_frame_chunks_are_kept_not_mapped_again():
+    assert frame_chunks.installed()  # simkit.kernels.jit put the cache in place
+    with_cache = _page_faults_calling_at_every_depth()
+    frame_chunks.restore()
+    try:
+        assert not frame_chunks.installed()
+        without = _page_faults_calling_at_every_depth()
+    finally:
+        assert frame_chunks.keep_frame_chunks()
+    assert without > 1000  # hundreds of calls at each boundary, a new mapping each
+    assert with_cache < without / 20

@@ -62,3 +62,18 @@ def test_thread_count_checked_and_restored():
     with using(1):
         assert get_threads() == 1
     assert get_threads() == before
+
+
+def test_the_count_holds_in_every_thread():
+    """A run plays in a helper thread (simkit/slices.py): the count set in the main thread
+    holds there too (numba's own count was per thread, so `--threads 1` did not)."""
+    names: set[str] = set()
+
+    def play(start: int, stop: int) -> None:
+        names.add(threading.current_thread().name)
+
+    with using(1):
+        helper = threading.Thread(target=play_blocks, args=(play, 64), name="slice")
+        helper.start()
+        helper.join()
+    assert names == {"slice"}

@@ -41,7 +41,7 @@ from .common import CONTEXT, config_option, param_option, set_option, split
 @click.option("--seed", type=int, default=0, show_default=True, help="Master seed.")
 @click.option("--out", "out_dir", type=click.Path(path_type=Path), required=True,
               help="Folder for the result (resumable).")
-@click.option("--threads", type=int, default=None, help="Numba threads (default: all cores).")
+@click.option("--threads", type=int, default=None, help="Threads to play on (default: all cores).")
 @click.option("--force", is_flag=True, help="Replace a different balance search in --out.")
 @set_option
 @param_option

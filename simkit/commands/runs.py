@@ -59,7 +59,7 @@ def play(game: str, strategy_list: str, players: int, seed: int, game_index: int
               help="Number of games.")
 @click.option("--out", "out_dir", type=click.Path(path_type=Path), required=True,
               help="Run folder for games.parquet, manifest.json and summary.csv.")
-@click.option("--threads", type=int, default=None, help="Numba threads (default: all cores).")
+@click.option("--threads", type=int, default=None, help="Threads to play on (default: all cores).")
 @click.option("--chunk-size", type=int, default=None,
               help="Games per chunk (results never depend on it).")
 @click.option("--force", is_flag=True, help="Replace a different run already in --out.")
@@ -206,7 +206,7 @@ def report(run_dir: Path, out_dir: Path | None, targets: Path | None,
 @click.option("--precision", type=float, default=None,
               help="Play in rounds (10,000 games, doubling, up to --games) until every "
                    "value interval is within this share, e.g. 0.01 = ±1 point.")
-@click.option("--threads", type=int, default=None, help="Numba threads (default: all cores).")
+@click.option("--threads", type=int, default=None, help="Threads to play on (default: all cores).")
 @click.option("--chunk-size", type=int, default=20_000, show_default=True,
               help="Games per saved chunk (results never depend on it).")
 @click.option("--force", is_flag=True, help="Replace a different value run already in --out.")

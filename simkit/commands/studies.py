@@ -42,7 +42,7 @@ from .runs import report_sweep
               help="Master seed, the same for every point [spec, else 0].")
 @click.option("--out", "out_dir", type=click.Path(path_type=Path), required=True,
               help="Sweep folder: one run folder per point, and sweep.json.")
-@click.option("--threads", type=int, default=None, help="Numba threads (default: all cores).")
+@click.option("--threads", type=int, default=None, help="Threads to play on (default: all cores).")
 @click.option("--chunk-size", type=int, default=None,
               help="Games per chunk (results never depend on it).")
 @click.option("--max-points", type=int, default=None,
@@ -149,7 +149,7 @@ def compare(run_a: Path, run_b: Path, out_dir: Path | None, top_components: int)
 @click.option("--seed", type=int, default=0, show_default=True, help="Master seed.")
 @click.option("--out", "out_dir", type=click.Path(path_type=Path), required=True,
               help="Folder for tournament.json/.html/.md, ratings.csv and win_matrix.csv.")
-@click.option("--threads", type=int, default=None, help="Numba threads (default: all cores).")
+@click.option("--threads", type=int, default=None, help="Threads to play on (default: all cores).")
 @click.option("--chunk-size", "chunk_deals", type=int, default=None,
               help="Deals per chunk (results never depend on it).")
 @click.option("--force", is_flag=True, help="Replace a different tournament already in --out.")
@@ -218,7 +218,7 @@ def tournament(game: str, players: int, strategy_list: str, n_games: int, seed: 
               help="Games per candidate and generation (default: about 20 generations).")
 @click.option("--eval-games", type=int, default=10_000, show_default=True,
               help="Fresh games measuring tuned against untuned.")
-@click.option("--threads", type=int, default=None, help="Numba threads (default: all cores).")
+@click.option("--threads", type=int, default=None, help="Threads to play on (default: all cores).")
 @click.option("--force", is_flag=True, help="Replace an existing --out file.")
 @set_option
 @config_option

@@ -1,20 +1,25 @@
-"""How kernels are compiled: with or without numba's reference counting, and array views
-without a count for hot loops."""
+"""How kernels are compiled: with or without numba's reference counting, helpers once per
+argument types and without a CPython wrapper, and array views without a count for hot
+loops."""
 
 from __future__ import annotations
+
+import types as pytypes
 
 from numba import carray, njit, types
 from numba.core.registry import CPUDispatcher
 from numba.extending import intrinsic
 
+from simkit.kernels.frame_chunks import keep_frame_chunks
 from simkit.kernels.inline_copy import share_scope_when_inlining
 
 share_scope_when_inlining()  # before any kernel compiles
+keep_frame_chunks()  # a compile's deep recursion maps no frame chunk again and again
 
 
 class CalledHelper(CPUDispatcher):
     """The dispatcher of a helper the kernels call: one compiled version per argument
-    types, not one per constant passed.
+    types, not one per constant passed, and none with a CPython wrapper.
 
     numba types a constant argument by its value (`Literal[int](7)`) and compiles the
     callee again for each: Inori's trace event took 28 versions and its option row 24.
@@ -27,11 +32,28 @@ class CalledHelper(CPUDispatcher):
             tuple(types.unliteral(a) for a in args),
             {k: types.unliteral(v) for k, v in kws.items()})
 
+    def __call__(self, *args, **kws):
+        """A call from Python (a test, a notebook) goes to a twin compiled with the
+        CPython wrapper that the kernels' versions leave out."""
+        twin = self.__dict__.get("_from_python")
+        if twin is None:
+            fn = self.py_func
+            copy = pytypes.FunctionType(fn.__code__, fn.__globals__, fn.__name__,
+                                        fn.__defaults__, fn.__closure__)
+            copy.__qualname__ = f"{fn.__qualname__}.from_python"  # a cache file of its own
+            copy.__module__, copy.__doc__ = fn.__module__, fn.__doc__
+            twin = njit(cache=True, _nrt=self.targetoptions["_nrt"],
+                        no_cfunc_wrapper=True)(copy)
+            self._from_python = twin
+        return twin(*args, **kws)
+
 
 def _helper(fn, nrt: bool):
-    # No C-callable wrapper: kernels call helpers directly and Python through the CPython
-    # wrapper; only a first-class function value would need one.
-    dispatcher = njit(cache=True, _nrt=nrt, no_cfunc_wrapper=True)(fn)
+    # Neither wrapper numba adds to every function: kernels call helpers directly, and
+    # Python calls reach a twin (CalledHelper.__call__). The CPython wrapper was about a
+    # tenth of a first compile; the C-callable one serves only first-class function values.
+    dispatcher = njit(cache=True, _nrt=nrt, no_cfunc_wrapper=True,
+                      no_cpython_wrapper=True)(fn)
     if isinstance(dispatcher, CPUDispatcher):  # not the plain function NUMBA_DISABLE_JIT gives
         dispatcher.__class__ = CalledHelper  # numba's decorators take no dispatcher class
     return dispatcher
