@@ -163,3 +163,24 @@ def test_frame_chunks_are_kept_not_mapped_again():
         assert frame_chunks.keep_frame_chunks()
     assert without > 1000  # hundreds of calls at each boundary, a new mapping each
     assert with_cache < without / 20
+
+
+_EXIT = """
+import atexit, sys
+# Registered first, so it runs last of the exit functions: after frame_chunks' own.
+atexit.register(lambda: print("at exit:", sys.modules["simkit.kernels.frame_chunks"]
+                              .installed()))
+from simkit.kernels import frame_chunks
+print("running:", frame_chunks.keep_frame_chunks() and frame_chunks.installed())
+"""
+
+
+@pytest.mark.skipif(sys.version_info >= (3, 13), reason="CPython keeps a chunk itself")
+def test_the_allocator_is_put_back_before_the_interpreter_ends():
+    """The interpreter frees arenas and chunks until its very end, after it has torn down
+    the cache's state: the allocator must be its own again by then (a crash at exit in
+    one run of three, before)."""
+    done = subprocess.run([sys.executable, "-c", _EXIT], text=True, capture_output=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.split() == ["running:", "True", "at", "exit:", "False"]

@@ -17,6 +17,7 @@ so they run without the interpreter (they are called while it allocates a frame)
 
 from __future__ import annotations
 
+import atexit
 import ctypes
 import sys
 
@@ -115,6 +116,9 @@ def keep_frame_chunks() -> bool:
     before = _current()
     _state[CTX], _state[ALLOC], _state[FREE] = before.ctx or 0, before.alloc, before.free
     _set(_ArenaAllocator(_state.ctypes.data, _alloc.address, _free.address))
+    # Put the allocator back before the interpreter tears down its modules, `_state` and
+    # the compiled functions among them: it frees arenas and chunks until its very end.
+    atexit.register(restore)
     return True
 
 
