@@ -151,9 +151,29 @@ def _page_faults_calling_at_every_depth() -> int:
     return resource.getrusage(resource.RUSAGE_THREAD).ru_minflt - before
 
 
+_FIRST_COMPILE = """
+import sys
+import simkit.kernels.jit
+from numba import njit
+loaded = "simkit.kernels.frame_chunks" in sys.modules
+njit(lambda x: x + 1)(1)  # a compile: not cached
+from simkit.kernels import frame_chunks
+print(loaded, frame_chunks.installed())
+"""
+
+
+@pytest.mark.skipif(sys.version_info >= (3, 13), reason="CPython keeps a chunk itself")
+def test_frame_chunks_kept_from_the_first_compile_not_at_import():
+    """A warm start compiles nothing and does not load the cache's functions."""
+    done = subprocess.run([sys.executable, "-c", _FIRST_COMPILE], text=True,
+                          capture_output=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.split() == ["False", "True"]
+
+
 @pytest.mark.skipif(sys.version_info >= (3, 13), reason="CPython keeps a chunk itself")
 def test_frame_chunks_are_kept_not_mapped_again():
-    assert frame_chunks.installed()  # simkit.kernels.jit put the cache in place
+    frame_chunks.keep_frame_chunks()  # as the first compile of a process does
     with_cache = _page_faults_calling_at_every_depth()
     frame_chunks.restore()
     try:

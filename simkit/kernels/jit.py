@@ -7,14 +7,35 @@ from __future__ import annotations
 import types as pytypes
 
 from numba import carray, njit, types
+from numba.core import event
 from numba.core.registry import CPUDispatcher
 from numba.extending import intrinsic
 
-from simkit.kernels.frame_chunks import keep_frame_chunks
 from simkit.kernels.inline_copy import share_scope_when_inlining
 
 share_scope_when_inlining()  # before any kernel compiles
-keep_frame_chunks()  # a compile's deep recursion maps no frame chunk again and again
+
+
+class _KeepFrameChunksWhenCompiling(event.Listener):
+    """At the first compile of the process, CPython's frame chunks are kept
+    (simkit/kernels/frame_chunks.py), so that the compiler's deep recursion stops mapping
+    them again and again. Only then: loading its two functions would cost a warm start
+    (nothing to compile) about 90 ms."""
+
+    started = False
+
+    def on_start(self, ev):
+        if not self.started:
+            self.started = True
+            from simkit.kernels.frame_chunks import keep_frame_chunks
+
+            keep_frame_chunks()
+
+    def on_end(self, ev):
+        pass
+
+
+event.register("numba:compile", _KeepFrameChunksWhenCompiling())
 
 
 class CalledHelper(CPUDispatcher):
