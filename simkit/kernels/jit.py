@@ -4,6 +4,7 @@ loops."""
 
 from __future__ import annotations
 
+import sys
 import types as pytypes
 
 from numba import carray, njit, types
@@ -25,11 +26,15 @@ class _KeepFrameChunksWhenCompiling(event.Listener):
     started = False
 
     def on_start(self, ev):
-        if not self.started:
-            self.started = True
-            from simkit.kernels.frame_chunks import keep_frame_chunks
+        if self.started:
+            return
+        importing = sys.modules.get("simkit.kernels.frame_chunks")
+        if importing is not None and not hasattr(importing, "keep_frame_chunks"):
+            return  # its import is compiling its own functions: at the next compile
+        self.started = True
+        from simkit.kernels.frame_chunks import keep_frame_chunks
 
-            keep_frame_chunks()
+        keep_frame_chunks()
 
     def on_end(self, ev):
         pass
