@@ -11,7 +11,7 @@
            can see (the Day and Night decks' hidden order re-shuffled); its other decisions
            (end-of-turn Sickle, discards, tokens) are the policy's. The playouts need the
            rules, so they live with them (simkit/games/carnuta/play.py,
-           `rollout_action`); `choose` only handles the rest.
+           the `rollout_*` hooks); `choose` only handles the rest.
 """
 
 from __future__ import annotations

@@ -14,7 +14,7 @@
            what its seat can see (each deck's and the Rune stack's hidden order
            re-shuffled); its other decisions are the planner's (or greedy's). The playouts
            need the rules, so they live with them (simkit/games/inori/play.py,
-           `rollout_offer`); `choose` only handles the rest.
+           the `rollout_*` hooks); `choose` only handles the rest.
 """
 
 from __future__ import annotations
@@ -365,7 +365,7 @@ def choose(sid, opts, n, pub, t, params, rng):
         return greedy(opts, n, params)
     if sid == PLANNER:
         return planner(opts, n, pub, t, params)
-    if sid == ROLLOUT:  # its offerings never get here: play.rollout_offer makes them
+    if sid == ROLLOUT:  # its offerings never get here: play.rollout_choice makes them
         return policy_choice(opts, n, pub, t, params)
     return randint(rng, n)
 

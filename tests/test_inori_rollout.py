@@ -191,8 +191,9 @@ def test_never_reads_hidden_orders(ino):
             state = np.array([py_stream_state(case, 1 + stream)], np.uint64)
             picks = []
             for d, dc, ns, sk in ((decks, discards, new_starts, stack), hidden):
-                picks.append(P.rollout_offer(t, players, pub, hid, opts, n, d, dc, tops, ns,
-                                             sk, rtops, params, state.copy(), trace))
+                picks.append(P.rollout_choice(t, players, seat,
+                                              (pub, hid, d, dc, tops, ns, sk, rtops, trace),
+                                              opts, n, params, state.copy()))
             for a, b in zip(before, (pub, hid, opts, decks, discards, tops, new_starts, stack,
                                      rtops), strict=True):
                 np.testing.assert_array_equal(a, b)  # the real state is left untouched

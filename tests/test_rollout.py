@@ -133,9 +133,9 @@ def test_never_reads_the_deck_order(cm):
     """Permuting the undealt deck (hidden) never changes a decision, state by state and
     stream by stream; changing the seat's stream does (so the test can see differences).
 
-    The other seats' secret witches this round are not even an argument of
-    `rollout_decision` (the kernel keeps them out of `pub` until all have chosen), so
-    only the deck needs a test."""
+    The other seats' secret witches this round are not even in the state the rollout
+    player is given (the kernel keeps them out of `pub` until all have chosen), so only
+    the deck needs a test."""
     _, compiled = cm
     t = compiled.tables
     spec = next(s for s in STRATEGIES if s.name == "rollout")
@@ -162,8 +162,10 @@ def test_never_reads_the_deck_order(cm):
             picks = []
             for d in (deck, other):
                 st, p = state.copy(), pub.copy()
-                picks.append(P.rollout_decision(t, players, p, cnt, opts, n, d, top, params,
-                                                st, rs))
+                hid = np.zeros(L.HID_SIZE, np.int64)
+                hid[L.TOP] = top
+                picks.append(P.rollout_choice(t, players, seat, (p, hid, cnt, d, rs), opts, n,
+                                              params, st))
                 np.testing.assert_array_equal(p, pub)  # the real state is left untouched
             assert picks[0] == picks[1], f"case {case}: the deck order changed a decision"
             choices.append(picks[0])

@@ -2,7 +2,7 @@
 
 `bind(globals())` compiles simkit/gamekit/loop.py here, with the names it needs (listed
 in docs/new-game.md) taken from this module: it defines `simulate_batch` (batch and traced
-play), `play_game`, `playout` and `rollout_decision`.
+play), `play_game`, `playout` and `rollout_choice` (the rollout player).
 """
 
 from simkit.gamekit import jit

@@ -21,6 +21,7 @@ import simkit.rng
 from simkit.errors import SimkitError
 from simkit.gamekit import LOOP_OUTPUTS
 from simkit.kernels import SOURCES
+from simkit.kernels.lookahead import TEMPLATE, bind_rollout
 
 LOOP = Path(__file__).with_name("loop.py")
 
@@ -38,7 +39,8 @@ SCHEME = b"gamekit loop cache, v1"
 def bind(namespace: MutableMapping[str, Any]) -> None:
     """Compile the shared loop into `namespace` (a game's play.py: `bind(globals())`),
     after checking that the game provides every name it needs; defines `simulate_batch`,
-    `play_game`, `playout`, `rollout_decision`, `new_scratch` and `LOOKAHEAD` there."""
+    `play_game`, `playout`, `rollout_choice` (the rollout player every game shares,
+    simkit/kernels/rollout.py), `new_scratch` and `LOOKAHEAD` there."""
     module = str(namespace.get("__name__", "game"))
     play_file = Path(str(namespace.get("__file__", "play.py")))
     for source, names in NEEDS.items():
@@ -65,6 +67,7 @@ def bind(namespace: MutableMapping[str, Any]) -> None:
         fn = namespace[name]
         fn.__qualname__ = f"{tag}.{name}"
         namespace[name] = numba.njit(cache=True, **options)(fn)
+    bind_rollout(namespace, numba.njit(cache=True, _nrt=True))
 
 
 def check_layout(ns: MutableMapping[str, Any], where: Path) -> None:
@@ -101,9 +104,12 @@ def drop_stale_loop_cache(tag: str, folder: Path) -> None:
     if stamp.exists() and stamp.read_text() == digest.hexdigest():
         return
     stale = [*cache.glob(f"{LOOP.stem}.{tag}.*.nb[ic]"),  # the loop, compiled for this game
+             # ... and the rollout player
+             *(TEMPLATE.parent / "__pycache__").glob(f"{TEMPLATE.stem}.{tag}.*.nb[ic]"),
              *(folder / "__pycache__").glob("*.nb[ic]")]  # the game's own functions
     if numba.config.CACHE_DIR:  # caches kept elsewhere: by file name (over-broad)
-        for pattern in [f"{LOOP.stem}.{tag}.*", *(f"{p.stem}.*" for p in folder.glob("*.py"))]:
+        for pattern in [f"{LOOP.stem}.{tag}.*", f"{TEMPLATE.stem}.{tag}.*",
+                        *(f"{p.stem}.*" for p in folder.glob("*.py"))]:
             stale += Path(numba.config.CACHE_DIR).rglob(f"{pattern}.nb[ic]")
     for f in stale:
         f.unlink(missing_ok=True)

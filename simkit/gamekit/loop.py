@@ -9,6 +9,10 @@ from the game (docs/new-game.md lists them):
                MAX_DECISIONS, SEAT, ROUND, KIND
     rules      setup, next_decision, apply_option, ranking_key, points, redeal,
                and optionally check (a conservation check, run in traced play)
+
+and the rollout player itself is the one every game shares (simkit/kernels/rollout.py),
+over the hooks `rollout_work`, `rollout_candidates`, `rollout_deal` and `rollout_play`
+below.
     play       results (the game's own result columns)
     players    choose, ROLLOUT, PLAYOUT, STRATEGIES
 
@@ -20,7 +24,6 @@ Line numbers in tracebacks and numba errors are this file's.
 
 import numpy as np
 
-from simkit.kernels.lookahead import playout_value
 from simkit.kernels.seating import prepare_game, rank_seats, seat_buffers
 from simkit.kernels.trace import new_trace_stub, record_decision
 from simkit.rng import next_u64, stream_state
@@ -59,11 +62,9 @@ def new_lookahead_scratch():
         np.zeros(HID_SIZE, np.int64),  # 5
         np.zeros((MAX_PLAYERS, CT_SIZE), np.int64),  # 6
         np.zeros((2, 1), np.uint64),  # 7 the rollout's stream, and a playout's copy of it
-        np.zeros(MAX_OPTIONS, np.float64),  # 8 summed playout value per option
-        np.zeros((2, MAX_PLAYERS), np.int64),  # 9 a playout's ranking keys, points
-        new_trace_stub(N_COLS),  # 10 playouts are never traced
-        np.full(MAX_PLAYERS, PLAYOUT, np.int64),  # 11 every playout seat plays PLAYOUT ...
-        np.zeros((MAX_PLAYERS, N_PARAMS), np.float64),  # 12 ... with these parameters
+        new_trace_stub(N_COLS),  # 8 playouts are never traced
+        np.full(MAX_PLAYERS, PLAYOUT, np.int64),  # 9 every playout seat plays PLAYOUT ...
+        np.zeros((MAX_PLAYERS, N_PARAMS), np.float64),  # 10 ... with these parameters
     )
 
 
@@ -91,53 +92,53 @@ def playout(t, n_players, pub, hid, cnt, opts, sids, params, rng, horizon, trace
         steps += 1
 
 
-def rollout_decision(t, n_players, pub, hid, cnt, opts, n, params, rng, rs):
-    """The rollout player's choice: the row of `opts[:n]` whose playouts score best for
-    the seat deciding.
-
-    Sees only what its seat may see: each of `params[0]` rollouts starts by re-dealing
-    what the seat cannot see (the game's `redeal`) with the seat's own stream, then plays
-    every option forward from that same deal with the same random numbers (common random
-    numbers, so options are compared on equal luck), every seat playing the game's PLAYOUT
-    strategy with the parameters that follow the rollout player's own two. A playout's
-    value is the seat's win share (ranked as at the end, by `ranking_key`, on the state
-    reached if `params[1]` decisions cut it short) plus 0.001 per point of margin over the
-    best other seat."""
-    seat = pub[SEAT]
-    rpub, rhid, rcnt, ropts = rs[0], rs[1], rs[2], rs[3]
-    dpub, dhid, dcnt, streams, total = rs[4], rs[5], rs[6], rs[7], rs[8]
-    keys, pts, trace, policy, policy_params = rs[9][0], rs[9][1], rs[10], rs[11], rs[12]
+# The rollout player's hooks (simkit/kernels/rollout.py, bound with the loop): a decision's
+# `state` is (pub, hid, cnt, new_lookahead_scratch()).
+def rollout_work(t, n_players, state, params):
+    """The playouts' arrays, kept in the game's scratch, every playout seat given the
+    parameters that follow the rollout player's own two."""
+    rs = state[3]
+    policy_params = rs[10]
     for s in range(n_players):
         for k in range(N_PARAMS - 2):
             policy_params[s, k] = params[k + 2]
-    n_rollouts = max(1, np.int64(params[0] + 0.5))
-    horizon = np.int64(params[1] + 0.5)
+    return rs
+
+
+def rollout_candidates(t, n_players, state, opts, n, params, rng, work, cand, head):
+    """Every row of `opts[:n]`."""
     for i in range(n):
-        total[i] = 0.0
-    for _ in range(n_rollouts):
-        dpub[:] = pub
-        dhid[:] = hid
-        dcnt[:] = cnt
-        streams[0, 0] = next_u64(rng)
-        redeal(t, n_players, dpub, dhid, dcnt, seat, streams[0])
-        for i in range(n):
-            rpub[:] = dpub
-            rhid[:] = dhid
-            rcnt[:] = dcnt
-            streams[1, 0] = streams[0, 0]
-            ropts[:n] = opts[:n]
-            apply_option(t, n_players, rpub, rhid, rcnt, ropts, i, streams[1], trace, False)
-            playout(t, n_players, rpub, rhid, rcnt, ropts, policy, policy_params, streams[1],
-                    horizon, trace)
-            for s in range(n_players):
-                keys[s] = ranking_key(t, n_players, rpub, rhid, rcnt, s)
-                pts[s] = points(t, rpub, rhid, rcnt, s)
-            total[i] += playout_value(keys, pts, seat, n_players)
-    best = 0
-    for i in range(1, n):
-        if total[i] > total[best]:
-            best = i
-    return best
+        cand[i] = i
+    return n
+
+
+def rollout_deal(t, n_players, state, work, rng):
+    """A copy of the state with what the seat cannot see re-dealt (the game's `redeal`),
+    from a seed drawn from the seat's own stream."""
+    pub, dpub, dhid, dcnt, streams = state[0], work[4], work[5], work[6], work[7]
+    dpub[:] = pub
+    dhid[:] = state[1]
+    dcnt[:] = state[2]
+    streams[0, 0] = next_u64(rng)
+    redeal(t, n_players, dpub, dhid, dcnt, pub[SEAT], streams[0])
+
+
+def rollout_play(t, n_players, state, opts, cand, k, i, params, rng, work, keys, pts):
+    """From the dealt state and its seed (the same random numbers for every row), row
+    cand[i], then on with every seat playing the game's PLAYOUT strategy, to the end or for
+    `params[1]` decisions; keys by `ranking_key` and points, on the state reached."""
+    rpub, rhid, rcnt, ropts, streams = work[0], work[1], work[2], work[3], work[7]
+    rpub[:] = work[4]
+    rhid[:] = work[5]
+    rcnt[:] = work[6]
+    streams[1, 0] = streams[0, 0]
+    ropts[:k] = opts[:k]
+    apply_option(t, n_players, rpub, rhid, rcnt, ropts, cand[i], streams[1], work[8], False)
+    playout(t, n_players, rpub, rhid, rcnt, ropts, work[9], work[10], streams[1],
+            np.int64(params[1] + 0.5), work[8])
+    for s in range(n_players):
+        keys[s] = ranking_key(t, n_players, rpub, rhid, rcnt, s)
+        pts[s] = points(t, rpub, rhid, rcnt, s)
 
 
 def play_game(t, n_players, seed, sids, params, out, g, scratch, trace, tracing, lookahead):
@@ -158,8 +159,8 @@ def play_game(t, n_players, seed, sids, params, out, g, scratch, trace, tracing,
             break
         s = pub[SEAT]
         if lookahead is not None and sids[s] == ROLLOUT:
-            c = rollout_decision(t, n_players, pub, hid, cnt, opts, n, params[s],
-                                 rngs[1 + s], rs)
+            c = rollout_choice(t, n_players, s, (pub, hid, cnt, rs), opts, n, params[s],
+                               rngs[1 + s])
         else:
             c = ask(sids[s], opts, n, pub, t, params[s], rngs[1 + s])
         record_decision(trace, tracing, pub[ROUND], s, opts[0, KIND], opts, n, c)
@@ -207,7 +208,10 @@ JITTED = {
     "new_lookahead_scratch": {},
     "ask": {"inline": "always"},
     "playout": {"_nrt": False},
-    "rollout_decision": {"_nrt": True},
+    "rollout_work": {"inline": "always"},
+    "rollout_candidates": {"inline": "always"},
+    "rollout_deal": {"inline": "always"},
+    "rollout_play": {"inline": "always"},
     "play_game": {"_nrt": False},
     "simulate_batch": {"nogil": True},
 }

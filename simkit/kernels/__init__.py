@@ -1,8 +1,9 @@
 """Compiled pieces every game's rules share, one job per module: `jit` (compile modes,
 views without reference counts), `inline_copy` (numba's inliner copying a function once),
 `frame_chunks` (CPython's frame-stack chunks kept, not mapped again), `trace` (one traced
-game's buffers), `seating` (seeds and seats of a run), `lookahead` (the rollout player's
-playout value and hidden piles) and `plugin_call` (calling a plug-in strategy)."""
+game's buffers), `seating` (seeds and seats of a run), `lookahead` (binding the rollout player,
+a playout's value and hidden piles), `rollout` (the rollout player, a template every game
+compiles in) and `plugin_call` (calling a plug-in strategy)."""
 
 from pathlib import Path
 

@@ -18,7 +18,7 @@ import strategies.carnuta
 from simkit.jitcache import drop_stale_cache
 from simkit.kernels import SOURCES
 from simkit.kernels.jit import njit_with_refcounts, njit_without_refcounts
-from simkit.kernels.lookahead import canonical, playout_value
+from simkit.kernels.lookahead import bind_rollout, canonical
 from simkit.kernels.seating import prepare_game, rank_seats, seat_buffers
 from simkit.kernels.trace import new_trace_stub, record_decision
 from simkit.outputs import allocate
@@ -275,9 +275,11 @@ def ask(sid, opts, n, pub, t, params, rng):
 
 
 # ---------------------------------------------------------------- rollout player
-# The rollout player plays forward with `apply_option`, `next_decision` and `ask`, as the
-# game does, so it plans with exactly the rules the game is played by. It lives here
-# rather than in strategies/carnuta.py because play.py imports that module.
+# The rollout player (simkit/kernels/rollout.py, bound below) plays forward with
+# `apply_option`, `next_decision` and `ask`, as the game does, so it plans with exactly
+# the rules the game is played by. It lives here rather than in strategies/carnuta.py
+# because play.py imports that module. It chooses actions only; a decision's `state` is
+# (pub, hid, deck, discard, tops).
 @njit(cache=True)
 def playout(t, n_players, pub, hid, cnt, deck, discard, tops, rng, opts, caches, hass, ver,
             memo, cols, sid, prm, horizon, trace):
@@ -298,110 +300,124 @@ def playout(t, n_players, pub, hid, cnt, deck, discard, tops, rng, opts, caches,
         apply_option(t, pub, hid, cnt, deck, discard, tops, rng, opts, c, ver, trace, False)
 
 
-@njit_with_refcounts
-def rollout_action(t, n_players, pub, hid, opts, n, deck, discard, tops, params, rng):
-    """The rollout player's action: the row of `opts[:n]` whose playouts score best.
-
-    Sees only what its seat may see: `pub` (hands are public: every card in one was taken
-    face up), the counters, and of the Day and Night decks only their contents (every
-    other card is in sight or was), never their order: each deck and each discard pile is
-    taken as a sorted set. Tries the `params[2]` best rows by the policy's own values
-    (policy `params[3]`: 0 greedy with its default weights, 1 the planner with the weights
-    in `params[ROLLOUT_WEIGHTS:]`), so the policy's own choice is always among them. Each
-    of `params[0]` rollouts re-shuffles the decks with the seat's own stream `rng` and
-    plays every candidate forward on that same deal (common random numbers): the action,
-    then the rest of the game (or `params[1]` round ends) with every seat played by the
-    policy. A playout's value is the seat's win share (by the rules' ranking: final score
-    with the seat compensation, then the tiebreak) plus 0.001 per point of margin over the
-    best other seat; the best mean wins (ties: the earlier row), the policy's own choice
-    counting `params[4]` more (another action must beat it by that much: with few noisy
-    playouts, the best-looking of many actions is often only the luckiest).
-    """
-    if n <= 1:
-        return 0
-    p = pub[SEAT]
-    sid = GREEDY
+@njit(cache=True, inline="always")
+def rollout_work(t, n_players, state, params):
+    """The playouts' arrays (the game's own are never touched) and policy: `params[3]` 0
+    greedy with its default weights, 1 the planner with the weights in
+    `params[ROLLOUT_WEIGHTS:]`. The counters the rules keep in a playout are never read,
+    so they start from whatever was left."""
+    sid = np.full(1, GREEDY, np.int64)
     prm = GREEDY_DEFAULTS.copy()
     if params[3] >= 0.5:
-        sid = PLANNER
+        sid[0] = PLANNER
         prm = params[ROLLOUT_WEIGHTS:ROLLOUT_WEIGHTS + PLANNER_DEFAULTS.shape[0]].copy()
-    n_rollouts = max(1, np.int64(params[0] + 0.5))
-    horizon = np.int64(params[1] + 0.5)
-    k = min(n, max(1, np.int64(params[2] + 0.5)))
+    pub, hid = state[0], state[1]
     n_cards = t.card.shape[0]
+    return (
+        np.zeros((2, n_cards), np.int64),  # 0 what the seat knows: deck contents (sorted)
+        np.zeros((2, n_cards), np.int64),  # 1 ... discards (sorted)
+        np.zeros((4, 2), np.int64),  # 2 ... and pile sizes
+        np.empty((2, n_cards), np.int64),  # 3 this rollout's deal
+        np.empty_like(pub),  # 4 a playout's state ...
+        np.empty((2, n_cards), np.int64),  # 5
+        np.empty((2, n_cards), np.int64),  # 6
+        np.empty((4, 2), np.int64),  # 7
+        np.empty_like(hid),  # 8
+        np.zeros((MAX_PLAYERS, CT_SIZE), np.int64),  # 9
+        np.zeros(1, np.uint64),  # 10 ... its stream: the deal's seed, the same for every row
+        np.zeros((MAX_OPTIONS, N_COLS), np.int32),  # 11 ... its option table
+        np.zeros((MAX_PLAYERS, MAX_TYPES, 3), np.int64),  # 12 ... and option caches
+        np.zeros((MAX_PLAYERS, MAX_TYPES), np.int64),  # 13
+        np.zeros((MAX_PLAYERS, 2), np.int64),  # 14
+        np.zeros((MAX_PLAYERS, n_cards, 3), np.int64),  # 15
+        np.zeros(MAX_TYPES + MAX_TABLEAU, np.int64),  # 16 final scoring's columns
+        np.empty((MAX_OPTIONS, N_COLS), np.int32),  # 17 the candidates' rows
+        np.zeros(1, np.uint64),  # 18 this rollout's seed
+        sid,  # 19 the policy ...
+        prm,  # 20 ... and its weights
+        new_trace_stub(N_COLS),  # 21 playouts are never traced
+    )
+
+
+@njit(cache=True, inline="always")
+def rollout_candidates(t, n_players, state, opts, n, params, rng, work, cand, head):
+    """The action: the `params[2]` best rows of `opts[:n]` by the policy's own values, so
+    the policy's own choice is always among them, and it starts `params[4]` ahead per
+    rollout (another action must beat it by that much: with few noisy playouts, the
+    best-looking of many actions is often only the luckiest).
+
+    The seat sees `pub` (hands are public: every card in one was taken face up), the
+    counters, and of the Day and Night decks only their contents (every other card is in
+    sight or was), never their order: each deck and each discard pile is taken as a
+    sorted set."""
+    if n <= 1:
+        cand[0] = 0
+        return 0
+    pub, deck, discard, tops = state[0], state[2], state[3], state[4]
+    sid, prm = work[19][0], work[20]
+    k = min(n, max(1, np.int64(params[2] + 0.5)))
     values = np.empty(n, np.float64)
     if sid == PLANNER:
         planner_values(opts, n, pub, t, prm, values)
     else:
         for i in range(n):
             values[i] = greedy_score(opts, i, prm)
-    # The k best by the policy's values; the first is the policy's own choice.
-    cand = np.sort(np.argsort(-values, kind="mergesort")[:k])
+    cand[:k] = np.sort(np.argsort(-values, kind="mergesort")[:k])
     if k == 1:
-        return cand[0]
-    rows = np.empty((k, N_COLS), np.int32)
+        return 0
+    own = np.argmax(values)
+    kdeck, kdisc, ktops, rows = work[0], work[1], work[2], work[17]
     for i in range(k):
         rows[i] = opts[cand[i]]
-    # What the seat knows, canonical: deck contents (sorted), discards (sorted).
-    kdeck = np.zeros((2, n_cards), np.int64)
-    kdisc = np.zeros((2, n_cards), np.int64)
-    ktops = np.zeros((4, 2), np.int64)
+        if cand[i] == own:
+            head[i] = params[4]
     for d in range(2):
         ktops[1, d] = canonical(deck[d], tops[0, d], tops[1, d], kdeck[d])
         ktops[2, d] = canonical(discard[d], 0, tops[2, d], kdisc[d])
-    # Work arrays of the playouts (the game's own are never touched). The counters the
-    # rules keep in a playout are never read, so they start from whatever was left.
-    sdeck = np.empty_like(kdeck)
-    rpub = np.empty_like(pub)
-    rdeck = np.empty_like(kdeck)
-    rdisc = np.empty_like(kdisc)
-    rtops = np.empty_like(ktops)
-    rhid = np.empty_like(hid)
-    rcnt = np.zeros((MAX_PLAYERS, CT_SIZE), np.int64)
-    rr = np.zeros(1, np.uint64)
-    ropts = np.zeros((MAX_OPTIONS, N_COLS), np.int32)
-    caches = np.zeros((MAX_PLAYERS, MAX_TYPES, 3), np.int64)
-    hass = np.zeros((MAX_PLAYERS, MAX_TYPES), np.int64)
-    ver = np.zeros((MAX_PLAYERS, 2), np.int64)
-    memo = np.zeros((MAX_PLAYERS, n_cards, 3), np.int64)
-    cols = np.zeros(MAX_TYPES + MAX_TABLEAU, np.int64)
-    keys = np.zeros(MAX_PLAYERS, np.int64)
-    totals = np.zeros(MAX_PLAYERS, np.int64)
-    total = np.zeros(k, np.float64)
-    trace = new_trace_stub(N_COLS)
-    for _ in range(n_rollouts):
-        sdeck[:, :] = kdeck
-        for d in range(2):
-            shuffle_range(sdeck, d, ktops[1, d], rng)
-        seed = next_u64(rng)
-        for i in range(k):
-            rpub[:] = pub
-            rdeck[:, :] = sdeck
-            rdisc[:, :] = kdisc
-            rtops[:, :] = ktops
-            rhid[:] = hid
-            ver[:, 0] = 0
-            ver[:, 1] = -1
-            memo[:, :, 2] = -1
-            rr[0] = seed
-            ropts[:k] = rows
-            apply_option(t, rpub, rhid, rcnt, rdeck, rdisc, rtops, rr, ropts, i, ver, trace,
-                         False)
-            playout(t, n_players, rpub, rhid, rcnt, rdeck, rdisc, rtops, rr, ropts, caches,
-                    hass, ver, memo, cols, sid, prm, horizon, trace)
-            for q in range(n_players):
-                totals[q], best = final_score(t, rpub, q, cols)
-                keys[q] = ranking_key(t, q, totals[q], best)
-            total[i] += playout_value(keys, totals, p, n_players)
-    own = np.argmax(values)  # the policy's own choice starts `params[4]` ahead
-    for i in range(k):
-        if cand[i] == own:
-            total[i] += params[4] * n_rollouts
-    best = 0
-    for i in range(1, k):
-        if total[i] > total[best]:
-            best = i
-    return cand[best]
+    return k
+
+
+@njit(cache=True, inline="always")
+def rollout_deal(t, n_players, state, work, rng):
+    """The decks re-shuffled with the seat's stream, and a seed for the reveals after a
+    rebuilt deck and the strategies' draws."""
+    sdeck, ktops = work[3], work[2]
+    sdeck[:, :] = work[0]
+    for d in range(2):
+        shuffle_range(sdeck, d, ktops[1, d], rng)
+    work[18][0] = next_u64(rng)
+
+
+@njit(cache=True, inline="always")
+def rollout_play(t, n_players, state, opts, cand, k, i, params, rng, work, keys, points):
+    """The action cand[i], then the rest of the game (or `params[1]` round ends) with every
+    seat played by the policy; keys by the rules' ranking (final score with the seat
+    compensation, then the tiebreak)."""
+    pub, hid = state[0], state[1]
+    rpub, rdeck, rdisc, rtops, rhid, rcnt = work[4], work[5], work[6], work[7], work[8], \
+        work[9]
+    rr, ropts, caches, hass, ver, memo = work[10], work[11], work[12], work[13], work[14], \
+        work[15]
+    cols, trace = work[16], work[21]
+    rpub[:] = pub
+    rdeck[:, :] = work[3]
+    rdisc[:, :] = work[1]
+    rtops[:, :] = work[2]
+    rhid[:] = hid
+    ver[:, 0] = 0
+    ver[:, 1] = -1
+    memo[:, :, 2] = -1
+    rr[0] = work[18][0]
+    ropts[:k] = work[17][:k]
+    apply_option(t, rpub, rhid, rcnt, rdeck, rdisc, rtops, rr, ropts, i, ver, trace, False)
+    playout(t, n_players, rpub, rhid, rcnt, rdeck, rdisc, rtops, rr, ropts, caches, hass, ver,
+            memo, cols, work[19][0], work[20], np.int64(params[1] + 0.5), trace)
+    for q in range(n_players):
+        points[q], best = final_score(t, rpub, q, cols)
+        keys[q] = ranking_key(t, q, points[q], best)
+
+
+rollout_choice = bind_rollout(globals(), njit_with_refcounts)
 
 
 # ---------------------------------------------------------------- one game
@@ -429,7 +445,7 @@ def play_game(t, n_players, seed, sids, params, out, g, scratch, trace, tracing,
             break
         s = pub[SEAT]
         if lookahead is not None and sids[s] == ROLLOUT and pub[STEP] == STEP_ACTION:
-            c = rollout_action(t, n_players, pub, hid, opts, n, deck, discard, tops,
+            c = rollout_choice(t, n_players, s, (pub, hid, deck, discard, tops), opts, n,
                                params[s], rngs[1 + s])
         else:
             c = ask(sids[s], opts, n, pub, t, params[s], rngs[1 + s])

@@ -18,7 +18,7 @@ import strategies.cauldron_master
 from simkit.jitcache import drop_stale_cache
 from simkit.kernels import SOURCES
 from simkit.kernels.jit import njit_with_refcounts, njit_without_refcounts
-from simkit.kernels.lookahead import playout_value
+from simkit.kernels.lookahead import bind_rollout
 from simkit.kernels.seating import prepare_game, rank_seats, seat_buffers
 from simkit.kernels.trace import new_trace_stub, record_decision
 from simkit.outputs import allocate
@@ -118,7 +118,8 @@ def new_scratch(t):
 
 @njit(cache=True)
 def new_rollout_scratch(t):
-    """Work arrays of `rollout_witch`, apart from the game's so a playout never touches it."""
+    """Work arrays of the rollout player, apart from the game's so a playout never
+    touches it."""
     return (
         np.zeros(PUB_SIZE, np.int32),  # 0 playout state
         np.zeros((MAX_OPTIONS, N_COLS), np.int32),  # 1 option table
@@ -128,11 +129,9 @@ def new_rollout_scratch(t):
         np.zeros((2, MAX_COLOURS), np.int64),  # 5 colour counts, colour limits left
         np.zeros(MAX_TYPES, np.int64),  # 6 ingredient types on offer (compact list)
         np.zeros(MAX_TYPES, np.int64),  # 7 undealt cards per type
-        np.zeros(MAX_OPTIONS, np.float64),  # 8 summed playout value per option
-        np.zeros((2, MAX_PLAYERS), np.int64),  # 9 a playout's ranking keys, points
-        new_trace_stub(N_COLS),  # 10 playouts are never traced
-        np.full(MAX_PLAYERS, GREEDY, np.int64),  # 11 the playouts' strategies: greedy ...
-        np.ones((MAX_PLAYERS, 2), np.float64),  # 12 ... with weights 1 and 1
+        new_trace_stub(N_COLS),  # 8 playouts are never traced
+        np.full(MAX_PLAYERS, GREEDY, np.int64),  # 9 the playouts' strategies: greedy ...
+        np.ones((MAX_PLAYERS, 2), np.float64),  # 10 ... with weights 1 and 1
     )
 
 
@@ -193,9 +192,11 @@ def ask(sid, opts, n, pub, t, params, rng):
 
 
 # ---------------------------------------------------------------- rollout player
-# The rollout player plays forward with `apply_option`, `next_decision` and `ask`, as the
-# game does, so it plans with exactly the rules the game is played by. It lives here
-# rather than in strategies/cauldron_master.py because play.py imports that module.
+# The rollout player (simkit/kernels/rollout.py, bound below) plays forward with
+# `apply_option`, `next_decision` and `ask`, as the game does, so it plans with exactly
+# the rules the game is played by. It lives here rather than in strategies/cauldron_master.py
+# because play.py imports that module. It chooses witches only; a decision's `state` is
+# (pub, hid, cnt, deck, rollout scratch).
 @njit(cache=True)
 def playout(t, n_players, pub, hid, cnt, deck, sids, params, rng, seat, first_witch, horizon,
             rs):
@@ -204,7 +205,7 @@ def playout(t, n_players, pub, hid, cnt, deck, sids, params, rng, seat, first_wi
     round seat `seat` plays witch `first_witch` (-1: its strategy's). Stops at the end of the
     game or after `horizon` rounds (0: no limit). Updates the state in place; returns the
     rounds played. `play_game`'s loop without the lookahead, tracing or results."""
-    opts, colours, offer, trace = rs[1], rs[5], rs[6], rs[10]
+    opts, colours, offer, trace = rs[1], rs[5], rs[6], rs[8]
     start = pub[ROUND]
     begin_round(pub, n_players, start)
     c = -1
@@ -225,64 +226,59 @@ def playout(t, n_players, pub, hid, cnt, deck, sids, params, rng, seat, first_wi
                     c = i
 
 
-@njit_with_refcounts
-def rollout_witch(t, n_players, pub, cnt, opts, n, undealt, params, rng, rs):
-    """The rollout player's witch: the option row of `opts[:n]` whose playouts score best.
-
-    Sees only what its seat may see: `pub` (no other seat's choice this round) and
-    `undealt`, the number of undealt cards of each type (public: every dealt card is face
-    up), never their order. Each of `params[0]` rounds re-shuffles those cards with the
-    seat's own stream `rng` and plays every option forward on that same deal (common random
-    numbers, so options are compared on equal luck). A playout's value is the seat's win
-    share (ranked as at the end of the game, seat compensation included, on the score after
-    `params[1]` rounds if that cuts it short) plus 0.001 per point of margin over the best
-    other seat, so that among equally winning options the wider margin is preferred.
-    """
-    seat = pub[SEAT]
-    rpub, rdeck, rhid, rcnt, total = rs[0], rs[2], rs[3], rs[4], rs[8]
-    keys, points = rs[9][0], rs[9][1]
-    policy, policy_params = rs[11], rs[12]  # every seat greedy, weights 1 and 1
-    n_rollouts = max(1, np.int64(params[0] + 0.5))
-    horizon = np.int64(params[1] + 0.5)
-    for i in range(n):
-        total[i] = 0.0
-    for _ in range(n_rollouts):
-        # The undealt cards in a canonical order (by type), then shuffled: the deal depends
-        # only on how many of each type are left, never on the real deck order.
-        m = 0
-        for x in range(t.types.shape[0]):
-            for _j in range(undealt[x]):
-                rdeck[m] = x
-                m += 1
-        for i in range(m - 1, 0, -1):
-            j = randint(rng, i + 1)
-            rdeck[i], rdeck[j] = rdeck[j], rdeck[i]
-        for i in range(n):
-            rpub[:] = pub
-            rcnt[:] = cnt
-            rhid[TOP] = 0
-            playout(t, n_players, rpub, rhid, rcnt, rdeck, policy, policy_params, rng, seat,
-                    opts[i, A], horizon, rs)
-            for s in range(n_players):
-                points[s] = final_score(t, rpub, s)
-                keys[s] = ranking_key(t, rpub, rcnt, s)
-            total[i] += playout_value(keys, points, seat, n_players)
-    best = 0
-    for i in range(1, n):
-        if total[i] > total[best]:
-            best = i
-    return best
+@njit(cache=True, inline="always")
+def rollout_work(t, n_players, state, params):
+    """The playouts' arrays, kept in the game's scratch (`new_rollout_scratch`)."""
+    return state[4]
 
 
-@njit_with_refcounts
-def rollout_decision(t, n_players, pub, cnt, opts, n, deck, top, params, rng, rs):
-    """`rollout_witch` for the seat pub[SEAT] choosing its witch: of the real deck it is
-    told only how many cards of each type are undealt (deck[top:] as counts)."""
-    undealt = rs[7]
+@njit(cache=True, inline="always")
+def rollout_candidates(t, n_players, state, opts, n, params, rng, work, cand, head):
+    """Every witch of `opts[:n]`. The seat sees `pub` (no other seat's choice this round)
+    and of the real deck only how many cards of each type are undealt (deck[top:] as
+    counts: every dealt card is face up), never their order."""
+    hid, deck, undealt = state[1], state[3], work[7]
     undealt[:] = 0
-    for i in range(top, deck.shape[0]):
+    for i in range(hid[TOP], deck.shape[0]):
         undealt[deck[i]] += 1
-    return rollout_witch(t, n_players, pub, cnt, opts, n, undealt, params, rng, rs)
+    for i in range(n):
+        cand[i] = i
+    return n
+
+
+@njit(cache=True, inline="always")
+def rollout_deal(t, n_players, state, work, rng):
+    """The undealt cards in a canonical order (by type), then shuffled with the seat's
+    stream: the deal depends only on how many of each type are left."""
+    rdeck, undealt = work[2], work[7]
+    m = 0
+    for x in range(t.types.shape[0]):
+        for _j in range(undealt[x]):
+            rdeck[m] = x
+            m += 1
+    for i in range(m - 1, 0, -1):
+        j = randint(rng, i + 1)
+        rdeck[i], rdeck[j] = rdeck[j], rdeck[i]
+
+
+@njit(cache=True, inline="always")
+def rollout_play(t, n_players, state, opts, cand, k, i, params, rng, work, keys, points):
+    """The round played from its start with the seat's witch `opts[cand[i]]`, then the
+    rest of the game (or `params[1]` rounds), every seat greedy with weights 1 and 1; keys
+    and points as at the end of the game (seat compensation included)."""
+    pub, cnt = state[0], state[2]
+    rpub, rdeck, rhid, rcnt = work[0], work[2], work[3], work[4]
+    rpub[:] = pub
+    rcnt[:] = cnt
+    rhid[TOP] = 0
+    playout(t, n_players, rpub, rhid, rcnt, rdeck, work[9], work[10], rng, pub[SEAT],
+            opts[cand[i], A], np.int64(params[1] + 0.5), work)
+    for s in range(n_players):
+        points[s] = final_score(t, rpub, s)
+        keys[s] = ranking_key(t, rpub, rcnt, s)
+
+
+rollout_choice = bind_rollout(globals(), njit_with_refcounts)
 
 
 # ---------------------------------------------------------------- one game
@@ -306,8 +302,8 @@ def play_game(t, n_players, seed, sids, params, out, g, scratch, trace, tracing,
             break
         s = pub[SEAT]
         if lookahead is not None and sids[s] == ROLLOUT and pub[PHASE] == PHASE_WITCH:
-            c = rollout_decision(t, n_players, pub, cnt, opts, n, deck, hid[TOP], params[s],
-                                 rngs[1 + s], rs)
+            c = rollout_choice(t, n_players, s, (pub, hid, cnt, deck, rs), opts, n,
+                               params[s], rngs[1 + s])
         else:
             c = ask(sids[s], opts, n, pub, t, params[s], rngs[1 + s])
         record_decision(trace, tracing, pub[ROUND], s, opts[0, KIND], opts, n, c)

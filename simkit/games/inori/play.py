@@ -19,7 +19,7 @@ import strategies.inori
 from simkit.jitcache import drop_stale_cache
 from simkit.kernels import SOURCES
 from simkit.kernels.jit import keep_alive, njit_with_refcounts, njit_without_refcounts, unowned
-from simkit.kernels.lookahead import canonical, playout_value
+from simkit.kernels.lookahead import bind_rollout, canonical
 from simkit.kernels.seating import prepare_game, rank_seats, seat_buffers
 from simkit.kernels.trace import record_decision
 from simkit.outputs import allocate
@@ -358,9 +358,11 @@ def ask(sid, opts, n, pub, t, params, rng):
 
 
 # ---------------------------------------------------------------- rollout player
-# The rollout player plays forward with `apply_option`, `next_decision` and `ask`, as the
-# game does, so it plans with exactly the rules the game is played by. It lives here
-# rather than in strategies/inori.py because play.py imports that module.
+# The rollout player (simkit/kernels/rollout.py, bound below) plays forward with
+# `apply_option`, `next_decision` and `ask`, as the game does, so it plans with exactly
+# the rules the game is played by. It lives here rather than in strategies/inori.py
+# because play.py imports that module. It chooses offerings only; a decision's `state` is
+# (pub, hid, decks, discards, tops, new_starts, stack, rtops, trace).
 @njit_with_refcounts
 def playout(t, n_players, pub, hid, cnt, done, decks, discards, tops, new_starts, stack,
             rtops, rng, tied, opts, hv, sids, params, horizon, trace):
@@ -382,118 +384,134 @@ def playout(t, n_players, pub, hid, cnt, done, decks, discards, tops, new_starts
         apply_option(t, pub, hid, cnt, stack, rtops, opts, c, hv, trace, False)
 
 
-@njit_with_refcounts
-def rollout_offer(t, n_players, pub, hid, opts, n, decks, discards, tops, new_starts, stack,
-                  rtops, params, rng, trace):
-    """The rollout player's offering: the row of `opts[:n]` whose playouts score best.
-
-    Sees only what its seat may see: `pub`, and of the hidden decks only their contents
-    (every card that left a deck was shown), never their order: each Journey deck, its
-    discards, the New Start deck and the Rune stack are taken as sorted sets. Tries the
-    `params[2]` best rows by greedy's score, always with the policy's own choice among them
-    (policy `params[3]`: 0 greedy with its default weights, 1 the planner with the
-    weights in `params[ROLLOUT_WEIGHTS:]`). Each of `params[0]`
-    rollouts re-shuffles those sets with the seat's own stream `rng` and plays every
-    candidate forward on that same deal (common random numbers): the offering with the
-    policy's effect decisions, then the rest of the game (or `params[1]` season ends) with
-    every seat played by the policy. A playout's value is the seat's win share (by
-    ranking_key, when cut short too) plus 0.001 per point of margin over
-    the best other seat; the best mean wins (ties: the earlier row).
-    """
-    if n <= 1:
-        return 0
-    p = pub[SEAT]
-    sid = GREEDY
+@njit(cache=True, inline="always")
+def rollout_work(t, n_players, state, params):
+    """The playouts' arrays (the game's own are never touched) and policy: `params[3]` 0
+    greedy with its default weights, 1 the planner with the weights in
+    `params[ROLLOUT_WEIGHTS:]`. The counters the rules keep in a playout are never read,
+    so they start from whatever was left."""
+    pub, hid, new_starts, stack = state[0], state[1], state[5], state[6]
     prm = np.ones(PLANNER_DEFAULTS.shape[0], np.float64)
+    sids = np.full(MAX_PLAYERS, GREEDY, np.int64)
     if params[3] >= 0.5:
-        sid = PLANNER
+        sids[:] = PLANNER
         prm[:] = params[ROLLOUT_WEIGHTS:ROLLOUT_WEIGHTS + prm.shape[0]]
-    n_rollouts = max(1, np.int64(params[0] + 0.5))
-    horizon = np.int64(params[1] + 0.5)
-    k = min(n, max(1, np.int64(params[2] + 0.5)))
-    n_col = t.rules[R_N_COLOURS]
-    n_cards = t.card.shape[0]
-    scores = np.empty(n, np.float64)
-    for i in range(n):
-        scores[i] = -greedy_score(opts, i, 1.0, 1.0, 1.0, 1.0)
-    cand = np.argsort(scores, kind="mergesort")[:k]
-    pick = ask(sid, opts, n, pub, t, prm, rng)  # the policy's own choice is always tried
-    if not (cand == pick).any():
-        cand[k - 1] = pick
-    cand = np.sort(cand)
-    rows = np.empty((k, N_COLS), np.int32)
-    for i in range(k):
-        rows[i] = opts[cand[i]]
-    # What the seat knows, canonical: deck contents (sorted), discards (sorted).
-    kdecks = np.zeros((n_col, n_cards), np.int64)
-    kdisc = np.zeros((n_col, n_cards), np.int64)
-    ktops = np.zeros((3, n_col), np.int64)
-    for x in range(n_col):
-        ktops[1, x] = canonical(decks[x], tops[0, x], tops[1, x], kdecks[x])
-        ktops[2, x] = canonical(discards[x], 0, tops[2, x], kdisc[x])
-    knew = np.zeros(new_starts.shape[0], np.int64)
-    kstack = np.zeros(stack.shape[0], np.int64)
-    krt = np.zeros(4, np.int64)
-    krt[1] = canonical(new_starts, rtops[0], rtops[1], knew)
-    krt[3] = canonical(stack, rtops[2], rtops[3], kstack)
-    # Work arrays of the playouts (the game's own are never touched). The counters the
-    # rules keep in a playout are never read, so they start from whatever was left.
-    sdecks = np.empty_like(kdecks)
-    snew = np.empty_like(knew)
-    sstack = np.empty_like(kstack)
-    rpub = np.empty_like(pub)
-    rhid = np.empty_like(hid)
-    rdecks = np.empty_like(kdecks)
-    rdisc = np.empty_like(kdisc)
-    rtops3 = np.empty_like(ktops)
-    rnew = np.empty_like(knew)
-    rstack = np.empty_like(kstack)
-    rrt = np.empty_like(krt)
-    rr = np.zeros(1, np.uint64)
-    ropts = np.zeros((MAX_OPTIONS, N_COLS), np.int32)
-    rcnt = np.zeros((MAX_PLAYERS, CT_SIZE), np.int64)
-    rdone = np.zeros((MAX_PLAYERS, n_cards), np.int64)
-    rhv = np.zeros(MAX_COLOURS, np.int64)
-    rtied = np.zeros(MAX_PLAYERS, np.int64)
-    sids = np.full(MAX_PLAYERS, sid, np.int64)
     prms = np.empty((MAX_PLAYERS, prm.shape[0]), np.float64)
     for q in range(MAX_PLAYERS):
         prms[q] = prm
-    total = np.zeros(k, np.float64)
-    finals = np.zeros(n_players, np.int64)  # each playout's final scores
-    keys = np.zeros(n_players, np.int64)  # and ranking keys (scoring.ranking_key)
-    for _ in range(n_rollouts):
-        sdecks[:, :] = kdecks
-        for x in range(n_col):
-            shuffle(sdecks[x], ktops[1, x], rng)
-        snew[:] = knew
-        shuffle(snew, krt[1], rng)
-        sstack[:] = kstack
-        shuffle(sstack, krt[3], rng)
-        seed = next_u64(rng)
-        for i in range(k):
-            rpub[:] = pub
-            rhid[:] = hid
-            rdecks[:, :] = sdecks
-            rdisc[:, :] = kdisc
-            rtops3[:, :] = ktops
-            rnew[:] = snew
-            rstack[:] = sstack
-            rrt[:] = krt
-            rr[0] = seed
-            ropts[:k] = rows
-            apply_option(t, rpub, rhid, rcnt, rstack, rrt, ropts, i, rhv, trace, False)
-            playout(t, n_players, rpub, rhid, rcnt, rdone, rdecks, rdisc, rtops3, rnew, rstack,
-                    rrt, rr, rtied, ropts, rhv, sids, prms, horizon, trace)
-            for q in range(n_players):
-                finals[q] = final_score(t, rpub, q)
-                keys[q] = ranking_key(t, rpub, q)
-            total[i] += playout_value(keys, finals, p, n_players)
-    best = 0
-    for i in range(1, k):
-        if total[i] > total[best]:
-            best = i
-    return cand[best]
+    n_col = t.rules[R_N_COLOURS]
+    n_cards = t.card.shape[0]
+    return (
+        np.zeros((n_col, n_cards), np.int64),  # 0 what the seat knows: decks (sorted)
+        np.zeros((n_col, n_cards), np.int64),  # 1 ... discards (sorted)
+        np.zeros((3, n_col), np.int64),  # 2 ... their sizes
+        np.zeros(new_starts.shape[0], np.int64),  # 3 ... the New Start deck (sorted)
+        np.zeros(stack.shape[0], np.int64),  # 4 ... the Rune stack (sorted)
+        np.zeros(4, np.int64),  # 5 ... and their sizes
+        np.empty((n_col, n_cards), np.int64),  # 6 this rollout's deal: decks ...
+        np.empty(new_starts.shape[0], np.int64),  # 7 ... New Starts ...
+        np.empty(stack.shape[0], np.int64),  # 8 ... Runes
+        np.zeros(1, np.uint64),  # 9 ... and seed
+        np.empty_like(pub),  # 10 a playout's state ...
+        np.empty_like(hid),  # 11
+        np.empty((n_col, n_cards), np.int64),  # 12
+        np.empty((n_col, n_cards), np.int64),  # 13
+        np.empty((3, n_col), np.int64),  # 14
+        np.empty(new_starts.shape[0], np.int64),  # 15
+        np.empty(stack.shape[0], np.int64),  # 16
+        np.empty(4, np.int64),  # 17
+        np.zeros(1, np.uint64),  # 18 ... its stream: the deal's seed, the same for every row
+        np.zeros((MAX_OPTIONS, N_COLS), np.int32),  # 19 ... its option table
+        np.zeros((MAX_PLAYERS, CT_SIZE), np.int64),  # 20
+        np.zeros((MAX_PLAYERS, n_cards), np.int64),  # 21
+        np.zeros(MAX_COLOURS, np.int64),  # 22
+        np.zeros(MAX_PLAYERS, np.int64),  # 23
+        np.empty((MAX_OPTIONS, N_COLS), np.int32),  # 24 the candidates' rows
+        sids,  # 25 the policy, for every seat ...
+        prms,  # 26 ... with its weights
+    )
+
+
+@njit(cache=True, inline="always")
+def rollout_candidates(t, n_players, state, opts, n, params, rng, work, cand, head):
+    """The offering: the `params[2]` best rows of `opts[:n]` by greedy's score, always with
+    the policy's own choice among them.
+
+    The seat sees `pub`, and of the hidden decks only their contents (every card that left
+    a deck was shown), never their order: each Journey deck, its discards, the New Start
+    deck and the Rune stack are taken as sorted sets."""
+    if n <= 1:
+        cand[0] = 0
+        return 0
+    pub, decks, discards, tops = state[0], state[2], state[3], state[4]
+    new_starts, stack, rtops = state[5], state[6], state[7]
+    k = min(n, max(1, np.int64(params[2] + 0.5)))
+    scores = np.empty(n, np.float64)
+    for i in range(n):
+        scores[i] = -greedy_score(opts, i, 1.0, 1.0, 1.0, 1.0)
+    best = np.argsort(scores, kind="mergesort")[:k]
+    # The policy's own choice is always tried.
+    pick = ask(work[25][0], opts, n, pub, t, work[26][0], rng)
+    if not (best == pick).any():
+        best[k - 1] = pick
+    cand[:k] = np.sort(best)
+    rows = work[24]
+    for i in range(k):
+        rows[i] = opts[cand[i]]
+    kdecks, kdisc, ktops, knew, kstack, krt = work[0], work[1], work[2], work[3], work[4], \
+        work[5]
+    for x in range(t.rules[R_N_COLOURS]):
+        ktops[1, x] = canonical(decks[x], tops[0, x], tops[1, x], kdecks[x])
+        ktops[2, x] = canonical(discards[x], 0, tops[2, x], kdisc[x])
+    krt[1] = canonical(new_starts, rtops[0], rtops[1], knew)
+    krt[3] = canonical(stack, rtops[2], rtops[3], kstack)
+    return k
+
+
+@njit(cache=True, inline="always")
+def rollout_deal(t, n_players, state, work, rng):
+    """The hidden sets re-shuffled with the seat's stream, and a seed for the reshuffles,
+    random ties and strategies' draws of the playouts."""
+    ktops, krt, sdecks, snew, sstack = work[2], work[5], work[6], work[7], work[8]
+    sdecks[:, :] = work[0]
+    for x in range(t.rules[R_N_COLOURS]):
+        shuffle(sdecks[x], ktops[1, x], rng)
+    snew[:] = work[3]
+    shuffle(snew, krt[1], rng)
+    sstack[:] = work[4]
+    shuffle(sstack, krt[3], rng)
+    work[9][0] = next_u64(rng)
+
+
+@njit(cache=True, inline="always")
+def rollout_play(t, n_players, state, opts, cand, k, i, params, rng, work, keys, points):
+    """The offering cand[i] with the policy's effect decisions, then the rest of the game
+    (or `params[1]` season ends) with every seat played by the policy; keys by
+    `ranking_key`, when cut short too."""
+    pub, hid, trace = state[0], state[1], state[8]
+    rpub, rhid, rdecks, rdisc, rtops3, rnew, rstack, rrt = work[10], work[11], work[12], \
+        work[13], work[14], work[15], work[16], work[17]
+    rr, ropts, rcnt, rdone, rhv, rtied = work[18], work[19], work[20], work[21], work[22], \
+        work[23]
+    rpub[:] = pub
+    rhid[:] = hid
+    rdecks[:, :] = work[6]
+    rdisc[:, :] = work[1]
+    rtops3[:, :] = work[2]
+    rnew[:] = work[7]
+    rstack[:] = work[8]
+    rrt[:] = work[5]
+    rr[0] = work[9][0]
+    ropts[:k] = work[24][:k]
+    apply_option(t, rpub, rhid, rcnt, rstack, rrt, ropts, i, rhv, trace, False)
+    playout(t, n_players, rpub, rhid, rcnt, rdone, rdecks, rdisc, rtops3, rnew, rstack, rrt,
+            rr, rtied, ropts, rhv, work[25], work[26], np.int64(params[1] + 0.5), trace)
+    for q in range(n_players):
+        points[q] = final_score(t, rpub, q)
+        keys[q] = ranking_key(t, rpub, q)
+
+
+rollout_choice = bind_rollout(globals(), njit_with_refcounts)
 
 
 # ---------------------------------------------------------------- one game
@@ -524,8 +542,9 @@ def play_game(t, n_players, seed, sids, params, out, g, scratch, trace, tracing,
         if fz:
             c = 0
         elif lookahead is not None and sids[s] == ROLLOUT and pub[STEP] == STEP_OFFER:
-            c = rollout_offer(t, n_players, pub, hid, opts, n, decks, discards, tops,
-                              new_starts, stack, rtops, params[s], rngs[1 + s], trace)
+            c = rollout_choice(t, n_players, s, (pub, hid, decks, discards, tops, new_starts,
+                                                 stack, rtops, trace), opts, n, params[s],
+                               rngs[1 + s])
         else:
             c = ask(sids[s], opts, n, pub, t, params[s], rngs[1 + s])
         if tracing:
