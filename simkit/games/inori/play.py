@@ -358,11 +358,9 @@ def ask(sid, opts, n, pub, t, params, rng):
 
 
 # ---------------------------------------------------------------- rollout player
-# The rollout player (simkit/kernels/rollout.py, bound below) plays forward with
-# `apply_option`, `next_decision` and `ask`, as the game does, so it plans with exactly
-# the rules the game is played by. It lives here rather than in strategies/inori.py
-# because play.py imports that module. It chooses offerings only; a decision's `state` is
-# (pub, hid, decks, discards, tops, new_starts, stack, rtops, trace).
+# The hooks of the rollout player (simkit/kernels/rollout.py), which chooses offerings:
+# it plays with the game's own steps. Here, not in strategies/inori.py, which play.py
+# imports. `state`: (pub, hid, decks, discards, tops, new_starts, stack, rtops, trace).
 @njit_with_refcounts
 def playout(t, n_players, pub, hid, cnt, done, decks, discards, tops, new_starts, stack,
             rtops, rng, tied, opts, hv, sids, params, horizon, trace):
@@ -386,10 +384,8 @@ def playout(t, n_players, pub, hid, cnt, done, decks, discards, tops, new_starts
 
 @njit(cache=True, inline="always")
 def rollout_work(t, n_players, state, params):
-    """The playouts' arrays (the game's own are never touched) and policy: `params[3]` 0
-    greedy with its default weights, 1 the planner with the weights in
-    `params[ROLLOUT_WEIGHTS:]`. The counters the rules keep in a playout are never read,
-    so they start from whatever was left."""
+    """The playouts' arrays and policy (`params[3]` 0: greedy, weights 1; 1: the planner,
+    weights `params[ROLLOUT_WEIGHTS:]`). A playout's counters are never read."""
     pub, hid, new_starts, stack = state[0], state[1], state[5], state[6]
     prm = np.ones(PLANNER_DEFAULTS.shape[0], np.float64)
     sids = np.full(MAX_PLAYERS, GREEDY, np.int64)
@@ -434,12 +430,9 @@ def rollout_work(t, n_players, state, params):
 
 @njit(cache=True, inline="always")
 def rollout_candidates(t, n_players, state, opts, n, params, rng, work, cand, head):
-    """The offering: the `params[2]` best rows of `opts[:n]` by greedy's score, always with
-    the policy's own choice among them.
-
-    The seat sees `pub`, and of the hidden decks only their contents (every card that left
-    a deck was shown), never their order: each Journey deck, its discards, the New Start
-    deck and the Rune stack are taken as sorted sets."""
+    """The `params[2]` best offerings of `opts[:n]` by greedy's score, the policy's own
+    choice always among them. The seat knows `pub` and of the hidden piles only their
+    contents (every card that left one was shown), taken as sorted sets."""
     if n <= 1:
         cand[0] = 0
         return 0
@@ -458,8 +451,7 @@ def rollout_candidates(t, n_players, state, opts, n, params, rng, work, cand, he
     rows = work[24]
     for i in range(k):
         rows[i] = opts[cand[i]]
-    kdecks, kdisc, ktops, knew, kstack, krt = work[0], work[1], work[2], work[3], work[4], \
-        work[5]
+    kdecks, kdisc, ktops, knew, kstack, krt = work[0:6]
     for x in range(t.rules[R_N_COLOURS]):
         ktops[1, x] = canonical(decks[x], tops[0, x], tops[1, x], kdecks[x])
         ktops[2, x] = canonical(discards[x], 0, tops[2, x], kdisc[x])
@@ -489,10 +481,8 @@ def rollout_play(t, n_players, state, opts, cand, k, i, params, rng, work, keys,
     (or `params[1]` season ends) with every seat played by the policy; keys by
     `ranking_key`, when cut short too."""
     pub, hid, trace = state[0], state[1], state[8]
-    rpub, rhid, rdecks, rdisc, rtops3, rnew, rstack, rrt = work[10], work[11], work[12], \
-        work[13], work[14], work[15], work[16], work[17]
-    rr, ropts, rcnt, rdone, rhv, rtied = work[18], work[19], work[20], work[21], work[22], \
-        work[23]
+    rpub, rhid, rdecks, rdisc, rtops3, rnew, rstack, rrt = work[10:18]
+    rr, ropts, rcnt, rdone, rhv, rtied = work[18:24]
     rpub[:] = pub
     rhid[:] = hid
     rdecks[:, :] = work[6]
@@ -590,17 +580,12 @@ def results(t, n_players, pub, cnt, done, out, g, keys):
 @njit(cache=True, nogil=True)
 def simulate_batch(t, n_players, master_seed, first_game, lineup, rotate, strategy_ids,
                    strategy_params, out, trace, tracing, lookahead):
-    """Play games first_game .. first_game + len(out[0]) - 1 into `out` (new_outputs).
-
-    On the calling thread, its work arrays allocated once (`simkit.threads` shares a
-    batch's blocks among threads); every game depends only on its own index. With
-    `tracing` (one game only) the game is recorded into `trace` (`simkit play`): batch and
-    traced play are one compiled function, so either compiles (or loads) both.
-    `lookahead` is True when a seat plays the rollout player (LOOKAHEAD), else None:
-    numba then prunes the rollout call before compiling, so a run without one never
-    compiles the playouts (about half of a first run's compile). The hot
-    loop runs on views without reference counts (simkit.kernels.jit.unowned).
-    """
+    """Play games first_game .. first_game + len(out[0]) - 1 into `out` (new_outputs), on
+    the calling thread (`simkit.threads` shares a batch's blocks among threads); every
+    game depends only on its own index. With `tracing` (one game only) it is recorded into
+    `trace` (`simkit play`). `lookahead` None (no rollout seat) lets numba prune the
+    rollout player before compiling. The loop runs on views without reference counts
+    (simkit.kernels.jit.unowned)."""
     scratch = new_scratch(t)
     tv, sv, ov, trv = unowned_views(t, scratch, out, trace)
     sids, params = seat_buffers(n_players, strategy_params)
