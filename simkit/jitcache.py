@@ -17,14 +17,20 @@ from pathlib import Path
 
 import numba
 
+from simkit.kernels.templates import BATCH, ROLLOUT
+
+TEMPLATES = (ROLLOUT, BATCH)
+
 SCHEME = b"every source's cache, v2"  # a new scheme drops caches the old one kept
 
 
 def drop_stale_cache(module_file: str, *dependencies: str) -> bool:
     """Delete the numba caches of `module_file` and of every dependency if any of them
-    changed; True if it did."""
+    changed; True if it did. Of a template (simkit/kernels/templates.py), only the copy
+    compiled into this module: another game's copy stays."""
     source = Path(module_file)
     sources = [source, *map(Path, dependencies)]
+    tag = _module_name(source).replace(".", "_")
     digest = hashlib.sha256(SCHEME)
     for path in sources:
         digest.update(path.read_bytes())
@@ -37,7 +43,8 @@ def drop_stale_cache(module_file: str, *dependencies: str) -> bool:
             folders.append(Path(numba.config.CACHE_DIR))
         for folder in folders:
             if folder.is_dir():
-                for f in folder.rglob(f"{path.stem}.*.nb[ic]"):
+                pattern = f"{path.stem}.{tag}." if path in TEMPLATES else f"{path.stem}."
+                for f in folder.rglob(f"{pattern}*.nb[ic]"):
                     f.unlink(missing_ok=True)
     try:
         stamp.parent.mkdir(exist_ok=True)
@@ -45,3 +52,14 @@ def drop_stale_cache(module_file: str, *dependencies: str) -> bool:
     except OSError:  # a read-only install: numba will not cache there either
         pass
     return True
+
+
+def _module_name(path: Path) -> str:
+    """The dotted name of the module in `path`, from the packages (folders with an
+    __init__.py) that hold it: what a template's compiled copy is named after."""
+    parts = [path.stem]
+    folder = path.parent
+    while (folder / "__init__.py").exists():
+        parts.insert(0, folder.name)
+        folder = folder.parent
+    return ".".join(parts)

@@ -1,11 +1,10 @@
-"""`bind`: compile the shared play loop (`simkit/gamekit/loop.py`) into a game's `play.py`.
+"""`bind`: compile the shared play loop (`simkit/gamekit/loop.py`), with the rollout
+player and the batch loop every game shares, into a game's `play.py`.
 
-numba resolves the functions a compiled function calls when it compiles it, and caches
-on disk only functions whose callees are module globals (a closure or a function passed
-as an argument is compiled again in every process). So the loop is written once, as a
-template, and `bind` runs its source in the game's namespace, where `setup`,
-`next_decision` ... are the game's own: the result is ordinary cached numba functions,
-with the game's rules inlined as if the loop had been written in the game's file.
+They are templates (simkit/kernels/templates.py says why), run in the game's namespace,
+where `setup`, `next_decision` ... are the game's own: the result is ordinary cached numba
+functions, with the game's rules inlined as if the loop had been written in the game's
+file.
 """
 
 from __future__ import annotations
@@ -21,7 +20,7 @@ import simkit.rng
 from simkit.errors import SimkitError
 from simkit.gamekit import LOOP_OUTPUTS
 from simkit.kernels import SOURCES
-from simkit.kernels.lookahead import TEMPLATE, bind_rollout
+from simkit.kernels.templates import BATCH, ROLLOUT, bind_batch, bind_rollout, compile_into
 
 LOOP = Path(__file__).with_name("loop.py")
 
@@ -34,6 +33,20 @@ NEEDS = {
     "players.py": ("choose", "ROLLOUT", "PLAYOUT", "STRATEGIES"),
 }
 SCHEME = b"gamekit loop cache, v1"
+# The loop's functions -> numba options, in the order `bind` compiles them. The turn loop
+# runs without numba's reference counting (simkit/kernels/jit.py says why); only the
+# functions that allocate keep it.
+JITTED = {
+    "new_scratch": {},
+    "new_lookahead_scratch": {},
+    "ask": {"inline": "always"},
+    "playout": {"_nrt": False},
+    "rollout_work": {"inline": "always"},
+    "rollout_candidates": {"inline": "always"},
+    "rollout_deal": {"inline": "always"},
+    "rollout_play": {"inline": "always"},
+    "play_game": {"_nrt": False},
+}
 
 
 def bind(namespace: MutableMapping[str, Any]) -> None:
@@ -50,8 +63,6 @@ def bind(namespace: MutableMapping[str, Any]) -> None:
                                   f"'{name}' (import it into play.py; docs/new-game.md)")
     check_layout(namespace, play_file.parent / "layout.py")
     namespace.setdefault("check", no_check)
-    code = compile(LOOP.read_text(), str(LOOP), "exec")
-    exec(code, namespace)  # noqa: S102 - our own template, run in the game's namespace
     namespace["LOOKAHEAD"] = (namespace["ROLLOUT"],)  # seats that need the playouts compiled
     core = tuple(o.name for o in LOOP_OUTPUTS)
     outputs = tuple(o.name for o in namespace["OUTPUTS"])
@@ -63,11 +74,10 @@ def bind(namespace: MutableMapping[str, Any]) -> None:
     # share one; they are dropped when the game's sources or simkit's kernels change.
     tag = module.replace(".", "_")
     drop_stale_loop_cache(tag, play_file.parent)
-    for name, options in namespace["JITTED"].items():
-        fn = namespace[name]
-        fn.__qualname__ = f"{tag}.{name}"
-        namespace[name] = numba.njit(cache=True, **options)(fn)
+    compile_into(namespace, LOOP, {name: numba.njit(cache=True, **options)
+                                   for name, options in JITTED.items()})
     bind_rollout(namespace, numba.njit(cache=True, _nrt=True))
+    bind_batch(namespace)
 
 
 def check_layout(ns: MutableMapping[str, Any], where: Path) -> None:
@@ -103,12 +113,12 @@ def drop_stale_loop_cache(tag: str, folder: Path) -> None:
     stamp = cache / f"{LOOP.stem}.{tag}.deps-sha256"
     if stamp.exists() and stamp.read_text() == digest.hexdigest():
         return
-    stale = [*cache.glob(f"{LOOP.stem}.{tag}.*.nb[ic]"),  # the loop, compiled for this game
-             # ... and the rollout player
-             *(TEMPLATE.parent / "__pycache__").glob(f"{TEMPLATE.stem}.{tag}.*.nb[ic]"),
+    shared = (LOOP, ROLLOUT, BATCH)  # templates compiled for this game, caches beside them
+    stale = [*(f for t in shared for f in (t.parent / "__pycache__").glob(
+                 f"{t.stem}.{tag}.*.nb[ic]")),
              *(folder / "__pycache__").glob("*.nb[ic]")]  # the game's own functions
     if numba.config.CACHE_DIR:  # caches kept elsewhere: by file name (over-broad)
-        for pattern in [f"{LOOP.stem}.{tag}.*", f"{TEMPLATE.stem}.{tag}.*",
+        for pattern in [*(f"{t.stem}.{tag}.*" for t in shared),
                         *(f"{p.stem}.*" for p in folder.glob("*.py"))]:
             stale += Path(numba.config.CACHE_DIR).rglob(f"{pattern}.nb[ic]")
     for f in stale:

@@ -10,9 +10,9 @@ from the game (docs/new-game.md lists them):
     rules      setup, next_decision, apply_option, ranking_key, points, redeal,
                and optionally check (a conservation check, run in traced play)
 
-and the rollout player itself is the one every game shares (simkit/kernels/rollout.py),
-over the hooks `rollout_work`, `rollout_candidates`, `rollout_deal` and `rollout_play`
-below.
+and the rollout player and the batch loop are the ones every game shares
+(simkit/kernels/rollout.py over the hooks `rollout_work`, `rollout_candidates`,
+`rollout_deal` and `rollout_play` below; simkit/kernels/batch.py).
     play       results (the game's own result columns)
     players    choose, ROLLOUT, PLAYOUT, STRATEGIES
 
@@ -24,7 +24,7 @@ Line numbers in tracebacks and numba errors are this file's.
 
 import numpy as np
 
-from simkit.kernels.seating import prepare_game, rank_seats, seat_buffers
+from simkit.kernels.seating import rank_seats
 from simkit.kernels.trace import new_trace_stub, record_decision
 from simkit.rng import next_u64, stream_state
 
@@ -179,39 +179,3 @@ def play_game(t, n_players, seed, sids, params, out, g, scratch, trace, tracing,
     out[O_ROUNDS][g] = pub[ROUND] + 1
     out[O_DECISIONS][g] = decisions
     results(t, n_players, pub, hid, cnt, out, g)
-
-
-def simulate_batch(t, n_players, master_seed, first_game, lineup, rotate, strategy_ids,
-                   strategy_params, out, trace, tracing, lookahead):
-    """Play games first_game .. first_game + len(out[0]) - 1 into `out`.
-
-    On the calling thread, its work arrays allocated once (`simkit.threads` shares a
-    batch's blocks among threads); every game depends only on its own index. With
-    `tracing` (one game only) the game is recorded into `trace` (`simkit play`).
-    `lookahead` is True when a seat plays the rollout player (LOOKAHEAD), else None:
-    numba then prunes the rollout call before compiling it.
-    """
-    scratch = new_scratch(t)
-    sids, params = seat_buffers(n_players, strategy_params)
-    for i in range(out[0].shape[0]):
-        seed = prepare_game(n_players, master_seed, first_game + i, lineup, rotate,
-                            strategy_ids, strategy_params, out[O_STRATEGY], i, sids, params)
-        play_game(t, n_players, seed, sids, params, out, i, scratch, trace, tracing,
-                  lookahead)
-
-
-# name -> numba options, in the order `bind` compiles them
-# The turn loop runs without numba's reference counting (simkit/kernels/jit.py says why);
-# only the functions that allocate keep it.
-JITTED = {
-    "new_scratch": {},
-    "new_lookahead_scratch": {},
-    "ask": {"inline": "always"},
-    "playout": {"_nrt": False},
-    "rollout_work": {"inline": "always"},
-    "rollout_candidates": {"inline": "always"},
-    "rollout_deal": {"inline": "always"},
-    "rollout_play": {"inline": "always"},
-    "play_game": {"_nrt": False},
-    "simulate_batch": {"nogil": True},
-}

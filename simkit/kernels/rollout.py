@@ -1,6 +1,6 @@
 """The rollout player, written once for every game: the one lookahead over the rules.
 
-This file is a template, not an importable module: `simkit.kernels.lookahead.bind_rollout`
+This file is a template, not an importable module: `simkit.kernels.templates.bind_rollout`
 compiles it into a game's `play.py` namespace (as open_spiel's one MCTS evaluator serves
 every game through clone + apply), where these hooks are the game's own:
 

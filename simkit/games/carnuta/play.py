@@ -18,8 +18,9 @@ import strategies.carnuta
 from simkit.jitcache import drop_stale_cache
 from simkit.kernels import SOURCES
 from simkit.kernels.jit import njit_with_refcounts, njit_without_refcounts
-from simkit.kernels.lookahead import bind_rollout, canonical
-from simkit.kernels.seating import prepare_game, rank_seats, seat_buffers
+from simkit.kernels.lookahead import canonical
+from simkit.kernels.seating import rank_seats
+from simkit.kernels.templates import bind_batch, bind_rollout
 from simkit.kernels.trace import new_trace_stub, record_decision
 from simkit.outputs import allocate
 from simkit.rng import next_u64, stream_state
@@ -88,7 +89,6 @@ from .layout import (
     O_SICKLES_USED,
     O_START_POINTS,
     O_STARTING_CARD,
-    O_STRATEGY,
     O_TOKEN,
     O_TRIGGERED_END,
     O_TURNS,
@@ -489,23 +489,6 @@ def results(t, n_players, pub, cnt, starts, out, g, keys):
     rank_seats(keys, n_players, out[O_RANK][g], out[O_WIN_SHARE][g])
 
 
-@njit(cache=True, nogil=True)
-def simulate_batch(t, n_players, master_seed, first_game, lineup, rotate, strategy_ids,
-                   strategy_params, out, trace, tracing, lookahead):
-    """Play games first_game .. first_game + len(out[0]) - 1 into `out` (new_outputs).
 
-    On the calling thread, its work arrays allocated once (`simkit.threads` shares a
-    batch's blocks among threads); every game depends only on its own index. With
-    `tracing` (one game only) the game is recorded into `trace` (`simkit play`): batch and
-    traced play are one compiled function, so either compiles (or loads) both.
-    `lookahead` is True when a seat plays the rollout player (LOOKAHEAD), else None:
-    numba then prunes the rollout call before compiling, so a run without one never
-    compiles the playouts (about half of a first run's compile).
-    """
-    scratch = new_scratch(t)
-    sids, params = seat_buffers(n_players, strategy_params)
-    for i in range(out[0].shape[0]):
-        seed = prepare_game(n_players, master_seed, first_game + i, lineup, rotate,
-                            strategy_ids, strategy_params, out[O_STRATEGY], i, sids, params)
-        play_game(t, n_players, seed, sids, params, out, i, scratch, trace, tracing,
-                  lookahead)
+# ---------------------------------------------------------------- a block of games
+simulate_batch = bind_batch(globals())  # simkit/kernels/batch.py: the batch and traced entry

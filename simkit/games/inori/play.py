@@ -19,8 +19,9 @@ import strategies.inori
 from simkit.jitcache import drop_stale_cache
 from simkit.kernels import SOURCES
 from simkit.kernels.jit import keep_alive, njit_with_refcounts, njit_without_refcounts, unowned
-from simkit.kernels.lookahead import bind_rollout, canonical
+from simkit.kernels.lookahead import canonical
 from simkit.kernels.seating import prepare_game, rank_seats, seat_buffers
+from simkit.kernels.templates import bind_rollout
 from simkit.kernels.trace import record_decision
 from simkit.outputs import allocate
 from simkit.rng import next_u64, shuffle, stream_state
@@ -577,15 +578,13 @@ def results(t, n_players, pub, cnt, done, out, g, keys):
     rank_seats(keys, n_players, out[O_RANK][g], out[O_WIN_SHARE][g])
 
 
+# ---------------------------------------------------------------- a block of games
 @njit(cache=True, nogil=True)
 def simulate_batch(t, n_players, master_seed, first_game, lineup, rotate, strategy_ids,
                    strategy_params, out, trace, tracing, lookahead):
-    """Play games first_game .. first_game + len(out[0]) - 1 into `out` (new_outputs), on
-    the calling thread (`simkit.threads` shares a batch's blocks among threads); every
-    game depends only on its own index. With `tracing` (one game only) it is recorded into
-    `trace` (`simkit play`). `lookahead` None (no rollout seat) lets numba prune the
-    rollout player before compiling. The loop runs on views without reference counts
-    (simkit.kernels.jit.unowned)."""
+    """simkit/kernels/batch.py's block of games (its docstring says more), on views
+    without reference counts (simkit.kernels.jit.unowned): counting them took 13-50% of
+    Inori's time (docs/architecture.md)."""
     scratch = new_scratch(t)
     tv, sv, ov, trv = unowned_views(t, scratch, out, trace)
     sids, params = seat_buffers(n_players, strategy_params)

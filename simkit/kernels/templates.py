@@ -1,0 +1,64 @@
+"""Compiling a template into a game: the pieces of play written once for every game.
+
+numba resolves the functions a compiled function calls when it compiles it, and caches
+on disk only functions whose callees are module globals (a closure over a compiled
+function, or one passed as an argument, compiles again in every process). So a piece
+every game shares is written once, as a template file of plain functions over names it
+does not define, and `compile_into` runs its source in the game's `play.py` namespace,
+where those names are the game's own: the result is ordinary cached numba functions, the
+game's rules inlined as if the piece had been written in the game's file. Each game's
+copy has a cache file of its own, beside the template, named after the game's module;
+simkit/jitcache.py drops it with the game's own when a source changes.
+
+The templates: `rollout.py` (the rollout player, over the game's `rollout_*` hooks) and
+`batch.py` (a block of games, over the game's `new_scratch` and `play_game`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, MutableMapping
+from pathlib import Path
+from typing import Any
+
+import numba
+
+from simkit.errors import SimkitError
+
+ROLLOUT = Path(__file__).with_name("rollout.py")
+BATCH = Path(__file__).with_name("batch.py")
+NEEDS = {
+    ROLLOUT: ("rollout_work", "rollout_candidates", "rollout_deal", "rollout_play"),
+    BATCH: ("new_scratch", "play_game"),
+}
+
+
+def compile_into(namespace: MutableMapping[str, Any], template: Path,
+                 decorators: Mapping[str, Callable[[Any], Any]]) -> None:
+    """Run `template`'s source in `namespace`, then compile each function named in
+    `decorators` with its decorator, under a name of the namespace's module."""
+    where = Path(str(namespace.get("__file__", "play.py")))
+    for name in NEEDS.get(template, ()):
+        if name not in namespace:
+            raise SimkitError(f"{where}: simkit/kernels/{template.name} needs '{name}' "
+                              "(its docstring lists what it needs)")
+    exec(compile(template.read_text(), str(template), "exec"), namespace)  # noqa: S102
+    tag = str(namespace.get("__name__", "game")).replace(".", "_")
+    for name, decorate in decorators.items():
+        fn = namespace[name]
+        fn.__qualname__ = f"{tag}.{name}"
+        namespace[name] = decorate(fn)
+
+
+def bind_rollout(namespace: MutableMapping[str, Any],
+                 decorate: Callable[[Any], Any]) -> Any:
+    """The rollout player compiled into a game's play.py with `decorate`
+    (`rollout_choice = bind_rollout(globals(), njit_with_refcounts)`)."""
+    compile_into(namespace, ROLLOUT, {"rollout_choice": decorate})
+    return namespace["rollout_choice"]
+
+
+def bind_batch(namespace: MutableMapping[str, Any]) -> Any:
+    """The batch loop compiled into a game's play.py (`simulate_batch =
+    bind_batch(globals())`): called from Python, without the GIL."""
+    compile_into(namespace, BATCH, {"simulate_batch": numba.njit(cache=True, nogil=True)})
+    return namespace["simulate_batch"]
