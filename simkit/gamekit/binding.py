@@ -70,8 +70,9 @@ def bind(namespace: MutableMapping[str, Any]) -> None:
         raise SimkitError(f"{play_file.parent / 'layout.py'}: OUTPUTS must begin with "
                           f"{', '.join(core)}, as simkit.gamekit.LOOP_OUTPUTS (found "
                           f"{', '.join(outputs[:len(core)])})")
-    # Cache files land beside loop.py, named after the game's module, so that games never
-    # share one; they are dropped when the game's sources or simkit's kernels change.
+    # Cache files land beside each template (loop.py, rollout.py, batch.py), named after the
+    # game's module, so that games never share one; they are dropped when the game's
+    # sources or simkit's kernels change.
     tag = module.replace(".", "_")
     drop_stale_loop_cache(tag, play_file.parent)
     compile_into(namespace, LOOP, {name: numba.njit(cache=True, **options)
