@@ -62,9 +62,11 @@ def new_lookahead_scratch():
         np.zeros(HID_SIZE, np.int64),  # 5
         np.zeros((MAX_PLAYERS, CT_SIZE), np.int64),  # 6
         np.zeros((2, 1), np.uint64),  # 7 the rollout's stream, and a playout's copy of it
-        new_trace_stub(N_COLS),  # 8 playouts are never traced
-        np.full(MAX_PLAYERS, PLAYOUT, np.int64),  # 9 every playout seat plays PLAYOUT ...
-        np.zeros((MAX_PLAYERS, N_PARAMS), np.float64),  # 10 ... with these parameters
+        np.zeros(MAX_OPTIONS, np.float64),  # 8 summed playout value per option
+        np.zeros((2, MAX_PLAYERS), np.int64),  # 9 a playout's ranking keys, points
+        new_trace_stub(N_COLS),  # 10 playouts are never traced
+        np.full(MAX_PLAYERS, PLAYOUT, np.int64),  # 11 every playout seat plays PLAYOUT ...
+        np.zeros((MAX_PLAYERS, N_PARAMS), np.float64),  # 12 ... with these parameters
     )
 
 
@@ -95,14 +97,14 @@ def playout(t, n_players, pub, hid, cnt, opts, sids, params, rng, horizon, trace
 # The rollout player's hooks (simkit/kernels/rollout.py, bound with the loop): a decision's
 # `state` is (pub, hid, cnt, new_lookahead_scratch()).
 def rollout_work(t, n_players, state, params):
-    """The playouts' arrays, kept in the game's scratch, every playout seat given the
-    parameters that follow the rollout player's own two."""
+    """The playouts' arrays, sums and ranking, kept in the game's scratch, every playout
+    seat given the parameters that follow the rollout player's own two."""
     rs = state[3]
-    policy_params = rs[10]
+    policy_params = rs[12]
     for s in range(n_players):
         for k in range(N_PARAMS - 2):
             policy_params[s, k] = params[k + 2]
-    return rs
+    return rs, rs[8], rs[9]
 
 
 def rollout_candidates(t, n_players, state, opts, n, params, rng, work, cand, head):
@@ -133,9 +135,9 @@ def rollout_play(t, n_players, state, opts, cand, k, i, params, rng, work, keys,
     rcnt[:] = work[6]
     streams[1, 0] = streams[0, 0]
     ropts[:k] = opts[:k]
-    apply_option(t, n_players, rpub, rhid, rcnt, ropts, cand[i], streams[1], work[8], False)
-    playout(t, n_players, rpub, rhid, rcnt, ropts, work[9], work[10], streams[1],
-            np.int64(params[1] + 0.5), work[8])
+    apply_option(t, n_players, rpub, rhid, rcnt, ropts, cand[i], streams[1], work[10], False)
+    playout(t, n_players, rpub, rhid, rcnt, ropts, work[11], work[12], streams[1],
+            np.int64(params[1] + 0.5), work[10])
     for s in range(n_players):
         keys[s] = ranking_key(t, n_players, rpub, rhid, rcnt, s)
         pts[s] = points(t, rpub, rhid, rcnt, s)

@@ -4,7 +4,10 @@ This file is a template, not an importable module: `simkit.kernels.templates.bin
 compiles it into a game's `play.py` namespace (as open_spiel's one MCTS evaluator serves
 every game through clone + apply), where these hooks are the game's own:
 
-    rollout_work(t, n_players, state, params)   -> work: the playouts' arrays and policy
+    rollout_work(t, n_players, state, params)   -> (work, total, ranking)
+        the playouts' arrays and policy; a sum per option row (float64, MAX_OPTIONS) and
+        a playout's ranking keys and points (int64, 2 x MAX_PLAYERS), kept in the game's
+        scratch where it has one
     rollout_candidates(t, n_players, state, opts, n, params, rng, work, cand, head) -> k
         the rows worth playing out, cand[:k], with what the seat may know of hidden
         piles noted in `work`; each row's head start per rollout in head[:k] (0: none).
@@ -35,9 +38,8 @@ def rollout_choice(t, n_players, seat, state, opts, n, params, rng):
     head start counted once per rollout (ties: the earlier row)."""
     cand = np.zeros(n, np.int64)
     head = np.zeros(n, np.float64)
-    total = np.zeros(n, np.float64)
-    ranking = np.zeros((2, n_players), np.int64)
-    work = rollout_work(t, n_players, state, params)
+    work, total, ranking = rollout_work(t, n_players, state, params)
+    total[:n] = 0.0
     k = rollout_candidates(t, n_players, state, opts, n, params, rng, work, cand, head)
     if k == 0:
         return cand[0]

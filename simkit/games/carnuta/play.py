@@ -313,7 +313,7 @@ def rollout_work(t, n_players, state, params):
         prm = params[ROLLOUT_WEIGHTS:ROLLOUT_WEIGHTS + PLANNER_DEFAULTS.shape[0]].copy()
     pub, hid = state[0], state[1]
     n_cards = t.card.shape[0]
-    return (
+    work = (
         np.zeros((2, n_cards), np.int64),  # 0 what the seat knows: deck contents (sorted)
         np.zeros((2, n_cards), np.int64),  # 1 ... discards (sorted)
         np.zeros((4, 2), np.int64),  # 2 ... and pile sizes
@@ -337,6 +337,7 @@ def rollout_work(t, n_players, state, params):
         prm,  # 20 ... and its weights
         new_trace_stub(N_COLS),  # 21 playouts are never traced
     )
+    return work, np.zeros(MAX_OPTIONS, np.float64), np.zeros((2, MAX_PLAYERS), np.int64)
 
 
 @njit(cache=True, inline="always")

@@ -128,9 +128,11 @@ def new_rollout_scratch(t):
         np.zeros((2, MAX_COLOURS), np.int64),  # 5 colour counts, colour limits left
         np.zeros(MAX_TYPES, np.int64),  # 6 ingredient types on offer (compact list)
         np.zeros(MAX_TYPES, np.int64),  # 7 undealt cards per type
-        new_trace_stub(N_COLS),  # 8 playouts are never traced
-        np.full(MAX_PLAYERS, GREEDY, np.int64),  # 9 the playouts' strategies: greedy ...
-        np.ones((MAX_PLAYERS, 2), np.float64),  # 10 ... with weights 1 and 1
+        np.zeros(MAX_OPTIONS, np.float64),  # 8 summed playout value per option
+        np.zeros((2, MAX_PLAYERS), np.int64),  # 9 a playout's ranking keys, points
+        new_trace_stub(N_COLS),  # 10 playouts are never traced
+        np.full(MAX_PLAYERS, GREEDY, np.int64),  # 11 the playouts' strategies: greedy ...
+        np.ones((MAX_PLAYERS, 2), np.float64),  # 12 ... with weights 1 and 1
     )
 
 
@@ -204,7 +206,7 @@ def playout(t, n_players, pub, hid, cnt, deck, sids, params, rng, seat, first_wi
     round seat `seat` plays witch `first_witch` (-1: its strategy's). Stops at the end of the
     game or after `horizon` rounds (0: no limit). Updates the state in place; returns the
     rounds played. `play_game`'s loop without the lookahead, tracing or results."""
-    opts, colours, offer, trace = rs[1], rs[5], rs[6], rs[8]
+    opts, colours, offer, trace = rs[1], rs[5], rs[6], rs[10]
     start = pub[ROUND]
     begin_round(pub, n_players, start)
     c = -1
@@ -227,8 +229,10 @@ def playout(t, n_players, pub, hid, cnt, deck, sids, params, rng, seat, first_wi
 
 @njit(cache=True, inline="always")
 def rollout_work(t, n_players, state, params):
-    """The playouts' arrays, kept in the game's scratch (`new_rollout_scratch`)."""
-    return state[4]
+    """The playouts' arrays, sums and ranking, kept in the game's scratch
+    (`new_rollout_scratch`)."""
+    rs = state[4]
+    return rs, rs[8], rs[9]
 
 
 @njit(cache=True, inline="always")
@@ -270,7 +274,7 @@ def rollout_play(t, n_players, state, opts, cand, k, i, params, rng, work, keys,
     rpub[:] = pub
     rcnt[:] = cnt
     rhid[TOP] = 0
-    playout(t, n_players, rpub, rhid, rcnt, rdeck, work[9], work[10], rng, pub[SEAT],
+    playout(t, n_players, rpub, rhid, rcnt, rdeck, work[11], work[12], rng, pub[SEAT],
             opts[cand[i], A], np.int64(params[1] + 0.5), work)
     for s in range(n_players):
         points[s] = final_score(t, rpub, s)

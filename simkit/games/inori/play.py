@@ -398,7 +398,7 @@ def rollout_work(t, n_players, state, params):
         prms[q] = prm
     n_col = t.rules[R_N_COLOURS]
     n_cards = t.card.shape[0]
-    return (
+    work = (
         np.zeros((n_col, n_cards), np.int64),  # 0 what the seat knows: decks (sorted)
         np.zeros((n_col, n_cards), np.int64),  # 1 ... discards (sorted)
         np.zeros((3, n_col), np.int64),  # 2 ... their sizes
@@ -427,6 +427,7 @@ def rollout_work(t, n_players, state, params):
         sids,  # 25 the policy, for every seat ...
         prms,  # 26 ... with its weights
     )
+    return work, np.zeros(MAX_OPTIONS, np.float64), np.zeros((2, MAX_PLAYERS), np.int64)
 
 
 @njit(cache=True, inline="always")
