@@ -45,7 +45,7 @@ from simkit.results import (
     chunk_path,
     clear_chunks,
     finished_chunks,
-    long_table,
+    long_table_of_slices,
     missing_ranges,
     read_chunk,
     read_json,
@@ -56,7 +56,7 @@ from simkit.results import (
     write_json,
     write_manifest,
 )
-from simkit.slices import Parts, Slicer, concat
+from simkit.slices import Parts, Slicer
 from simkit.stopping import METHOD, schedule
 from simkit.summary import (
     CSV_QUERY,
@@ -293,9 +293,8 @@ def _play_and_save(p: Prepared, chunks: Iterable[tuple[int, int]], run_dir: Path
 
     def save(first: int, n: int, rows: Any) -> None:
         if isinstance(rows, Parts):  # slices from this process's kernel
-            rows = concat(rows)
-        if isinstance(rows, dict):  # columns from this process's kernel
-            rows = long_table(rows, first, p.lineup.rotate, list(p.lineup.names), categories)
+            rows = long_table_of_slices(rows, first, p.lineup.rotate, list(p.lineup.names),
+                                        categories)
         if reducer is not None and not isinstance(rows, Aggregate):  # not by a dask worker
             rows = reducer(rows)
         if isinstance(rows, Aggregate):  # reduced here or on a dask worker
@@ -336,7 +335,7 @@ def _play(p: Prepared, chunks: Iterable[tuple[int, int]], scheduler: str | None,
         slicer = Slicer(lambda first, n: p.game.simulate(p.compiled, p.lineup, p.spec.seed,
                                                          first, n), get_threads(),
                          progress, step=p.spec.players if p.lineup.rotate else 1,
-                         join=Parts)  # joined in the writer thread
+                         join=Parts)  # a table of them in the writer thread
         yield from slicer.chunks(chunks)  # on Ctrl-C, the games finished come first
         return
     from simkit.cluster import connect, play_chunks

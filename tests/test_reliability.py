@@ -4,6 +4,7 @@ kills and full disks at every file write, symbolic links, Ctrl-C within a second
 from __future__ import annotations
 
 import errno
+import itertools
 import json
 import os
 import shutil
@@ -258,6 +259,57 @@ def test_games_parquet_is_the_same_bytes_whatever_the_chunks(cm, tmp_path, refer
         out = tmp_path / f"c{size}"
         engine.run(SPEC, out, chunk_size=size)
         assert (out / "games.parquet").read_bytes() == reference["games.parquet"], size
+
+
+def _games_file_bytes(table) -> bytes:
+    """games.parquet's bytes for `table`, written as GamesFile writes them."""
+    import io
+
+    from simkit.results import ROW_GROUP, parquet_writer
+
+    sink = io.BytesIO()
+    writer = parquet_writer(sink, table.schema)
+    for start in range(0, table.num_rows, ROW_GROUP):
+        writer.write_table(table.slice(start, ROW_GROUP), row_group_size=ROW_GROUP)
+    writer.close()
+    return sink.getvalue()
+
+
+def _sample_columns(n: int):
+    p = engine.prepare(SPEC)
+    return p, p.game.simulate(p.compiled, p.lineup, SPEC.seed, 0, n)
+
+
+def test_games_parquet_is_the_same_bytes_in_another_process(cm, tmp_path):
+    """A strategy in two seats is one dictionary entry: listed twice, Arrow filled the
+    repeated entry's bytes with whatever its memory held, so two runs of the same seed,
+    each in its own process, wrote different files."""
+    files = []
+    for k in range(2):
+        out = tmp_path / f"run{k}"
+        subprocess.run([sys.executable, "-m", "simkit.cli", "run", "cauldron-master",
+                        "--players", "3", "--strategies", "planner,greedy,planner",
+                        "--games", "500", "--seed", "5", "--out", str(out)],
+                       check=True, capture_output=True)
+        files.append((out / "games.parquet").read_bytes())
+    assert files[0] == files[1]
+
+
+def test_games_parquet_is_the_same_bytes_whatever_the_slices(cm):
+    """A chunk's slices (timed, so different in every run) go into the file as record
+    batches of their own, unjoined: the bytes are those of the chunk in one piece."""
+    from simkit.results import long_table, long_table_of_slices
+
+    p, whole = _sample_columns(3000)
+    categories = p.game.categories(p.compiled)
+    names = list(p.lineup.names)
+    cuts = [0, 1, 700, 1024, 2999, 3000]
+    slices = [{k: v[a:b] for k, v in whole.items()} for a, b in itertools.pairwise(cuts)]
+    table = long_table_of_slices(slices, 0, p.lineup.rotate, names, categories)
+    assert table.column("game").num_chunks == len(slices)
+    one = long_table(whole, 0, p.lineup.rotate, names, categories)
+    assert table.equals(one)
+    assert _games_file_bytes(table) == _games_file_bytes(one)
 
 
 # ------------------------------------------------------------------ slices
