@@ -13,6 +13,17 @@ Layers, each usable on its own:
 
 from __future__ import annotations
 
-from reports.render import Written, make_report
+from typing import Any
 
 __all__ = ["Written", "make_report"]
+
+
+def __getattr__(name: str) -> Any:
+    """`make_report` and `Written` load the renderer (and matplotlib, about a second) on
+    first use: a run that only asks `reports.hooks` a question at its end, or a summary-only
+    run's analysis, does not wait for them."""
+    if name in __all__:
+        from reports import render
+
+        return getattr(render, name)
+    raise AttributeError(f"module 'reports' has no attribute {name!r}")

@@ -13,7 +13,7 @@ from typing import Any
 
 import polars as pl
 
-from reports import charts, metrics
+from reports import metrics
 from reports.document import Chart, Column, Note, Section, Table
 from reports.hooks import Context, GameHooks, register
 from reports.load import Run
@@ -118,6 +118,8 @@ class CauldronMasterHooks(GameHooks):
 
     # ------------------------------------------------------------------ witches
     def _witch_section(self, ctx: Context) -> Section:
+        from reports import charts  # matplotlib, loaded only to draw
+
         witches = _witches(ctx)
         src = ctx.source
         hand = len(witches)
@@ -209,6 +211,8 @@ class CauldronMasterHooks(GameHooks):
 
     # ------------------------------------------------------------------ Hecate
     def _hecate_section(self, ctx: Context) -> Section:
+        from reports import charts  # matplotlib, loaded only to draw
+
         src, n = ctx.source, ctx.n_players
         games = metrics.histogram(src.games, "rounds")
         lengths = games.filter(pl.col("count") >= max(MIN_GROUP, 0.01 * games["count"].sum())
@@ -258,6 +262,8 @@ class CauldronMasterHooks(GameHooks):
 
     # ------------------------------------------------------------------ recipes
     def _recipe_section(self, ctx: Context, by_strategy: pl.DataFrame) -> Section:
+        from reports import charts  # matplotlib, loaded only to draw
+
         names = _names(ctx.run, "recipe_cards")
         by_card = clustered_mean(ctx.source, ["recipe_card"],
                                  ["recipe_bonus", "win_share", "score"])
@@ -292,6 +298,8 @@ class CauldronMasterHooks(GameHooks):
 
     # ------------------------------------------------------------------ leftovers
     def _leftover_section(self, ctx: Context, by_strategy: pl.DataFrame) -> Section:
+        from reports import charts  # matplotlib, loaded only to draw
+
         src = ctx.source
         hist = metrics.histogram(src, "cards_left", "strategy")
         by_left = as_proportion(clustered_mean(src, ["cards_left"], ["win_share"]).filter(

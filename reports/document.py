@@ -8,10 +8,12 @@ number reaches the page without saying what it means.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import polars as pl
-from matplotlib.figure import Figure
+
+if TYPE_CHECKING:  # matplotlib loads in about half a second: only a chart needs it
+    from matplotlib.figure import Figure
 
 # How a column is shown. "ci_*" columns read `<key>`, `<key>_lo` and `<key>_hi`.
 #   text: as is;  int: 1,234;  num: 1.23;  pct: 12.3% (from a fraction);

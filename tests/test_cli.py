@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import re
+import subprocess
+import sys
 
 import polars as pl
 import pytest
@@ -211,3 +213,26 @@ def test_a_bad_override_is_blamed_on_set_not_the_config_file(tmp_path):
     r = CliRunner().invoke(main, ["compare", str(tmp_path), str(tmp_path), "--components",
                                   "-1"])
     assert r.exit_code == 1 and "--components must be 0 or more" in r.output
+
+
+RUN_THEN_LIST_MODULES = """
+import runpy, sys
+sys.argv = ["simkit"] + sys.argv[1:]
+try:
+    runpy.run_module("simkit.cli", run_name="__main__")
+except SystemExit as exc:
+    assert not exc.code, exc.code
+print(sorted(m for m in sys.modules if m.split(".")[0] in ("matplotlib", "reports")))
+"""
+
+
+def test_a_run_without_a_report_does_not_load_the_renderer(cm, tmp_path):
+    """matplotlib and the report's renderer take about half a second to import: a run
+    that writes no report (its end asks the game's report hooks about placeholders) must
+    not wait for them."""
+    done = subprocess.run([sys.executable, "-c", RUN_THEN_LIST_MODULES, "run", "cauldron-master",
+                           "--games", "20", "--out", str(tmp_path / "run")],
+                          capture_output=True, text=True, check=True)
+    loaded = done.stdout.strip().splitlines()[-1]
+    assert "reports.hooks" in loaded  # the placeholders were counted
+    assert "matplotlib" not in loaded and "reports.render" not in loaded, loaded
