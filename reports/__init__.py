@@ -19,8 +19,8 @@ __all__ = ["Written", "make_report"]
 
 
 def __getattr__(name: str) -> Any:
-    """`make_report` and `Written` load the renderer (and matplotlib, about a second) on
-    first use: a run that only asks `reports.hooks` a question at its end, or a summary-only
+    """`make_report` and `Written` load the renderer (and matplotlib, about half a second)
+    on first use: a run that only asks `reports.hooks` a question at its end, or a summary-only
     run's analysis, does not wait for them."""
     if name in __all__:
         from reports import render
