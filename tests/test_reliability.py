@@ -275,11 +275,6 @@ def _games_file_bytes(table) -> bytes:
     return sink.getvalue()
 
 
-def _sample_columns(n: int):
-    p = engine.prepare(SPEC)
-    return p, p.game.simulate(p.compiled, p.lineup, SPEC.seed, 0, n)
-
-
 def test_games_parquet_is_the_same_bytes_in_another_process(cm, tmp_path):
     """A strategy in two seats is one dictionary entry: listed twice, Arrow filled the
     repeated entry's bytes with whatever its memory held, so two runs of the same seed,
@@ -300,7 +295,8 @@ def test_games_parquet_is_the_same_bytes_whatever_the_slices(cm):
     batches of their own, unjoined: the bytes are those of the chunk in one piece."""
     from simkit.results import long_table, long_table_of_slices
 
-    p, whole = _sample_columns(3000)
+    p = engine.prepare(SPEC)
+    whole = p.game.simulate(p.compiled, p.lineup, SPEC.seed, 0, 3000)
     categories = p.game.categories(p.compiled)
     names = list(p.lineup.names)
     cuts = [0, 1, 700, 1024, 2999, 3000]
