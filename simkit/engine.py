@@ -9,7 +9,6 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import polars as pl
 import pyarrow as pa
 
@@ -312,9 +311,6 @@ def _play_and_save(p: Prepared, chunks: Iterable[tuple[int, int]], run_dir: Path
             progress(saving[1])
 
     with ThreadPoolExecutor(max_workers=1) as writer:
-        # pyarrow's first array imports pandas (about half a second): done here while the
-        # first games play, not after a Ctrl-C that waits for the save.
-        writer.submit(pa.array, np.zeros(1))
         pending: tuple[Future[None], int] | None = None
         for first, n, rows in _play(p, chunks, scheduler, workers, progress, queries):
             if pending is not None:

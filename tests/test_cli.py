@@ -222,17 +222,20 @@ try:
     runpy.run_module("simkit.cli", run_name="__main__")
 except SystemExit as exc:
     assert not exc.code, exc.code
-print(sorted(m for m in sys.modules if m.split(".")[0] in ("matplotlib", "reports")))
+print(sorted(m for m in sys.modules if m.split(".")[0] in ("matplotlib", "pandas",
+                                                            "reports")))
 """
 
 
-def test_a_run_without_a_report_does_not_load_the_renderer(cm, tmp_path):
-    """matplotlib and the report's renderer take about half a second to import: a run
-    that writes no report (its end asks the game's report hooks about placeholders) must
-    not wait for them."""
+def test_a_run_without_a_report_does_not_load_the_renderer_or_pandas(cm, tmp_path):
+    """matplotlib and the report's renderer take about half a second to import, pandas a
+    quarter: a run that writes no report (its end asks the game's report hooks about
+    placeholders) must not wait for them."""
     done = subprocess.run([sys.executable, "-c", RUN_THEN_LIST_MODULES, "run", "cauldron-master",
                            "--games", "20", "--out", str(tmp_path / "run")],
                           capture_output=True, text=True, check=True)
     loaded = done.stdout.strip().splitlines()[-1]
     assert "reports.hooks" in loaded  # the placeholders were counted
     assert "matplotlib" not in loaded and "reports.render" not in loaded, loaded
+    assert "pandas" not in loaded, loaded
+    assert "win share" in done.stdout  # the summary table, printed without pandas

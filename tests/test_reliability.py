@@ -290,6 +290,29 @@ def test_games_parquet_is_the_same_bytes_in_another_process(cm, tmp_path):
     assert files[0] == files[1]
 
 
+def test_arrow_columns_built_from_buffers_equal_pyarrows_own():
+    """results.numbers / texts / named build columns without `pa.array` (which imports
+    pandas): they must equal what pyarrow's own conversion gives, booleans included."""
+    import numpy as np
+    import pyarrow as pa
+
+    from simkit.results import named, numbers, texts
+
+    rng = np.random.default_rng(3)
+    for dtype in (np.int8, np.uint8, np.int16, np.int32, np.int64, np.float32, np.float64,
+                  np.bool_):
+        for n in (0, 1, 7, 8, 9, 1000):
+            values = (rng.integers(-100, 100, n) > 0 if dtype is np.bool_
+                      else rng.integers(-100, 100, n).astype(dtype))
+            assert numbers(values).equals(pa.array(values)), (dtype, n)
+            assert numbers(values[::3]).equals(pa.array(values[::3])), (dtype, n)
+    names = ["greedy", "", "planner", "Ärger", "greedy"]
+    assert texts(names).equals(pa.array(names, type=pa.string()))
+    column = named(np.array([0, 4, 2, 3, 1, 4], np.int64), names)
+    assert column.to_pylist() == ["greedy", "greedy", "planner", "Ärger", "", "greedy"]
+    assert column.dictionary.to_pylist() == ["greedy", "", "planner", "Ärger"]
+
+
 def test_games_parquet_is_the_same_bytes_whatever_the_slices(cm):
     """A chunk's slices (timed, so different in every run) go into the file as record
     batches of their own, unjoined: the bytes are those of the chunk in one piece."""

@@ -20,15 +20,25 @@ def analysis(spec: Any) -> Any:
     return ANALYSIS
 
 
+SUMMARY_COLUMNS = {  # summary.csv's column -> (heading, how a value is shown)
+    "strategy": ("strategy", str),
+    "seat": ("seat", str),
+    "games": ("games", lambda x: f"{x:,}"),
+    "win_share": ("win share", lambda x: f"{x * 100:.1f}%"),
+    "mean_score": ("mean score", lambda x: f"{x:.1f}"),
+    "mean_rounds": ("mean rounds", lambda x: f"{x:.2f}"),
+}
+
+
 def summary_text(frame: Any) -> str:
-    """summary.csv's table for the terminal: shares in percent, means rounded."""
-    shown = frame.to_pandas()
-    shown["win_share"] = shown["win_share"].map(lambda x: f"{x * 100:.1f}%")
-    shown["mean_score"] = shown["mean_score"].map(lambda x: f"{x:.1f}")
-    shown["mean_rounds"] = shown["mean_rounds"].map(lambda x: f"{x:.2f}")
-    shown["games"] = shown["games"].map(lambda x: f"{x:,}")
-    return shown.rename(columns={"win_share": "win share", "mean_score": "mean score",
-                                 "mean_rounds": "mean rounds"}).to_string(index=False)
+    """summary.csv's table for the terminal: shares in percent, means rounded, each
+    column right-aligned (without pandas, which a run never otherwise loads)."""
+    columns = [[heading] + [show(v) for v in frame[name].to_list()]
+               for name, (heading, show) in SUMMARY_COLUMNS.items()]
+    widths = [max(len(cell) for cell in column) for column in columns]
+    return "\n".join("  ".join(column[i].rjust(width)
+                               for column, width in zip(columns, widths, strict=True))
+                     for i in range(len(columns[0])))
 
 
 def split(text: str) -> list[str]:
