@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numba
 
-from simkit.kernels.templates import BATCH, ROLLOUT
+from simkit.kernels.templates import BATCH, ROLLOUT, cache_tag
 
 TEMPLATES = (ROLLOUT, BATCH)
 
@@ -30,7 +30,7 @@ def drop_stale_cache(module_file: str, *dependencies: str) -> bool:
     compiled into this module: another game's copy stays."""
     source = Path(module_file)
     sources = [source, *map(Path, dependencies)]
-    tag = _module_name(source).replace(".", "_")
+    tag = cache_tag(_module_name(source))
     digest = hashlib.sha256(SCHEME)
     for path in sources:
         digest.update(path.read_bytes())

@@ -20,7 +20,14 @@ import simkit.rng
 from simkit.errors import SimkitError
 from simkit.gamekit import LOOP_OUTPUTS
 from simkit.kernels import SOURCES
-from simkit.kernels.templates import BATCH, ROLLOUT, bind_batch, bind_rollout, compile_into
+from simkit.kernels.templates import (
+    BATCH,
+    ROLLOUT,
+    bind_batch,
+    bind_rollout,
+    cache_tag,
+    compile_into,
+)
 
 LOOP = Path(__file__).with_name("loop.py")
 
@@ -73,7 +80,7 @@ def bind(namespace: MutableMapping[str, Any]) -> None:
     # Cache files land beside each template (loop.py, rollout.py, batch.py), named after the
     # game's module, so that games never share one; they are dropped when the game's
     # sources or simkit's kernels change.
-    tag = module.replace(".", "_")
+    tag = cache_tag(module)
     drop_stale_loop_cache(tag, play_file.parent)
     compile_into(namespace, LOOP, {name: numba.njit(cache=True, **options)
                                    for name, options in JITTED.items()})

@@ -32,6 +32,12 @@ NEEDS = {
 }
 
 
+def cache_tag(module: str) -> str:
+    """What a template's copy compiled into `module` (a dotted name) is named after: its
+    cache files are `<template>.<tag>.*` beside the template."""
+    return module.replace(".", "_")
+
+
 def compile_into(namespace: MutableMapping[str, Any], template: Path,
                  decorators: Mapping[str, Callable[[Any], Any]]) -> None:
     """Run `template`'s source in `namespace`, then compile each function named in
@@ -42,7 +48,7 @@ def compile_into(namespace: MutableMapping[str, Any], template: Path,
             raise SimkitError(f"{where}: simkit/kernels/{template.name} needs '{name}' "
                               "(its docstring lists what it needs)")
     exec(compile(template.read_text(), str(template), "exec"), namespace)  # noqa: S102
-    tag = str(namespace.get("__name__", "game")).replace(".", "_")
+    tag = cache_tag(str(namespace.get("__name__", "game")))
     for name, decorate in decorators.items():
         fn = namespace[name]
         fn.__qualname__ = f"{tag}.{name}"
