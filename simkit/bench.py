@@ -28,13 +28,11 @@ from simkit.threads import using
 
 ROOT = Path(__file__).resolve().parent.parent
 FIRST_GAME = """
-import time
-t0 = time.perf_counter()
 from simkit.games import get_game
 from simkit.engine import build_lineup
 g = get_game("cauldron-master"); c = g.compile(g.load_config())
 g.simulate(c, build_lineup(g, ["greedy"], 4), 1, 0, 1)
-print(time.perf_counter() - t0)
+print("played", flush=True)
 """
 
 
@@ -95,10 +93,20 @@ def reference_rate(n_games: int, repeats: int, game_name: str = "cauldron-master
 
 
 def first_game_seconds(repeats: int) -> float:
-    """Wall time of a fresh interpreter from start to its first simulated game."""
+    """Wall time from starting a fresh interpreter to its first simulated game: until the
+    child says it has played, not until it has exited (its shutdown is not the wait)."""
     cmd = [sys.executable, "-c", FIRST_GAME]
     subprocess.run(cmd, check=True, capture_output=True)  # make sure the cache is warm
-    return _median_time(lambda: subprocess.run(cmd, check=True, capture_output=True), repeats)
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        with subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True) as child:
+            assert child.stdout is not None
+            said = child.stdout.readline()
+            times.append(time.perf_counter() - start)
+        if said.strip() != "played" or child.returncode:
+            raise RuntimeError(f"the first-game measurement failed: {said!r}")
+    return statistics.median(times)
 
 
 # The run's own peak: Linux's VmHWM belongs to the process's memory since its exec, while
