@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import math
+import statistics
 
 from click.testing import CliRunner
 
@@ -84,3 +85,31 @@ def test_a_compare_file_that_is_not_a_bench_table_is_one_line(tmp_path):
         f"--compare {bad}: not a table written by `simkit bench --json`")
     missing = CliRunner().invoke(main, ["bench", "--compare", str(tmp_path / "none.json")])
     assert missing.exit_code != 0 and "cannot read it" in missing.output
+
+
+def test_a_ratio_is_taken_round_by_round_so_a_change_in_load_falls_on_both():
+    """A shared machine's load changes while the bench runs. Two figures measured one after
+    the other read that change as a change in their ratio; measured in turn, round by
+    round, both carry it and the ratio stays true."""
+    from simkit.bench import alternated, ratio
+
+    now = [0.0]
+    calls = [0]
+
+    def work(cost: float):
+        def fn() -> None:
+            calls[0] += 1
+            slow = 3.0 if calls[0] > 6 else 1.0  # the machine slows 3x halfway through
+            now[0] += cost * slow
+        return fn
+
+    one, two = work(2.0), work(1.0)  # a 2nd thread that truly adds 2x
+    rounds = alternated([one, two], 6, clock=lambda: now[0])
+    assert [len(r) for r in rounds] == [2] * 6
+    assert ratio(rounds, 0, 1) == 2.0
+    # Measured one after the other (the way the bench did), the slowdown hits only the
+    # second figure, and the 2nd thread seems to add less than 1x.
+    now[0], calls[0] = 0.0, 0
+    firsts = [r[0] for r in alternated([one], 6, clock=lambda: now[0])]
+    seconds = [r[0] for r in alternated([two], 6, clock=lambda: now[0])]
+    assert statistics.median(firsts) / statistics.median(seconds) < 1.0
