@@ -74,7 +74,7 @@ def simulator(game_name: str, strategy: str, threads: int, n_games: int
     game = get_game(game_name)
     compiled = game.compile(game.load_config())
     lineup = build_lineup(game, [strategy], 4)
-    game.simulate(compiled, lineup, 0, 0, 100)
+    game.simulate(compiled, lineup, 0, 0, 100)  # compile or load the cache
 
     def play() -> None:
         with using(threads):
@@ -135,7 +135,8 @@ def first_game_seconds(repeats: int) -> float:
     times = []
     for _ in range(repeats):
         start = time.perf_counter()
-        with subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True) as child:
+        with subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                              text=True) as child:
             assert child.stdout is not None
             said = child.stdout.readline()
             times.append(time.perf_counter() - start)
