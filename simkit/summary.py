@@ -117,6 +117,12 @@ class Query:
                            "cluster": self.cluster, "by_size": self.by_size},
                           separators=(",", ":"))
 
+    @cached_property
+    def shape_key(self) -> str:
+        """The key of this query without its values: queries that share it are summed in
+        one group-by (`reduce`)."""
+        return Query(self.by, (), self.where, self.level, self.cluster, self.by_size).key
+
     @property
     def names(self) -> list[str]:
         return [n for n, _ in self.values]
@@ -442,12 +448,13 @@ def reduce(rows: pl.DataFrame, queries: Sequence[Query], *, scale: int,
     scales = _value_scales(frames, queries, scale, exact)
     schemas = {level: lf.collect_schema() for level, lf in frames.items()}
     shapes: dict[str, _Shape] = {}
+    members: dict[str, list[Query]] = {}  # the queries of each shape
     for q in queries:
         missing = [b for b in q.by if b not in schemas[q.level]]
         if missing:
             raise SimkitError(f"summary query by {', '.join(missing)}: no such result column")
-        sig = Query(q.by, (), q.where, q.level, q.cluster, q.by_size).key
-        shape = shapes.setdefault(sig, _Shape(q))
+        shape = shapes.setdefault(q.shape_key, _Shape(q))
+        members.setdefault(q.shape_key, []).append(q)
         for _, e in q.values:
             shape.values.setdefault(str(e), (e, scales[(q.level, str(e))]))
     plans: list[pl.LazyFrame] = []
@@ -464,9 +471,7 @@ def reduce(rows: pl.DataFrame, queries: Sequence[Query], *, scale: int,
         opened = next(results).rows() if open_deals and q0.cluster == "deal" else []
         index = {v: i for i, v in enumerate(shape.values)}
         kinds = [_kind(schemas[q0.level][b]) for b in q0.by] + (["int"] if q0.by_size else [])
-        for q in queries:
-            if Query(q.by, (), q.where, q.level, q.cluster, q.by_size).key != sig:
-                continue
+        for q in members[sig]:
             pick = [index[str(e)] for _, e in q.values]
             part = Part(kinds, [shape.values[str(e)][1] for _, e in q.values], q.by_size)
             for r in closed:
