@@ -15,7 +15,7 @@ from typing import Any
 import polars as pl
 
 from simkit.errors import SimkitError
-from simkit.summary import Aggregate, Query, Table, game_rows, reduce, win_scale
+from simkit.summary import Aggregate, Query, Table, game_rows, reduce_whole_deals, win_scale
 
 
 class Source:
@@ -74,7 +74,9 @@ class RowsSource(Source):
         if not todo:
             return
         games = self._games_frame() if any(q.level == "game" for q in todo) else None
-        agg = reduce(self.rows, todo, scale=win_scale(self.players), exact=False, games=games)
+        # A large run is reduced a slice of deals at a time, within a slice's memory.
+        agg = reduce_whole_deals(self.rows, todo, scale=win_scale(self.players),
+                                 exact=False, games=games)
         for q in todo:
             cache[q.key] = agg.table(q)
 

@@ -136,6 +136,47 @@ def test_report_from_a_summary_equals_the_report_from_rows(cm, tmp_path, spec, c
         assert a[col].to_list() == pytest.approx(b[col].to_list(), rel=1e-6)
 
 
+def test_a_run_reduced_a_slice_of_deals_at_a_time_gives_the_same_totals(cm_rows,
+                                                                        monkeypatch):
+    """A report reduces a large run a slice of whole deals at a time, so that its memory is
+    a slice's, not the run's (the card-value queries over 10^6 Cauldron Master games took
+    5.2 GB at once). The totals are one reduction's to the bit, for the report's queries
+    and one at game level; a float value that is not a win share is summed as a float in
+    every slice (close, not to the bit)."""
+    from simkit import summary
+    from simkit.summary import Query, reduce_whole_deals
+
+    frame, queries, _ = cm_rows
+    scale = win_scale(CM.players)
+    third = Query.of(("seat",), {"seventh": pl.col("score") / 7})  # not a win share
+    tie = Query.of((), {"tie": pl.col("tie")}, level="game")
+    asked = [*queries, third, tie]
+    whole = reduce(frame, asked, scale=scale, exact=False)
+    slices: list[int] = []
+    real = summary.reduce
+
+    def counted(rows, *args, **kwargs):
+        slices.append(rows.height)
+        return real(rows, *args, **kwargs)
+
+    monkeypatch.setattr(summary, "reduce", counted)
+    sliced = reduce_whole_deals(frame, asked, scale=scale, exact=False, cells=400_000)
+    assert len(slices) == 4 and sum(slices) == frame.height  # at least 4,096 rows each
+    assert all(n % (CM.players * CM.players) == 0 for n in slices)  # whole deals of 4 games
+    exact = [q for q in asked if q is not third]
+    assert ({q.key: whole.parts[q.key] for q in exact}
+            == {q.key: sliced.parts[q.key] for q in exact})
+    assert (whole.games, whole.rows, whole.open_deals) == (sliced.games, sliced.rows, {})
+    a, b = whole.parts[third.key], sliced.parts[third.key]
+    assert a.scales == b.scales == [0] and a.closed.keys() == b.closed.keys()
+    for key, row in a.closed.items():
+        assert b.closed[key] == pytest.approx(row, rel=1e-12)
+    # Small enough for one reduction: it is one.
+    slices.clear()
+    reduce_whole_deals(frame, asked, scale=scale, exact=False)
+    assert slices == [frame.height]
+
+
 def test_a_chunk_reduced_in_slices_gives_the_same_totals(cm, tmp_path, monkeypatch):
     """Chunks are reduced a slice at a time: the same summary.json bytes as one reduction
     per chunk, though slices and chunks cut deals."""
