@@ -494,13 +494,10 @@ def reduce(rows: pl.DataFrame, queries: Sequence[Query], *, scale: int,
 def reduce_whole_deals(rows: pl.DataFrame, queries: Sequence[Query], *, scale: int,
                        exact: bool = True, games: pl.DataFrame | None = None,
                        cells: int = 0) -> Aggregate:
-    """`reduce` of a whole run's rows (every deal folded), done a slice of whole deals at
-    a time and the totals added: the same integers, with polars' memory held to a slice's.
-    A slice holds about `cells` (default REPORT_CELLS) values: rows times the values the
-    queries ask for. (The report's card-value queries over 10^6 Cauldron Master games at
-    once took 5.2 GB.) A float value that is not a win share (`exact=False`) is summed as
-    a float in every slice if it is one in any; such sums can differ from one
-    reduction's in their last bits, as float sums in another order do."""
+    """`reduce` of a whole run's rows a slice of whole deals at a time (about `cells`
+    values each, rows times values asked), the totals added: the same integers in a
+    slice's memory (10^6 Cauldron Master games' card values took 5.2 GB at once). A float
+    that is not a win share is a float sum in every slice (last bits may differ)."""
     values = len({(q.level, str(e)) for q in queries for _, e in q.values})
     slice_rows = max(4096, (cells or REPORT_CELLS) // max(1, values))
     bounds = _deal_bounds(rows, slice_rows) if rows.height > slice_rows else None
@@ -513,9 +510,7 @@ def reduce_whole_deals(rows: pl.DataFrame, queries: Sequence[Query], *, scale: i
     for a, b in itertools.pairwise(bounds):  # a value is summed one way in every slice
         part = rows.slice(a, b - a)
         per_game = game_rows(part).collect() if by_game else None
-        frames = {"row": part.lazy()}
-        if per_game is not None:
-            frames["game"] = per_game.lazy()
+        frames = {"row": part.lazy(), **({"game": per_game.lazy()} if by_game else {})}
         for key, how in _value_scales(frames, queries, scale, exact).items():
             scales[key] = min(scales.get(key, how), how)  # 0 (a float sum) wins
         slices.append((part, per_game))
@@ -526,9 +521,8 @@ def reduce_whole_deals(rows: pl.DataFrame, queries: Sequence[Query], *, scale: i
 
 
 def _deal_bounds(rows: pl.DataFrame, step: int) -> list[int] | None:
-    """Row offsets that cut `rows` into slices of about `step` rows, each of whole deals
-    (0 first, the row count last); None unless the deals come in order, as simkit writes
-    them."""
+    """Offsets cutting `rows` into slices of about `step` rows of whole deals (0 first,
+    the row count last); None unless the deals come in order, as simkit writes them."""
     if "deal" not in rows.columns:
         return None
     deal = rows["deal"].to_numpy()
@@ -561,9 +555,7 @@ def chunk_reducer(queries: Sequence[Query], players: int, rotate: bool
 
 
 REDUCE_GAMES = 16384  # games reduced at once: a few hundred MB of polars at most
-# Values a report reduces at once (rows times values asked): the value columns of a
-# slice take 8 bytes each, polars' group-bys about as much again.
-REPORT_CELLS = 1 << 25
+REPORT_CELLS = 1 << 25  # values (rows times values asked) a report reduces at once
 
 
 def _reduce_rows(rows: pa.Table, queries: Sequence[Query], scale: int, rotation: int
