@@ -15,7 +15,8 @@ from typing import Any
 import polars as pl
 
 from simkit.errors import SimkitError
-from simkit.summary import Aggregate, Query, Table, game_rows, reduce_whole_deals, win_scale
+from simkit.summary import Aggregate, Query, Table, game_rows, win_scale
+from simkit.totals import reduce_whole_deals
 
 
 class Source:

@@ -33,7 +33,7 @@ def play_chunk(spec: Any, first: int, n: int, queries: Any = None) -> Any:
     (a summary-only run) as their exact totals (a few hundred KB sent back instead of
     the rows). The queries come from the client: a worker never plans a report."""
     from simkit.results import long_table
-    from simkit.summary import chunk_reducer
+    from simkit.totals import chunk_reducer
 
     p = _prepared(spec)
     columns = p.game.simulate(p.compiled, p.lineup, spec.seed, first, n)

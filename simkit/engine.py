@@ -61,13 +61,13 @@ from simkit.summary import (
     CSV_QUERY,
     Aggregate,
     Query,
-    chunk_reducer,
     chunk_totals,
     merge_chunk_summaries,
     read_aggregate,
     write_aggregate,
 )
 from simkit.threads import get_threads, set_threads
+from simkit.totals import chunk_reducer
 
 
 def check_output(run_dir: Path, p: Prepared, force: bool) -> str:

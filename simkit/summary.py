@@ -16,17 +16,16 @@ strategies, score values...), never on the number of games.
 
 A deal whose games fall into two chunks is kept as per-deal partial sums ("open") until
 its last game is merged, then folded into the totals; a run's last, incomplete deal is
-folded at the end (`Aggregate.folded`).
+folded at the end (`Aggregate.folded`). `simkit/totals.py` reduces rows to these totals.
 """
 
 from __future__ import annotations
 
 import copy
-import itertools
 import json
 import math
 import os
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -34,15 +33,14 @@ from typing import Any
 
 import numpy as np
 import polars as pl
-import pyarrow as pa
 
 from simkit.errors import SimkitError
 
 FORMAT = 1  # layout version of the summary file
 STATS = ("_c", "_m", "_mm", "_g")  # clusters, rows, sum of squared cluster sizes, games
 SIZE = "_size"  # the cluster size, a group key of `by_size` queries
-_KINDS = {"str": pl.String, "int": pl.Int64, "bool": pl.Boolean, "float": pl.Float64}
-_TOLERANCE = 1e-3  # a float32 win share times the scale lies this close to an integer
+# The stored type of a group key column, by its kind (Part.kinds).
+KINDS = {"str": pl.String, "int": pl.Int64, "bool": pl.Boolean, "float": pl.Float64}
 
 
 def win_scale(players: int) -> int:
@@ -239,7 +237,7 @@ class Aggregate:
         names = query.names
         cols = keys + list(STATS) + [f"{s}{i}" for i in range(len(names))
                                      for s in ("_y", "_yy", "_ym")]
-        schema = {k: _KINDS[kind] for k, kind in zip(keys, part.kinds, strict=True)}
+        schema = {k: KINDS[kind] for k, kind in zip(keys, part.kinds, strict=True)}
         for c in cols[len(keys):]:
             schema[c] = pl.Int64
         for i, s in enumerate(part.scales):
@@ -302,267 +300,6 @@ def read_aggregate(path: Path) -> Aggregate:
     except (ValueError, KeyError, TypeError, IndexError, UnicodeDecodeError) as exc:
         raise SimkitError(f"{path}: not a readable simkit summary (truncated or corrupt?): "
                           f"{exc}") from None
-
-
-# ------------------------------------------------------------------ reducing rows
-def _kind(dtype: pl.DataType) -> str:
-    if isinstance(dtype, pl.Categorical | pl.Enum | pl.String):
-        return "str"
-    if dtype == pl.Boolean:
-        return "bool"
-    if dtype.is_integer():
-        return "int"
-    if dtype.is_float():
-        return "float"
-    raise SimkitError(f"cannot group results by a column of type {dtype}")
-
-
-def _value_scales(frames: Mapping[str, pl.LazyFrame], queries: Sequence[Query], scale: int,
-                  exact: bool) -> dict[tuple[str, str], int]:
-    """How each value is summed: 1 (integers, booleans), `scale` (floats that are multiples
-    of 1/scale, i.e. win shares) or 0 (other floats: summed as floats, not exact)."""
-    floats: dict[str, dict[str, pl.Expr]] = {}
-    out: dict[tuple[str, str], int] = {}
-    for q in queries:
-        schema = frames[q.level].select(e.alias(f"v{i}") for i, (_, e) in
-                                        enumerate(q.values)).collect_schema()
-        for (_, e), dtype in zip(q.values, schema.values(), strict=True):
-            if dtype.is_float():
-                floats.setdefault(q.level, {})[str(e)] = e
-            elif dtype.is_integer() or dtype == pl.Boolean:
-                out[(q.level, str(e))] = 1
-            else:
-                raise SimkitError(f"summary value {e}: a {dtype} column cannot be summed")
-    for level, exprs in floats.items():
-        names = list(exprs)
-        row = frames[level].select(
-            ((e.cast(pl.Float64) * scale) - (e.cast(pl.Float64) * scale).round()).abs().max()
-            .alias(f"d{i}") for i, e in enumerate(exprs.values())).collect().row(0)
-        for name, dev in zip(names, row, strict=True):
-            whole = dev is None or dev <= _TOLERANCE
-            if exact and not whole:
-                raise SimkitError(f"summary value {name}: not a multiple of 1/{scale}; a "
-                                  "summary keeps exact integer sums only")
-            out[(level, name)] = scale if whole else 0
-    return out
-
-
-@dataclass
-class _Shape:
-    """Queries that differ only in their values share one group-by."""
-
-    query: Query  # the first of them: level, by, where, cluster, by_size
-    values: dict[str, tuple[pl.Expr, int]] = field(default_factory=dict)  # str(e) -> (e, scale)
-
-
-def _plans(lf: pl.LazyFrame, shape: _Shape, schema: Mapping[str, pl.DataType],
-           open_deals: list[int], one_game_deals: bool = False
-           ) -> tuple[pl.LazyFrame, pl.LazyFrame | None]:
-    """(closed totals, open per-deal rows or None) of one shape, as lazy queries.
-    `one_game_deals`: every deal is one game (the strategies do not rotate)."""
-    q = shape.query
-    if q.where is not None:
-        lf = lf.filter(q.where)
-    # Keys stay as they are while grouping (categories group by their codes); the few
-    # result rows are cast to their stored type at the end.
-    casts = [pl.col(b).cast(_KINDS[_kind(schema[b])]) for b in q.by]
-    vals = []
-    for i, (e, s) in enumerate(shape.values.values()):
-        v = (e.cast(pl.Float64) * s).round().cast(pl.Int64) if s > 1 else (
-            e.cast(pl.Float64) if s == 0 else e.cast(pl.Int64))
-        vals.append(v.alias(f"_v{i}"))
-    n = len(vals)
-    ys = [f"{s}{i}" for i in range(n) for s in ("_y", "_yy", "_ym")]
-    if q.cluster is None:
-        sel = lf.select(*q.by, *vals)
-        aggs = [pl.len().alias("_m")]
-        for i in range(n):
-            aggs += [pl.col(f"_v{i}").sum().alias(f"_y{i}"),
-                     (pl.col(f"_v{i}") * pl.col(f"_v{i}")).sum().alias(f"_yy{i}")]
-        out = _group(sel, list(q.by), aggs).with_columns(
-            _c=pl.col("_m"), _mm=pl.col("_m"), _g=pl.col("_m"),
-            **{f"_ym{i}": pl.col(f"_y{i}") for i in range(n)})
-        return out.select(*casts, *STATS, *ys), None
-    # Games behind a group: with the seat among the keys (or one row per game) every row is
-    # a game of its own; within one game's cluster it is one; else count distinct games.
-    extra = []
-    if q.level == "game" or "seat" in q.by:
-        games = pl.len()
-    elif q.cluster == "game" or "game" in q.by or (one_game_deals and q.cluster == "deal"):
-        games = pl.lit(1)
-    else:
-        games, extra = pl.col("game").n_unique(), [pl.col("game")]
-    sel = lf.select(pl.col(q.cluster), *extra, *q.by, *vals)
-    per = sel.group_by(q.cluster, *q.by).agg(
-        *[pl.col(f"_v{i}").sum().alias(f"_y{i}") for i in range(n)],
-        _m=pl.len(), _g=games.cast(pl.Int64))
-    opened = None
-    if open_deals and q.cluster == "deal":
-        split = pl.col("deal").is_in(open_deals)
-        opened = per.filter(split).select("deal", *casts, "_m", "_g",
-                                          *[f"_y{i}" for i in range(n)])
-        per = per.filter(~split)
-    group = list(q.by)
-    if q.by_size:
-        per = per.with_columns(pl.col("_m").alias(SIZE))
-        group.append(SIZE)
-    m = pl.col("_m").cast(pl.Int64)
-    aggs = [pl.len().alias("_c"), m.sum().alias("_m"), (m * m).sum().alias("_mm"),
-            pl.col("_g").sum().alias("_g")]
-    for i in range(n):
-        y = pl.col(f"_y{i}")
-        aggs += [y.sum().alias(f"_y{i}"), (y * y).sum().alias(f"_yy{i}"),
-                 (y * m).sum().alias(f"_ym{i}")]
-    out = _group(per, group, aggs)
-    return out.select(*casts, *([SIZE] if q.by_size else []), *STATS, *ys), opened
-
-
-def _group(lf: pl.LazyFrame, by: list[str], aggs: list[pl.Expr]) -> pl.LazyFrame:
-    if by:
-        return lf.group_by(by).agg(aggs)
-    return lf.with_columns(_k=pl.lit(0)).group_by("_k").agg(aggs).drop("_k")
-
-
-def reduce(rows: pl.DataFrame, queries: Sequence[Query], *, scale: int,
-           rotation: int | None = None, exact: bool = True,
-           games: pl.DataFrame | None = None,
-           scales: Mapping[tuple[str, str], int] | None = None) -> Aggregate:
-    """The exact totals of `queries` over `rows` (one row per game and seat, whole games,
-    in game order as simkit writes them).
-
-    `rotation` is the number of games per deal: deals with fewer games in `rows` are kept
-    open, to be completed by another chunk. None means `rows` is a whole run (every deal
-    is folded). With `exact`, a float value that is not a win share is an error (a summary
-    must merge exactly); without, it is summed as a float. `games` may pass in
-    `game_rows(rows)` when it is already known, and `scales` how each value is summed
-    (`_value_scales`; `reduce_whole_deals` decides it once for all its slices).
-    """
-    queries = list({q.key: q for q in queries}.values())
-    frames = {"row": rows.lazy()}
-    if any(q.level == "game" for q in queries):
-        frames["game"] = (games if games is not None else game_rows(rows).collect()).lazy()
-    open_deals: dict[int, int] = {}
-    if rotation is not None and rotation > 1 and rows.height:
-        # Rows come in game order, so only the first and the last deal can be cut short.
-        ends = {int(rows["deal"][0]), int(rows["deal"][-1])}
-        counts = rows.filter(pl.col("deal").is_in(list(ends))).group_by("deal").agg(
-            pl.col("game").n_unique().alias("n")).filter(pl.col("n") < rotation)
-        open_deals = dict(zip(counts["deal"].to_list(), counts["n"].to_list(), strict=True))
-    if scales is None:
-        scales = _value_scales(frames, queries, scale, exact)
-    schemas = {level: lf.collect_schema() for level, lf in frames.items()}
-    shapes: dict[str, _Shape] = {}
-    members: dict[str, list[Query]] = {}  # the queries of each shape
-    for q in queries:
-        missing = [b for b in q.by if b not in schemas[q.level]]
-        if missing:
-            raise SimkitError(f"summary query by {', '.join(missing)}: no such result column")
-        shape = shapes.setdefault(q.shape_key, _Shape(q))
-        members.setdefault(q.shape_key, []).append(q)
-        for _, e in q.values:
-            shape.values.setdefault(str(e), (e, scales[(q.level, str(e))]))
-    plans: list[pl.LazyFrame] = []
-    for shape in shapes.values():
-        closed, opened = _plans(frames[shape.query.level], shape, schemas[shape.query.level],
-                                list(open_deals), one_game_deals=rotation == 1)
-        plans += [closed] if opened is None else [closed, opened]
-    results = iter(pl.collect_all(plans))
-    parts = {}
-    for sig, shape in shapes.items():
-        q0 = shape.query
-        nk, nb = len(q0.by) + (1 if q0.by_size else 0), len(q0.by)
-        closed = next(results).rows()
-        opened = next(results).rows() if open_deals and q0.cluster == "deal" else []
-        index = {v: i for i, v in enumerate(shape.values)}
-        kinds = [_kind(schemas[q0.level][b]) for b in q0.by] + (["int"] if q0.by_size else [])
-        for q in members[sig]:
-            pick = [index[str(e)] for _, e in q.values]
-            part = Part(kinds, [shape.values[str(e)][1] for _, e in q.values], q.by_size)
-            for r in closed:
-                part.closed[tuple(r[:nk])] = [*r[nk:nk + 4],
-                                              *(r[nk + 4 + 3 * i + j] for i in pick
-                                                for j in range(3))]
-            for r in opened:
-                part.open.setdefault(r[0], {})[tuple(r[1:1 + nb])] = [
-                    r[1 + nb], r[2 + nb], *(r[3 + nb + i] for i in pick)]
-            parts[q.key] = part
-    return Aggregate(scale, rotation or 0, list(rows.columns),
-                     rows["game"].n_unique() if rows.height else 0, rows.height,
-                     open_deals, parts)
-
-
-def reduce_whole_deals(rows: pl.DataFrame, queries: Sequence[Query], *, scale: int,
-                       exact: bool = True, games: pl.DataFrame | None = None,
-                       cells: int = 0) -> Aggregate:
-    """`reduce` of a whole run's rows a slice of whole deals at a time (about `cells`
-    values each, rows times values asked), the totals added: the same integers in a
-    slice's memory (10^6 Cauldron Master games' card values took 5.2 GB at once). A float
-    that is not a win share is a float sum in every slice (last bits may differ)."""
-    values = len({(q.level, str(e)) for q in queries for _, e in q.values})
-    slice_rows = max(4096, (cells or REPORT_CELLS) // max(1, values))
-    bounds = _deal_bounds(rows, slice_rows) if rows.height > slice_rows else None
-    if bounds is None:
-        return reduce(rows, queries, scale=scale, exact=exact, games=games)
-    queries = list({q.key: q for q in queries}.values())
-    by_game = any(q.level == "game" for q in queries)
-    slices = []
-    scales: dict[tuple[str, str], int] = {}
-    for a, b in itertools.pairwise(bounds):  # a value is summed one way in every slice
-        part = rows.slice(a, b - a)
-        per_game = game_rows(part).collect() if by_game else None
-        frames = {"row": part.lazy(), **({"game": per_game.lazy()} if by_game else {})}
-        for key, how in _value_scales(frames, queries, scale, exact).items():
-            scales[key] = min(scales.get(key, how), how)  # 0 (a float sum) wins
-        slices.append((part, per_game))
-    total = merge_all(reduce(part, queries, scale=scale, exact=exact, games=per_game,
-                             scales=scales) for part, per_game in slices)
-    assert total is not None
-    return total
-
-
-def _deal_bounds(rows: pl.DataFrame, step: int) -> list[int] | None:
-    """Offsets cutting `rows` into slices of about `step` rows of whole deals (0 first,
-    the row count last); None unless the deals come in order, as simkit writes them."""
-    if "deal" not in rows.columns:
-        return None
-    deal = rows["deal"].to_numpy()
-    if (np.diff(deal) < 0).any():
-        return None
-    starts = np.flatnonzero(np.diff(deal)) + 1  # the first row of every deal but the first
-    at = np.searchsorted(starts, np.arange(step, len(deal), step))  # the next deal's start
-    cuts = np.unique(starts[at[at < len(starts)]])
-    return [0, *(int(c) for c in cuts), len(deal)]
-
-
-def chunk_reducer(queries: Sequence[Query], players: int, rotate: bool
-                  ) -> Callable[[pa.Table], Aggregate]:
-    """Rows of a chunk (Arrow) -> the exact totals of `queries` (those the report asks).
-
-    A chunk is reduced REDUCE_GAMES games at a time and the totals added (exactly, a deal
-    cut between two slices included, as between two chunks): the same totals, with the
-    memory of the report's many group-bys held to a slice's.
-    """
-    scale = win_scale(players)
-    rotation = players if rotate else 1
-
-    def reducer(rows: pa.Table) -> Aggregate:
-        step = REDUCE_GAMES * players  # rows
-        total = merge_all(_reduce_rows(rows.slice(at, step), queries, scale, rotation)
-                          for at in range(0, max(rows.num_rows, 1), step))
-        assert total is not None
-        return total
-    return reducer
-
-
-REDUCE_GAMES = 16384  # games reduced at once: a few hundred MB of polars at most
-REPORT_CELLS = 1 << 25  # values (rows times values asked) a report reduces at once
-
-
-def _reduce_rows(rows: pa.Table, queries: Sequence[Query], scale: int, rotation: int
-                 ) -> Aggregate:
-    frame = pl.from_arrow(rows)
-    assert isinstance(frame, pl.DataFrame)
-    return reduce(frame, queries, scale=scale, rotation=rotation)
 
 
 def merge_all(aggregates: Iterable[Aggregate]) -> Aggregate | None:

@@ -19,7 +19,8 @@ from simkit.engine import RunSpec, prepare
 from simkit.errors import SimkitError
 from simkit.results import CHUNK_DIR, RUN_FILE, SUMMARY_DATA_FILE, long_table
 from simkit.stopping import StopRule
-from simkit.summary import Aggregate, merge_all, reduce, win_scale
+from simkit.summary import Aggregate, merge_all, win_scale
+from simkit.totals import reduce
 
 
 def run(*args, **kwargs):
@@ -143,8 +144,9 @@ def test_a_run_reduced_a_slice_of_deals_at_a_time_gives_the_same_totals(cm_rows,
     5.2 GB at once). The totals are one reduction's to the bit, for the report's queries
     and one at game level; a float value that is not a win share is summed as a float in
     every slice (close, not to the bit)."""
-    from simkit import summary
-    from simkit.summary import Query, reduce_whole_deals
+    from simkit import totals
+    from simkit.summary import Query
+    from simkit.totals import reduce_whole_deals
 
     frame, queries, _ = cm_rows
     scale = win_scale(CM.players)
@@ -153,13 +155,13 @@ def test_a_run_reduced_a_slice_of_deals_at_a_time_gives_the_same_totals(cm_rows,
     asked = [*queries, third, tie]
     whole = reduce(frame, asked, scale=scale, exact=False)
     slices: list[int] = []
-    real = summary.reduce
+    real = totals.reduce
 
     def counted(rows, *args, **kwargs):
         slices.append(rows.height)
         return real(rows, *args, **kwargs)
 
-    monkeypatch.setattr(summary, "reduce", counted)
+    monkeypatch.setattr(totals, "reduce", counted)
     sliced = reduce_whole_deals(frame, asked, scale=scale, exact=False, cells=400_000)
     assert len(slices) == 4 and sum(slices) == frame.height  # at least 4,096 rows each
     assert all(n % (CM.players * CM.players) == 0 for n in slices)  # whole deals of 4 games
@@ -180,11 +182,11 @@ def test_a_run_reduced_a_slice_of_deals_at_a_time_gives_the_same_totals(cm_rows,
 def test_a_chunk_reduced_in_slices_gives_the_same_totals(cm, tmp_path, monkeypatch):
     """Chunks are reduced a slice at a time: the same summary.json bytes as one reduction
     per chunk, though slices and chunks cut deals."""
-    from simkit import summary
+    from simkit import totals
 
     spec = summary_of(RunSpec("cauldron-master", 3, ("planner", "greedy", "random"), 2000, 5))
     run(spec, tmp_path / "whole", chunk_size=2000)
-    monkeypatch.setattr(summary, "REDUCE_GAMES", 7)  # deals of 3 games: cut
+    monkeypatch.setattr(totals, "REDUCE_GAMES", 7)  # deals of 3 games: cut
     run(spec, tmp_path / "sliced", chunk_size=500)  # 500 = 166 deals + 2 games
     assert (tmp_path / "sliced" / SUMMARY_DATA_FILE).read_bytes() == (
         tmp_path / "whole" / SUMMARY_DATA_FILE).read_bytes()
