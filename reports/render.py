@@ -125,9 +125,11 @@ header.top .eyebrow { text-transform: uppercase; letter-spacing: .12em; font-siz
   color: #9fb3c8; }
 header.top h1 { margin: 4px 0 2px; font-size: 30px; font-weight: 650; }
 header.top .sub { margin: 0 0 18px; color: #d9e2ec; font-size: 16px; }
-dl.facts { display: grid; grid-template-columns: 130px 1fr; gap: 3px 16px; margin: 0;
-  font-size: 14px; }
-dl.facts dt { color: #9fb3c8; } dl.facts dd { margin: 0; color: #f0f4f8; }
+dl.facts { display: grid; grid-template-columns: 130px minmax(0, 1fr); gap: 3px 16px;
+  margin: 0; font-size: 14px; }
+dl.facts dt { color: #9fb3c8; }
+/* A long NAME@file strategy or path breaks where it must, not past a phone's edge. */
+dl.facts dd { margin: 0; color: #f0f4f8; overflow-wrap: anywhere; }
 details.about summary { cursor: pointer; color: #9fb3c8; font-size: 14px; }
 details.about[open] summary { margin-bottom: 8px; }
 .cmd { margin-top: 14px; background: rgba(255,255,255,.08); border-radius: 6px;
@@ -182,7 +184,7 @@ footer { color: var(--muted); font-size: 12.5px; padding: 18px 0 40px; }
 @media (max-width: 640px) {  /* phones: one column, narrower margins */
   .wrap { padding: 0 14px; }
   header.top h1 { font-size: 23px; }
-  dl.facts { grid-template-columns: 1fr; gap: 0; }
+  dl.facts { grid-template-columns: minmax(0, 1fr); gap: 0; }
   dl.facts dd { margin-bottom: 6px; }
   .warn ul { columns: 1; }
   table { font-size: 12.5px; }
