@@ -38,12 +38,7 @@ print("played", flush=True)
 
 def _median_time(fn: Callable[[], object], repeats: int,
                  clock: Callable[[], float] = time.perf_counter) -> float:
-    times = []
-    for _ in range(repeats):
-        start = clock()
-        fn()
-        times.append(clock() - start)
-    return statistics.median(times)
+    return statistics.median(times[0] for times in alternated([fn], repeats, clock))
 
 
 def alternated(fns: Sequence[Callable[[], object]], repeats: int,

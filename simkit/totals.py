@@ -250,13 +250,13 @@ def _deal_bounds(rows: pl.DataFrame, step: int) -> list[int] | None:
     the row count last); None unless the deals come in order, as simkit writes them."""
     if "deal" not in rows.columns:
         return None
-    deal = rows["deal"].to_numpy()
-    if (np.diff(deal) < 0).any():
+    step_of_deal = np.diff(rows["deal"].to_numpy())
+    if (step_of_deal < 0).any():
         return None
-    starts = np.flatnonzero(np.diff(deal)) + 1  # the first row of every deal but the first
-    at = np.searchsorted(starts, np.arange(step, len(deal), step))  # the next deal's start
+    starts = np.flatnonzero(step_of_deal) + 1  # the first row of every deal but the first
+    at = np.searchsorted(starts, np.arange(step, rows.height, step))  # the next deal's start
     cuts = np.unique(starts[at[at < len(starts)]])
-    return [0, *(int(c) for c in cuts), len(deal)]
+    return [0, *(int(c) for c in cuts), rows.height]
 
 
 def chunk_reducer(queries: Sequence[Query], players: int, rotate: bool
