@@ -41,6 +41,7 @@ from simkit.results import (
     SUMMARY_FILE,
     CorruptFile,
     GamesFile,
+    SeatTotals,
     chunk_path,
     clear_chunks,
     finished_chunks,
@@ -207,7 +208,7 @@ def _run(p: Prepared, run_dir: Path, state: str, used_threads: int, chunk_size: 
                               f"{played:,} games x {spec.players} players; rerun with --force")
         # Every file is written before the manifest marks the run finished: a kill at any
         # point leaves a folder the same command completes.
-        write_summary(run_dir)
+        write_summary(run_dir, None if games_file is None else games_file.totals)
         elapsed = time.perf_counter() - started
         write_manifest(run_dir, _manifest(p, run_dir, played, rows, stopping, used_threads,
                                           chunk_size, scheduler, workers, state, elapsed))
@@ -344,16 +345,7 @@ def summary_frame(run_dir: Path) -> pl.DataFrame:
     """Win share and mean score by strategy and seat (a first look; see `simkit report`)."""
     if not (run_dir / GAMES_FILE).exists() and (run_dir / SUMMARY_DATA_FILE).exists():
         return _summary_frame_of(read_aggregate(run_dir / SUMMARY_DATA_FILE))
-    frame = pl.scan_parquet(run_dir / GAMES_FILE)
-    return (
-        frame.group_by("strategy", "seat")
-        .agg(games=pl.len(), win_share=pl.col("win_share").cast(pl.Float64).mean(),
-             mean_score=pl.col("score").cast(pl.Float64).mean(),
-             mean_rounds=pl.col("rounds").cast(pl.Float64).mean())
-        .with_columns(pl.col("strategy").cast(pl.String))
-        .sort("strategy", "seat")
-        .collect(engine="streaming")  # batch by batch: a few MB whatever the run's size
-    )
+    return SeatTotals.of_file(run_dir / GAMES_FILE).frame()
 
 
 def _summary_frame_of(agg: Aggregate) -> pl.DataFrame:
@@ -369,8 +361,10 @@ def _summary_frame_of(agg: Aggregate) -> pl.DataFrame:
     ).sort("strategy", "seat")
 
 
-def write_summary(run_dir: Path) -> pl.DataFrame:
-    table = summary_frame(run_dir)
+def write_summary(run_dir: Path, totals: SeatTotals | None = None) -> pl.DataFrame:
+    """summary.csv, from `totals` of the run's rows when the run kept them as it wrote
+    games.parquet, or else read from its files."""
+    table = summary_frame(run_dir) if totals is None else totals.frame()
     write_csv(table, run_dir / SUMMARY_FILE)
     return table
 

@@ -21,7 +21,7 @@ from simkit.stopping import StopRule
 from simkit.summary import Query
 
 DEFAULT_CHUNK = 1 << 17  # games per chunk, at most, unless the run says (chunk_games)
-CHUNK_BYTES = 20 << 20  # a chunk's result arrays, at most (chunk_games)
+CHUNK_BYTES = 10 << 20  # a chunk's result arrays, at most (chunk_games)
 MIN_AUTO_CHUNK = 1 << 13
 MAX_SEED = (1 << 64) - 1
 MAX_GAMES = 10**12  # game indices are int64 in the kernels; a trillion is days of play

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import os
 import platform
 from collections.abc import Iterable, Mapping
@@ -71,6 +72,13 @@ def numbers(values: np.ndarray) -> pa.Array:
         return pa.Array.from_buffers(pa.bool_(), len(values), [None, pa.py_buffer(bits)])
     return pa.Array.from_buffers(pa.from_numpy_dtype(values.dtype), len(values),
                                  [None, pa.py_buffer(values)])
+
+
+def values(array: pa.Array) -> np.ndarray:
+    """An Arrow array of numbers (no missing values) as numpy, sharing its memory."""
+    dtype = array.type.to_pandas_dtype()
+    return np.frombuffer(array.buffers()[1], dtype, len(array),
+                         array.offset * np.dtype(dtype).itemsize)
 
 
 def texts(values: list[str]) -> pa.Array:
@@ -193,6 +201,61 @@ def parquet_writer(path: Path, schema: pa.Schema) -> pq.ParquetWriter:
                             column_encoding=dict.fromkeys(rising, "DELTA_BINARY_PACKED"))
 
 
+class SeatTotals:
+    """Games, wins, score and rounds summed by strategy and seat (summary.csv), from rows
+    a batch at a time. Sums are whole numbers (win shares in units of 1/SHARE_SCALE), so
+    the means are exact whatever the batches, and the same as a summary-only run's."""
+
+    SHARE_SCALE = math.lcm(*range(1, 13))  # a win shared by up to 12 seats, as a whole
+
+    def __init__(self) -> None:
+        self.sums: dict[tuple[str, int], np.ndarray] = {}
+
+    @classmethod
+    def of_file(cls, path: Path) -> SeatTotals:
+        """The totals of a games.parquet, read a few columns and rows at a time."""
+        totals = cls()
+        for batch in pq.ParquetFile(path, pre_buffer=False).iter_batches(
+                batch_size=ROW_GROUP, columns=list(cls.COLUMNS), use_threads=False):
+            totals.add(batch)
+        return totals
+
+    COLUMNS = ("strategy", "seat", "win_share", "score", "rounds")
+
+    def add(self, rows: pa.Table | pa.RecordBatch) -> None:
+        for batch in (rows.to_batches() if isinstance(rows, pa.Table) else [rows]):
+            self._add(batch)
+
+    def _add(self, batch: pa.RecordBatch) -> None:
+        names = batch.column("strategy")
+        if not pa.types.is_dictionary(names.type):
+            names = names.dictionary_encode()
+        key = values(names.indices).astype(np.int64) * 256 + values(batch.column("seat"))
+        share = values(batch.column("win_share")).astype(np.float64) * self.SHARE_SCALE
+        wins = np.rint(share)
+        if len(share) and np.abs(share - wins).max() > 1e-3:  # float32 shares lie closer
+            raise SimkitError(f"a win share is not a whole number of 1/{self.SHARE_SCALE}: "
+                              "more than 12 seats tied?")
+        sums = [np.bincount(key, w) for w in (None, wins, values(batch.column("score")),
+                                                values(batch.column("rounds")))]
+        dictionary = names.dictionary.to_pylist()
+        for k in np.flatnonzero(sums[0]):
+            name = (dictionary[k // 256], int(k % 256))
+            add = np.array([round(s[k]) for s in sums], np.int64)  # exact: each < 2**53
+            self.sums[name] = self.sums[name] + add if name in self.sums else add
+
+    def frame(self) -> pl.DataFrame:
+        """strategy, seat, games, win_share, mean_score, mean_rounds; by strategy, seat."""
+        keys = sorted(self.sums)
+        t = np.array([self.sums[k] for k in keys], np.float64).reshape(len(keys), 4)
+        return pl.DataFrame({
+            "strategy": [k[0] for k in keys],
+            "seat": pl.Series([k[1] for k in keys], dtype=pl.UInt8),
+            "games": pl.Series(t[:, 0], dtype=pl.UInt32),
+            "win_share": t[:, 1] / (t[:, 0] * self.SHARE_SCALE),
+            "mean_score": t[:, 2] / t[:, 0], "mean_rounds": t[:, 3] / t[:, 0]})
+
+
 class GamesFile:
     """games.parquet, written while the run plays (in the writer thread, so Parquet's
     encoding overlaps the play): each saved chunk goes in as soon as every game before it
@@ -211,6 +274,7 @@ class GamesFile:
         self.pending: list[pa.RecordBatch] = []  # rows of the row group being filled
         self.held = 0
         self.rows = 0
+        self.totals = SeatTotals()  # summary.csv's, as the rows go in
 
     def add(self, first: int, n: int, table: pa.Table) -> None:
         """Chunk first..first+n-1, its rows `table`, is saved."""
@@ -256,6 +320,7 @@ class GamesFile:
         if self.writer is None:
             self.writer = parquet_writer(self.partial, table.schema)
         self.rows += table.num_rows
+        self.totals.add(table)
         for batch in table.to_batches(max_chunksize=ROW_GROUP):
             self.pending.append(batch)
             self.held += batch.num_rows
