@@ -162,6 +162,62 @@ def recipe_progress(t, pub, p, k, extra):
 
 
 @njit(cache=True)
+def recipe_gain(t, pub, p, k, x):
+    """recipe_progress(t, pub, p, k, x) - recipe_progress(t, pub, p, k, -1), the same
+    float, from one pass over each recipe's types: a card of type x either fills a place
+    its type is named for (when the cauldron holds fewer than needed) or is one more spare
+    card of its colour, so each recipe's share with it follows from its share without.
+    The spare cards are summed per colour as the types go by (MAX_COLOURS == 4)."""
+    card = pub[RECIPE + p]
+    n_types = t.types.shape[0]
+    base = cauldron_at(p, k, 0)
+    named = 0
+    colour = t.types[x, TY_COLOUR]
+    with_x = 0.0
+    without = 0.0
+    for j in range(MAX_RECIPES):
+        bonus = t.recipe[card, j, RE_BONUS]
+        if bonus == 0:
+            continue
+        size = 0
+        have = 0
+        s0 = s1 = s2 = s3 = 0
+        for y in range(n_types):
+            need = t.recipe[card, j, RE_TYPES + y]
+            held = pub[base + y]
+            size += need
+            have += min(held, need)
+            spare = max(0, held - need)
+            c = t.types[y, TY_COLOUR]
+            if c == 0:
+                s0 += spare
+            elif c == 1:
+                s1 += spare
+            elif c == 2:
+                s2 += spare
+            else:
+                s3 += spare
+            if y == x:
+                named = 1 if held < need else 0
+        have_x = have + named
+        for c in range(t.rules[RU_COLOURS]):
+            need = t.recipe[card, j, RE_COLOURS + c]
+            size += need
+            spare = s0 if c == 0 else s1 if c == 1 else s2 if c == 2 else s3
+            have += min(spare, need)
+            have_x += min(spare + (1 if c == colour and named == 0 else 0), need)
+        if size > t.rules[RU_CAP + k]:
+            continue
+        value = bonus * have / size
+        if value > without:
+            without = value
+        value = bonus * have_x / size
+        if value > with_x:
+            with_x = value
+    return with_x - without
+
+
+@njit(cache=True)
 def planner(opts, n, pub, t, params):
     """Value placements by the potion they lead to; witches by haul minus lateness;
     recipes by their bonus."""
@@ -194,7 +250,7 @@ def planner(opts, n, pub, t, params):
                 for y in range(t.types.shape[0]):
                     if pub[base + y] > 0 or y == x:
                         types += 1
-                recipe = recipe_progress(t, pub, p, k, x) - recipe_progress(t, pub, p, k, -1)
+                recipe = recipe_gain(t, pub, p, k, x)
                 score = chance * (grow + w_recipe * recipe) - w_mix * (types - 1)
         elif kind == OPT_RECIPE:
             score = float(opts[i, GAIN])

@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import numpy as np
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from simkit.engine import build_lineup
+from simkit.games.cauldron_master import layout as CML
+from strategies.cauldron_master import recipe_gain, recipe_progress
 
 
 def share(cm, names, index, games, seed=101):
@@ -24,6 +28,26 @@ def test_greedy_beats_random(cm):
 def test_planner_beats_greedy(cm):
     mean, half = share(cm, ["planner", "greedy", "greedy", "greedy"], 0, 4000)
     assert mean - half > 0.25 + 0.05
+
+
+@settings(max_examples=300, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(card=st.integers(0, 8), k=st.integers(0, 2), seat=st.integers(0, 3),
+       held=st.lists(st.integers(0, 4), min_size=12, max_size=12), data=st.data())
+def test_the_planners_recipe_gain_is_the_difference_of_its_two_progresses(cm, card, k, seat,
+                                                                          held, data):
+    """The planner values a card's step toward a recipe in one pass (`recipe_gain`); it is
+    `recipe_progress` with the card less `recipe_progress` without it, the same float, for
+    cauldrons holding too few, enough and more than a recipe names of each type."""
+    t = cm[1].tables
+    assert t.types.shape[0] == len(held) and card < t.recipe.shape[0]
+    pub = np.zeros(CML.PUB_SIZE, np.int32)
+    pub[CML.RECIPE + seat] = card
+    for x, n in enumerate(held):
+        pub[CML.cauldron_at(seat, k, x)] = n
+    x = data.draw(st.integers(0, len(held) - 1))
+    expected = recipe_progress(t, pub, seat, k, x) - recipe_progress(t, pub, seat, k, -1)
+    assert recipe_gain(t, pub, seat, k, x) == expected
 
 
 def test_parameters_change_play(cm):
