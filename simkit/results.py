@@ -207,6 +207,7 @@ class SeatTotals:
     the means are exact whatever the batches, and the same as a summary-only run's."""
 
     SHARE_SCALE = math.lcm(*range(1, 13))  # a win shared by up to 12 seats, as a whole
+    COLUMNS = ("strategy", "seat", "win_share", "score", "rounds")
 
     def __init__(self) -> None:
         self.sums: dict[tuple[str, int], np.ndarray] = {}
@@ -219,8 +220,6 @@ class SeatTotals:
                 batch_size=ROW_GROUP, columns=list(cls.COLUMNS), use_threads=False):
             totals.add(batch)
         return totals
-
-    COLUMNS = ("strategy", "seat", "win_share", "score", "rounds")
 
     def add(self, rows: pa.Table | pa.RecordBatch) -> None:
         for batch in (rows.to_batches() if isinstance(rows, pa.Table) else [rows]):

@@ -127,47 +127,15 @@ def greedy_w(opts, n, w_points, w_gain):
 
 
 @njit(cache=True)
-def recipe_progress(t, pub, p, k, extra):
-    """Best bonus * (share of a feasible recipe already in cauldron k, + card `extra`)."""
-    card = pub[RECIPE + p]
-    n_types = t.types.shape[0]
-    base = cauldron_at(p, k, 0)
-    best = 0.0
-    for j in range(MAX_RECIPES):
-        bonus = t.recipe[card, j, RE_BONUS]
-        if bonus == 0:
-            continue
-        size = 0
-        have = 0
-        for x in range(n_types):
-            need = t.recipe[card, j, RE_TYPES + x]
-            size += need
-            n = pub[base + x] + (1 if x == extra else 0)
-            have += min(n, need)
-        for c in range(t.rules[RU_COLOURS]):
-            need = t.recipe[card, j, RE_COLOURS + c]
-            size += need
-            spare = 0
-            for x in range(n_types):
-                if t.types[x, TY_COLOUR] == c:
-                    n = pub[base + x] + (1 if x == extra else 0)
-                    spare += max(0, n - t.recipe[card, j, RE_TYPES + x])
-            have += min(spare, need)
-        if size > t.rules[RU_CAP + k]:
-            continue
-        value = bonus * have / size
-        if value > best:
-            best = value
-    return best
-
-
-@njit(cache=True)
 def recipe_gain(t, pub, p, k, x):
-    """recipe_progress(t, pub, p, k, x) - recipe_progress(t, pub, p, k, -1), the same
-    float, from one pass over each recipe's types: a card of type x either fills a place
-    its type is named for (when the cauldron holds fewer than needed) or is one more spare
-    card of its colour, so each recipe's share with it follows from its share without.
-    The spare cards are summed per colour as the types go by (MAX_COLOURS == 4)."""
+    """How much a card of type x adds to cauldron k's best recipe prospect: the best
+    bonus * (share of a feasible recipe the cauldron holds) with the card, less the same
+    without it (tests/reference/cauldron_master.py `recipe_progress` is that definition,
+    and a test holds the two to the same float). One pass over each recipe's types: a
+    card of type x either fills a place its type is named for (when the cauldron holds
+    fewer than needed) or is one more spare card of its colour, so each recipe's share
+    with it follows from its share without. The spare cards are summed per colour as the
+    types go by (MAX_COLOURS == 4)."""
     card = pub[RECIPE + p]
     n_types = t.types.shape[0]
     base = cauldron_at(p, k, 0)

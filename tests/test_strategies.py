@@ -8,7 +8,8 @@ from hypothesis import strategies as st
 
 from simkit.engine import build_lineup
 from simkit.games.cauldron_master import layout as CML
-from strategies.cauldron_master import recipe_gain, recipe_progress
+from strategies.cauldron_master import recipe_gain
+from tests.reference.cauldron_master import recipe_progress
 
 
 def share(cm, names, index, games, seed=101):
@@ -37,8 +38,9 @@ def test_planner_beats_greedy(cm):
 def test_the_planners_recipe_gain_is_the_difference_of_its_two_progresses(cm, card, k, seat,
                                                                           held, data):
     """The planner values a card's step toward a recipe in one pass (`recipe_gain`); it is
-    `recipe_progress` with the card less `recipe_progress` without it, the same float, for
-    cauldrons holding too few, enough and more than a recipe names of each type."""
+    the plain definition (`recipe_progress`) with the card less without it, the same
+    float, for cauldrons holding too few, enough and more than a recipe names of each
+    type."""
     t = cm[1].tables
     assert t.types.shape[0] == len(held) and card < t.recipe.shape[0]
     pub = np.zeros(CML.PUB_SIZE, np.int32)

@@ -342,6 +342,32 @@ def planner(rows: list[tuple[int, ...]], pub: list[int], rules: Rules,
     return int(compiled_planner(opts, len(rows), np.array(pub, np.int32), rules.tables, vec))
 
 
+def recipe_progress(t: Any, pub: Any, p: int, k: int, extra: int) -> float:
+    """The planner's recipe prospect of seat p's cauldron k (+ a card of type `extra`, -1:
+    none): the best bonus * (share of a feasible recipe already in it). A recipe counts
+    its named ingredients up to the number it names, then per colour icon the cards of
+    that colour beyond those; one larger than the cauldron is not feasible."""
+    card = int(pub[L.RECIPE + p])
+    base = L.cauldron_at(p, k, 0)
+    held = [int(pub[base + x]) + (x == extra) for x in range(t.types.shape[0])]
+    best = 0.0
+    for j in range(L.MAX_RECIPES):
+        bonus = int(t.recipe[card, j, L.RE_BONUS])
+        if bonus == 0:
+            continue
+        named = [int(t.recipe[card, j, L.RE_TYPES + x]) for x in range(len(held))]
+        icons = [int(t.recipe[card, j, L.RE_COLOURS + c]) for c in range(t.rules[L.RU_COLOURS])]
+        have = sum(min(n, need) for n, need in zip(held, named, strict=True))
+        for c, need in enumerate(icons):
+            spare = sum(max(0, n - r) for x, (n, r) in enumerate(zip(held, named, strict=True))
+                        if t.types[x, L.TY_COLOUR] == c)
+            have += min(spare, need)
+        size = sum(named) + sum(icons)
+        if size <= t.rules[L.RU_CAP + k]:
+            best = max(best, bonus * have / size)
+    return best
+
+
 def ask(name: str, params: list[float], rows: list[tuple[int, ...]], stream: PyStream,
         st: State, pub_args: tuple) -> int:
     if name == "greedy":
