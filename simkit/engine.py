@@ -48,6 +48,7 @@ from simkit.results import (
     long_table_of_slices,
     missing_ranges,
     read_chunk,
+    read_csv,
     read_json,
     read_manifest,
     versions,
@@ -341,8 +342,20 @@ def _play(p: Prepared, chunks: Iterable[tuple[int, int]], scheduler: str | None,
         yield from play_chunks(client, p.spec, chunks, queries)
 
 
+SUMMARY_SCHEMA = {"strategy": pl.String, "seat": pl.UInt8, "games": pl.UInt32,
+                  "win_share": pl.Float64, "mean_score": pl.Float64, "mean_rounds": pl.Float64}
+
+
 def summary_frame(run_dir: Path) -> pl.DataFrame:
-    """Win share and mean score by strategy and seat (a first look; see `simkit report`)."""
+    """Win share and mean score by strategy and seat (a first look; see `simkit report`):
+    summary.csv once the run has written it, else from its results."""
+    if (run_dir / SUMMARY_FILE).exists():
+        return read_csv(run_dir / SUMMARY_FILE, SUMMARY_SCHEMA)
+    return _summary_of_results(run_dir)
+
+
+def _summary_of_results(run_dir: Path) -> pl.DataFrame:
+    """`summary_frame` from the run's totals (summary.json) or rows (games.parquet)."""
     if not (run_dir / GAMES_FILE).exists() and (run_dir / SUMMARY_DATA_FILE).exists():
         return _summary_frame_of(read_aggregate(run_dir / SUMMARY_DATA_FILE))
     return SeatTotals.of_file(run_dir / GAMES_FILE).frame()
@@ -364,7 +377,7 @@ def _summary_frame_of(agg: Aggregate) -> pl.DataFrame:
 def write_summary(run_dir: Path, totals: SeatTotals | None = None) -> pl.DataFrame:
     """summary.csv, from `totals` of the run's rows when the run kept them as it wrote
     games.parquet, or else read from its files."""
-    table = summary_frame(run_dir) if totals is None else totals.frame()
+    table = _summary_of_results(run_dir) if totals is None else totals.frame()
     write_csv(table, run_dir / SUMMARY_FILE)
     return table
 

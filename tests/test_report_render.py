@@ -299,7 +299,7 @@ def test_describe_placeholder():
 def test_csv_cells_that_look_like_formulas_are_neutralised(tmp_path):
     import polars as pl
 
-    from simkit.results import write_csv
+    from simkit.results import read_csv, write_csv
 
     frame = pl.DataFrame({"name": ["=HYPERLINK(\"x\")", "+1", "@a", "plain", "-x"],
                           "value": [-1.5, 2.0, 3.0, 4.0, -5.0]})
@@ -307,6 +307,10 @@ def test_csv_cells_that_look_like_formulas_are_neutralised(tmp_path):
     back = pl.read_csv(tmp_path / "t.csv")
     assert back["name"].to_list() == ["'=HYPERLINK(\"x\")", "'+1", "'@a", "plain", "'-x"]
     assert back["value"].to_list() == [-1.5, 2.0, 3.0, 4.0, -5.0]  # numbers untouched
+    # read_csv gives every cell back as it was, a name that starts with a quote included.
+    frame = pl.concat([frame, pl.DataFrame({"name": ["'=x"], "value": [0.1]})])
+    write_csv(frame, tmp_path / "t.csv")
+    assert read_csv(tmp_path / "t.csv", frame.schema).equals(frame)
 
 
 def test_markdown_escapes_html_and_pipes_in_names():

@@ -158,9 +158,11 @@ def test_report_from_a_summary_equals_the_report_from_rows(cm, tmp_path, spec, c
     # whole numbers (win shares in units of a common denominator) and divide once.
     a = (summary_dir / "summary.csv").read_bytes()
     assert a == (tmp_path / "rows" / "summary.csv").read_bytes()
-    # Read back from games.parquet (a finished run's folder), the table is the same again.
-    again = engine.summary_frame(tmp_path / "rows")
+    # Read back from games.parquet (a finished run's folder), the table is the same again,
+    # and so is summary.csv read back as the CLI and the notebook API read it.
+    again = SeatTotals.of_file(tmp_path / "rows" / "games.parquet").frame()
     assert again.equals(pl.read_csv(tmp_path / "rows" / "summary.csv", schema=again.schema))
+    assert engine.summary_frame(tmp_path / "rows").equals(again)
 
 
 def test_a_run_reduced_a_slice_of_deals_at_a_time_gives_the_same_totals(cm_rows,
