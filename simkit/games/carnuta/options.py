@@ -6,8 +6,6 @@ from __future__ import annotations
 
 from numba import njit
 
-from simkit.kernels.jit import njit_without_refcounts
-
 from .layout import (
     CARD_COST,
     CARD_ICONS,
@@ -77,7 +75,7 @@ def fresh_gains(cd, pub, p, cache, has, ver):
         ver[p, 1] = ver[p, 0]
 
 
-@njit_without_refcounts
+@njit(cache=True, inline="always")
 def sickle_rows(pub, p, opts, n):
     """Sickle options (Day row, Night row) if seat p has a Sickle and the row holds cards."""
     if pub[player_at(p, P_SICKLES)] > 0:
@@ -92,7 +90,7 @@ def sickle_rows(pub, p, opts, n):
     return n
 
 
-@njit_without_refcounts
+@njit(cache=True, inline="always")
 def action_options(cd, take_choose, flip_some, pub, p, opts, cache, has, ver, memo,
                    banned):
     """The action step: take, play, take runes, flip runes, sickle; pass if no action.
@@ -180,7 +178,7 @@ def banned_token(t, s):
     return t.rules[R_BAN_TOKEN] if s == t.rules[R_BAN_SEAT] else -1
 
 
-@njit_without_refcounts
+@njit(cache=True, inline="always")
 def discard_options(cd, pub, p, opts, cache, has, ver, memo):
     """End of turn, over the hand limit: one row per card in hand."""
     base = player_at(p, 0)
@@ -203,7 +201,7 @@ def discard_options(cd, pub, p, opts, cache, has, ver, memo):
     return n
 
 
-@njit_without_refcounts
+@njit(cache=True, inline="always")
 def token_options(cd, pub, p, opts, cache, has, ver, banned):
     """A bonus space: one row per Bonus Ingredient token type in the centre, but `banned`
     (-1: none; restricted play, `simkit value`)."""
@@ -216,7 +214,7 @@ def token_options(cd, pub, p, opts, cache, has, ver, banned):
     return n
 
 
-@njit_without_refcounts
+@njit(cache=True, inline="always")
 def end_options(pub, p, opts):
     """After both actions (options.sickle_after_actions): end the turn (row 0), or a Sickle
     on a row; none if seat p cannot use a Sickle."""
