@@ -212,15 +212,18 @@ class Row:
         return self.value >= limit if op == ">=" else self.value < limit
 
     def shown(self) -> str:
+        """The value at its unit's precision. A value held to a target is rounded down, so
+        that what is shown never reads as met when it is not (1.8975x against >= 1.9 shows
+        1.89x, not 1.90x)."""
         if not math.isfinite(self.value):
             return "n/a"
-        if self.unit == "x":
-            return f"{self.value:,.2f}x" if self.value < 10 else f"{self.value:,.0f}x"
-        if self.unit in ("s", "ratio"):
-            return f"{self.value:,.2f}"
-        if self.unit == "us":
-            return f"{self.value:,.1f}"
-        return f"{self.value:,.0f}"
+        digits = {"s": 2, "ratio": 2, "us": 1}.get(self.unit, 0)
+        if self.unit == "x" and self.value < 10:
+            digits = 2
+        value = self.value
+        if self.target is not None:
+            value = math.floor(value * 10**digits) / 10**digits
+        return f"{value:,.{digits}f}" + ("x" if self.unit == "x" else "")
 
     def target_text(self) -> str:
         if self.target is None:

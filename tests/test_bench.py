@@ -28,6 +28,16 @@ def test_targets_are_marked_met_or_not():
     assert data["rows"][3]["value"] is None and "numba" in data["versions"]
 
 
+def test_a_value_shown_never_reads_as_met_when_it_is_not():
+    """Shown at two decimals, 1.8975x would read 1.90x beside ">= 1.9 NOT MET"."""
+    close = Row("2 threads / 1 thread", 1.8975, "x", (">=", 1.9))
+    assert not close.met and close.shown() == "1.89x"
+    assert Row("first game", 0.9995, "s", ("<", 1.0)).shown() == "0.99"
+    assert Row("2 threads / 1 thread", 1.9049, "x", (">=", 1.9)).shown() == "1.90x"
+    assert Row("kernel / reference", 999.6, "x", (">=", 1000)).shown() == "999x"
+    assert Row("a figure without a target", 1.8975, "x").shown() == "1.90x"
+
+
 def test_the_bench_command_writes_its_table_as_json(cm, tmp_path):
     out = tmp_path / "bench.json"
     r = CliRunner().invoke(main, ["bench", "--games", "2000", "--repeats", "1",
