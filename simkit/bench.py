@@ -222,7 +222,8 @@ class Row:
             digits = 2
         value = self.value
         if self.target is not None:
-            value = math.floor(value * 10**digits) / 10**digits
+            # (the 1e-9: 0.29 * 100 is 28.999999999999996 in floating point)
+            value = math.floor(value * 10**digits + 1e-9) / 10**digits
         return f"{value:,.{digits}f}" + ("x" if self.unit == "x" else "")
 
     def target_text(self) -> str:

@@ -34,6 +34,8 @@ def test_a_value_shown_never_reads_as_met_when_it_is_not():
     assert not close.met and close.shown() == "1.89x"
     assert Row("first game", 0.9995, "s", ("<", 1.0)).shown() == "0.99"
     assert Row("2 threads / 1 thread", 1.9049, "x", (">=", 1.9)).shown() == "1.90x"
+    assert Row("2 threads / 1 thread", 1.9, "x", (">=", 1.9)).shown() == "1.90x"  # met
+    assert Row("first game", 0.29, "s", ("<", 1.0)).shown() == "0.29"
     assert Row("kernel / reference", 999.6, "x", (">=", 1000)).shown() == "999x"
     assert Row("a figure without a target", 1.8975, "x").shown() == "1.90x"
 
