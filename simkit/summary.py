@@ -82,6 +82,19 @@ def _game_rows_whole(frame: pl.DataFrame) -> pl.DataFrame | None:
 
 
 @dataclass(frozen=True, eq=False)
+class Combination:
+    """A value that is, row by row, a whole-number combination of other row values plus a
+    constant (e.g. (1 - h) * y = y - h * y for an indicator h). Its sum over a cluster is
+    the same combination of their sums and the cluster's size, so `reduce` sums only the
+    terms, each once however many values share it: the card-value table's values are
+    nine such per card. It must equal its value exactly, each term's rounding to its
+    scale included (tests/test_summary.py checks the report's)."""
+
+    terms: tuple[tuple[pl.Expr, int], ...]
+    const: int = 0
+
+
+@dataclass(frozen=True, eq=False)
 class Query:
     """Sums over the rows of a run, per group of `by` (see the module docstring).
 
@@ -89,7 +102,9 @@ class Query:
     `where` keeps only the rows it is true for. `cluster` is the column whose groups are
     the clusters ("deal", "game"), or None for one cluster per row. With `by_size` the
     clusters are also grouped by their size (the seat advantage keeps complete deals).
-    Two queries with equal `key`s are the same query.
+    `combinations` names values that are combinations of others (`Combination`): a way
+    to sum them, not part of what the query means. Two queries with equal `key`s are the
+    same query.
     """
 
     by: tuple[str, ...] = ()
@@ -98,15 +113,18 @@ class Query:
     level: str = "row"
     cluster: str | None = "deal"
     by_size: bool = False
+    combinations: tuple[tuple[str, Combination], ...] = ()
 
     @classmethod
     def of(cls, by: Sequence[str] = (), values: Sequence[str] | Mapping[str, pl.Expr] = (),
            *, where: pl.Expr | None = None, level: str = "row", cluster: str | None = "deal",
-           by_size: bool = False) -> Query:
+           by_size: bool = False, combinations: Mapping[str, Combination] | None = None
+           ) -> Query:
         """A query from column names, or from {name: expression} values."""
         pairs = (tuple(values.items()) if isinstance(values, Mapping)
                  else tuple((v, pl.col(v)) for v in values))
-        return cls(tuple(by), pairs, where, level, cluster, by_size)
+        return cls(tuple(by), pairs, where, level, cluster, by_size,
+                   tuple((combinations or {}).items()))
 
     @cached_property
     def key(self) -> str:

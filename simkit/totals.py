@@ -20,6 +20,7 @@ from simkit.summary import (
     SIZE,
     STATS,
     Aggregate,
+    Combination,
     Part,
     Query,
     game_rows,
@@ -45,30 +46,50 @@ def _kind(dtype: pl.DataType) -> str:
 def _value_scales(frames: Mapping[str, pl.LazyFrame], queries: Sequence[Query], scale: int,
                   exact: bool) -> dict[tuple[str, str], int]:
     """How each value is summed: 1 (integers, booleans), `scale` (floats that are multiples
-    of 1/scale, i.e. win shares) or 0 (other floats: summed as floats, not exact)."""
+    of 1/scale, i.e. win shares) or 0 (other floats: summed as floats, not exact). The
+    terms of a value's `Combination` are scaled too; a float combination of whole terms
+    is whole without being evaluated."""
     floats: dict[str, dict[str, pl.Expr]] = {}
+    combined: dict[tuple[str, str], tuple[pl.Expr, Combination]] = {}
     out: dict[tuple[str, str], int] = {}
     for q in queries:
-        schema = frames[q.level].select(e.alias(f"v{i}") for i, (_, e) in
-                                        enumerate(q.values)).collect_schema()
-        for (_, e), dtype in zip(q.values, schema.values(), strict=True):
+        combos = dict(q.combinations) if q.cluster is not None else {}
+        exprs = {str(e): e for _, e in q.values}
+        for n, _ in q.values:
+            if n in combos:
+                exprs.update((str(t), t) for t, _ in combos[n].terms)
+        schema = frames[q.level].select(e.alias(f"v{i}") for i, e in
+                                        enumerate(exprs.values())).collect_schema()
+        combo_of = {str(e): combos[n] for n, e in q.values if n in combos}
+        for (key, e), dtype in zip(exprs.items(), schema.values(), strict=True):
             if dtype.is_float():
-                floats.setdefault(q.level, {})[str(e)] = e
+                if key in combo_of:
+                    combined[(q.level, key)] = (e, combo_of[key])
+                else:
+                    floats.setdefault(q.level, {})[key] = e
             elif dtype.is_integer() or dtype == pl.Boolean:
-                out[(q.level, str(e))] = 1
+                out[(q.level, key)] = 1
             else:
                 raise SimkitError(f"summary value {e}: a {dtype} column cannot be summed")
-    for level, exprs in floats.items():
-        names = list(exprs)
-        row = frames[level].select(
-            ((e.cast(pl.Float64) * scale) - (e.cast(pl.Float64) * scale).round()).abs().max()
-            .alias(f"d{i}") for i, e in enumerate(exprs.values())).collect().row(0)
-        for name, dev in zip(names, row, strict=True):
-            whole = dev is None or dev <= _TOLERANCE
-            if exact and not whole:
-                raise SimkitError(f"summary value {name}: not a multiple of 1/{scale}; a "
-                                  "summary keeps exact integer sums only")
-            out[(level, name)] = scale if whole else 0
+    for pending in (floats, None):
+        if pending is None:  # combinations of a term that is not whole: evaluated after all
+            pending = {}
+            for (level, key), (e, combo) in combined.items():
+                if all(out.get((level, str(t))) for t, _ in combo.terms):
+                    out[(level, key)] = scale
+                else:
+                    pending.setdefault(level, {})[key] = e
+        for level, exprs in pending.items():
+            names = list(exprs)
+            row = frames[level].select(
+                ((e.cast(pl.Float64) * scale) - (e.cast(pl.Float64) * scale).round()).abs()
+                .max().alias(f"d{i}") for i, e in enumerate(exprs.values())).collect().row(0)
+            for name, dev in zip(names, row, strict=True):
+                whole = dev is None or dev <= _TOLERANCE
+                if exact and not whole:
+                    raise SimkitError(f"summary value {name}: not a multiple of 1/{scale}; a "
+                                      "summary keeps exact integer sums only")
+                out[(level, name)] = scale if whole else 0
     return out
 
 
@@ -78,6 +99,22 @@ class _Shape:
 
     query: Query  # the first of them: level, by, where, cluster, by_size
     values: dict[str, tuple[pl.Expr, int]] = field(default_factory=dict)  # str(e) -> (e, scale)
+    # Values summed per cluster as combinations of their terms' sums (clustered shapes
+    # only), and those terms: str(e) -> Combination, str(term) -> (term, scale).
+    combined: dict[str, Combination] = field(default_factory=dict)
+    terms: dict[str, tuple[pl.Expr, int]] = field(default_factory=dict)
+
+    def add(self, e: pl.Expr, how: int, combo: Combination | None,
+            scales: Mapping[str, int]) -> None:
+        """Value e, summed as `how` says (`_value_scales`), a combination if it can be one:
+        clustered, exact, and each term's scale dividing the value's."""
+        self.values.setdefault(str(e), (e, how))
+        if (combo is None or self.query.cluster is None or not how
+                or any(not scales[str(t)] or how % scales[str(t)] for t, _ in combo.terms)):
+            return
+        self.combined.setdefault(str(e), combo)
+        for t, _ in combo.terms:
+            self.terms.setdefault(str(t), (t, scales[str(t)]))
 
 
 def _plans(lf: pl.LazyFrame, shape: _Shape, schema: Mapping[str, pl.DataType],
@@ -91,11 +128,7 @@ def _plans(lf: pl.LazyFrame, shape: _Shape, schema: Mapping[str, pl.DataType],
     # Keys stay as they are while grouping (categories group by their codes); the few
     # result rows are cast to their stored type at the end.
     casts = [pl.col(b).cast(KINDS[_kind(schema[b])]) for b in q.by]
-    vals = []
-    for i, (e, s) in enumerate(shape.values.values()):
-        v = (e.cast(pl.Float64) * s).round().cast(pl.Int64) if s > 1 else (
-            e.cast(pl.Float64) if s == 0 else e.cast(pl.Int64))
-        vals.append(v.alias(f"_v{i}"))
+    vals = [_summand(e, s).alias(f"_v{i}") for i, (e, s) in enumerate(shape.values.values())]
     n = len(vals)
     ys = [f"{s}{i}" for i in range(n) for s in ("_y", "_yy", "_ym")]
     if q.cluster is None:
@@ -117,10 +150,20 @@ def _plans(lf: pl.LazyFrame, shape: _Shape, schema: Mapping[str, pl.DataType],
         games = pl.lit(1)
     else:
         games, extra = pl.col("game").n_unique(), [pl.col("game")]
-    sel = lf.select(pl.col(q.cluster), *extra, *q.by, *vals)
+    # Per cluster, each value's sum: summed from the rows, or a combination of its terms'
+    # sums (a term that is a value too is summed once).
+    summed = {key: f"_y{i}" for i, key in enumerate(shape.values) if key not in shape.combined}
+    for key in shape.terms:
+        summed.setdefault(key, f"_t{len(summed)}")
+    found = shape.values | shape.terms
+    sel = lf.select(pl.col(q.cluster), *extra, *q.by,
+                    *[_summand(*found[key]).alias(col) for key, col in summed.items()])
     per = sel.group_by(q.cluster, *q.by).agg(
-        *[pl.col(f"_v{i}").sum().alias(f"_y{i}") for i in range(n)],
-        _m=pl.len(), _g=games.cast(pl.Int64))
+        *[pl.col(col).sum() for col in summed.values()], _m=pl.len(), _g=games.cast(pl.Int64))
+    if shape.combined:
+        per = per.with_columns(
+            _combined(shape.combined[key], s, summed, shape.terms).alias(f"_y{i}")
+            for i, (key, (_, s)) in enumerate(shape.values.items()) if key in shape.combined)
     opened = None
     if open_deals and q.cluster == "deal":
         split = pl.col("deal").is_in(open_deals)
@@ -140,6 +183,24 @@ def _plans(lf: pl.LazyFrame, shape: _Shape, schema: Mapping[str, pl.DataType],
                  (y * m).sum().alias(f"_ym{i}")]
     out = _group(per, group, aggs)
     return out.select(*casts, *([SIZE] if q.by_size else []), *STATS, *ys), opened
+
+
+def _summand(e: pl.Expr, scale: int) -> pl.Expr:
+    """Value e as it is summed: a whole number of 1/scale (scale > 1), an integer (1), or a
+    float (0)."""
+    if scale > 1:
+        return (e.cast(pl.Float64) * scale).round().cast(pl.Int64)
+    return e.cast(pl.Float64) if scale == 0 else e.cast(pl.Int64)
+
+
+def _combined(combo: Combination, scale: int, summed: Mapping[str, str],
+              terms: Mapping[str, tuple[pl.Expr, int]]) -> pl.Expr:
+    """A cluster's sum of a combination, in units of 1/scale, from its terms' sums (each
+    in units of its own scale, which divides this one) and the cluster's rows `_m`."""
+    total = pl.lit(combo.const * scale, pl.Int64) * pl.col("_m").cast(pl.Int64)
+    for t, coef in combo.terms:
+        total = total + pl.col(summed[str(t)]) * (coef * (scale // terms[str(t)][1]))
+    return total
 
 
 def _group(lf: pl.LazyFrame, by: list[str], aggs: list[pl.Expr]) -> pl.LazyFrame:
@@ -184,8 +245,10 @@ def reduce(rows: pl.DataFrame, queries: Sequence[Query], *, scale: int,
             raise SimkitError(f"summary query by {', '.join(missing)}: no such result column")
         shape = shapes.setdefault(q.shape_key, _Shape(q))
         members.setdefault(q.shape_key, []).append(q)
-        for _, e in q.values:
-            shape.values.setdefault(str(e), (e, scales[(q.level, str(e))]))
+        combos = dict(q.combinations)
+        level_scales = {k: v for (lv, k), v in scales.items() if lv == q.level}
+        for name, e in q.values:
+            shape.add(e, scales[(q.level, str(e))], combos.get(name), level_scales)
     plans: list[pl.LazyFrame] = []
     for shape in shapes.values():
         closed, opened = _plans(frames[shape.query.level], shape, schemas[shape.query.level],
@@ -220,11 +283,10 @@ def reduce_whole_deals(rows: pl.DataFrame, queries: Sequence[Query], *, scale: i
                        exact: bool = True, games: pl.DataFrame | None = None,
                        cells: int = 0) -> Aggregate:
     """`reduce` of a whole run's rows a slice of whole deals at a time (about `cells`
-    values each, rows times values asked), the totals added: the same integers in a
+    values each, rows times values summed), the totals added: the same integers in a
     slice's memory (10^6 Cauldron Master games' card values took 5.2 GB at once). A float
     that is not a win share is a float sum in every slice (last bits may differ)."""
-    values = len({(q.level, str(e)) for q in queries for _, e in q.values})
-    slice_rows = max(4096, (cells or REPORT_CELLS) // max(1, values))
+    slice_rows = max(4096, (cells or REPORT_CELLS) // max(1, _summed(queries)))
     bounds = _deal_bounds(rows, slice_rows) if rows.height > slice_rows else None
     if bounds is None:
         return reduce(rows, queries, scale=scale, exact=exact, games=games)
@@ -243,6 +305,18 @@ def reduce_whole_deals(rows: pl.DataFrame, queries: Sequence[Query], *, scale: i
                              scales=scales) for part, per_game in slices)
     assert total is not None
     return total
+
+
+def _summed(queries: Sequence[Query]) -> int:
+    """How many values `reduce` sums from the rows for `queries`: each value once, a
+    combination's terms in its place (what a slice's memory is in proportion to)."""
+    summed = set()
+    for q in queries:
+        combos = dict(q.combinations) if q.cluster is not None else {}
+        for name, e in q.values:
+            terms = combos[name].terms if name in combos else ((e, 1),)
+            summed.update((q.level, str(t)) for t, _ in terms)
+    return len(summed)
 
 
 def _deal_bounds(rows: pl.DataFrame, step: int) -> list[int] | None:
@@ -280,7 +354,7 @@ def chunk_reducer(queries: Sequence[Query], players: int, rotate: bool
 
 
 REDUCE_GAMES = 16384  # games reduced at once: a few hundred MB of polars at most
-REPORT_CELLS = 1 << 25  # values (rows times values asked) a report reduces at once
+REPORT_CELLS = 1 << 25  # values (rows times values summed) a report reduces at once
 
 
 def _reduce_rows(rows: pa.Table, queries: Sequence[Query], scale: int, rotation: int

@@ -121,6 +121,72 @@ def test_the_summary_table_is_exact_whatever_the_batches(cm_rows):
         assert r["mean_rounds"] == float(Fraction(int(seat["rounds"].sum()), seat.height))
 
 
+
+def _without_combinations(queries):
+    from dataclasses import replace
+
+    return [replace(q, combinations=()) for q in queries]
+
+
+def test_values_summed_as_combinations_give_the_same_totals(cm_rows):
+    """The card-value queries sum each component's with-minus-without values as
+    combinations of three sums (`Combination`): the totals are the ones summing every
+    value from the rows gives, to the bit, in chunks that cut deals too."""
+    frame, queries, rotation = cm_rows
+    scale = win_scale(CM.players)
+    assert sum(len(q.combinations) for q in queries) >= 100  # the card values' are there
+    plain = _without_combinations(queries)
+    for bounds in ([0, frame["game"].max() + 1], [0, 1, 999, 1002, 2501, 4000]):
+        got = merge_all(reduce(c, queries, scale=scale, rotation=rotation)
+                        for c in chunks(frame, bounds))
+        want = merge_all(reduce(c, plain, scale=scale, rotation=rotation)
+                         for c in chunks(frame, bounds))
+        assert got is not None and want is not None
+        assert json.dumps(got.fold_all().to_json()) == json.dumps(want.fold_all().to_json())
+
+
+def test_a_combination_is_summed_exactly_with_filters_ties_and_constants():
+    """Random rows: an indicator h, win shares in twelfths (ties), a score, a filter; the
+    combinations (1 - h) y = y - h y, h y + 1 - h and h y + h - 3 summed per deal equal the
+    values summed from the rows; a term that is not whole makes its value summed from the
+    rows, never a wrong total."""
+    from simkit.summary import Combination, Query
+
+    rng = random.Random(8)
+    n = 4000
+    frame = pl.DataFrame({
+        "game": [i // 4 for i in range(n)],
+        "deal": [i // 12 for i in range(n)],  # deals of 3 games
+        "seat": [i % 4 for i in range(n)],
+        "h": [rng.random() < 0.3 for _ in range(n)],
+        "win_share": pl.Series([rng.choice([0, 1, 1 / 2, 1 / 3, 1 / 4]) for _ in range(n)],
+                               dtype=pl.Float32),
+        "score": [rng.randrange(-5, 60) for _ in range(n)],
+        "odd": [rng.random() for _ in range(n)],  # no whole number of twelfths
+    })
+    h = pl.col("h").cast(pl.Int64)
+    values, combos = {}, {}
+    for tag, y in (("w", pl.col("win_share")), ("s", pl.col("score")), ("o", pl.col("odd"))):
+        hy = h * y
+        values |= {f"{tag}1": hy, f"{tag}0": (1 - h) * y, f"{tag}u": hy + (1 - h),
+                   f"{tag}x": hy + h - 3}
+        combos |= {f"{tag}0": Combination(((y, 1), (hy, -1))),
+                   f"{tag}u": Combination(((hy, 1), (h, -1)), 1),
+                   f"{tag}x": Combination(((hy, 1), (h, 1)), -3)}
+    for where in (None, pl.col("seat") != 2):
+        for by in ((), ("seat",)):
+            q = Query.of(by, values, where=where, combinations=combos)
+            got = reduce(frame, [q], scale=12, exact=False)
+            want = reduce(frame, _without_combinations([q]), scale=12, exact=False)
+            a, b = got.parts[q.key], want.parts[q.key]
+            assert a.scales == b.scales == [12] * 4 + [1] * 4 + [0] * 4
+            assert a.closed.keys() == b.closed.keys()
+            for key, row in a.closed.items():
+                exact = row[:4 + 3 * 8]  # the counts, then the twelfths and integers
+                assert exact == b.closed[key][:4 + 3 * 8]
+                assert row[4 + 3 * 8:] == pytest.approx(b.closed[key][4 + 3 * 8:], rel=1e-12)
+
+
 # ------------------------------------------------------------------ report from either form
 def _same_tables(a: Path, b: Path) -> int:
     names = sorted(p.name for p in (a / "report_tables").iterdir())
