@@ -71,26 +71,31 @@ def _value_scales(frames: Mapping[str, pl.LazyFrame], queries: Sequence[Query], 
                 out[(q.level, key)] = 1
             else:
                 raise SimkitError(f"summary value {e}: a {dtype} column cannot be summed")
-    for pending in (floats, None):
-        if pending is None:  # combinations of a term that is not whole: evaluated after all
-            pending = {}
-            for (level, key), (e, combo) in combined.items():
-                if all(out.get((level, str(t))) for t, _ in combo.terms):
-                    out[(level, key)] = scale
-                else:
-                    pending.setdefault(level, {})[key] = e
-        for level, exprs in pending.items():
-            names = list(exprs)
-            row = frames[level].select(
-                ((e.cast(pl.Float64) * scale) - (e.cast(pl.Float64) * scale).round()).abs()
-                .max().alias(f"d{i}") for i, e in enumerate(exprs.values())).collect().row(0)
-            for name, dev in zip(names, row, strict=True):
-                whole = dev is None or dev <= _TOLERANCE
-                if exact and not whole:
-                    raise SimkitError(f"summary value {name}: not a multiple of 1/{scale}; a "
-                                      "summary keeps exact integer sums only")
-                out[(level, name)] = scale if whole else 0
+    _check_whole(frames, floats, scale, exact, out)
+    rest: dict[str, dict[str, pl.Expr]] = {}  # combinations of a term that is not whole
+    for (level, key), (e, combo) in combined.items():
+        if all(out.get((level, str(t))) for t, _ in combo.terms):
+            out[(level, key)] = scale
+        else:
+            rest.setdefault(level, {})[key] = e
+    _check_whole(frames, rest, scale, exact, out)
     return out
+
+
+def _check_whole(frames: Mapping[str, pl.LazyFrame], floats: Mapping[str, Mapping[str, pl.Expr]],
+                 scale: int, exact: bool, out: dict[tuple[str, str], int]) -> None:
+    """Into `out`: `scale` for each float value that is a whole number of 1/scale in every
+    row, else 0 (with `exact`, an error)."""
+    for level, exprs in floats.items():
+        row = frames[level].select(
+            ((e.cast(pl.Float64) * scale) - (e.cast(pl.Float64) * scale).round()).abs()
+            .max().alias(f"d{i}") for i, e in enumerate(exprs.values())).collect().row(0)
+        for name, dev in zip(exprs, row, strict=True):
+            whole = dev is None or dev <= _TOLERANCE
+            if exact and not whole:
+                raise SimkitError(f"summary value {name}: not a multiple of 1/{scale}; a "
+                                  "summary keeps exact integer sums only")
+            out[(level, name)] = scale if whole else 0
 
 
 @dataclass
@@ -104,17 +109,21 @@ class _Shape:
     combined: dict[str, Combination] = field(default_factory=dict)
     terms: dict[str, tuple[pl.Expr, int]] = field(default_factory=dict)
 
-    def add(self, e: pl.Expr, how: int, combo: Combination | None,
-            scales: Mapping[str, int]) -> None:
-        """Value e, summed as `how` says (`_value_scales`), a combination if it can be one:
-        clustered, exact, and each term's scale dividing the value's."""
+    def add(self, e: pl.Expr, combo: Combination | None,
+            scales: Mapping[tuple[str, str], int]) -> None:
+        """Value e, summed as `scales` says (`_value_scales`), a combination if it can be
+        one: clustered, exact, and each term's scale dividing the value's."""
+        level = self.query.level
+        how = scales[(level, str(e))]
         self.values.setdefault(str(e), (e, how))
-        if (combo is None or self.query.cluster is None or not how
-                or any(not scales[str(t)] or how % scales[str(t)] for t, _ in combo.terms)):
+        if combo is None or self.query.cluster is None or not how:
+            return
+        term_scales = [scales[(level, str(t))] for t, _ in combo.terms]
+        if not all(term_scales) or any(how % s for s in term_scales):
             return
         self.combined.setdefault(str(e), combo)
-        for t, _ in combo.terms:
-            self.terms.setdefault(str(t), (t, scales[str(t)]))
+        for (t, _), s in zip(combo.terms, term_scales, strict=True):
+            self.terms.setdefault(str(t), (t, s))
 
 
 def _plans(lf: pl.LazyFrame, shape: _Shape, schema: Mapping[str, pl.DataType],
@@ -246,9 +255,8 @@ def reduce(rows: pl.DataFrame, queries: Sequence[Query], *, scale: int,
         shape = shapes.setdefault(q.shape_key, _Shape(q))
         members.setdefault(q.shape_key, []).append(q)
         combos = dict(q.combinations)
-        level_scales = {k: v for (lv, k), v in scales.items() if lv == q.level}
         for name, e in q.values:
-            shape.add(e, scales[(q.level, str(e))], combos.get(name), level_scales)
+            shape.add(e, combos.get(name), scales)
     plans: list[pl.LazyFrame] = []
     for shape in shapes.values():
         closed, opened = _plans(frames[shape.query.level], shape, schemas[shape.query.level],
