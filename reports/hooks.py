@@ -131,9 +131,12 @@ def _plugin_hooks(game: str) -> type[GameHooks]:
     from simkit.games import get_game
 
     try:
-        module = getattr(get_game(game), "optional", lambda _: None)("report")
+        found = get_game(game)
     except SimkitError:  # a run of a game no longer installed: the generic report
         return GameHooks
+    # A report.py that is there but fails to import is an error, said in one line: left
+    # out silently, its sections and components would just be missing from the report.
+    module = getattr(found, "optional", lambda _: None)("report")
     hooks = getattr(module, "HOOKS", GameHooks) if module is not None else GameHooks
     if not (isinstance(hooks, type) and issubclass(hooks, GameHooks)):
         raise SimkitError(f"{module.__file__}: HOOKS must be a reports.hooks.GameHooks "

@@ -232,9 +232,11 @@ def check(game: str, n_games: int) -> None:
     Example:
       simkit check examples/pig
     """
+    from reports.hooks import hooks_for
     from simkit.testing import check_game
 
     click.echo(f"Checking {game} ({n_games} games per player count)...", err=True)
+    hooks_for(game)  # its report.py, if any, imports and names a GameHooks subclass
     try:
         check_game(game, n_games=n_games)
     except AssertionError as exc:

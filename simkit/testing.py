@@ -7,6 +7,7 @@ from pathlib import Path
 import numpy as np
 
 from simkit.engine import build_lineup
+from simkit.errors import SimkitError
 from simkit.games import get_game
 from simkit.threads import available, using
 
@@ -80,9 +81,12 @@ def check_game(name: str, n_games: int = 600, seed: int = 12345) -> None:
     every strategy runs; any game comes out of `play_log` as a readable log.
     """
     game = get_game(name)
-    compiled = game.compile(game.load_config())
+    config = game.load_config()
+    compiled = game.compile(config)
     names = list(game.strategies())
     threads = available()
+    if hasattr(game, "optional"):  # a game written to the game API
+        check_optional_modules(game, config, compiled)
     for players in game.players(compiled):
         mixed = [names[i % len(names)] for i in range(players)]
         lineup = build_lineup(game, mixed, players, quick_params(game, mixed))
@@ -96,9 +100,15 @@ def check_game(name: str, n_games: int = 600, seed: int = 12345) -> None:
             f"{where}: ranking_key: a game without a winner"
         score, rank, share = whole["score"], whole["rank"], whole["win_share"]
         np.testing.assert_allclose(share.sum(axis=1), 1.0, atol=1e-6)
-        best = score.max(axis=1, keepdims=True)
-        assert (score[rank == 1] == np.broadcast_to(best, score.shape)[rank == 1]).all(), \
-            f"{name}: a rank-1 player without the best score"
+        best = np.broadcast_to(score.max(axis=1, keepdims=True), score.shape)
+        wrong = np.argwhere((rank == 1) & (score != best))
+        if wrong.size:
+            g, s = (int(v) for v in wrong[0])
+            raise AssertionError(
+                f"{where}: ranking_key and points disagree: in game {g} of seed {seed} seat "
+                f"{s} ranks first with {score[g, s]} points while another seat has "
+                f"{best[g, s]} (simkit reads a higher score as better: in a game the lowest "
+                "score wins, return the score negated from both; docs/new-game.md)")
         winners = (rank == 1).sum(axis=1, keepdims=True)
         np.testing.assert_allclose(np.where(rank == 1, 1.0 / winners, 0.0), share, atol=1e-6)
         assert (whole["rounds"] >= 1).all()
@@ -119,6 +129,26 @@ def check_game(name: str, n_games: int = 600, seed: int = 12345) -> None:
             solo = build_lineup(game, [strategy], players, quick_params(game, [strategy]))
             cols = _simulate(game, compiled, solo, seed, 0, 50, threads)
             assert np.isfinite(cols["win_share"]).all()
+
+
+def check_optional_modules(game, config, compiled) -> None:
+    """A game's optional modules import, and its interventions build at every player count:
+    else one line naming the file (a broken report.py would otherwise only leave sections
+    out of the report, a stale interventions.py fail at `simkit value`)."""
+    from simkit.valuation import interventions_of
+
+    game.optional("report")
+    mod = game.optional("interventions")
+    if mod is None:
+        return
+    for players in game.players(compiled):
+        try:
+            interventions_of(game, config, compiled, players)
+        except SimkitError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - any error in the game's code, in one line
+            raise SimkitError(f"{mod.__file__}: interventions(config, compiled, {players}) "
+                              f"failed: {type(exc).__name__}: {exc}") from None
 
 
 def assert_tuned_rollout_matches_planner(game, strategies, slug: str) -> None:

@@ -127,6 +127,23 @@ def test_a_broken_game_is_named_in_one_line(skeleton, tmp_path, name, file, old,
     ("nondeterministic", "rules.py", "    face = randint(rng, t.faces.shape[0])",
      "    face = np.random.randint(t.faces.shape[0])",
      r"rules\.py: column \w+ differs .*not deterministic"),
+    ("toomany", "options.py", "    return 2\n", "    return 3\n",
+     r"rules\.py: next_decision returned more rows than MAX_OPTIONS = 2"),
+    ("badchoice", "players.py", "                return i\n", "                return n\n",
+     r"players\.py: choose: strategy greedy chose a row outside 0\.\.n - 1.*, in game \d+"),
+    ("lowwins", "rules.py", "    return pub[SCORE + s]\n\n\n@jit\ndef redeal",
+     "    return -pub[SCORE + s]\n\n\n@jit\ndef redeal",
+     r"rules\.py: ranking_key and points disagree: .*lowest score wins, return the score "
+     r"negated from both"),
+    ("allocates", "rules.py", "    pub[ROLLS] += 1\n",
+     "    pub[ROLLS] += np.zeros(1, np.int32)[0]\n",
+     r"^Error: \S*allocates/rules\.py:\d+: numba cannot compile the game: a rule makes a new "
+     r"array"),
+    ("badreport", "report.py", "class ", "x = (\nclass ",
+     r"report\.py:\d+: syntax error"),
+    ("staleinterventions", "interventions.py", "from .layout import RU_BAN_FACE",
+     "from .layout import RU_BAN_SIDE",
+     r"interventions\.py: importing it failed: ImportError: cannot import name 'RU_BAN_SIDE'"),
 ])
 def test_a_game_that_breaks_the_contract_fails_in_one_line(skeleton, tmp_path, name, file,
                                                            old, new, message):
@@ -135,7 +152,7 @@ def test_a_game_that_breaks_the_contract_fails_in_one_line(skeleton, tmp_path, n
         layout = folder / "layout.py"
         layout.write_text(layout.read_text().replace("MAX_DECISIONS = 100_000",
                                                      "MAX_DECISIONS = 500"))
-    if name == "nondeterministic":
+    if name in ("nondeterministic", "allocates"):
         rules = folder / "rules.py"
         rules.write_text("import numpy as np\n" + rules.read_text())
     result = CliRunner().invoke(main, ["check", str(folder), "--games", "40"])
@@ -185,3 +202,18 @@ def test_every_command_works_on_a_game_written_to_the_api(tmp_path):
     ok("tune", pig, "--strategy", "greedy", "--against", "greedy", "--budget", "2000",
        "--eval-games", "400", "--out", str(tmp_path / "tuned.toml"))
     assert "threshold" in (tmp_path / "tuned.toml").read_text()
+
+
+def test_a_fraction_in_a_ranking_key_breaks_a_tie(skeleton, tmp_path):
+    """Keys are compared as returned: a tie-break folded in as a fraction is kept, not
+    truncated away (here seat 0 always wins by a quarter point)."""
+    folder = broken(skeleton, tmp_path, "fractionkey", "rules.py",
+                    "    return pub[SCORE + s]\n\n\n@jit\ndef redeal",
+                    "    return 0.25 * (s == 0)\n\n\n@jit\ndef redeal")
+    from simkit.engine import build_lineup
+    game = get_game(str(folder))
+    compiled = game.compile(game.load_config())
+    cols = game.simulate(compiled, build_lineup(game, ["greedy"], 3), 5, 0, 40)
+    assert (cols["rank"][:, 0] == 1).all() and (cols["rank"][:, 1:] == 2).all()
+    assert (cols["win_share"][:, 0] == 1.0).all()
+    sys.modules.pop("fractionkey", None)

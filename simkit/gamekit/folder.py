@@ -24,7 +24,7 @@ import numpy as np
 
 from simkit.config import GameConfig, load_config
 from simkit.errors import SimkitError
-from simkit.gamekit.loop import CHECK_FAILED, O_DECISIONS
+from simkit.gamekit.loop import BAD_CHOICE, CHECK_FAILED, NO_OPTION, O_DECISIONS, TOO_MANY
 from simkit.games.base import Compiled, KernelGame, Lineup, Replay
 from simkit.outputs import allocate, named_columns
 from strategies import StrategySpec
@@ -135,16 +135,35 @@ def compiling(game: FolderGame, run: Callable[[], Any]) -> Any:
         raise SimkitError(compile_error_line(game, str(exc))) from None
 
 
+# numba's deepest reasons that say little to someone new to it, said in the game's terms.
+_PLAIN = (
+    ("Only accept returning of array passed into the function as argument",
+     "a rule makes a new array (np.zeros, np.empty, a slice copy...), which the game's "
+     "compiled rules cannot: keep it in a slot of hid or cnt (docs/new-game.md)"),
+    ("NRT required but not enabled",
+     "a rule makes a new array, which the game's compiled rules cannot: keep it in a slot "
+     "of hid or cnt (docs/new-game.md)"),
+)
+
+
 def compile_error_line(game: FolderGame, message: str) -> str:
-    """numba's message as `file:line: numba cannot compile it: <first line>`, at the last
-    place in the game's folder it names (else in simkit's loop)."""
-    places = re.findall(r'File "([^"]+)", line (\d+)', message)
-    mine = [p for p in places if Path(p[0]).resolve().parent == game.folder]
-    file, line = (mine or places or [(str(game.folder / "rules.py"), "?")])[-1]
-    first = next((ln.strip() for ln in message.splitlines() if ln.strip()
-                  and not ln.startswith(("During:", "File", "Failed in"))), message.strip())
-    first = re.sub(r"\x1b\[[0-9;]*m", "", first)
-    return f"{file}:{line}: numba cannot compile the game: {first}"
+    """numba's message as `file:line: numba cannot compile the game: <reason>`, at the
+    innermost place in the game's folder it names (numba lists the failing line first,
+    then its callers), else the first place it names at all."""
+    message = re.sub(r"\x1b\[[0-9;]*m", "", message)
+    places = [(m.start(), m.group(1) or m.group(3), m.group(2) or m.group(4)) for m in
+              re.finditer(r'File "([^"]+)", line (\d+)|\bat (/\S+\.py) \((\d+)\)', message)]
+    mine = [p for p in places if Path(p[1]).resolve().parent == game.folder]
+    _, file, line = (mine or places or [(0, str(game.folder / "rules.py"), "?")])[0]
+    if Path(file).is_absolute():
+        file = str(Path(file).relative_to(Path.cwd())) if Path(file).is_relative_to(
+            Path.cwd()) else file
+    reason = next((plain for known, plain in _PLAIN if known in message), None)
+    if reason is None:
+        reason = next((ln.strip() for ln in message.splitlines() if ln.strip()
+                       and not ln.startswith(("During:", "File", "Failed in"))),
+                      message.strip())
+    return f"{file}:{line}: numba cannot compile the game: {reason}"
 
 
 def check_ended(game: FolderGame, decisions: np.ndarray, seed: int, first_game: int) -> None:
@@ -156,11 +175,23 @@ def check_ended(game: FolderGame, decisions: np.ndarray, seed: int, first_game: 
         raise SimkitError(f"{game.folder / 'rules.py'}: check returned "
                           f"{CHECK_FAILED - int(decisions[g, 0])} (a conservation check "
                           f"failed) in game {first_game + g} of seed {seed}, played traced")
+    d = decisions[:, 0]
+    chose = np.flatnonzero((d < TOO_MANY) & (d > CHECK_FAILED))
+    if chose.size:
+        g = int(chose[0])
+        sid = BAD_CHOICE - int(d[g])
+        name = next((spec.name for spec in game.strategy_module.STRATEGIES if spec.sid == sid),
+                    f"plug-in {-sid}" if sid < 0 else f"id {sid}")
+        raise SimkitError(f"{game.folder / 'players.py'}: choose: strategy {name} chose a "
+                          f"row outside 0..n - 1 of the option table, in game "
+                          f"{first_game + g} of seed {seed}, played traced (a batch "
+                          "run plays row 0 instead)")
     where = f"{game.folder / 'rules.py'}: next_decision"
     for bad, problem in (
-            (decisions[:, 0] < 0, f"offered no legal option (returned 0, or more than "
-                                  f"MAX_OPTIONS = {layout.MAX_OPTIONS} rows; it returns "
-                                  "GAME_OVER = -1 at the end)"),
+            (d == NO_OPTION, "offered no legal option (returned 0; it returns GAME_OVER = "
+                             "-1 at the end)"),
+            (d == TOO_MANY, f"returned more rows than MAX_OPTIONS = {layout.MAX_OPTIONS} "
+                            "(layout.py)"),
             (decisions[:, 0] >= layout.MAX_DECISIONS,
              f"did not end the game within MAX_DECISIONS = {layout.MAX_DECISIONS} "
              "decisions (layout.py): a game that never ends, or a limit too low")):

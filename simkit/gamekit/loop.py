@@ -32,7 +32,9 @@ from simkit.rng import next_u64, stream_state
 O_STRATEGY, O_SCORE, O_RANK, O_WIN_SHARE, O_ROUNDS, O_DECISIONS = range(6)
 GAME_OVER = -1  # what next_decision returns when the game is over
 # A game that breaks the contract is stopped, and its `decisions` column says why:
-NO_OPTION = -1  # next_decision offered 0 options, or more than MAX_OPTIONS
+NO_OPTION = -1  # next_decision offered 0 options
+TOO_MANY = -2  # next_decision offered more than MAX_OPTIONS
+BAD_CHOICE = -300  # minus a strategy id: it chose a row outside the table (traced play only)
 CHECK_FAILED = -1000  # minus the code the game's `check` returned (traced play only)
 N_PARAMS = 12  # strategies.MAX_PARAMS
 
@@ -45,7 +47,7 @@ def new_scratch(t):
         np.zeros(HID_SIZE, np.int64),  # 2 hidden state
         np.zeros((MAX_PLAYERS, CT_SIZE), np.int64),  # 3 per-seat counters
         np.zeros((MAX_PLAYERS + 1, 1), np.uint64),  # 4 random streams: chance, then seats
-        np.zeros((2, MAX_PLAYERS), np.int64),  # 5 ranking keys, points
+        np.zeros((2, MAX_PLAYERS), np.float64),  # 5 ranking keys (a fraction breaks a tie), points
         new_lookahead_scratch(),  # 6 the rollout player's playouts
     )
 
@@ -63,7 +65,7 @@ def new_lookahead_scratch():
         np.zeros((MAX_PLAYERS, CT_SIZE), np.int64),  # 6
         np.zeros((2, 1), np.uint64),  # 7 the rollout's stream, and a playout's copy of it
         np.zeros(MAX_OPTIONS, np.float64),  # 8 summed playout value per option
-        np.zeros((2, MAX_PLAYERS), np.int64),  # 9 a playout's ranking keys, points
+        np.zeros((2, MAX_PLAYERS), np.float64),  # 9 a playout's ranking keys, points
         new_trace_stub(N_COLS),  # 10 playouts are never traced
         np.full(MAX_PLAYERS, PLAYOUT, np.int64),  # 11 every playout seat plays PLAYOUT ...
         np.zeros((MAX_PLAYERS, N_PARAMS), np.float64),  # 12 ... with these parameters
@@ -157,14 +159,19 @@ def play_game(t, n_players, seed, sids, params, out, g, scratch, trace, tracing,
         if n == GAME_OVER:
             break
         if n <= 0 or n > MAX_OPTIONS:  # reported by the adapter (simkit/gamekit/folder.py)
-            decisions = NO_OPTION
+            decisions = NO_OPTION if n <= 0 else TOO_MANY
             break
         s = pub[SEAT]
         if lookahead is not None and sids[s] == ROLLOUT:
             c = rollout_choice(t, n_players, s, (pub, hid, cnt, rs), opts, n, params[s],
                                rngs[1 + s])
         else:
-            c = ask(sids[s], opts, n, pub, t, params[s], rngs[1 + s])
+            c = choose(sids[s], opts, n, pub, t, params[s], rngs[1 + s])
+            if c < 0 or c >= n:  # `ask`'s fallback to row 0; a traced game reports it
+                if tracing:
+                    decisions = BAD_CHOICE - sids[s]
+                    break
+                c = 0
         record_decision(trace, tracing, pub[ROUND], s, opts[0, KIND], opts, n, c)
         apply_option(t, n_players, pub, hid, cnt, opts, c, rngs[0], trace, tracing)
         decisions += 1
