@@ -176,6 +176,10 @@ def as_proportion(frame: pl.DataFrame, value: str, n: str = "players",
             lo.append(math.nan)
             hi.append(math.nan)
             continue
+        if se == 0 and 0 < p < 1:  # the same share in every cluster: a strategy holding
+            lo.append(p)  # every seat takes 1/N of each game by construction
+            hi.append(p)
+            continue
         n_eff = p * (1 - p) / se ** 2 if se and se > 0 and 0 < p < 1 else count
         a, b = wilson(p, n_eff)
         lo.append(a)

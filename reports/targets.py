@@ -308,6 +308,8 @@ def scorecard(targets: Targets, *, run_games: int, seat_advantage: pl.DataFrame,
             target = f"every seat within ±{settings['max_points']:g} points of the fair share"
             fmt = pts
         elif metric == "component_effect":
+            if components.height == 0 and (causal is None or causal.height == 0):
+                continue  # a game whose report names no components: nothing it applies to
             limit = settings["max_points"] / 100
             items, detail = component_items(components, causal)
             lower, upper = -limit, limit

@@ -34,7 +34,8 @@ TABLE_EXPLAIN = (
     "Worth: the win share (and points) these players lose when it is neutralised, as "
     "configured minus neutralised, on the same deals. vs average: that worth minus the "
     "average worth of its kind, which the verdict reads. The A/A row (no change, fresh "
-    "deals) must cover 0.")
+    "deals) must cover 0: it checks the comparison for a shift, not the width of the "
+    "intervals (unpaired, its own is wider).")
 
 COLUMNS = [
     Column("name", "Component"),

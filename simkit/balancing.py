@@ -10,9 +10,10 @@ exactly (resume).
 Every candidate is played on the same deals (common random numbers), so candidates differ
 by their rules, not their luck. Successive halving then gives the promising ones more
 games: a third of them goes on, each round, on three times the deals. A candidate is
-scored by how far the 95% intervals of its estimates reach past each target (0: all
-inside, as the scorecard's PASS), plus a small cost for the size of the change, so that
-among candidates that pass the smallest change wins: fewer keys changed, and less.
+scored by how far the 95% intervals of its estimates reach past each target, on the
+side it reaches furthest (0: all inside, as the scorecard's PASS), plus a small cost for
+the size of the change, so that among candidates that pass the smallest change wins:
+fewer keys changed, and less.
 
 The winner (and the original, for comparison) is then played again on fresh deals the
 search never saw (a different master seed), because the best of many noisy candidates
@@ -213,7 +214,12 @@ def estimates(t: Totals, players: int) -> dict[str, list[tuple[str, float, float
 def badness(t: Totals, players: int, targets: Mapping[str, Mapping[str, float]]
             ) -> tuple[float, float]:
     """(how far the intervals reach past the searched targets, summed in units of each
-    target's allowance; how far the estimates themselves lie past them). 0 = passes."""
+    target's allowance; how far the estimates themselves lie past them). 0 = passes.
+
+    An interval counts on the side it reaches furthest past its band, not both: one wider
+    than the band reaches past both limits, and the two overshoots add up to its width
+    less the band's whatever its estimate, so a lopsided candidate with a narrower interval
+    would rank above a fair one."""
     est = estimates(t, players)
     reach = point = 0.0
     for metric in SEARCHED:
@@ -233,7 +239,7 @@ def badness(t: Totals, players: int, targets: Mapping[str, Mapping[str, float]]
         for _label, e, lo, hi in est[metric]:
             over = max(0.0, hi - upper) if upper is not None else 0.0
             under = max(0.0, lower - lo) if lower is not None else 0.0
-            reach += (over + under) / scale
+            reach += max(over, under) / scale
             point += (max(0.0, e - upper) if upper is not None else 0.0) / scale
             point += (max(0.0, lower - e) if lower is not None else 0.0) / scale
     return reach, point

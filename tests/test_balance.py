@@ -131,3 +131,19 @@ def test_from_python(tmp_path):
     assert r.passed == (r.after.filter(r.after["metric"] == "seat_advantage")["verdict"][0]
                         == "PASS")
     assert set(r.set) <= {"compensation.start.1"} and len(r.candidates) >= 1
+
+
+def test_a_fair_candidate_ranks_above_a_lopsided_one_with_a_narrower_interval():
+    """200 games of 2 players, a band of +-2 points: both intervals are wider than the
+    band; the fair one (50%) must score better than the lopsided one (45.5%), whose
+    interval is a little narrower."""
+    targets = {"seat_advantage": {"max_points": 2.0}}
+
+    def totals(wins: int) -> bal.Totals:
+        return bal.Totals(200, [wins, 200 - wins], [wins, 200 - wins], 0, 2000.0, 20000.0)
+
+    fair, lopsided = bal.badness(totals(100), 2, targets), bal.badness(totals(91), 2, targets)
+    assert fair[0] < lopsided[0] and fair[1] == 0 < lopsided[1]
+    # Passing is unchanged: 0 exactly when every interval lies inside its band.
+    assert bal.badness(bal.Totals(10**6, [5 * 10**5] * 2, [5 * 10**5] * 2, 0, 1.0, 1.0), 2,
+                       targets)[0] == 0

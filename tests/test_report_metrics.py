@@ -231,3 +231,16 @@ def test_proportion_intervals_stay_inside_0_1():
     assert out["x_hi"][0] == 1.0 and 0.9 < out["x_lo"][0] < 1.0
     lo, hi = wilson(0.3, 0.3 * 0.7 / 0.065 ** 2)
     assert (out["x_lo"][1], out["x_hi"][1]) == (approx(lo), approx(hi))
+
+
+def test_a_share_without_spread_is_exact_not_widened():
+    """A strategy in every seat takes 1/N of every game: its share has no spread, and its
+    interval is the share itself (Wilson's on the deal count said 25% [24.4, 25.6])."""
+    f = pl.DataFrame({"players": [4000], "clusters": [1000], "x": [0.25], "x_se": [0.0]})
+    out = metrics.as_proportion(f, "x")
+    assert out["x_lo"][0] == out["x_hi"][0] == 0.25
+    rng = np.random.default_rng(2)
+    frame = random_frame(rng, 400, 4, strength=[1, 1, 1, 1], rotate=False)
+    frame = frame.with_columns(strategy=pl.lit("greedy"))
+    row = metrics.win_share_by(frame, "strategy").row(0, named=True)
+    assert row["win_share"] == approx(0.25) and row["win_share_lo"] == row["win_share_hi"]

@@ -132,6 +132,16 @@ def test_scorecard_rows():
     assert "worst: seat 0 +6.0" in bad["estimate"][0]
 
 
+def test_a_game_without_components_has_no_component_row():
+    """Pig's report names no components: its scorecard leaves the target out rather than
+    calling it NOT YET SURE forever (which `--until-sure` would wait on)."""
+    targets = load_targets(None, "cauldron-master")
+    frames = _frames()
+    card = scorecard(targets, run_games=1000,
+                     **(frames | {"components": frames["components"].clear()}))
+    assert card["metric"].to_list() == ["seat_advantage", "tie_rate", "game_length"]
+
+
 def test_a_chosen_component_is_never_failed_on_association_alone():
     targets = load_targets(None, "cauldron-master")
     frames = _frames(effects=(0.2,))  # players who had c0 won 20 points more

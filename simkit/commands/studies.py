@@ -241,8 +241,10 @@ def tune(game: str, strategy: str, against: str, budget: int, seed: int, out_fil
     setup = tu.prepare(spec)
     engine.set_threads(threads)
     tu.check_out(out_file, force)
-    click.echo(f"Tuning {setup.name} ({len(setup.strategy.params)} parameters) against "
-               f"{', '.join(spec.against)}: {setup.generations} generations x "
+    click.echo(f"Tuning {setup.name} ({len(setup.strategy.params)} parameters) at "
+               f"{setup.players} players, against {', '.join(spec.against)} (parameters "
+               f"tuned at one player count may play worse at another): "
+               f"{setup.generations} generations x "
                f"{setup.population} candidates x {setup.games_per_candidate:,} games, then "
                f"3 x {setup.eval_games:,} fresh games.")
     total = setup.search_games + 3 * setup.eval_games
