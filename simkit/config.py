@@ -95,29 +95,38 @@ def apply_override(data: dict[str, Any], item: str) -> None:
                 known = [k for k in parent if k != "placeholder"]
                 hint = difflib.get_close_matches(part, known, n=1)
                 tip = f"; did you mean '{hint[0]}'?" if hint else f"; known: {', '.join(known)}"
-                raise ConfigError("--set", where, value, f"unknown key{tip}")
+                raise ConfigError("--set", key, value, f"unknown key '{where}'{tip}")
             if last:
                 parent[part] = _checked(parent[part], value, key)
             else:
                 parent = parent[part]
         elif isinstance(parent, list):
-            index = _list_index(parent, part, where, value)
+            index = _list_index(parent, part, where, key, value)
             if last:
                 parent[index] = _checked(parent[index], value, key)
             else:
                 parent = parent[index]
         else:
-            raise ConfigError("--set", where, value, "cannot go deeper: this value is not a table")
+            raise ConfigError("--set", key, value, f"'{'.'.join(parts[:depth])}' is a "
+                              "value, not a table: nothing lies below it")
 
 
-def _list_index(items: list[Any], part: str, where: str, value: Any) -> int:
+def _list_index(items: list[Any], part: str, where: str, key: str, value: Any) -> int:
+    """The position `part` names in a list: its index, or the id of one of its tables."""
     if part.isascii() and part.isdigit() and int(part) < len(items):
         return int(part)
     ids = [e.get("id") for e in items if isinstance(e, dict)]
     if part in ids:
         return ids.index(part)
-    known = ", ".join(map(str, ids))
-    raise ConfigError("--set", where, value, f"no entry with this id; known: {known}")
+    listed = where.rpartition(".")[0]
+    span = f"an index 0..{len(items) - 1}" if items else "nothing (the list is empty)"
+    if any(i is not None for i in ids):
+        hint = difflib.get_close_matches(part, [str(i) for i in ids], n=1)
+        tip = f"did you mean '{hint[0]}'?" if hint else f"known: {', '.join(map(str, ids))}"
+        raise ConfigError("--set", key, value, f"'{listed}' has no entry '{part}'; {tip} "
+                          f"(or {span})")
+    raise ConfigError("--set", key, value, f"'{listed}' is a list of {len(items)}: '{part}' "
+                      f"must be {span}")
 
 
 def _checked(old: Any, new: Any, key: str) -> Any:

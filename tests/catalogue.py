@@ -162,7 +162,7 @@ CATALOGUE: list[tuple[str, list[str], str]] = [
     ("set-huge", _run("--set", "supply.size.4=1000", "--out", "{t}/o"),
      "supply.size.4 = 1000"),
     ("set-unknown-id", _run("--set", "witches.wizard.initiative=1", "--out", "{t}/o"),
-     "no entry with this id"),
+     "'witches' has no entry 'wizard'"),
     ("set-no-equals", _run("--set", "nonsense", "--out", "{t}/o"), "expected KEY=VALUE"),
     ("set-empty-key", _run("--set", "=3", "--out", "{t}/o"), "--set"),
     ("set-superscript", _run("--set", "ingredients.\u00b2.scores=[1]", "--out", "{t}/o"),

@@ -76,7 +76,7 @@ BAD = [
     (["run", "cauldron-master", "--set", "supply.size.4=0", "--out", "x"],
      "supply.size.4 = 0: must be between"),
     (["run", "cauldron-master", "--set", "witches.wizard.initiative=1", "--out", "x"],
-     "no entry with this id"),
+     "'witches' has no entry 'wizard'"),
     (["run", "cauldron-master", "--games", "0", "--out", "x"], "--games must be between 1 and"),
     (["run", "cauldron-master", "--workers", "0", "--out", "x"], "--workers must be at least 1"),
     (["run", "cauldron-master", "--precision", "0.01", "--out", "x"],

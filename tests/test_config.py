@@ -42,7 +42,12 @@ def test_placeholders_listed():
     ("options.max_round=3", "did you mean 'max_rounds'"),
     ("options.picking_compulsory=1", "expected a value of type bool"),
     ("ingredients.spider_venom.scores=3", "expected a value of type list"),
-    ("ingredients.unicorn.scores=[1]", "no entry with this id"),
+    ("ingredients.unicorn.scores=[1]", "'ingredients' has no entry 'unicorn'"),
+    ("compensation.points.4=1", "'compensation.points' is a list of 4: '4' must be an "
+     "index 0..3"),
+    ("suply.size.4=8", "suply.size.4 = 8: unknown key 'suply'; did you mean 'supply'"),
+    ("ingredients.bat_heart.copies=2", "ingredients.bat_heart.copies = 2: 'ingredients' has "
+     "no entry 'bat_heart'; did you mean 'bats_heart'"),
     ("options", "expected KEY=VALUE"),
 ])
 def test_bad_overrides(item, message):
