@@ -111,7 +111,8 @@ def run(spec: RunSpec, run_dir: Path, threads: int | None = None,
         chunk_size: int | None = None, force: bool = False,
         progress: Callable[[int], None] | None = None,
         prepared: Prepared | None = None, scheduler: str | None = None,
-        workers: int | None = None, analysis: Analysis | None = None) -> dict[str, Any]:
+        workers: int | None = None, analysis: Analysis | None = None,
+        resumed: Callable[[int], None] | None = None) -> dict[str, Any]:
     """Simulate `spec` into `run_dir`; returns the manifest.
 
     Each chunk of games (`chunk_size`, by default `chunk_games`) is written atomically as
@@ -122,7 +123,9 @@ def run(spec: RunSpec, run_dir: Path, threads: int | None = None,
     run already complete is left as it is (the manifest comes back with "skipped").
     With `scheduler` (a dask scheduler address) or `workers` (a local dask cluster of
     that many processes) the chunks are played on the cluster; the results are the same.
-    A --summary-only or --until-sure run needs `analysis` (see `Analysis`).
+    A --summary-only or --until-sure run needs `analysis` (see `Analysis`). The games an
+    interrupted run had played are counted once through `resumed`, if given, else through
+    `progress`.
     """
     p = prepared or prepare(spec)
     used_threads = set_threads(threads)
@@ -140,7 +143,13 @@ def run(spec: RunSpec, run_dir: Path, threads: int | None = None,
         if state == "done":
             return _already_done(run_dir)
         return _run(p, run_dir, state, used_threads, chunk_size, progress, scheduler,
-                    workers, judge, queries)
+                    workers, judge, queries, resumed or progress)
+
+
+def played_before(run_dir: Path, p: Prepared) -> int:
+    """The games an interrupted run of `p` in `run_dir` has already saved."""
+    return sum(n for _, n in finished_chunks(run_dir, "summary" if p.spec.summary_only
+                                             else "games"))
 
 
 def _already_done(run_dir: Path) -> dict[str, Any]:
@@ -162,7 +171,8 @@ def _already_done(run_dir: Path) -> dict[str, Any]:
 def _run(p: Prepared, run_dir: Path, state: str, used_threads: int, chunk_size: int,
          progress: Callable[[int], None] | None, scheduler: str | None,
          workers: int | None, judge: Judge | None,
-         queries_of: Callable[[Prepared], Sequence[Query]] | None) -> dict[str, Any]:
+         queries_of: Callable[[Prepared], Sequence[Query]] | None,
+         resumed: Callable[[int], None] | None) -> dict[str, Any]:
     spec = p.spec
     try:
         if state == "new":
@@ -174,8 +184,8 @@ def _run(p: Prepared, run_dir: Path, state: str, used_threads: int, chunk_size: 
     started = time.perf_counter()
     kind = "summary" if spec.summary_only else "games"
     done = finished_chunks(run_dir, kind)
-    if progress is not None and done:
-        progress(sum(n for _, n in done))
+    if resumed is not None and done:
+        resumed(sum(n for _, n in done))
     looks = schedule(spec.games) if spec.until_sure is not None else [spec.games]
     stopping = None
     queries: Sequence[Query] | None = None  # what a summary-only run keeps of each chunk

@@ -55,7 +55,8 @@ class Progress:
 
     def line(self) -> str:
         """The progress as one line of text."""
-        since, counted = self.base if self.base is not None else (time.perf_counter(), 0)
+        since, counted = self.base if self.base is not None else (time.perf_counter(),
+                                                                  self.done)
         elapsed = time.perf_counter() - since
         played = self.done - counted
         text = (f"{self.label}: {self.done:,}/{self.total:,} {self.unit} "

@@ -53,3 +53,17 @@ def test_the_compile_check_asks_once_per_kernel_variant():
     out = io.StringIO()
     say_if_compiling(game, ["greedy", "rollout"], out)
     assert "Compiling the Toy kernel (first run only;" in out.getvalue()
+
+
+def test_a_resumed_bar_counts_the_earlier_games_but_not_in_its_rate(monkeypatch):
+    now = [100.0]
+    monkeypatch.setattr(progress.time, "perf_counter", lambda: now[0])
+    out = io.StringIO()
+    bar = progress.Progress(10_000, "cm", stream=out, done=6_000)  # 6,000 played before
+    assert out.getvalue().splitlines()[0] == "cm: 6,000/10,000 games (60%)"  # no rate yet
+    now[0] += 1.0
+    bar.update(1_000)
+    now[0] += 1.0
+    bar.update(3_000)
+    bar.close()
+    assert out.getvalue().splitlines()[-1] == "cm: 10,000/10,000 games in 2 s, 2,000 games/s"

@@ -100,6 +100,13 @@ def test_a_live_lock_is_refused_naming_its_owner(cm, tmp_path):
         assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
         with pytest.raises(SimkitError, match=f"another simkit process \\(pid {holder.pid} on"):
             engine.run(SPEC, out)
+        # The command refuses before it prints anything else (no progress line first).
+        cli = subprocess.run([sys.executable, "-m", "simkit.cli", "run", SPEC.game,
+                              "--players", str(SPEC.players), "--strategies",
+                              ",".join(SPEC.strategies), "--games", str(SPEC.games),
+                              "--out", str(out)], capture_output=True, text=True)
+        assert cli.returncode == 1 and cli.stdout == ""
+        assert cli.stderr.startswith("Error: ") and "another simkit process" in cli.stderr
     finally:
         holder.kill()
         holder.wait()

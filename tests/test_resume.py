@@ -91,8 +91,15 @@ def test_killed_process_resumes(reference_run, tmp_path):
     if proc.poll() is None:
         os.kill(proc.pid, signal.SIGKILL)
     proc.wait()
-    subprocess.run(cmd, check=True, capture_output=True)
+    before = sum(n for _, n in engine.finished_chunks(out, "games"))
+    again = subprocess.run(cmd, check=True, capture_output=True, text=True)
     assert pl.read_parquet(out / "games.parquet").equals(reference_run)
+    # It says it resumes, and how far the run had got, before its progress starts.
+    if before:
+        lines = again.stderr.splitlines()
+        said = next(i for i, ln in enumerate(lines) if ln.startswith("Resuming"))
+        assert f"{before:,} of {SPEC.games:,} games were played before" in lines[said]
+        assert lines[said + 1].startswith(f"{SPEC.game}: {before:,}/")
 
 
 def test_unwritable_output_is_a_clear_error(cm, tmp_path):

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import click
 
+from simkit import folders
 from simkit.errors import SimkitError
 from simkit.progress import Progress, say_if_compiling
 from simkit.stopping import StopRule
@@ -105,13 +106,22 @@ def run(game: str, strategy_list: str, players: int, seed: int, n_games: int, ou
     prepared = engine.prepare(spec)  # every input error surfaces before any work starts
     engine.set_threads(threads)
     engine.check_run_options(chunk_size, workers)
-    done = engine.check_output(out_dir, prepared, force) == "done"
-    if not done:
-        say_if_compiling(prepared.game, [prepared.lineup])
-    with contextlib.nullcontext(None) if done else Progress(n_games, game) as bar:
-        manifest = engine.run(spec, out_dir, threads=threads, chunk_size=chunk_size, force=force,
-                              progress=None if bar is None else bar.update, prepared=prepared,
-                              scheduler=scheduler, workers=workers, analysis=analysis(spec))
+    with folders.locked(out_dir):  # a folder another command writes: refused before any output
+        state = engine.check_output(out_dir, prepared, force)
+        done = state == "done"
+        if not done:
+            say_if_compiling(prepared.game, [prepared.lineup])
+        before = engine.played_before(out_dir, prepared) if state == "resume" else 0
+        if before:
+            click.echo(f"Resuming the interrupted run in {out_dir}: {before:,} of "
+                       f"{n_games:,} games were played before.", err=True)
+        with contextlib.nullcontext(None) if done else Progress(n_games, game,
+                                                                  done=before) as bar:
+            manifest = engine.run(spec, out_dir, threads=threads, chunk_size=chunk_size,
+                                  force=force, progress=None if bar is None else bar.update,
+                                  prepared=prepared, scheduler=scheduler, workers=workers,
+                                  analysis=analysis(spec),
+                                  resumed=lambda _n: None)  # counted in the bar already
     what = (f"the totals of {manifest['games']:,} games" if manifest.get("summary_only")
             else f"{manifest['rows']:,} rows")
     where = out_dir / engine.results_file(prepared)
