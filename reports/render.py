@@ -28,6 +28,7 @@ from reports.targets import FAIL, PASS, load_targets
 from reports.value import EXPLAIN, VALUE_HTML, VALUE_MD, VALUE_TABLES, read_value
 from reports.value import sections as value_sections
 from simkit.results import REPORT_FILE, REPORT_SUMMARY_FILE
+from simkit.words import count
 
 DPI = 110
 
@@ -265,11 +266,12 @@ def render_html(report: Report) -> str:
         if report.placeholders:
             placeholder_block = (
                 f'<section id="placeholders" class="warn"><h2>&#9888; This run used '
-                f"{len(report.placeholders)} placeholder values</h2><p>These numbers are not "
+                f"{count(len(report.placeholders), 'placeholder value')}</h2><p>These "
+                "numbers are not "
                 "from a published source. Results that depend on them describe the "
                 "placeholder data, not the published game. Replace them in the config (or "
                 "with <code>--set</code>) and run again.</p>"
-                f"<details><summary>The {len(report.placeholders)} placeholder values"
+                f"<details><summary>The {count(len(report.placeholders), 'placeholder value')}"
                 f"</summary><ul>{items}</ul>{notes}</details></section>")
         else:
             placeholder_block = f'<section id="placeholders-note" class="note">{notes}</section>'
@@ -451,7 +453,8 @@ def write_value_report(folder: Path) -> tuple[Path, Path]:
                 md += ["", b.text]
     if data.get("config", {}).get("placeholders"):
         n = len(data["config"]["placeholders"])
-        note = (f"This run used {n} placeholder values (see `simkit show {data['game']}`): "
+        note = (f"This run used {count(n, 'placeholder value')} (see `simkit show "
+                f"{data['game']}`): "
                 "values describe the placeholder data, not the published game.")
         html_parts.append(f'<p class="note">{_e(note)}</p>')
         md += ["", f"_{note}_"]

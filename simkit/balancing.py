@@ -41,6 +41,7 @@ from simkit.engine import MAX_SEED, build_lineup
 from simkit.errors import ConfigError, SimkitError
 from simkit.games import Game, Lineup, get_game
 from simkit.intervals import wilson
+from simkit.words import count
 
 SEARCHED = ("seat_advantage", "tie_rate", "game_length")  # targets the search scores
 VERIFY_SEED_MIX = 0x9E3779B97F4A7C15  # fresh deals: the verification's master seed
@@ -528,7 +529,7 @@ def result(s: Search, outcome: Outcome, verified: Mapping[str, Any]) -> dict[str
                     "original itself (see the candidates)."))
     elif passed:
         verdict = (f"Found: {', '.join(f'{k} = {_show(v)}' for k, v in changes.items())} "
-                   f"({keys} key(s) changed) passes every searched target on "
+                   f"({count(keys, 'key')} changed) passes every searched target on "
                    f"{s.spec.verify_games:,} fresh games.")
     else:
         verdict = (f"No candidate passes every searched target on fresh deals. The closest: "

@@ -233,10 +233,19 @@ def check(game: str, n_games: int) -> None:
       simkit check examples/pig
     """
     from reports.hooks import hooks_for
+    from simkit.engine import build_lineup
+    from simkit.games import get_game
+    from simkit.progress import say_if_compiling
     from simkit.testing import check_game
 
     click.echo(f"Checking {game} ({n_games} games per player count)...", err=True)
     hooks_for(game)  # its report.py, if any, imports and names a GameHooks subclass
+    found = get_game(game)
+    # check plays every strategy, so both variants of the kernel (with lookahead players
+    # and without) may compile first: say so rather than sit silent.
+    every = list(found.strategies())
+    players = max(found.players(found.compile(found.load_config())))
+    say_if_compiling(found, [build_lineup(found, [name], players) for name in every])
     try:
         check_game(game, n_games=n_games)
     except AssertionError as exc:

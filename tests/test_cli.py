@@ -263,3 +263,10 @@ def test_a_command_leaves_its_objects_out_of_the_shutdown_collection(cm, tmp_pat
     frozen = int(done.stdout.strip().splitlines()[-1].split()[1])
     assert frozen > 10_000, frozen
     assert pl.read_parquet(out / "games.parquet").height == 20 * 4
+
+
+def test_counts_read_as_english():
+    from simkit.words import count
+    assert count(1, "key") == "1 key" and count(4, "key") == "4 keys"
+    assert count(0, "placeholder value") == "0 placeholder values"
+    assert count(1, "match", "matches") == "1 match" and count(12_000, "game") == "12,000 games"

@@ -15,6 +15,7 @@ import click
 
 from simkit.errors import SimkitError
 from simkit.progress import Progress, say_if_compiling
+from simkit.words import count
 
 from .common import CONTEXT, config_option, param_option, set_option, split
 
@@ -119,7 +120,7 @@ def run_balance(spec: Any, targets: Any, out_dir: Path, force: bool, command: st
         resumed = len(search.cache)
         if say is not None:
             say(f"Balancing {search.game.title}, {spec.players} players "
-                f"({', '.join(spec.strategies)}): {len(search.knobs)} key(s) "
+                f"({', '.join(spec.strategies)}): {count(len(search.knobs), 'key')} "
                 f"({'; '.join(k.describe() for k in search.knobs)}); up to "
                 f"{search.first_rung} candidates x {search.per:,} games, the best raced on "
                 f"more, within {spec.budget:,} games"

@@ -11,6 +11,7 @@ from simkit import folders
 from simkit.errors import SimkitError
 from simkit.progress import Progress, say_if_compiling
 from simkit.stopping import StopRule
+from simkit.words import count
 
 from .common import (
     CONTEXT,
@@ -138,7 +139,8 @@ def run(game: str, strategy_list: str, players: int, seed: int, n_games: int, ou
         from reports.hooks import used_placeholders
 
         used = len(used_placeholders(manifest))  # counted as the report counts them
-        click.echo(f"Note: this run used {used} placeholder values (see `simkit show {game}`); "
+        click.echo(f"Note: this run used {count(used, 'placeholder value')} (see `simkit "
+                   f"show {game}`); "
                    "not the published card data.")
     if manifest.get("stopping"):
         stop = manifest["stopping"]

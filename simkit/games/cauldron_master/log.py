@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from simkit.words import count
+
 from . import layout as L
 
 
@@ -70,5 +72,5 @@ def format_log(compiled: Any, lineup: Any, replay: Any) -> str:
         extra = f" ({int(comp[s]):+d} seat compensation)" if comp[s] else ""
         lines.append(f"  {seat_name[s]}: {out[L.O_SCORE][0, s]} points{extra}, "
                      f"rank {out[L.O_RANK][0, s]}, {out[L.O_POTIONS][0, s]} potions, "
-                     f"{out[L.O_CARDS_LEFT][0, s]} cards left unbrewed")
+                     f"{count(int(out[L.O_CARDS_LEFT][0, s]), 'card')} left unbrewed")
     return "\n".join(lines).lstrip("\n")
