@@ -40,8 +40,11 @@ class GameConfig:
         return hashlib.sha256(text.encode()).hexdigest()[:16]
 
     def placeholders(self) -> list[str]:
-        """Dotted keys of every value marked as a placeholder."""
-        return list(_walk_placeholders(self.data, ""))
+        """Dotted keys of every value marked as a placeholder, less those a `--set`
+        replaced (the value is then the designer's own, and the warning would mislead)."""
+        mine = [_id_path(self.data, item.partition("=")[0].strip()) for item in self.overrides]
+        return [k for k in _walk_placeholders(self.data, "")
+                if not any(k == m or k.startswith(m + ".") for m in mine)]
 
 
 def load_toml(path: Path) -> dict[str, Any]:
@@ -142,6 +145,24 @@ def _checked(old: Any, new: Any, key: str) -> Any:
         want = type(old).__name__
         raise ConfigError("--set", key, new, f"expected a value of type {want} (currently {old!r})")
     return copy.deepcopy(new)
+
+
+def _id_path(data: Any, key: str) -> str:
+    """An override key as `placeholders()` names it: a list's entries by id where they
+    have one (`ingredients.0.scores` -> `ingredients.bats_heart.scores`)."""
+    out, node = [], data
+    for part in key.split("."):
+        if isinstance(node, list) and part.isascii() and part.isdigit() \
+                and int(part) < len(node):
+            node = node[int(part)]
+            out.append(str(node.get("id", part)) if isinstance(node, dict) else part)
+        elif isinstance(node, list):
+            node = next((e for e in node if isinstance(e, dict) and e.get("id") == part), None)
+            out.append(part)
+        else:
+            node = node.get(part) if isinstance(node, dict) else None
+            out.append(part)
+    return ".".join(out)
 
 
 def _walk_placeholders(node: Any, prefix: str) -> Iterator[str]:

@@ -85,3 +85,14 @@ def test_flatten_round_trips_through_set():
 def test_parse_value_reads_toml(value):
     text = str(value).lower() if isinstance(value, bool) else str(value)
     assert parse_value(text) == value
+
+
+def test_a_placeholder_set_by_the_designer_is_no_longer_listed():
+    """`--set` replaces a placeholder with the designer's own value: the run's warning
+    leaves it out (by id or by position), and keeps every other mark."""
+    base = load_config("cauldron-master").placeholders()
+    assert "ingredients.bats_heart.scores" in base
+    for key in ("ingredients.bats_heart.scores", "ingredients.0.scores"):
+        marks = load_config("cauldron-master", overrides=(f"{key}=[1,2,3,4]",)).placeholders()
+        assert "ingredients.bats_heart.scores" not in marks
+        assert sorted(marks) == sorted(m for m in base if m != "ingredients.bats_heart.scores")
