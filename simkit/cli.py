@@ -223,7 +223,9 @@ def new_game(name: str, parent: Path) -> None:
 @click.argument("game")
 @click.option("--games", "n_games", type=int, default=600, show_default=True,
               help="Games per player count.")
-def check(game: str, n_games: int) -> None:
+@click.option("--here", is_flag=True, hidden=True,
+              help="Check in this process (simkit check runs itself so in a child).")
+def check(game: str, n_games: int, here: bool) -> None:
     """Check that GAME keeps simkit's game contract: it compiles, every game ends, every
     decision has a legal option, results are deterministic across threads and chunks,
     games replay, every strategy plays, and its conservation check holds in traced games.
@@ -238,6 +240,24 @@ def check(game: str, n_games: int) -> None:
     from simkit.progress import say_if_compiling
     from simkit.testing import check_game
 
+    if not here:  # a game that crashes the process is still named (simkit.gamekit.crash)
+        from simkit.gamekit import crash
+
+        code = crash.check_in_child(game, n_games, click.echo, lambda ln: click.echo(ln,
+                                                                                 err=True))
+        if code >= 0:
+            raise SystemExit(code)
+        click.echo(f"The game crashed the check ({crash.crash_name(code)}): nearly always an "
+                   "index past the end of an array. Replaying it in plain Python to find "
+                   "the line...", err=True)
+        folder = getattr(get_game(game), "folder", None)
+        where = crash.find_in_plain_python(game, folder)
+        raise SimkitError(
+            f"{where} (the compiled game crashed with {crash.crash_name(code)}; found by "
+            "replaying in plain Python)" if where else
+            f"{game}: the compiled game crashed with {crash.crash_name(code)}, and the "
+            "games replayed in plain Python ran clean: an index past the end of an array "
+            "in a game not replayed (docs/new-game.md, section 7)")
     click.echo(f"Checking {game} ({n_games} games per player count)...", err=True)
     hooks_for(game)  # its report.py, if any, imports and names a GameHooks subclass
     found = get_game(game)

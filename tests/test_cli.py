@@ -64,6 +64,7 @@ def test_run_then_files(cli, tmp_path):
 
 BAD = [
     (["run", "chess", "--out", "x"], "unknown game 'chess'"),
+    (["run", "cauldron_master", "--out", "x"], "did you mean 'cauldron-master'?"),
     (["run", "cauldron-master", "--players", "5", "--out", "x"], "not 5"),
     (["run", "cauldron-master", "--players", "1", "--out", "x"], "not 1"),
     (["run", "cauldron-master", "--strategies", "greedy,random", "--out", "x"],

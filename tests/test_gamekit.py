@@ -139,6 +139,9 @@ def test_a_broken_game_is_named_in_one_line(skeleton, tmp_path, name, file, old,
      "    pub[ROLLS] += np.zeros(1, np.int32)[0]\n",
      r"^Error: \S*allocates/rules\.py:\d+: numba cannot compile the game: a rule makes a new "
      r"array"),
+    ("crashes", "rules.py", "    pub[ROLLS] += 1\n", "    pub[ROLLS + 1_000_000_000] += 1\n",
+     r"rules\.py:\d+: IndexError: index 100000000\d is out of bounds .*crashed with a "
+     r"segmentation fault; found by replaying in plain Python"),
     ("badreport", "report.py", "class ", "x = (\nclass ",
      r"report\.py:\d+: syntax error"),
     ("staleinterventions", "interventions.py", "from .layout import RU_BAN_FACE",

@@ -7,6 +7,7 @@ docs/new-game.md); and any such package named by its folder's path (`simkit run 
 
 from __future__ import annotations
 
+import difflib
 import functools
 import importlib
 from importlib.metadata import entry_points
@@ -63,5 +64,9 @@ def get_game(name: str) -> Game:
         return _builtin(name)
     if is_folder_token(name) or name in _entry_points():
         return _plugin(str(Path(name).resolve()) if is_folder_token(name) else name)
-    raise SimkitError(f"unknown game '{name}'; known games: {', '.join(game_names())} "
+    known = game_names()
+    close = difflib.get_close_matches(name.lower().replace("_", "-").replace(" ", "-"),
+                                      known, n=1, cutoff=0.6)
+    tip = f"did you mean '{close[0]}'? " if close else ""
+    raise SimkitError(f"unknown game '{name}'; {tip}known games: {', '.join(known)} "
                       "(or a game folder's path, e.g. ./mygame)")
