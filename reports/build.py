@@ -79,7 +79,7 @@ def scorecard_only(run: Run, targets: Targets, hooks: GameHooks | None = None,
                      tie_rate=widened(metrics.tie_rate(src.games), "tie_rate", widen),
                      game_length=widened(metrics.summary(src.games, "rounds"), "rounds",
                                          widen),
-                     seat_label=hooks.seat_label)
+                     seat_label=hooks.seat_label, length_unit=hooks.length_unit)
 
 
 def build(run: Run, targets: Targets, hooks: GameHooks | None = None,
@@ -107,7 +107,8 @@ def build(run: Run, targets: Targets, hooks: GameHooks | None = None,
     value, value_note = value_for(run.path, run.manifest)
     causal = value_frame(value) if value is not None else None
     card = scorecard(targets, run_games=run_games, seat_advantage=seats, components=components,
-                     tie_rate=ties, game_length=length, seat_label=label, causal=causal)
+                     tie_rate=ties, game_length=length, seat_label=label, causal=causal,
+                     length_unit=hooks.length_unit)
 
     sections = [
         _winners(by_strategy, by_seat, fair, n),

@@ -99,7 +99,7 @@ def point_metrics(run_dir: Path, targets: Targets) -> tuple[pl.DataFrame, pl.Dat
     components = components_of(run, hooks, context(run, targets, hooks))
     card = scorecard(targets, run_games=metrics.game_count(src), seat_advantage=seats,
                      components=components, tie_rate=ties, game_length=length,
-                     seat_label=label)
+                     seat_label=label, length_unit=hooks.length_unit)
     rows: list[dict[str, Any]] = []
 
     def add(family: str, group: str, est: Any, lo: Any, hi: Any) -> None:

@@ -288,7 +288,8 @@ def component_items(components: pl.DataFrame,
 def scorecard(targets: Targets, *, run_games: int, seat_advantage: pl.DataFrame,
               components: pl.DataFrame, tie_rate: pl.DataFrame, game_length: pl.DataFrame,
               seat_label: Callable[[int], str] = lambda s: f"seat {s}",
-              causal: pl.DataFrame | None = None) -> pl.DataFrame:
+              causal: pl.DataFrame | None = None, length_unit: str = "rounds"
+              ) -> pl.DataFrame:
     """One row per target in force: metric, title, target, verdict, estimate, detail,
     games_needed (NOT YET SURE only) and meaning. `causal` is a `simkit value` table for
     the same game, judged in place of the association where it measured a component."""
@@ -329,16 +330,16 @@ def scorecard(targets: Targets, *, run_games: int, seat_advantage: pl.DataFrame,
             items = [Item("mean length", r["rounds"], r["rounds_lo"], r["rounds_hi"])]
             lower, upper = settings.get("min_rounds"), settings.get("max_rounds")
             if lower is not None and upper is not None:
-                target = f"mean game length between {lower:g} and {upper:g} rounds"
+                target = f"mean game length between {lower:g} and {upper:g} {length_unit}"
             elif lower is not None:
-                target = f"mean game length at least {lower:g} rounds"
+                target = f"mean game length at least {lower:g} {length_unit}"
             else:
-                target = f"mean game length at most {upper:g} rounds"
+                target = f"mean game length at most {upper:g} {length_unit}"
 
             digits = _digits_apart(items[0].lo, items[0].hi, 2)
 
             def fmt(x: float, digits: int = digits) -> str:
-                return f"{x:.{digits}f} rounds"
+                return f"{x:.{digits}f} {length_unit}"
 
             def bound(x: float, digits: int = digits) -> str:  # the unit once, after it
                 return f"{x:.{digits}f}"

@@ -93,6 +93,15 @@ def test_new_game_writes_a_game_that_keeps_the_contract(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["fresh", "run"]
 
 
+def test_the_skeleton_readme_names_its_folder_as_a_path(tmp_path, monkeypatch):
+    """`simkit run mygame` means an installed game: a folder made here is `./mygame`."""
+    monkeypatch.chdir(tmp_path)
+    folder = new_game("here", Path("."))
+    readme = (folder / "README.md").read_text()
+    assert "simkit run ./here " in readme and "simkit check ./here" in readme
+    assert "Pig's targets until you change them" in (folder / "targets.toml").read_text()
+
+
 @pytest.mark.parametrize(("name", "file", "old", "new", "message"), [
     ("nolog", "log.py", "def format_log(", "def format_lines(",
      r"log\.py: the game API needs a function format_log"),

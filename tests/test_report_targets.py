@@ -132,6 +132,14 @@ def test_scorecard_rows():
     assert "worst: seat 0 +6.0" in bad["estimate"][0]
 
 
+def test_game_length_is_said_in_the_game_s_own_unit():
+    targets = load_targets(None, "cauldron-master")
+    card = scorecard(targets, run_games=1000, length_unit="seasons", **_frames())
+    row = card.filter(pl.col("metric") == "game_length").row(0, named=True)
+    assert "seasons" in row["estimate"] and "rounds" not in row["estimate"]
+    assert row["target"].endswith("seasons")
+
+
 def test_a_game_without_components_has_no_component_row():
     """Pig's report names no components: its scorecard leaves the target out rather than
     calling it NOT YET SURE forever (which `--until-sure` would wait on)."""

@@ -91,6 +91,10 @@ def new_game(name: str, parent: Path) -> Path:
                 text = INIT.format(name=name, title=title)
             else:
                 text = rename(text, name)
+            if rel == "targets.toml":
+                text = ("# Pig's targets until you change them: set your game's length here,"
+                        " or a first\n# report of another game FAILs on Pig's 8-20 "
+                        "rounds.\n") + text
             if rel == "config.toml":
                 text = text.replace(
                     "goal = 100\n",
@@ -100,7 +104,10 @@ def new_game(name: str, parent: Path) -> Path:
             target.write_text(text)
         (work / "pyproject.toml").write_text(
             PYPROJECT.format(name=name, title=title, dist=name.replace("_", "-")))
-        (work / "README.md").write_text(README.format(name=name, title=title, path=folder))
+        # A bare name would be read as an installed game's, not this folder.
+        shown = folder if folder.is_absolute() or str(folder).startswith(".") \
+            else f"./{folder}"
+        (work / "README.md").write_text(README.format(name=name, title=title, path=shown))
         work.rename(folder)  # all or nothing: an interrupted write leaves no half game
     finally:
         shutil.rmtree(work, ignore_errors=True)
