@@ -47,8 +47,8 @@ class Progress:
     def update(self, n: int, note: str = "") -> None:
         with self.lock:
             self.done = min(self.done + n, self.total)
-            if self.base is None:
-                self.base = (time.perf_counter(), self.done)
+            if self.base is None and n > 0:  # an empty update (nothing saved yet) would
+                self.base = (time.perf_counter(), self.done)  # start the rate before a compile
             if note:
                 self.note = note
             self._show()

@@ -67,3 +67,18 @@ def test_a_resumed_bar_counts_the_earlier_games_but_not_in_its_rate(monkeypatch)
     bar.update(3_000)
     bar.close()
     assert out.getvalue().splitlines()[-1] == "cm: 10,000/10,000 games in 2 s, 2,000 games/s"
+
+
+def test_an_empty_first_update_does_not_start_the_rate(monkeypatch):
+    """`simkit value` reports the games already saved (0 on a fresh run) before its first
+    compile: a rate started there showed '595 h left'."""
+    now = [100.0]
+    monkeypatch.setattr(progress.time, "perf_counter", lambda: now[0])
+    bar = progress.Progress(10_000, "cm", stream=io.StringIO())
+    bar.update(0)
+    now[0] += 60.0  # compiling
+    bar.update(1_000)
+    assert "games/s" not in bar.line()
+    now[0] += 1.0
+    bar.update(1_000)
+    assert bar.line() == "cm: 2,000/10,000 games (20%), 1,000 games/s, 8 s left"

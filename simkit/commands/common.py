@@ -49,8 +49,9 @@ set_option = click.option("--set", "overrides", multiple=True, metavar="KEY=VALU
                           help="Override a config value, e.g. --set supply.size.4=10 "
                                "(repeatable; `simkit show GAME` lists the keys).")
 config_option = click.option("--config", "config_path", type=click.Path(dir_okay=False),
-                             default=None, help="Use this config file instead of the built-in "
-                             "configs/<game>.toml (e.g. with the published card list).")
+                             default=None, help="Use this config file instead of the game's "
+                             "own (configs/<game>.toml, or a game folder's config.toml), e.g. "
+                             "with the published card list.")
 param_option = click.option("--param", "params", multiple=True, metavar="STRATEGY.PARAM=VALUE",
                             help="Set a strategy parameter, e.g. --param planner.discount=0.5.")
 stronger_option = click.option(
