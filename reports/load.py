@@ -70,6 +70,13 @@ class Run:
         return self.manifest["config"].get("resolved") or {}
 
 
+# Folders other simkit commands write, which `simkit report` is sometimes pointed at:
+# (the file that marks one, what it holds, the page its command already wrote).
+_OTHER_FOLDERS = (("tournament.json", "tournament", "tournament.html"),
+                  ("balance.json", "balance search", "balance.html"),
+                  ("value.json", "simkit value result", "value.html"))
+
+
 def read_run_manifest(run_dir: Path) -> dict[str, Any]:
     """manifest.json of `run_dir`, checked to be a simkit run manifest."""
     if not run_dir.exists():
@@ -82,6 +89,11 @@ def read_run_manifest(run_dir: Path) -> dict[str, Any]:
         if any((run_dir / name).exists() for name in UNFINISHED):
             raise SimkitError(f"{run_dir}: holds an unfinished run (no {MANIFEST_FILE} yet); "
                               "run the same command again to finish it")
+        other = next(((kind, page) for marker, kind, page in _OTHER_FOLDERS
+                      if (run_dir / marker).exists()), None)
+        if other is not None:
+            raise SimkitError(f"{run_dir}: holds a {other[0]}, not a run; its report is "
+                              f"{run_dir / other[1]} (`simkit report` reads runs and sweeps)")
         raise SimkitError(f"{run_dir}: not a simkit run folder (no {MANIFEST_FILE}); make one "
                           "with `simkit run GAME ... --out DIR`")
     try:

@@ -102,10 +102,10 @@ class Progress:
                 self.stream.flush()
 
 
-def say_if_compiling(game: Any, lineups: Any = (), stream: IO[str] | None = None) -> None:
+def say_if_compiling(game: Any, lineups: Any = (), stream: IO[str] | None = None) -> bool:
     """Say so before the first game when it will compile the game's kernel for one of
     `lineups` (none given: a lineup without a lookahead player), so a first run (seconds
-    to minutes, depending on the game) never sits silent."""
+    to minutes, depending on the game) never sits silent. Returns whether it will."""
     needs = getattr(game, "needs_compile", lambda lineup=None: False)
     # One lineup per compiled variant, so a sweep of many points reads the cache index twice
     # at most, not once per point.
@@ -121,3 +121,4 @@ def say_if_compiling(game: Any, lineups: Any = (), stream: IO[str] | None = None
         stream.write(f"Compiling the {game.title} kernel{what} ({when}; later runs load it "
                      "from the cache in under a second)...\n")
         stream.flush()
+    return bool(missing)

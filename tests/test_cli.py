@@ -271,3 +271,22 @@ def test_counts_read_as_english():
     assert count(1, "key") == "1 key" and count(4, "key") == "4 keys"
     assert count(0, "placeholder value") == "0 placeholder values"
     assert count(1, "match", "matches") == "1 match" and count(12_000, "game") == "12,000 games"
+
+
+def test_report_on_another_command_s_folder_says_what_it_holds(tmp_path):
+    (tmp_path / "tour").mkdir()
+    (tmp_path / "tour" / "tournament.json").write_text("{}")
+    out = CliRunner().invoke(main, ["report", str(tmp_path / "tour")]).output
+    assert "holds a tournament, not a run; its report is" in out and "tournament.html" in out
+
+
+def test_a_first_run_says_its_rate_includes_the_compile(tmp_path, monkeypatch):
+    import simkit.commands.runs as runs
+    monkeypatch.setattr(runs, "say_if_compiling", lambda *a, **k: True)
+    out = CliRunner().invoke(main, ["run", "cauldron-master", "--players", "3", "--games",
+                                    "300", "--out", str(tmp_path / "r")]).output
+    assert "games/s, the first compile included)" in out
+    monkeypatch.setattr(runs, "say_if_compiling", lambda *a, **k: False)
+    out = CliRunner().invoke(main, ["run", "cauldron-master", "--players", "3", "--games",
+                                    "300", "--out", str(tmp_path / "s")]).output
+    assert "games/s)." in out and "compile" not in out

@@ -145,6 +145,11 @@ def test_cli_sweep_spec_file_then_report(cm, tmp_path):
     assert refused.exit_code != 0 and "different sweep" in refused.output
     rep = runner.invoke(main, ["report", str(out)])
     assert rep.exit_code == 0 and "sweep report" in rep.output, rep.output
+    # The verdicts by point in the terminal too: a header, then one line per point.
+    lines = rep.output.splitlines()
+    head = next(i for i, ln in enumerate(lines) if ln.startswith("point "))
+    assert "seat advantage" in lines[head] and lines[head].endswith("passed")
+    assert len(lines[head + 1:]) == 3 and all(" of " in ln for ln in lines[head + 1:])
     html = (out / "report.html").read_text()
     assert "supply.size.3" in html and "against supply.size.3" in html
     bad = runner.invoke(main, ["sweep", "cauldron-master", "--vary", "supply.size.3=9..7",

@@ -110,8 +110,7 @@ def run(game: str, strategy_list: str, players: int, seed: int, n_games: int, ou
     with folders.locked(out_dir):  # a folder another command writes: refused before any output
         state = engine.check_output(out_dir, prepared, force)
         done = state == "done"
-        if not done:
-            say_if_compiling(prepared.game, [prepared.lineup])
+        compiles = not done and say_if_compiling(prepared.game, [prepared.lineup])
         before = engine.played_before(out_dir, prepared) if state == "resume" else 0
         if before:
             click.echo(f"Resuming the interrupted run in {out_dir}: {before:,} of "
@@ -132,8 +131,9 @@ def run(game: str, strategy_list: str, players: int, seed: int, n_games: int, ou
         click.echo(f"Finished the interrupted run: {what} in {where}.")
     else:
         rate = manifest["games"] / max(manifest["elapsed_seconds"], 1e-9)
+        first = ", the first compile included" if compiles else ""
         click.echo(f"Wrote {what} to {where} "
-                   f"in {manifest['elapsed_seconds']:.1f} s ({rate:,.0f} games/s).")
+                   f"in {manifest['elapsed_seconds']:.1f} s ({rate:,.0f} games/s{first}).")
     click.echo(summary_text(engine.summary_frame(out_dir)))
     if manifest["config"]["placeholders"]:
         from reports.hooks import used_placeholders
@@ -285,6 +285,21 @@ def value(game: str, strategy_list: str, players: int, seed: int, n_games: int,
     click.echo(f"Wrote the value report {html}.")
 
 
+def verdict_table(csv: Path) -> str:
+    """A sweep's verdicts by point (report_tables/sweep_verdicts.csv, best first) as text."""
+    import polars as pl
+
+    frame = pl.read_csv(csv)
+    metrics = [c for c in frame.columns if c in ("seat_advantage", "component_effect",
+                                                  "tie_rate", "game_length")]
+    rows = [["point", *(m.replace("_", " ") for m in metrics), "passed"]]
+    rows += [[str(r["values"]), *(str(r[m]) for m in metrics),
+              f"{r['passed']} of {len(metrics)}"] for r in frame.iter_rows(named=True)]
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    return "\n".join("  ".join(cell.ljust(w) for cell, w in zip(r, widths, strict=True)).rstrip()
+                     for r in rows)
+
+
 def report_sweep(sweep_dir: Path, out_dir: Path | None = None, targets: Path | None = None,
                   set_targets: tuple[str, ...] = ()) -> None:
     import time
@@ -295,3 +310,6 @@ def report_sweep(sweep_dir: Path, out_dir: Path | None = None, targets: Path | N
     written = make_sweep_report(sweep_dir, out_dir, targets, set_targets)
     click.echo(f"Wrote the sweep report {written.html} ({written.summary.name}, "
                f"{len(written.tables)} CSV tables) in {time.perf_counter() - started:.1f} s.")
+    verdicts = next((t for t in written.tables if t.name == "sweep_verdicts.csv"), None)
+    if verdicts is not None:  # the verdicts in the terminal too, as `run --report` prints
+        click.echo(verdict_table(verdicts))
