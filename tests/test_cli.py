@@ -290,3 +290,21 @@ def test_a_first_run_says_its_rate_includes_the_compile(tmp_path, monkeypatch):
     out = CliRunner().invoke(main, ["run", "cauldron-master", "--players", "3", "--games",
                                     "300", "--out", str(tmp_path / "s")]).output
     assert "games/s)." in out and "compile" not in out
+
+
+def test_a_lineup_that_repeats_is_told_its_rotations_replay(tmp_path):
+    from simkit.engine import build_lineup
+    from simkit.games import get_game
+    cm = get_game("cauldron-master")
+    for names, period in ((["greedy", "random", "greedy", "random"], 2),
+                          (["planner", "greedy", "random", "greedy"], 4),
+                          (["greedy", "greedy", "greedy", "random"], 4),
+                          (["greedy", "random", "planner"], 3), (["greedy"], 1)):
+        assert build_lineup(cm, names, len(names)).period == period
+    out = CliRunner().invoke(main, ["run", "cauldron-master", "--players", "4", "--strategies",
+                                    "greedy,random,greedy,random", "--games", "400", "--out",
+                                    str(tmp_path / "r")]).output
+    assert "this lineup repeats every 2 seats" in out
+    games = pl.read_parquet(tmp_path / "r" / "games.parquet").sort("game", "seat")
+    score = games["score"].to_numpy().reshape(-1, 4, 4)  # deal, game in the deal, seat
+    assert (score[:, 0] == score[:, 2]).all() and (score[:, 1] == score[:, 3]).all()

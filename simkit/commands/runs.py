@@ -142,6 +142,12 @@ def run(game: str, strategy_list: str, players: int, seed: int, n_games: int, ou
         click.echo(f"Note: this run used {count(used, 'placeholder value')} (see `simkit "
                    f"show {game}`); "
                    "not the published card data.")
+    if prepared.lineup.rotate and prepared.lineup.period < players:
+        click.echo(f"Note: this lineup repeats every {prepared.lineup.period} seats, so a "
+                   f"deal's {players} rotations hold only {prepared.lineup.period} different "
+                   "seatings: the others replay them game for game (the intervals, taken "
+                   "over deals, stay honest). A lineup that does not repeat gets more out "
+                   "of the same games.")
     if manifest.get("stopping"):
         stop = manifest["stopping"]
         click.echo(f"--until-sure: stopped after {manifest['games']:,} of at most "

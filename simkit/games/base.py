@@ -41,6 +41,14 @@ class Lineup:
     def index(self) -> np.ndarray:
         return np.arange(self.n_players, dtype=np.int64)
 
+    @property
+    def period(self) -> int:
+        """After how many seats the lineup repeats (A,B,A,B: 2); its number of seats if it
+        does not. A deal's rotations past the period replay its first seatings exactly."""
+        seats = list(zip(self.names, map(tuple, self.params), strict=True))
+        n = len(seats)
+        return next(k for k in range(1, n + 1) if n % k == 0 and seats[k:] + seats[:k] == seats)
+
 
 class Game(ABC):
     """A game simkit can simulate: its config, compiled rules, strategies and results."""
