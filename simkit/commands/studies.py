@@ -11,6 +11,7 @@ import click
 from simkit.errors import SimkitError
 from simkit.progress import Progress, say_if_compiling
 from simkit.stopping import StopRule
+from simkit.words import count
 
 from .common import (
     CONTEXT,
@@ -179,8 +180,10 @@ def tournament(game: str, players: int, strategy_list: str, n_games: int, seed: 
     bars: list[Progress] = []
 
     def started(state: str, done: int) -> Any:
-        click.echo(f"{len(plan.lineups)} lineups x {plan.games_per_lineup:,} games "
-                   f"({plan.total_games:,} games) into {out_dir}.")
+        rounded = (f", --games {n_games:,} rounded up to whole deals"
+                   if plan.games_per_lineup != n_games else "")
+        click.echo(f"{count(len(plan.lineups), 'lineup')} x {plan.games_per_lineup:,} games "
+                   f"({plan.total_games:,} games{rounded}) into {out_dir}.")
         if state == "resume":
             click.echo(f"Resuming: {done:,} of {plan.total_games:,} games were played "
                        "before.")

@@ -151,13 +151,12 @@ def compile_error_line(game: FolderGame, message: str) -> str:
     innermost place in the game's folder it names (numba lists the failing line first,
     then its callers), else the first place it names at all."""
     message = re.sub(r"\x1b\[[0-9;]*m", "", message)
-    places = [(m.start(), m.group(1) or m.group(3), m.group(2) or m.group(4)) for m in
+    places = [(m.group(1) or m.group(3), m.group(2) or m.group(4)) for m in
               re.finditer(r'File "([^"]+)", line (\d+)|\bat (/\S+\.py) \((\d+)\)', message)]
-    mine = [p for p in places if Path(p[1]).resolve().parent == game.folder]
-    _, file, line = (mine or places or [(0, str(game.folder / "rules.py"), "?")])[0]
-    if Path(file).is_absolute():
-        file = str(Path(file).relative_to(Path.cwd())) if Path(file).is_relative_to(
-            Path.cwd()) else file
+    mine = [p for p in places if Path(p[0]).resolve().parent == game.folder]
+    file, line = (mine or places or [(str(game.folder / "rules.py"), "?")])[0]
+    if Path(file).is_relative_to(Path.cwd()):  # numba names some places in full
+        file = str(Path(file).relative_to(Path.cwd()))
     reason = next((plain for known, plain in _PLAIN if known in message), None)
     if reason is None:
         reason = next((ln.strip() for ln in message.splitlines() if ln.strip()
