@@ -193,6 +193,11 @@ def compare_runs(a: Path, b: Path, top_components: int = 5) -> Comparison:
                       _describe(ma), _describe(mb), frame)
 
 
+# Below this a difference or its spread is float rounding (25% - 25% summed in another
+# order is 5e-17), not a measurement: an exact 0 [0, 0] must not read REAL.
+ROUNDING = 1e-12
+
+
 def real_after_fdr(frame: pl.DataFrame) -> list[bool]:
     """Which differences are real: Benjamini-Hochberg at a 5% false discovery rate over
     every row of the comparison (two-sided normal p-values from the 95% intervals). With
@@ -205,8 +210,8 @@ def real_after_fdr(frame: pl.DataFrame) -> list[bool]:
             ps.append(math.nan)
             continue
         se = (hi - lo) / (2 * Z)
-        if se <= 0:  # no spread: identical games (no test at all) or a certain difference
-            ps.append(0.0 if d != 0 else math.nan)
+        if se <= ROUNDING:  # no spread: identical games (no test at all) or a certain
+            ps.append(0.0 if abs(d) > ROUNDING else math.nan)  # difference
             continue
         ps.append(2 * (1 - NormalDist().cdf(abs(d) / se)))
     return [bool(x) for x in bh(ps)]

@@ -101,3 +101,13 @@ def test_chance_alone_rarely_makes_a_row_real():
     big = pl.DataFrame({"diff": [10.0, 0.1], "diff_lo": [10 - Z, 0.1 - Z],
                         "diff_hi": [10 + Z, 0.1 + Z]})
     assert real_after_fdr(big) == [True, False]
+
+
+def test_an_exact_tie_is_not_real_whatever_its_rounding():
+    """25% against 25% summed in another order differs by 5e-17 with no spread: no
+    difference at all, not a certain one. A real difference without spread stays real."""
+    from reports.compare import real_after_fdr
+
+    frame = pl.DataFrame({"diff": [5.5e-17, 0.02, 0.0], "diff_lo": [5.5e-17, 0.02, 0.0],
+                          "diff_hi": [5.5e-17 + 1e-17, 0.02, 0.0]})
+    assert real_after_fdr(frame) == [False, True, False]
