@@ -234,38 +234,48 @@ def check(game: str, n_games: int, here: bool) -> None:
     Example:
       simkit check examples/pig
     """
+    if here:
+        _check_here(game, n_games)
+    else:  # a game that crashes the process is still named (simkit.gamekit.crash)
+        _check_in_child(game, n_games)
+
+
+def _check_in_child(game: str, n_games: int) -> None:
+    from simkit.gamekit import crash
+    from simkit.games import get_game
+
+    code = crash.check_in_child(game, n_games, click.echo, lambda ln: click.echo(ln, err=True))
+    if code >= 0:
+        if code:
+            raise SystemExit(code)
+        return
+    how = crash.crash_name(code)
+    click.echo(f"The game crashed the check ({how}): nearly always an index past the end of "
+               "an array. Replaying it in plain Python to find the line...", err=True)
+    where = crash.find_in_plain_python(game, getattr(get_game(game), "folder", None))
+    raise SimkitError(
+        f"{where} (the compiled game crashed with {how}; found by replaying in plain Python)"
+        if where else
+        f"{game}: the compiled game crashed with {how}, and the games replayed in plain "
+        "Python ran clean: an index past the end of an array in a game not replayed "
+        "(docs/new-game.md, section 7)")
+
+
+def _check_here(game: str, n_games: int) -> None:
     from reports.hooks import hooks_for
     from simkit.engine import build_lineup
     from simkit.games import get_game
     from simkit.progress import say_if_compiling
     from simkit.testing import check_game
 
-    if not here:  # a game that crashes the process is still named (simkit.gamekit.crash)
-        from simkit.gamekit import crash
-
-        code = crash.check_in_child(game, n_games, click.echo, lambda ln: click.echo(ln,
-                                                                                 err=True))
-        if code >= 0:
-            raise SystemExit(code)
-        click.echo(f"The game crashed the check ({crash.crash_name(code)}): nearly always an "
-                   "index past the end of an array. Replaying it in plain Python to find "
-                   "the line...", err=True)
-        folder = getattr(get_game(game), "folder", None)
-        where = crash.find_in_plain_python(game, folder)
-        raise SimkitError(
-            f"{where} (the compiled game crashed with {crash.crash_name(code)}; found by "
-            "replaying in plain Python)" if where else
-            f"{game}: the compiled game crashed with {crash.crash_name(code)}, and the "
-            "games replayed in plain Python ran clean: an index past the end of an array "
-            "in a game not replayed (docs/new-game.md, section 7)")
     click.echo(f"Checking {game} ({n_games} games per player count)...", err=True)
     hooks_for(game)  # its report.py, if any, imports and names a GameHooks subclass
     found = get_game(game)
     # check plays every strategy, so both variants of the kernel (with lookahead players
     # and without) may compile first: say so rather than sit silent.
-    every = list(found.strategies())
     players = max(found.players(found.compile(found.load_config())))
-    say_if_compiling(found, [build_lineup(found, [name], players) for name in every])
+    say_if_compiling(found, [build_lineup(found, [name], players)
+                             for name in found.strategies()])
     try:
         check_game(game, n_games=n_games)
     except AssertionError as exc:
