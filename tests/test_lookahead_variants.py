@@ -62,3 +62,26 @@ def test_the_compile_message_names_the_variant_a_lineup_needs(cm):
     assert not game.needs_compile(rollout)
     variants = {str(sig[-1]) for sig in game.kernel.simulate_batch.signatures}
     assert variants == {"none", "bool"}
+
+
+def test_a_file_the_kernel_is_not_built_from_does_not_say_compiling():
+    """An edit to the game's log (or report, config) changes no compiled code: a later
+    process must not announce a compile on every run (it did after an edit to log.py)."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    import simkit.games.cauldron_master.log as log
+    path = Path(log.__file__)
+    before = path.stat()
+    code = ("from simkit.games import get_game; g = get_game('cauldron-master'); "
+            "from simkit.engine import build_lineup; "
+            "print(g.needs_compile(build_lineup(g, ['greedy'], 2)))")
+    try:
+        os.utime(path, None)  # touched now: newer than the kernel's cache
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                             check=True).stdout.strip()
+    finally:
+        os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert out == "False"

@@ -50,6 +50,11 @@ class Lineup:
         return next(k for k in range(1, n + 1) if n % k == 0 and seats[k:] + seats[:k] == seats)
 
 
+# A game folder's files that the compiled kernel is not built from.
+NOT_KERNEL = frozenset({"__init__.py", "config.py", "log.py", "report.py", "interventions.py",
+                        "reference.py"})
+
+
 class Game(ABC):
     """A game simkit can simulate: its config, compiled rules, strategies and results."""
 
@@ -157,10 +162,13 @@ class KernelGame(Game):
         try:
             cache = fn._cache._cache_file
             index = Path(cache._index_path)
-            # Any file of the game's folder (its rules, options, scoring ...), not only the
-            # module holding simulate_batch: an edit to any of them recompiles.
-            newest = max(f.stat().st_mtime
-                         for f in Path(self.kernel.__file__).parent.glob("*.py"))
+            source = Path(self.kernel.__file__)
+            if (source.parent / "__pycache__" / f"{source.stem}.deps-sha256").exists():
+                newest = 0.0  # simkit.jitcache dropped a stale cache at import already
+            else:  # the kernel's files of the game's folder (its rules, options ...): an
+                # edit to one recompiles; its log, report or config do not
+                newest = max((f.stat().st_mtime for f in source.parent.glob("*.py")
+                              if f.name not in NOT_KERNEL), default=0.0)
             if not index.exists() or index.stat().st_mtime < newest:
                 return True
             return not any(str(key[0][-1]) == variant for key in cache._load_index())
