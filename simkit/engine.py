@@ -207,7 +207,7 @@ def _run(p: Prepared, run_dir: Path, state: str, used_threads: int, chunk_size: 
             played = upto
             if judge is not None:
                 assert spec.until_sure is not None
-                stop, reason = judge(_so_far(p, run_dir), manifest_stub(p), look)
+                stop, reason = judge(_so_far(p, run_dir, upto), manifest_stub(p), look)
                 stopping = {"method": METHOD, "rule": spec.until_sure.describe(),
                             "looks": look, "reason": reason, "max_games": spec.games}
                 if stop:
@@ -270,13 +270,15 @@ def _manifest(p: Prepared, run_dir: Path, games: int, rows: int, stopping: Any,
     }
 
 
-def _so_far(p: Prepared, run_dir: Path) -> pl.DataFrame | Aggregate:
-    """Every finished chunk of an unfinished run: one frame of rows, or for a summary-only
-    run their merged totals (what --until-sure judges)."""
+def _so_far(p: Prepared, run_dir: Path, upto: int) -> pl.DataFrame | Aggregate:
+    """The finished chunks of games 0..upto-1 of an unfinished run: one frame of rows, or
+    for a summary-only run their merged totals (what --until-sure judges at a look). A run
+    interrupted after a later look has chunks past it: judged with them, a resumed run
+    would stop at an earlier look than the run it resumes."""
     if p.spec.summary_only:
-        return chunk_totals(run_dir)
+        return chunk_totals(run_dir, upto)
     return pl.from_arrow(pa.concat_tables([read_chunk(run_dir, f, n)
-                                           for f, n in finished_chunks(run_dir)]))
+                                           for f, n in finished_chunks(run_dir) if f < upto]))
 
 
 def manifest_stub(p: Prepared) -> dict[str, Any]:

@@ -331,12 +331,13 @@ def merge_all(aggregates: Iterable[Aggregate]) -> Aggregate | None:
     return total
 
 
-def chunk_totals(run_dir: Path) -> Aggregate:
-    """The merged totals of a summary-only run's finished chunks, every deal folded in."""
+def chunk_totals(run_dir: Path, upto: int | None = None) -> Aggregate:
+    """The merged totals of a summary-only run's finished chunks (those of games before
+    `upto`, if given), every deal folded in."""
     from simkit.results import chunk_path, finished_chunks
 
     paths = [chunk_path(run_dir, f, n, "summary")
-             for f, n in finished_chunks(run_dir, "summary")]
+             for f, n in finished_chunks(run_dir, "summary") if upto is None or f < upto]
     total = merge_all(read_aggregate(p) for p in paths)
     if total is None:
         raise SimkitError(f"{run_dir}: no finished chunk to summarise")

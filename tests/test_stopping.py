@@ -77,3 +77,30 @@ def test_bad_stopping_rules(cm, tmp_path, rule, message):
     spec = RunSpec("cauldron-master", 2, ("greedy",), 100, 1, until_sure=rule)
     with pytest.raises(SimkitError, match=message):
         run(spec, tmp_path / "x")
+
+
+class Stop(Exception):
+    """Stands for Ctrl-C mid-run."""
+
+
+def test_a_run_interrupted_in_a_later_look_resumes_to_the_same_games(cm, tmp_path):
+    """Stopped with games of its third look saved, a run resumed: each look is judged on
+    its own games, not on every game saved (with them, the first look already looked sure
+    and the run stopped there, its saved games more than it kept: stuck for good)."""
+    spec = RunSpec("cauldron-master", 2, ("greedy",), 40_000, 2,
+                   until_sure=StopRule(precision=0.008))
+    whole = run(spec, tmp_path / "whole", chunk_size=5_000)
+    assert whole["games"] == 40_000 and whole["stopping"]["looks"] == 3
+    seen = [0]
+
+    def progress(n: int) -> None:
+        seen[0] += n
+        if seen[0] >= 30_000:
+            raise Stop
+
+    with pytest.raises(Stop):
+        run(spec, tmp_path / "cut", chunk_size=5_000, progress=progress)
+    again = run(spec, tmp_path / "cut", chunk_size=5_000)
+    assert again["games"] == 40_000 and again["stopping"] == whole["stopping"]
+    assert (tmp_path / "cut" / "games.parquet").read_bytes() == \
+        (tmp_path / "whole" / "games.parquet").read_bytes()
