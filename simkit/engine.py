@@ -309,7 +309,7 @@ def _play_and_save(p: Prepared, chunks: Iterable[tuple[int, int]], run_dir: Path
             rows = long_table_of_slices(rows, first, p.lineup.rotate, list(p.lineup.names),
                                         categories)
         if reducer is not None and not isinstance(rows, Aggregate):  # not by a dask worker
-            rows = reducer(rows)
+            rows = _reduced(reducer, rows)
         if isinstance(rows, Aggregate):  # reduced here or on a dask worker
             write_aggregate(chunk_path(run_dir, first, n, "summary"), rows)
         else:
@@ -332,6 +332,19 @@ def _play_and_save(p: Prepared, chunks: Iterable[tuple[int, int]], run_dir: Path
             pending = (writer.submit(save, first, n, rows), n)
         if pending is not None:
             finish(pending)
+
+
+def _reduced(reducer: Callable[[Any], Aggregate], rows: Any) -> Aggregate:
+    """`reducer(rows)` in the writer thread, whatever Ctrl-C does. polars takes a Ctrl-C
+    as its own too and stops its query, which lost the chunk being saved (and, its error
+    re-raised in the main thread, the games in play): the chunk is reduced to the end
+    instead, while the main thread stops the run as on any Ctrl-C."""
+    for _ in range(3):  # a second and third Ctrl-C still let the chunk be saved
+        try:
+            return reducer(rows)
+        except KeyboardInterrupt:
+            continue
+    raise KeyboardInterrupt
 
 
 def _play(p: Prepared, chunks: Iterable[tuple[int, int]], scheduler: str | None,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import os
@@ -146,8 +147,16 @@ def read_chunk(run_dir: Path, first: int, n: int) -> pa.Table:
         with pa.OSFile(str(path), "rb") as source:
             return pa.ipc.open_file(source).read_all()
     except (pa.ArrowInvalid, OSError) as exc:
-        raise SimkitError(f"{path}: a saved chunk cannot be read ({exc}); rerun with --force "
-                          "to play the run again") from None
+        raise damaged_chunk(path, exc) from None
+
+
+def damaged_chunk(path: Path, exc: Exception) -> SimkitError:
+    """A saved chunk that cannot be read is removed (simkit's own partial file, never the
+    results): the same command then plays its games again, and every other chunk stays."""
+    with contextlib.suppress(OSError):
+        path.unlink()
+    return SimkitError(f"{path}: a saved chunk could not be read ({exc}), so it was "
+                       "removed; rerun the same command to play its games again")
 
 
 def finished_chunks(run_dir: Path, kind: str = "games") -> list[tuple[int, int]]:

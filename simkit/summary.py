@@ -338,10 +338,19 @@ def chunk_totals(run_dir: Path, upto: int | None = None) -> Aggregate:
 
     paths = [chunk_path(run_dir, f, n, "summary")
              for f, n in finished_chunks(run_dir, "summary") if upto is None or f < upto]
-    total = merge_all(read_aggregate(p) for p in paths)
+    total = merge_all(_read_chunk_totals(p) for p in paths)
     if total is None:
         raise SimkitError(f"{run_dir}: no finished chunk to summarise")
     return total.fold_all()
+
+
+def _read_chunk_totals(path: Path) -> Aggregate:
+    from simkit.results import damaged_chunk
+
+    try:
+        return read_aggregate(path)
+    except SimkitError as exc:
+        raise damaged_chunk(path, exc) from None
 
 
 def merge_chunk_summaries(run_dir: Path, games: int) -> int:

@@ -145,3 +145,57 @@ def test_a_failed_merge_leaves_no_half_written_file(tmp_path, monkeypatch):
     assert results.finished_chunks(out)  # the chunks stay for the rerun
     monkeypatch.setattr(pq.ParquetWriter, "write_table", real)
     assert engine.run(spec, out, chunk_size=100)["games"] == 400
+
+
+@pytest.mark.parametrize("summary_only", [False, True])
+def test_a_damaged_saved_chunk_is_removed_and_its_games_played_again(reference_run, tmp_path,
+                                                                     summary_only):
+    """A chunk truncated on disk: the rerun says so in one line and removes it (it is
+    simkit's own partial file); the next rerun plays its games again and ends as an
+    uninterrupted run. (Before, the error asked for --force, which resumed the same
+    chunks and failed the same way: the folder was stuck.)"""
+    from dataclasses import replace
+
+    from reports.analysis import ANALYSIS
+    spec = replace(SPEC, summary_only=summary_only)
+    out = tmp_path / "run"
+    seen: list[int] = []
+
+    def progress(n: int) -> None:  # Ctrl-C once three chunks are saved
+        seen.append(n)
+        if sum(seen) >= 1800:
+            raise Stop
+
+    with pytest.raises(Stop):
+        engine.run(spec, out, chunk_size=600, progress=progress, analysis=ANALYSIS)
+    chunk = sorted((out / CHUNK_DIR).glob("*-000000600.*"))[1]
+    chunk.write_bytes(chunk.read_bytes()[:20])
+    with pytest.raises(SimkitError, match="could not be read .*so it was removed; rerun the "
+                                          "same command"):
+        engine.run(spec, out, chunk_size=600, analysis=ANALYSIS)
+    assert not chunk.exists()
+    engine.run(spec, out, chunk_size=600, analysis=ANALYSIS)
+    if not summary_only:
+        assert pl.read_parquet(out / "games.parquet").equals(reference_run)
+
+
+def test_a_chunk_being_reduced_survives_a_ctrl_c_that_polars_takes_as_its_own():
+    """polars stops its query on Ctrl-C in whatever thread runs it: the summary-only
+    writer's reduction is carried to the end (the chunk's games are kept), and a Ctrl-C
+    pressed three times over still stops it."""
+    from simkit.engine import _reduced
+    calls = []
+
+    def flaky(rows):
+        calls.append(rows)
+        if len(calls) == 1:
+            raise KeyboardInterrupt
+        return "totals"
+
+    assert _reduced(flaky, "rows") == "totals" and calls == ["rows", "rows"]
+
+    def stubborn(rows):
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        _reduced(stubborn, "rows")
