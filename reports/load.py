@@ -147,14 +147,16 @@ def open_run(run_dir: Path) -> Run:
     if manifest.get("summary_only"):
         return _open_summary(run_dir, manifest)
     games_path = run_dir / GAMES_FILE
+    again = f"rerun its command with --force to play it again: {manifest.get('command', '?')}"
     if not games_path.exists():
-        raise SimkitError(f"{run_dir}: the manifest is there but {GAMES_FILE} is missing")
+        raise SimkitError(f"{run_dir}: the manifest is there but {GAMES_FILE} is missing; "
+                          f"{again}")
     try:
         meta = pq.read_metadata(games_path)
         schema = meta.schema.to_arrow_schema()
     except (pa.ArrowException, OSError) as exc:
         raise SimkitError(f"{games_path}: not a readable Parquet file (truncated or corrupt?): "
-                          f"{exc}") from None
+                          f"{exc}; {again}") from None
     missing = [c for c in SHARED_COLUMNS if c not in schema.names]
     if missing:
         raise SimkitError(f"{games_path}: not simkit results (no column {', '.join(missing)}); "

@@ -11,6 +11,7 @@ from typing import Any
 
 import polars as pl
 import pyarrow as pa
+import pyarrow.parquet as pq
 
 from simkit import folders
 from simkit.errors import SimkitError
@@ -92,7 +93,13 @@ def check_output(run_dir: Path, p: Prepared, force: bool) -> str:
         return "new"
     if manifest is not None:
         if manifest.get("identity") == identity(p) and (run_dir / results_file(p)).exists():
-            return "done"
+            damage = _damaged_results(run_dir, p, manifest)
+            if damage is None:
+                return "done"
+            if not force:  # the same run, but its results cannot be read back
+                raise SimkitError(f"--out {run_dir}: {damage}; pass --force to play the run "
+                                  "again")
+            return "new"
         if not force:
             raise SimkitError(f"--out {run_dir} already holds a different run "
                               f"({manifest.get('command', '?')}); choose another folder "
@@ -146,10 +153,36 @@ def run(spec: RunSpec, run_dir: Path, threads: int | None = None,
                     workers, judge, queries, resumed or progress)
 
 
+def _damaged_results(run_dir: Path, p: Prepared, manifest: dict[str, Any]) -> str | None:
+    """What is wrong with a finished run's results file, or None: games.parquet's footer
+    must read and hold the manifest's rows (a cheap check: the footer only)."""
+    path = run_dir / results_file(p)
+    if p.spec.summary_only:
+        try:
+            read_aggregate(path)
+        except SimkitError as exc:
+            return str(exc)
+        return None
+    try:
+        rows = pq.ParquetFile(path).metadata.num_rows
+    except (pa.ArrowInvalid, OSError) as exc:
+        return f"{path.name} cannot be read ({exc})"
+    if rows != manifest.get("rows"):
+        return f"{path.name} holds {rows:,} rows, not the manifest's {manifest.get('rows')}"
+    return None
+
+
 def played_before(run_dir: Path, p: Prepared) -> int:
     """The games an interrupted run of `p` in `run_dir` has already saved."""
     return sum(n for _, n in finished_chunks(run_dir, "summary" if p.spec.summary_only
                                              else "games"))
+
+
+def _readable_summary(run_dir: Path) -> bool:
+    try:
+        return read_csv(run_dir / SUMMARY_FILE, SUMMARY_SCHEMA).height > 0
+    except (OSError, SimkitError, pl.exceptions.PolarsError):
+        return False
 
 
 def _already_done(run_dir: Path) -> dict[str, Any]:
@@ -158,7 +191,7 @@ def _already_done(run_dir: Path) -> dict[str, Any]:
     manifest = read_manifest(run_dir)
     assert manifest is not None
     try:
-        if not (run_dir / SUMMARY_FILE).exists():
+        if not _readable_summary(run_dir):  # missing, or torn by a kill or a full disk
             write_summary(run_dir)
         (run_dir / RUN_FILE).unlink(missing_ok=True)
         clear_chunks(run_dir)

@@ -199,3 +199,20 @@ def test_a_chunk_being_reduced_survives_a_ctrl_c_that_polars_takes_as_its_own():
 
     with pytest.raises(KeyboardInterrupt):
         _reduced(stubborn, "rows")
+
+
+def test_a_finished_run_with_damaged_results_is_not_taken_for_done(reference_run, tmp_path):
+    """games.parquet truncated after the run: the same command says so (it said 'nothing
+    to do' and --force did nothing), --force plays the run again; a torn summary.csv is
+    written again from the results."""
+    whole = tmp_path / "whole"
+    (whole / "summary.csv").write_text("")
+    assert engine.run(SPEC, whole)["skipped"]
+    assert engine.summary_frame(whole).height > 0
+    data = (whole / "games.parquet").read_bytes()
+    (whole / "games.parquet").write_bytes(data[: len(data) // 2])
+    with pytest.raises(SimkitError, match="games.parquet cannot be read .*pass --force to "
+                                          "play the run again"):
+        engine.run(SPEC, whole)
+    assert not engine.run(SPEC, whole, force=True).get("skipped")
+    assert pl.read_parquet(whole / "games.parquet").equals(reference_run)
