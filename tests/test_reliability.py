@@ -110,6 +110,23 @@ def test_a_live_lock_is_refused_naming_its_owner(cm, tmp_path):
     finally:
         holder.kill()
         holder.wait()
+    engine.run(SPEC, out)
+    # A report takes the lock too: a run replacing the folder meanwhile would leave a
+    # report of another run beside its results.
+    holder = subprocess.Popen(
+        [sys.executable, "-c", "import sys, time; from pathlib import Path; "
+         "from simkit.folders import locked\n"
+         "with locked(Path(sys.argv[1])):\n print('held', flush=True); time.sleep(60)",
+         str(out)], stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+        rep = subprocess.run([sys.executable, "-m", "simkit.cli", "report", str(out)],
+                             capture_output=True, text=True)
+        assert rep.returncode == 1 and "another simkit process" in rep.stderr
+        assert not (out / "report.html").exists()
+    finally:
+        holder.kill()
+        holder.wait()
     # killed: its lock file stays, but nobody holds it, so the next run takes it over
     assert (out / folders.LOCK_FILE).exists()
     assert engine.run(SPEC, out)["games"] == SPEC.games

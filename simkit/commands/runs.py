@@ -206,7 +206,11 @@ def report(run_dir: Path, out_dir: Path | None, targets: Path | None,
             raise SimkitError(f"--stronger: {run_dir} is a sweep; give a single run folder")
         report_sweep(run_dir, out_dir, targets, set_targets)
         return
-    report_run(run_dir, out_dir, targets, set_targets, stronger)
+    # Locked while it reads the run and writes its report: a run started meanwhile into
+    # the folder (--force) would leave a report of another run beside its results.
+    with folders.locked(run_dir) if (run_dir / "manifest.json").is_file() \
+            else contextlib.nullcontext():
+        report_run(run_dir, out_dir, targets, set_targets, stronger)
 
 
 @click.command(context_settings=CONTEXT)
