@@ -11,7 +11,6 @@ first. Files: report.html, summary.md and report_tables/*.csv in the sweep folde
 from __future__ import annotations
 
 import html
-import json
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -41,6 +40,7 @@ from simkit.errors import SimkitError  # noqa: E402
 from simkit.results import (  # noqa: E402
     REPORT_FILE,
     REPORT_SUMMARY_FILE,
+    read_json,
 )
 from simkit.sweeps import SWEEP_FILE, format_value  # noqa: E402
 
@@ -130,10 +130,22 @@ def _f(x: Any) -> float:
     return math.nan if x is None else float(x)
 
 
+def sweep_record(sweep_dir: Path) -> dict[str, Any]:
+    """sweep.json, checked to be a sweep's record (one clear line if it is damaged)."""
+    path = sweep_dir / SWEEP_FILE
+    record = read_json(path)
+    points = None if record is None else record.get("points")
+    if not isinstance(points, list) or not points or not all(
+            isinstance(p, dict) and "name" in p for p in points):
+        raise SimkitError(f"{path}: not a readable sweep record (no points); run the sweep's "
+                          "command again into a new folder")
+    return record
+
+
 def collect(sweep_dir: Path, targets: Targets) -> tuple[dict[str, Any], pl.DataFrame,
                                                         pl.DataFrame]:
     """(sweep record, metrics of every point, verdicts of every point and target)."""
-    record = json.loads((sweep_dir / SWEEP_FILE).read_text())
+    record = sweep_record(sweep_dir)
     if not record.get("finished") and any(
             not (sweep_dir / p["name"] / "manifest.json").exists() for p in record["points"]):
         raise SimkitError(f"{sweep_dir}: the sweep is unfinished; run the same `simkit sweep` "
@@ -508,7 +520,7 @@ def make_sweep_report(sweep_dir: Path, out_dir: Path | None = None,
                       set_targets: Sequence[str] = ()) -> Written:
     """Report on the sweep in `sweep_dir`, written to `out_dir` (default: the sweep folder)."""
     sweep_dir = Path(sweep_dir)
-    record = json.loads((sweep_dir / SWEEP_FILE).read_text())
+    record = sweep_record(sweep_dir)
     first = read_run_manifest(sweep_dir / record["points"][0]["name"]) \
         if (sweep_dir / record["points"][0]["name"] / "manifest.json").exists() else None
     targets = load_targets(targets_path, str(record.get("game")), set_targets)

@@ -325,9 +325,13 @@ class GamesFile:
     def discard(self) -> None:
         """Drop the half-written file: the chunks stay, and a rerun writes it again."""
         if self.writer is not None:
-            self.writer.close()
+            # Closing flushes what is buffered, which fails again on a full disk: the file
+            # goes anyway, and the error that brought us here is the one reported.
+            with contextlib.suppress(OSError, pa.ArrowException):
+                self.writer.close()
             self.writer = None
-        self.partial.unlink(missing_ok=True)
+        with contextlib.suppress(OSError):
+            self.partial.unlink(missing_ok=True)
 
     def _append(self, table: pa.Table) -> None:
         if self.writer is None:

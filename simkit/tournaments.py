@@ -30,6 +30,7 @@ import json
 import os
 import shlex
 import time
+import zipfile
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -304,7 +305,7 @@ class Checkpoint:
             with np.load(path) as data:
                 part = (data["tid"].astype(np.int64), data["rank"].astype(np.int64),
                         data["share"].astype(np.int64))
-        except (OSError, ValueError, KeyError):
+        except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile):
             return None  # unreadable: play it again
         rows = cd * self.p.spec.players
         return part if all(a.shape == (rows, self.p.spec.players) for a in part) else None

@@ -20,6 +20,7 @@ import math
 import os
 import shlex
 import time
+import zipfile
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -34,6 +35,7 @@ from simkit.errors import ConfigError, SimkitError
 from simkit.interventions import Intervention, a_a
 from simkit.results import (
     check_coverage,
+    damaged_chunk,
     missing_ranges,
     read_json,
     versions,
@@ -275,9 +277,12 @@ def _save_chunk(out: Path, first: int, n: int, totals: dict[str, np.ndarray]) ->
 def _load(files: Sequence[Path], k: int) -> dict[str, np.ndarray]:
     parts: dict[str, list[np.ndarray]] = {f: [] for f in FIELDS}
     for path in files:
-        with np.load(path) as z:
-            for f in FIELDS:
-                parts[f].append(z[f])
+        try:
+            with np.load(path) as z:
+                for f in FIELDS:
+                    parts[f].append(z[f])
+        except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as exc:
+            raise damaged_chunk(path, exc) from None
     return {f: (np.concatenate(parts[f], axis=1) if parts[f] else np.zeros((k, 0), np.int64))
             for f in FIELDS}
 

@@ -427,3 +427,20 @@ def test_a_plug_in_stuck_in_a_loop_stops_at_the_second_ctrl_c(cm, tmp_path):
     assert proc.returncode == 130 and time.perf_counter() - sent < 3
     assert "Ctrl-C again stops at once" in err and "Traceback" not in err
     assert (out / "run.json").exists()  # the same command resumes
+
+
+def test_damaged_partial_files_are_one_line_with_a_way_forward(tmp_path):
+    """A value chunk that is not a zip (killed mid-write, a full disk), and a sweep record
+    without points: one line each, never a traceback; the value chunk is removed so that
+    the same command plays its games again."""
+    from reports.sweep import sweep_record
+    from simkit import valuation
+
+    bad = tmp_path / "value-000000000000-000004000.npz"
+    bad.write_bytes(b"PK\x03\x04 torn")
+    with pytest.raises(SimkitError, match="could not be read .*removed; rerun the same command"):
+        valuation._load([bad], 3)
+    assert not bad.exists()
+    (tmp_path / "sweep.json").write_text("{}")
+    with pytest.raises(SimkitError, match="not a readable sweep record"):
+        sweep_record(tmp_path)

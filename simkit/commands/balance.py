@@ -15,6 +15,7 @@ import click
 
 from simkit.errors import SimkitError
 from simkit.progress import Progress, say_if_compiling
+from simkit.results import CorruptFile, read_json
 from simkit.words import count
 
 from .common import CONTEXT, config_option, param_option, set_option, split
@@ -100,7 +101,10 @@ def run_balance(spec: Any, targets: Any, out_dir: Path, force: bool, command: st
     with locked(out_dir):
         manifest_path = out_dir / "balance.json"
         if state == "ours":
-            old = json.loads(manifest_path.read_text()) if manifest_path.exists() else {}
+            try:
+                old = read_json(manifest_path) or {}
+            except CorruptFile:  # damaged: taken for another search (--force replaces it)
+                old = {}
             if old.get("spec") != json.loads(json.dumps(spec.as_dict())):
                 if not force:
                     raise SimkitError(f"--out {out_dir} holds another balance search; "
