@@ -407,11 +407,11 @@ def tune(game: str, *, strategy: str, against: str | Sequence[str], budget: int,
     setup = tu.prepare(spec)
     engine.set_threads(threads)
     path = Path(out) if out is not None else _folder(None, "tune") / "tuned.toml"
-    tu.check_out(path, force)
+    seen = tu.check_out(path, force)
     _compiling(progress, setup.game, [setup.base])
     with _progress(progress, setup.search_games + 3 * setup.eval_games, f"{game} tune") as bar:
         outcome = tu.search(setup, progress=_update(bar))
-    tu.write(outcome, path)
+    tu.write(outcome, path, seen)
     return TuneResult(path, dict(outcome.params), dict(setup.start), dict(outcome.evaluation))
 
 

@@ -272,9 +272,14 @@ def evaluate(s: Setup, tuned: dict[str, float],
     return out
 
 
-def write(outcome: Outcome, out: Path) -> str:
+def write(outcome: Outcome, out: Path, seen: tuple[int, int] | None = None) -> str:
     """Write the parameter file (`--strategies NAME@FILE`, or `FILE.py:FUNCTION@FILE` for a
-    plug-in, reads it); returns its text."""
+    plug-in, reads it); returns its text. `seen`: the file as `check_out` found it, which
+    another command must not have changed since (two tunes into one file)."""
+    if _seen(out) != seen:
+        raise SimkitError(f"--out {out}: another command wrote it while this one tuned, so "
+                          "this result was not written over it; rerun with another --out "
+                          "(the same seed gives the same result)")
     import cma
 
     s = outcome.setup
@@ -314,13 +319,15 @@ def write(outcome: Outcome, out: Path) -> str:
     return text
 
 
-def check_out(out: Path, force: bool) -> None:
+def check_out(out: Path, force: bool) -> tuple[int, int] | None:
     """Never overwrite a file silently, and never one simkit did not write (a parameter
-    file with a [tuning] table), even with --force."""
+    file with a [tuning] table), even with --force. Returns what is there now (`seen`),
+    for `write` to check that nothing wrote it meanwhile."""
+    seen = _seen(out)
     if out.is_dir():
         raise SimkitError(f"--out {out}: is a folder, not a file")
     if not out.exists() and not out.is_symlink():
-        return
+        return seen
     if not force:
         raise SimkitError(f"--out {out}: already exists; choose another file or pass --force")
     try:
@@ -330,3 +337,13 @@ def check_out(out: Path, force: bool) -> None:
     if out.is_symlink() or not isinstance(data.get("tuning"), dict):
         raise SimkitError(f"--out {out}: is not a parameter file simkit tuned, so --force "
                           "will not replace it; choose another file")
+    return seen
+
+
+def _seen(out: Path) -> tuple[int, int] | None:
+    """The file at `out` as it is now (modified time, size), or None if there is none."""
+    try:
+        st = out.stat()
+    except OSError:
+        return None
+    return st.st_mtime_ns, st.st_size

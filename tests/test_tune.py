@@ -237,3 +237,14 @@ def test_tune_rejects_a_plugin_it_cannot_search(cm, tmp_path, declaration, funct
     assert result.exit_code == 1 and result.output.strip().count("\n") == 0, result.output
     assert message in result.output and str(path) in result.output
     assert not (tmp_path / "t.toml").exists()
+
+
+def test_a_tune_does_not_write_over_a_file_written_meanwhile(tmp_path):
+    """Two tunes into one file: the later one used to write over the earlier's result,
+    and both said they wrote it."""
+    out = tmp_path / "p.toml"
+    seen = tu.check_out(out, force=False)  # nothing there when it started
+    out.write_text("strategy = 'planner'\n")  # another tune wrote it meanwhile
+    with pytest.raises(SimkitError, match="another command wrote it while this one tuned"):
+        tu.write(None, out, seen)  # type: ignore[arg-type]
+    assert out.read_text() == "strategy = 'planner'\n"

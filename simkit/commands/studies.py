@@ -243,7 +243,7 @@ def tune(game: str, strategy: str, against: str, budget: int, seed: int, out_fil
                        games_per_candidate, eval_games, overrides, config_path)
     setup = tu.prepare(spec)
     engine.set_threads(threads)
-    tu.check_out(out_file, force)
+    seen = tu.check_out(out_file, force)
     click.echo(f"Tuning {setup.name} ({len(setup.strategy.params)} parameters) at "
                f"{setup.players} players, against {', '.join(spec.against)} (parameters "
                f"tuned at one player count may play worse at another): "
@@ -254,7 +254,7 @@ def tune(game: str, strategy: str, against: str, budget: int, seed: int, out_fil
     say_if_compiling(setup.game, [setup.base])
     with Progress(total, f"{game} tune") as bar:
         outcome = tu.search(setup, progress=lambda n, what: bar.update(n, what))
-    tu.write(outcome, out_file)
+    tu.write(outcome, out_file, seen)
     ev = outcome.evaluation
     click.echo(f"Wrote {out_file} in {outcome.elapsed:.1f} s. Parameters:")
     for p in setup.strategy.params:
