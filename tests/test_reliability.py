@@ -89,15 +89,21 @@ def test_two_runs_into_one_folder_one_refuses_and_nothing_is_lost(cm, tmp_path):
     assert games.n_unique() == 24000 and games.max() == 23999
 
 
-def test_a_live_lock_is_refused_naming_its_owner(cm, tmp_path):
-    out = tmp_path / "run"
+def hold_lock(folder) -> subprocess.Popen:
+    """Another process holding `folder`'s lock (for a minute, or until killed)."""
     holder = subprocess.Popen(
         [sys.executable, "-c", "import sys, time; from pathlib import Path; "
          "from simkit.folders import locked\n"
          "with locked(Path(sys.argv[1])):\n print('held', flush=True); time.sleep(60)",
-         str(out)], stdout=subprocess.PIPE, text=True)
+         str(folder)], stdout=subprocess.PIPE, text=True)
+    assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+    return holder
+
+
+def test_a_live_lock_is_refused_naming_its_owner(cm, tmp_path):
+    out = tmp_path / "run"
+    holder = hold_lock(out)
     try:
-        assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
         with pytest.raises(SimkitError, match=f"another simkit process \\(pid {holder.pid} on"):
             engine.run(SPEC, out)
         # The command refuses before it prints anything else (no progress line first).
@@ -113,13 +119,8 @@ def test_a_live_lock_is_refused_naming_its_owner(cm, tmp_path):
     engine.run(SPEC, out)
     # A report takes the lock too: a run replacing the folder meanwhile would leave a
     # report of another run beside its results.
-    holder = subprocess.Popen(
-        [sys.executable, "-c", "import sys, time; from pathlib import Path; "
-         "from simkit.folders import locked\n"
-         "with locked(Path(sys.argv[1])):\n print('held', flush=True); time.sleep(60)",
-         str(out)], stdout=subprocess.PIPE, text=True)
+    holder = hold_lock(out)
     try:
-        assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
         rep = subprocess.run([sys.executable, "-m", "simkit.cli", "report", str(out)],
                              capture_output=True, text=True)
         assert rep.returncode == 1 and "another simkit process" in rep.stderr
