@@ -34,6 +34,7 @@ from simkit.engine import Prepared, RunSpec, option_args, prepare
 from simkit.errors import ConfigError, SimkitError
 from simkit.interventions import Intervention, a_a
 from simkit.results import (
+    CorruptFile,
     check_coverage,
     damaged_chunk,
     missing_ranges,
@@ -311,7 +312,13 @@ def check_folder(out: Path, p: ValuePlan, force: bool) -> str:
     holding anything but a simkit value run unless it is empty (`simkit/folders.py`)."""
     if folders.check_writable(out, folders.VALUE) == "new":
         return "new"
-    done, partial = read_json(out / VALUE_FILE), read_json(out / PARTIAL_FILE)
+    try:
+        done, partial = read_json(out / VALUE_FILE), read_json(out / PARTIAL_FILE)
+    except CorruptFile as exc:  # simkit's own record, damaged: --force plays the run again
+        if not force:
+            raise SimkitError(f"--out {out}: {exc}; pass --force to play the value run "
+                              "again") from None
+        return "new"
     mine = identity(p)
     if done is not None and done.get("identity") == mine:
         return "done"

@@ -200,6 +200,12 @@ def test_run_resumes_after_an_interrupt(tmp_path, monkeypatch):
     again = V.run(p, tmp_path / "cut", chunk_size=800)
     assert again["table"] == whole["table"] and again["games"] == 1600
     assert V.run(p, tmp_path / "cut").get("skipped")
+    # value.json torn afterwards: one line saying what to do, and --force plays it again
+    # (it gave the same error with --force: the folder was stuck).
+    (tmp_path / "cut" / "value.json").write_text('{"kind": "val')
+    with pytest.raises(SimkitError, match="cannot be read as JSON.*pass --force"):
+        V.run(p, tmp_path / "cut")
+    assert V.run(p, tmp_path / "cut", force=True)["table"] == whole["table"]
 
 
 def test_precision_stops_early(tmp_path):
