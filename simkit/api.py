@@ -407,6 +407,10 @@ def tune(game: str, *, strategy: str, against: str | Sequence[str], budget: int,
     setup = tu.prepare(spec)
     engine.set_threads(threads)
     path = Path(out) if out is not None else _folder(None, "tune") / "tuned.toml"
+    done = None if force else tu.same_tune(path, setup)
+    if done is not None:  # the same call again: its file, as the command finds it
+        return TuneResult(path, dict(done["params"]), dict(done.get("start", {})),
+                          dict(done.get("evaluation", {})))
     seen = tu.check_out(path, force)
     _compiling(progress, setup.game, [setup.base])
     with _progress(progress, setup.search_games + 3 * setup.eval_games, f"{game} tune") as bar:

@@ -347,3 +347,19 @@ def _seen(out: Path) -> tuple[int, int] | None:
     except OSError:
         return None
     return st.st_mtime_ns, st.st_size
+
+
+def same_tune(out: Path, setup: Setup) -> dict[str, Any] | None:
+    """The parameter file at `out` if this very tune wrote it (its command and config),
+    else None: the same command twice then does nothing the second time."""
+    try:
+        data = tomllib.loads(out.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        return None
+    tuning = data.get("tuning")
+    if not isinstance(tuning, dict) or not isinstance(data.get("params"), dict):
+        return None
+    if tuning.get("command") != setup.spec.command(str(out)) \
+            or tuning.get("config_hash") != setup.config.hash:
+        return None
+    return data

@@ -70,7 +70,14 @@ def test_written_file_is_a_valid_params_file(cm, tmp_path, bad_file):
         assert key in data["evaluation"]
     spec = get_game("cauldron-master").strategies()["greedy"]
     assert read_params(out, spec, "cauldron-master") == data["params"]
-    refused = runner.invoke(main, args, catch_exceptions=False)
+    tomlwrite_text = out.read_text()
+    # The same command again does nothing (the file records it); another tune into the
+    # file is refused without --force.
+    again = runner.invoke(main, args, catch_exceptions=False)
+    assert again.exit_code == 0 and "already holds this exact tune; nothing to do" in \
+        again.output and out.read_text() == tomlwrite_text
+    other = [a if a != "1" else "2" for a in args]  # --seed 2
+    refused = runner.invoke(main, other, catch_exceptions=False)
     assert refused.exit_code == 1 and "already exists" in refused.output
 
 

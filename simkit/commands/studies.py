@@ -243,6 +243,12 @@ def tune(game: str, strategy: str, against: str, budget: int, seed: int, out_fil
                        games_per_candidate, eval_games, overrides, config_path)
     setup = tu.prepare(spec)
     engine.set_threads(threads)
+    done = None if force else tu.same_tune(out_file, setup)
+    if done is not None:
+        click.echo(f"{out_file} already holds this exact tune; nothing to do. Parameters:")
+        for name, value in done["params"].items():
+            click.echo(f"    {name} = {value:g}")
+        return
     seen = tu.check_out(out_file, force)
     click.echo(f"Tuning {setup.name} ({len(setup.strategy.params)} parameters) at "
                f"{setup.players} players, against {', '.join(spec.against)} (parameters "
