@@ -36,6 +36,17 @@ def check_report_folder(out: Path, home: Path) -> None:
         folders.check_writable(out, folders.REPORT)
 
 
+def check_tables_folder(final: Path) -> None:
+    """Refuse a report's tables folder that is a link or holds files simkit did not write
+    (`simkit run --report` asks before it plays, not after)."""
+    folders.check_subfolder(final)
+    if final.is_dir():
+        theirs = sorted({f.name for f in final.iterdir()} - set(folders.table_files(final)))
+        if theirs:
+            raise SimkitError(f"{final} holds files simkit did not write "
+                              f"({', '.join(theirs[:3])}); move them out and run again")
+
+
 def write_report_files(out: Path, pages: Sequence[tuple[str, str]],
                        tables: Sequence[tuple[str, str, pl.DataFrame]],
                        tables_dir: str = "report_tables") -> list[Path]:
@@ -43,12 +54,7 @@ def write_report_files(out: Path, pages: Sequence[tuple[str, str]],
     returns the table paths. Refuses, before writing anything, a tables folder that is a
     link or holds files simkit did not write."""
     final = out / tables_dir
-    folders.check_subfolder(final)
-    if final.is_dir():
-        theirs = sorted({f.name for f in final.iterdir()} - set(folders.table_files(final)))
-        if theirs:
-            raise SimkitError(f"{final} holds files simkit did not write "
-                              f"({', '.join(theirs[:3])}); move them out and run again")
+    check_tables_folder(final)
     staging = out / (tables_dir + STAGING)
     try:
         with folders.locked(out):

@@ -250,6 +250,14 @@ def test_report_out_replaces_its_own_tables_and_refuses_a_strangers_folder(cm, t
     (stranger / "summary.md").write_text("my own summary")
     r = cli("report", str(run), "--out", str(stranger))
     assert r.exit_code == 1 and "holds no simkit report" in r.output
+    # `run --report` asks before it plays: the run in the folder is not replaced first.
+    (run / "report_tables").mkdir(exist_ok=True)
+    (run / "report_tables" / "mine.csv").write_text("x\n")
+    before = (run / "games.parquet").read_bytes()
+    r = cli("run", SPEC.game, "--players", "3", "--games", "700", "--out", str(run),
+            "--report", "--force")
+    assert r.exit_code == 1 and "holds files simkit did not write (mine.csv)" in r.output
+    assert (run / "games.parquet").read_bytes() == before
     assert (stranger / "summary.md").read_text() == "my own summary"
 
 

@@ -101,6 +101,10 @@ def run(game: str, strategy_list: str, players: int, seed: int, n_games: int, ou
         from reports.stronger import check_stronger
 
         check_stronger(stronger, game, players)  # before any game is played
+    if with_report:  # a report folder it would refuse: before any game is played
+        from reports.files import check_tables_folder
+
+        check_tables_folder(out_dir / "report_tables")
     rule = (StopRule(precision, targets_path, set_targets) if until_sure else None)
     spec = engine.RunSpec(game, players, tuple(split(strategy_list)), n_games, seed,
                           overrides, params, config_path, rule, summary_only)
