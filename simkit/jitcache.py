@@ -34,7 +34,7 @@ def drop_stale_cache(module_file: str, *dependencies: str) -> bool:
     digest = hashlib.sha256(SCHEME)
     for path in sources:
         digest.update(path.read_bytes())
-    stamp = source.parent / "__pycache__" / f"{source.stem}.deps-sha256"
+    stamp = stamp_path(module_file)
     if stamp.exists() and stamp.read_text() == digest.hexdigest():
         return False
     for path in sources:
@@ -52,6 +52,13 @@ def drop_stale_cache(module_file: str, *dependencies: str) -> bool:
     except OSError:  # a read-only install: numba will not cache there either
         pass
     return True
+
+
+def stamp_path(module_file: str) -> Path:
+    """Where `drop_stale_cache` keeps the hash of a kernel module's sources: its being
+    there says the module's cache is kept honest at import."""
+    source = Path(module_file)
+    return source.parent / "__pycache__" / f"{source.stem}.deps-sha256"
 
 
 def _module_name(path: Path) -> str:

@@ -63,6 +63,14 @@ def assert_same_across_threads_and_chunks(game, compiled, lineup, seed: int, n: 
     return whole
 
 
+def check_lineup(game, players: int):
+    """The lineup the check plays at `players` seats: the game's strategies in turn, the
+    lookahead ones at their cheapest."""
+    names = list(game.strategies())
+    mixed = [names[i % len(names)] for i in range(players)]
+    return build_lineup(game, mixed, players, quick_params(game, mixed))
+
+
 def rules_file(game) -> Path:
     """Where a game's rules are: its folder's rules.py (games written to the game API, and
     the built-in games alike)."""
@@ -88,8 +96,7 @@ def check_game(name: str, n_games: int = 600, seed: int = 12345) -> None:
     if hasattr(game, "optional"):  # a game written to the game API
         check_optional_modules(game, config, compiled)
     for players in game.players(compiled):
-        mixed = [names[i % len(names)] for i in range(players)]
-        lineup = build_lineup(game, mixed, players, quick_params(game, mixed))
+        lineup = check_lineup(game, players)
         # A game that never ends plays MAX_DECISIONS decisions before it is stopped: a few
         # games find it in seconds, where all n_games took minutes.
         _simulate(game, compiled, lineup, seed, 0, min(8, n_games), threads)

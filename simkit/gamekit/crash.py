@@ -74,16 +74,13 @@ def last_place(traceback: str, folder: Path | None) -> str | None:
 def replay(game: str) -> None:
     """The check's lineups, REPLAY_GAMES games each, traced and not (run with
     NUMBA_DISABLE_JIT=1; an error propagates with its traceback)."""
-    from simkit.engine import build_lineup
     from simkit.games import get_game
-    from simkit.testing import quick_params
+    from simkit.testing import check_lineup
 
     found = get_game(game)
     compiled = found.compile(found.load_config())
-    names = list(found.strategies())
     for players in found.players(compiled):
-        mixed = [names[i % len(names)] for i in range(players)]
-        lineup = build_lineup(found, mixed, players, quick_params(found, mixed))
+        lineup = check_lineup(found, players)
         found.simulate(compiled, lineup, 12345, 0, REPLAY_GAMES)
         for g in range(2):
             found.play_log(compiled, lineup, 12345, g)

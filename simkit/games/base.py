@@ -10,6 +10,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from simkit.config import GameConfig, load_config
+from simkit.jitcache import stamp_path
 from simkit.kernels.trace import new_trace, trace_stub
 from simkit.threads import play_blocks
 from strategies import StrategySpec, registry
@@ -35,7 +36,8 @@ class Lineup:
 
     @property
     def rotate(self) -> bool:
-        return len(set(zip(self.names, map(tuple, self.params), strict=True))) > 1
+        """Whether the seats play different strategies (or parameters): they then rotate."""
+        return self.period > 1
 
     @property
     def index(self) -> np.ndarray:
@@ -163,7 +165,7 @@ class KernelGame(Game):
             cache = fn._cache._cache_file
             index = Path(cache._index_path)
             source = Path(self.kernel.__file__)
-            if (source.parent / "__pycache__" / f"{source.stem}.deps-sha256").exists():
+            if stamp_path(str(source)).exists():
                 newest = 0.0  # simkit.jitcache dropped a stale cache at import already
             else:  # the kernel's files of the game's folder (its rules, options ...): an
                 # edit to one recompiles; its log, report or config do not
