@@ -25,14 +25,12 @@ from simkit.kernels.seating import prepare_game, rank_seats, seat_buffers
 from simkit.kernels.templates import bind_rollout
 from simkit.kernels.trace import record_decision
 from simkit.outputs import allocate
-from simkit.rng import next_u64, shuffle, stream_state
+from simkit.rng import next_u64, seat_stream, shuffle, stream_state
 from strategies.inori import (
     GREEDY,
-    GREEDY_TIES,
     PLANNER,
     PLANNER_DEFAULTS,
     ROLLOUT,
-    ROLLOUT_TIES,
     ROLLOUT_WEIGHTS,
     choose,
     greedy_score,
@@ -161,9 +159,8 @@ from .rules import (
 from .scoring import final_score, held, needs_tile, ranking_key
 
 drop_stale_cache(__file__, strategies.inori.__file__, strategies.ties.__file__,
-                 simkit.rng.__file__, _layout.__file__,
-                 _config.__file__, _options.__file__, _rules.__file__, _scoring.__file__,
-                 *SOURCES)
+                 simkit.rng.__file__, _layout.__file__, _config.__file__, _options.__file__,
+                 _rules.__file__, _scoring.__file__, *SOURCES)
 
 N_SOURCES = len(SCORE_SOURCES)
 LOOKAHEAD = (ROLLOUT,)  # the strategies whose seats need the playouts compiled
@@ -226,8 +223,7 @@ def next_decision(t, n_players, pub, hid, cnt, done, decks, discards, tops, new_
     Returns (their count, fused): count 0 when the game is over and scored, or the season
     hid[STOP_SEASON] would begin; fused when, with `fusing`, a greedy seat's rune or
     offering table was built holding only its choice, in row 0 (options.put_offer,
-    options.rune_rows), its ties drawn from its stream (`srngs`: row 1 + seat, or a
-    playout's one row).
+    options.rune_rows; ties drawn from the seat's stream in `srngs`: rng.seat_stream).
 
     The phases are tested in the order play goes through them, each falling through to
     the next, so the usual way from one offering to the next (end of turn, next seat,
@@ -304,17 +300,10 @@ def next_decision(t, n_players, pub, hid, cnt, done, decks, discards, tops, new_
                 return 0, False
             continue
         return 0, False  # PH_OVER
-    # The rune table, built in one place (the loop's breaks come here): numba copies an
-    # inlined function at every place it is called.
+    # The rune table, built once here (numba copies an inlined function per call site).
     pub[STEP] = STEP_RUNE
     fuse = fusing and sids[p] == GREEDY
     return rune_rows(t, pub, p, opts, fuse, params[p], after, seat_stream(srngs, p)), fuse
-
-
-@njit(cache=True, inline="always")
-def seat_stream(srngs, p):
-    """Seat p's own stream: row 1 + p of the game's streams, or a playout's only row."""
-    return srngs[1 + p] if srngs.shape[0] > 1 else srngs[0]
 
 
 @njit(cache=True, inline="always")
@@ -370,28 +359,26 @@ def ask(sid, opts, n, pub, t, params, rng):
 
 
 # ---------------------------------------------------------------- rollout player
-# The hooks of the rollout player (simkit/kernels/rollout.py), which chooses offerings:
-# it plays with the game's own steps. Here, not in strategies/inori.py, which play.py
-# imports. `state`: (pub, hid, decks, discards, tops, new_starts, stack, rtops, trace).
+# The rollout player's hooks (simkit/kernels/rollout.py; it chooses offerings by the
+# game's own steps), here as play.py imports strategies/inori.py. `state`: (pub, hid,
+# decks, discards, tops, new_starts, stack, rtops, trace).
 @njit_with_refcounts
 def playout(t, n_players, pub, hid, cnt, done, decks, discards, tops, new_starts, stack,
             rtops, rngs, tied, opts, hv, sids, params, horizon, trace):
-    """Play on from the pending state of `pub` and `hid` with seat s played by strategy
-    sids[s] (weights params[s]) until the game ends (majorities scored) or `horizon`
-    season ends have passed (0: no limit). `rngs` (one row) stands for the deal stream
-    (reshuffles, random ties) and for the strategies' own. Returns the number of season ends played.
-    `play_game`'s loop without the lookahead, tracing or results."""
-    rng = rngs[0]
+    """Play on from the pending state of `pub` and `hid`, seat s by strategy sids[s]
+    (weights params[s]), until the game ends (majorities scored) or `horizon` season ends
+    have passed (0: no limit); `rngs`' one row stands for every stream. Returns the season
+    ends played. `play_game`'s loop without the lookahead, tracing or results."""
     start = pub[SEASON]
     hid[STOP_SEASON] = start + horizon if horizon > 0 else t.rules[R_SEASONS]
     while True:
         n, fz = next_decision(t, n_players, pub, hid, cnt, done, decks, discards, tops,
-                              new_starts, stack, rtops, rng, tied, opts, hv, sids, params,
-                              rngs, True, trace, False)
+                              new_starts, stack, rtops, rngs[0], tied, opts, hv, sids,
+                              params, rngs, True, trace, False)
         if n == 0:
             return pub[SEASON] - start + (1 if hid[PHASE] == PH_OVER else 0)
         s = pub[SEAT]
-        c = 0 if fz else ask(sids[s], opts, n, pub, t, params[s], rng)
+        c = 0 if fz else ask(sids[s], opts, n, pub, t, params[s], rngs[0])
         apply_option(t, pub, hid, cnt, stack, rtops, opts, c, hv, trace, False)
 
 
@@ -401,7 +388,7 @@ def rollout_work(t, n_players, state, params):
     weights `params[ROLLOUT_WEIGHTS:]`). A playout's counters are never read."""
     pub, hid, new_starts, stack = state[0], state[1], state[5], state[6]
     prm = np.ones(PLANNER_DEFAULTS.shape[0], np.float64)
-    prm[GREEDY_TIES] = params[ROLLOUT_TIES]  # the planner's is in its slice of params
+    prm[strategies.inori.GREEDY_TIES] = params[strategies.inori.ROLLOUT_TIES]
     sids = np.full(MAX_PLAYERS, GREEDY, np.int64)
     if params[3] >= 0.5:
         sids[:] = PLANNER
