@@ -1,0 +1,172 @@
+"""simkit studio without a browser: its paired difference is `simkit compare`'s, bad
+edits are refused with the CLI's line and change nothing, the session survives a
+restart, the form lists what `simkit show` lists, and the app guards its address."""
+
+from __future__ import annotations
+
+import polars as pl
+import pytest
+from click.testing import CliRunner
+from starlette.testclient import TestClient
+
+import simkit
+from reports.compare import compare_frames
+from reports.targets import load_targets
+from simkit.cli import main
+from simkit.errors import SimkitError
+from simkit.studio import actions
+from simkit.studio.app import make_app
+from simkit.studio.figures import in_memory_run, view
+from simkit.studio.form import fields, override
+from simkit.studio.games import Games
+from simkit.studio.live import Live
+from simkit.studio.session import STATE_FILE, Session, Setup
+
+GAME = "cauldron-master"
+EDIT = "supply.size.4=10"
+
+
+def _setup(**kw) -> Setup:
+    return Setup(GAME, 4, ("greedy", "random", "greedy", "greedy"), 11, **kw)
+
+
+def test_paired_difference_equals_compare_of_two_runs(tmp_path):
+    n = 3_000
+    s = _setup()
+    a = simkit.run(GAME, players=4, strategies=list(s.strategies), games=n, seed=s.seed,
+                   out=tmp_path / "a", progress=False)
+    b = simkit.run(GAME, players=4, strategies=list(s.strategies), games=n, seed=s.seed,
+                   set={"supply.size.4": 10}, out=tmp_path / "b", progress=False)
+    cli = simkit.compare(a, b).table
+
+    session = Session.open(s, None)
+    base = Games(session.baseline)
+    session.edit("supply.size.4", EDIT, EDIT)
+    changed = Games(session.prepared())
+    for upto in (1_000, n):  # grown in slices, as the studio plays
+        base.grow(upto)
+        changed.grow(upto)
+    mine = compare_frames(in_memory_run(base, n), in_memory_run(changed, n))
+    assert mine.select("metric", "group", "real").equals(cli.select("metric", "group", "real"))
+    for col in ("a", "b", "diff", "diff_lo", "diff_hi", "unpaired_lo", "unpaired_hi"):
+        assert mine[col].to_list() == pytest.approx(cli[col].to_list(), abs=1e-12), col
+    # the rows themselves are the run's rows
+    rows = pl.read_parquet(tmp_path / "b" / "games.parquet")
+    assert changed.frame(n).select(rows.columns).equals(rows)
+
+
+def _cli_error(*args: str) -> str:
+    r = CliRunner().invoke(main, list(args))
+    assert r.exit_code != 0
+    return r.output.strip().splitlines()[-1]
+
+
+@pytest.mark.parametrize("key,typed", [("supply.size.4", "abc"), ("supply.size.4", "1.5"),
+                                       ("options.tie_break", "zzz"),
+                                       ("options.picking_compulsory", "3")])
+def test_a_bad_edit_is_refused_with_the_cli_line_and_changes_nothing(tmp_path, key, typed):
+    session = Session.open(_setup(), tmp_path / "s")
+    session.edit("supply.size.4", EDIT, EDIT)
+    before = (tmp_path / "s" / STATE_FILE).read_text()
+    field = {f.key: f for f in fields(session.baseline.game, session.baseline.config)}[key]
+    item = override(field, typed)
+    with pytest.raises(SimkitError) as err:
+        session.edit(key, item, item)
+    # the state the studio checks: the current one, this key's earlier value replaced
+    kept = [x for x in ("--set", EDIT) if not key.startswith("supply")]
+    said = _cli_error("run", GAME, "--players", "4", "--games", "10", *kept,
+                      "--set", item, "--out", str(tmp_path / "r"))
+    assert said == f"Error: {err.value}"
+    assert (tmp_path / "s" / STATE_FILE).read_text() == before
+    assert session.current.items == (EDIT,)
+    assert session.baseline.config.data["supply"]["size"]["4"] == 12
+
+
+def test_session_survives_a_restart_with_undo_and_reset(tmp_path):
+    folder = tmp_path / "s"
+    s = Session.open(_setup(), folder)
+    s.edit("supply.size.4", EDIT, EDIT)
+    s.edit("options.tie_break", 'options.tie_break="hecate"', "x")
+    assert s.current.items == (EDIT, 'options.tie_break="hecate"')
+    again = Session.open(_setup(), folder)
+    assert [st.changes for st in again.states] == [st.changes for st in s.states]
+    assert again.at == s.at == 2
+    assert again.undo().items == (EDIT,)
+    assert again.reset().items == ()
+    assert again.undo().items == (EDIT,)
+    with pytest.raises(SimkitError, match="another baseline"):
+        Session.open(Setup(GAME, 3, ("greedy",), 11), folder)
+
+
+def test_the_form_lists_what_show_lists_with_choices_and_placeholders():
+    s = Session.open(_setup(), None)
+    form = fields(s.baseline.game, s.baseline.config)
+    shown = CliRunner().invoke(main, ["show", GAME]).output.splitlines()[2:]
+    assert [f.key for f in form] == [line.split(" = ")[0] for line in shown]
+    assert [f.placeholder for f in form] == ["PLACEHOLDER" in line for line in shown]
+    by = {f.key: f for f in form}
+    assert by["options.tie_break"].kind == "choice"
+    assert set(by["options.tie_break"].choices) == {"shared", "hecate", "most_potions"}
+    assert by["options.picking_compulsory"].kind == "bool"
+    assert by["supply.size.4"].kind == "number"
+
+
+def test_the_save_and_command_play_the_same_state(tmp_path):
+    s = Session.open(_setup(), tmp_path / "s")
+    s.edit("supply.size.4", EDIT, EDIT)
+    patch, config = actions.save(s)
+    import tomllib
+
+    assert tomllib.loads(patch.read_text())["set"] == [EDIT]
+    assert tomllib.loads(config.read_text())["supply"]["size"]["4"] == 10
+    assert "--set supply.size.4=10" in actions.command(s, 1000)
+    assert "Error" not in actions.play_log(s, s.current, 3)[:200]
+
+
+def test_without_a_folder_nothing_is_written(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    s = Session.open(_setup(), None)
+    s.edit("supply.size.4", EDIT, EDIT)
+    with pytest.raises(SimkitError, match="--out DIR"):
+        actions.save(s)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_live_view_flags_flipped_verdicts_and_stops_when_decided():
+    s = Session.open(Setup(GAME, 4, ("greedy",), 0, budget=40_000), None)
+    targets = load_targets(None, GAME)
+    s.edit("supply.size.4", EDIT, EDIT)
+    live = Live(s, targets)
+    live.start()
+    live._thread.join(timeout=600)
+    v = live.latest
+    assert v is not None and v.final and v.changed
+    assert v.decided or v.games == 40_000
+    assert s.current.outcome == v.outcome()
+    assert "Tie rate" in v.flipped  # FAIL (11% ties) -> PASS with a smaller supply
+    assert v.sections  # the report's own sections, at the last look
+    seat, game = next(iter(v.turned.items()))
+    base = view(live.base, live.base, v.games, v.look, targets)
+    assert not base.flipped and not base.changed
+
+
+def test_the_app_needs_its_token_beyond_this_machine():
+    s = Session.open(_setup(budget=2_000), None)
+    live = Live(s, load_targets(None, GAME))
+    with TestClient(make_app(live, token="sesame")) as client:
+        assert client.get("/").status_code == 403
+        assert client.get("/?token=wrong").status_code == 403
+        ok = client.get("/?token=sesame")
+        assert ok.status_code == 200 and "supply.size.4" in ok.text
+        assert client.get("/static/htmx.min.js").status_code == 200  # by the cookie
+        r = client.post("/edit", data={"key": "supply.size.4", "value": "abc"})
+        assert "Error: --set: supply.size.4 = 'abc'" in r.text.replace("&#39;", "'")
+    live.cancel()
+
+
+def test_another_address_needs_an_explicit_flag():
+    r = CliRunner().invoke(main, ["studio", GAME, "--host", "0.0.0.0", "--no-browser"])
+    assert r.exit_code != 0
+    assert r.output.strip().splitlines() == [
+        "Error: --host 0.0.0.0: the studio listens on 127.0.0.1 only, unless you also pass "
+        "--allow-remote (it is then protected by a token)"]
