@@ -30,6 +30,9 @@ class Live:
         self.version = 0
         self.error: str | None = None
         self.on_error = on_error
+        # Stop when every paired seat difference is within +-this many points, rather
+        # than when the verdicts are decided (benchmarks/studio_latency.py).
+        self.until_points: float | None = None
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._changed: dict[tuple[str, ...], Games] = {}  # a state's games, kept for undo
@@ -68,9 +71,11 @@ class Live:
                 look += 1
                 done = n >= budget
                 latest = view(self.base, changed, n, look, self.targets)
-                if latest.decided or done:
+                enough = (latest.decided if self.until_points is None
+                          else latest.widest_points <= self.until_points)
+                self._publish(latest, stop)  # before the last look's report sections
+                if enough or done:
                     break
-                self._publish(latest, stop)
                 n = min(budget, n * GROWTH)  # doubling looks, as --until-sure's
             else:
                 return
