@@ -170,3 +170,28 @@ def test_another_address_needs_an_explicit_flag():
     assert r.output.strip().splitlines() == [
         "Error: --host 0.0.0.0: the studio listens on 127.0.0.1 only, unless you also pass "
         "--allow-remote (it is then protected by a token)"]
+
+
+def test_players_seed_and_targets_start_a_new_baseline(tmp_path):
+    s = Session.open(_setup(budget=2_000), tmp_path / "s")
+    s.edit("supply.size.4", EDIT, EDIT)
+    live = Live(s, load_targets(None, GAME))
+    form = {"players": "3", "strategies": "greedy,planner,random", "seed": "5",
+            "target:seat_advantage.max_points": "2"}
+    with TestClient(make_app(live)) as client:
+        bad = client.post("/baseline", data=form | {"strategies": "greedy,nobody,random"})
+        said = bad.text.replace("&#39;", "'")
+        assert "Error: unknown strategy 'nobody' for cauldron-master" in said
+        assert s.setup.players == 4 and s.current.items == (EDIT,)  # nothing changed
+        ok = client.post("/baseline", data=form)
+        assert ok.headers["HX-Refresh"] == "true"
+    live.cancel()
+    assert (s.setup.players, s.setup.strategies, s.setup.seed) == (
+        3, ("greedy", "planner", "random"), 5)
+    assert s.setup.set_targets == ("seat_advantage.max_points=2",)
+    assert live.targets.settings["seat_advantage"]["max_points"] == 2
+    assert [st.changes for st in s.states] == [{}]
+    # a restart with the old options is refused, naming the command that resumes it
+    with pytest.raises(SimkitError, match="simkit studio cauldron-master --players 3"):
+        Session.open(_setup(budget=2_000), tmp_path / "s")
+    assert Session.open(s.setup, tmp_path / "s").setup == s.setup

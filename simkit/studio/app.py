@@ -7,8 +7,9 @@ from __future__ import annotations
 import asyncio
 import secrets
 from collections.abc import AsyncIterator
+from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
@@ -27,8 +28,12 @@ from starlette.templating import Jinja2Templates
 
 from simkit.errors import SimkitError
 from simkit.studio import actions
-from simkit.studio.form import Field, fields, override
+from simkit.studio.form import Field, fields, override, players_offered
 from simkit.studio.live import Live
+from simkit.studio.session import Setup
+
+if TYPE_CHECKING:
+    from reports.targets import Targets
 
 HERE = Path(__file__).resolve().parent
 TOKEN_COOKIE = "simkit_studio_token"
@@ -70,7 +75,11 @@ class Studio:
         setup = s.setup
         from reports.render import CSS
 
-        return {"request": request, "studio": self, "report_css": CSS, "session": s, "setup": setup,
+        game = s.baseline.game
+        return {"request": request, "studio": self, "report_css": CSS,
+                "player_counts": game.players(s.baseline.compiled),
+                "offered": players_offered(game), "targets": self.live.targets.settings,
+                "session": s, "setup": setup,
                 "title": s.baseline.game.title, "view": view, "values": self.values(),
                 "error": self.live.error, "pp": _pp, "pct": _pct,
                 "command": actions.command(s, view.games if view else setup.budget),
@@ -123,6 +132,20 @@ def make_app(live: Live, token: str | None = None) -> Starlette:
             return page("_message.html", request, message=f"Error: {exc}", bad=True)
         live.start()
         return page("_config.html", request)
+
+    async def baseline(request: Request) -> Response:
+        """Start again from other players, seed or targets (the history starts anew)."""
+        form = await request.form()
+        try:
+            setup = rebased(studio.session.setup, form, live.targets.settings)
+            targets = await asyncio.to_thread(load_targets_of, setup)
+            await asyncio.to_thread(studio.session.rebase, setup)
+        except (SimkitError, ValueError) as exc:
+            return page("_message.html", request, message=f"Error: {exc}", bad=True)
+        live.rebase(targets)
+        response = page("_message.html", request, message="New baseline", bad=False)
+        response.headers["HX-Refresh"] = "true"
+        return response
 
     async def save(request: Request) -> Response:
         try:
@@ -179,6 +202,7 @@ def make_app(live: Live, token: str | None = None) -> Starlette:
               Route("/go/{index:int}", move, methods=["POST"]),
               Route("/undo", move, methods=["POST"]), Route("/reset", move, methods=["POST"]),
               Route("/save", save, methods=["POST"]),
+              Route("/baseline", baseline, methods=["POST"]),
               Route("/report", report, methods=["POST"]),
               Route("/report", report_file, methods=["GET"]),
               Route("/play/{game}", play), Route("/events", events),
@@ -201,6 +225,31 @@ class TokenCheck(BaseHTTPMiddleware):
                                 "(open the address it printed, with ?token=...)",
                                 status_code=403)
         return await call_next(request)
+
+
+def rebased(setup: Setup, form: Any, settings: dict[str, dict[str, float]]) -> Setup:
+    """The baseline the Players form asks for: player count, lineup, seed and targets
+    (a target typed as it stands is left to the targets file)."""
+    changed = {f"{m}.{k}={form.get(f'target:{m}.{k}')}" for m, values in settings.items()
+               for k, v in values.items()
+               if str(form.get(f"target:{m}.{k}", "")).strip() not in ("", f"{v:g}")}
+    kept = [t for t in setup.set_targets if t.partition("=")[0] not in
+            {c.partition("=")[0] for c in changed}]
+    try:
+        players, seed = int(str(form.get("players"))), int(str(form.get("seed")))
+    except ValueError:
+        raise SimkitError("players and seed must be whole numbers") from None
+    strategies = tuple(x.strip() for x in str(form.get("strategies", "")).split(",")
+                       if x.strip())
+    return replace(setup, players=players, seed=seed, strategies=strategies,
+                   set_targets=tuple(kept) + tuple(sorted(changed)))
+
+
+def load_targets_of(setup: Setup) -> Targets:
+    from reports.targets import load_targets
+
+    return load_targets(Path(setup.targets) if setup.targets else None, setup.game,
+                        setup.set_targets)
 
 
 def new_token() -> str:

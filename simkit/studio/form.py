@@ -83,3 +83,9 @@ def override(field: Field, text: str) -> str:
     if field.kind in ("choice", "text"):
         return f"{field.key}={json.dumps(text)}"
     return f"{field.key}={text}"
+
+
+def players_offered(game: Game) -> list[str]:
+    """The players the page offers for each seat: the game's strategies. This is where
+    the skill ladder's rungs join, once they can be named as players."""
+    return list(game.strategies())

@@ -47,6 +47,15 @@ class Live:
                                         name="simkit-studio", daemon=True)
         self._thread.start()
 
+    def rebase(self, targets: Targets) -> None:
+        """The session's baseline changed: its games and the edits' are played anew."""
+        self.cancel()
+        self.targets = targets
+        self.base = Games(self.session.baseline)
+        self._changed.clear()
+        self.latest = None
+        self.start()
+
     def cancel(self) -> None:
         self._stop.set()
         if self._thread is not None:

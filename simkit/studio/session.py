@@ -11,6 +11,7 @@ memory and nothing is written.
 from __future__ import annotations
 
 import json
+import shlex
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -19,7 +20,7 @@ from typing import Any
 from simkit import folders
 from simkit.errors import SimkitError
 from simkit.paramfile import write_text_atomic
-from simkit.prepare import Prepared, RunSpec, prepare
+from simkit.prepare import Prepared, RunSpec, option_args, prepare
 
 STATE_FILE = "studio.json"
 DEFAULT_BUDGET = 200_000  # games per edit, at most, when the verdicts stay undecided
@@ -47,6 +48,18 @@ class Setup:
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
+
+    def command(self, out: Path | None) -> str:
+        """The `simkit studio` command that starts (or resumes) this baseline."""
+        parts = ["simkit", "studio", self.game, "--players", str(self.players),
+                 "--strategies", ",".join(self.strategies), "--seed", str(self.seed),
+                 "--budget", str(self.budget)]
+        parts += option_args(self.config_path, self.overrides, self.params, None)
+        if self.targets:
+            parts += ["--targets", self.targets]
+        for item in self.set_targets:
+            parts += ["--set-target", item]
+        return shlex.join(parts + (["--out", str(out)] if out is not None else []))
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Setup:
@@ -118,14 +131,22 @@ class Session:
         except (OSError, ValueError, KeyError, TypeError) as exc:
             raise SimkitError(f"{path}: cannot be read ({exc}); remove it to start a new "
                               "session in this folder") from None
-        if setup.spec() != self.setup.spec():
+        if setup != self.setup:
             raise SimkitError(f"--out {path.parent} holds a studio session of another "
-                              f"baseline ({setup.game}, {setup.players} players, "
-                              f"{','.join(setup.strategies)}, seed {setup.seed}); choose "
-                              "another folder")
+                              f"baseline; resume it with `{setup.command(path.parent)}`, "
+                              "or choose another folder")
         if not states or not 0 <= at < len(states):
             raise SimkitError(f"{path}: not a studio session; remove it to start anew")
         self.states, self.at, self.trail = states, at, trail
+
+    def rebase(self, setup: Setup) -> None:
+        """Start again from another baseline (players, seed or targets changed): checked
+        first, so a refused one changes nothing; the states tried so far are dropped,
+        since they were measured against the old baseline."""
+        baseline = prepare(setup.spec())  # SimkitError: refused
+        self.setup, self.baseline = setup, baseline
+        self.states, self.at, self.trail = [State({}, "baseline")], 0, []
+        self.save()
 
     def save(self) -> None:
         if self.folder is None:
