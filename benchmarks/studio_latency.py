@@ -38,7 +38,7 @@ def measure(game: str, edit: str, strategies: tuple[str, ...], until_points: flo
     session = Session.open(Setup(game, 4, strategies, 0, budget=400_000), None)
     live = Live(session, targets)
     live.start()  # compiles, plays and judges the baseline
-    live._thread.join()
+    live.wait()
     key = edit.partition("=")[0]
     times, games = [], 0
     for i in range(repeats):

@@ -138,7 +138,7 @@ def test_live_view_flags_flipped_verdicts_and_stops_when_decided():
     s.edit("supply.size.4", EDIT, EDIT)
     live = Live(s, targets)
     live.start()
-    live._thread.join(timeout=600)
+    live.wait(timeout=600)
     v = live.latest
     assert v is not None and v.final and v.changed
     assert v.decided or v.games == 40_000

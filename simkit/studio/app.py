@@ -81,7 +81,7 @@ class Studio:
                 "offered": players_offered(game), "targets": self.live.targets.settings,
                 "session": s, "setup": setup,
                 "title": s.baseline.game.title, "view": view, "values": self.values(),
-                "error": self.live.error, "pp": _pp, "pct": _pct,
+                "error": self.live.error, "note": self.live.note, "pp": _pp, "pct": _pct,
                 "command": actions.command(s, view.games if view else setup.budget),
                 "sets": actions.cli_args(s.current), "saved": None, "message": None} | extra
 

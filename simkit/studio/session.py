@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import shlex
+import threading
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -23,6 +24,7 @@ from simkit.paramfile import write_text_atomic
 from simkit.prepare import Prepared, RunSpec, option_args, prepare
 
 STATE_FILE = "studio.json"
+_SAVING = threading.Lock()
 DEFAULT_BUDGET = 200_000  # games per edit, at most, when the verdicts stay undecided
 
 
@@ -149,11 +151,13 @@ class Session:
         self.save()
 
     def save(self) -> None:
+        """studio.json, whole (the page's requests and the live thread both save)."""
         if self.folder is None:
             return
-        data = {"setup": self.setup.as_dict(), "at": self.at, "trail": self.trail,
-                "states": [asdict(s) for s in self.states]}
-        write_text_atomic(self.folder / STATE_FILE, json.dumps(data, indent=1) + "\n")
+        with _SAVING:
+            data = {"setup": self.setup.as_dict(), "at": self.at, "trail": self.trail,
+                    "states": [asdict(s) for s in self.states]}
+            write_text_atomic(self.folder / STATE_FILE, json.dumps(data, indent=1) + "\n")
 
     @property
     def current(self) -> State:
