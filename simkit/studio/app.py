@@ -105,10 +105,8 @@ def make_app(live: Live, token: str | None = None) -> Starlette:
         form = await request.form()
         key, text = str(form.get("key", "")), str(form.get("value", ""))
         field = studio.by_key.get(key)
-        if field is None:
-            return page("_message.html", request, message=f"Error: no config key '{key}'",
-                        bad=True)
-        item = override(field, text)
+        # a key the form does not list is left to --set's own check (and its message)
+        item = f"{key}={text.strip()}" if field is None else override(field, text)
         try:
             await asyncio.to_thread(studio.session.edit, key, item, item)
         except SimkitError as exc:  # refused: the state shown, and the baseline, stay
