@@ -45,7 +45,7 @@ class Live:
         state = self.session.current
         changed = self.base if not state.changes else self._games(state)
         with self._publishing:
-            self.state, self.error, self.note = state, None, None
+            self.state, self.error, self.note, self.latest = state, None, None, None
             self._stop = stop = threading.Event()
             self.version += 1
         self._thread = threading.Thread(target=self._play, args=(state, changed, stop),
