@@ -4,6 +4,8 @@ restart, the form lists what `simkit show` lists, and the app guards its address
 
 from __future__ import annotations
 
+import json
+
 import polars as pl
 import pytest
 from click.testing import CliRunner
@@ -195,3 +197,25 @@ def test_players_seed_and_targets_start_a_new_baseline(tmp_path):
     with pytest.raises(SimkitError, match="simkit studio cauldron-master --players 3"):
         Session.open(_setup(budget=2_000), tmp_path / "s")
     assert Session.open(s.setup, tmp_path / "s").setup == s.setup
+
+
+def test_the_full_report_and_a_play_log_from_the_page(tmp_path):
+    s = Session.open(_setup(budget=2_000), tmp_path / "s")
+    s.edit("supply.size.4", EDIT, EDIT)
+    live = Live(s, load_targets(None, GAME))
+    live.start()
+    live.wait(timeout=600)
+    with TestClient(make_app(live)) as client:
+        assert client.get("/report").status_code == 404  # none yet
+        r = client.post("/report")
+        assert "open report.html" in r.text
+        page = client.get("/report")
+        assert page.status_code == 200 and "Balance scorecard" in page.text
+        log = client.get("/play/3")
+        assert log.status_code == 200
+        assert log.text == actions.play_log(s, s.current, 3)
+        assert client.get("/play/-1").text.startswith("Error: game index")
+    live.cancel()
+    manifest = json.loads((tmp_path / "s" / "current" / "manifest.json").read_text())
+    assert manifest["config"]["overrides"] == [EDIT]
+    assert manifest["games"] == live.latest.games
