@@ -69,7 +69,7 @@ def test_edit_see_the_paired_difference_and_a_flip_save_and_reload(studio):
         field = page.locator("input[data-key='supply.size.4']")
         field.fill("10")
         field.press("Enter")
-        expect(page.locator("#said")).to_contain_text("Playing supply.size.4=10")
+        expect(page.locator("#said")).to_contain_text("Accepted supply.size.4=10")
         expect(page.locator("#seats td.diff").first).to_be_visible(timeout=60_000)
         expect(page.locator("#status[data-final='1']")).to_be_visible(timeout=120_000)
         expect(page.locator("#scorecard .flip")).to_have_count(1)

@@ -113,8 +113,8 @@ def make_app(live: Live, token: str | None = None) -> Starlette:
             return page("_message.html", request, message=f"Error: {exc}", bad=True,
                         key=key)
         live.start()
-        return page("_message.html", request, message=f"Playing {item} on the baseline's "
-                    "deals...", bad=False)
+        return page("_message.html", request, bad=False,
+                    message=f"Accepted {item}: played on the baseline's deals (figures right)")
 
     async def move(request: Request) -> Response:
         what = request.url.path.strip("/").split("/")[0]  # undo, reset or go
