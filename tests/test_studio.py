@@ -219,3 +219,28 @@ def test_the_full_report_and_a_play_log_from_the_page(tmp_path):
     manifest = json.loads((tmp_path / "s" / "current" / "manifest.json").read_text())
     assert manifest["config"]["overrides"] == [EDIT]
     assert manifest["games"] == live.latest.games
+
+
+def test_the_command_says_what_is_wrong_in_one_line(tmp_path):
+    import socket
+
+    def said(*args: str) -> list[str]:
+        r = CliRunner().invoke(main, ["studio", *args, "--no-browser"])
+        assert r.exit_code != 0
+        return r.output.strip().splitlines()
+
+    wrong = said("cauldron-mastr")
+    assert len(wrong) == 1
+    assert wrong[0].startswith("Error: unknown game 'cauldron-mastr'; did you mean "
+                               "'cauldron-master'?")
+    assert said(GAME, "--budget", "0") == ["Error: --budget must be at least 1, not 0"]
+    (tmp_path / "mine.txt").write_text("not simkit's")
+    assert said(GAME, "--out", str(tmp_path)) == [
+        f"Error: --out {tmp_path} is not empty and holds no simkit studio (mine.txt); "
+        "choose another folder"]
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        s.listen()
+        port = s.getsockname()[1]
+        lines = said(GAME, "--port", str(port))
+    assert len(lines) == 1 and lines[0].startswith(f"Error: --port {port}: cannot listen")
