@@ -5,7 +5,6 @@ log of one game behind a figure."""
 from __future__ import annotations
 
 import copy
-import shlex
 from pathlib import Path
 
 from simkit import tomlwrite
@@ -79,9 +78,3 @@ def play_log(session: Session, state: State, game: int) -> str:
     if not 0 <= game < 2**63:
         raise SimkitError(f"game index must be 0 or more, not {game}")
     return p.game.play_log(p.compiled, p.lineup, p.spec.seed, game)
-
-
-def cli_args(state: State) -> str:
-    """The state's change as --set arguments for any simkit command."""
-    return " ".join(shlex.quote(f"--set={x}") for x in state.items) or "(no change)"
-

@@ -5,6 +5,7 @@ server-sent-event stream that redraws the figures as games arrive. Every asset i
 from __future__ import annotations
 
 import asyncio
+import json
 import secrets
 from collections.abc import AsyncIterator
 from dataclasses import replace
@@ -26,6 +27,8 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.templating import Jinja2Templates
 
+from reports.render import CSS
+from simkit.config import parse_value
 from simkit.errors import SimkitError
 from simkit.studio import actions
 from simkit.studio.form import Field, fields, override, players_offered
@@ -65,16 +68,14 @@ class Studio:
         """Each key's value in the current state, as the form shows it."""
         out = {}
         for key, item in self.session.current.changes.items():
-            text = item.partition("=")[2].strip()
-            out[key] = text[1:-1] if self.by_key[key].kind in ("choice", "text") else text
+            value = parse_value(item.partition("=")[2].strip())
+            out[key] = value if isinstance(value, str) else json.dumps(value)
         return out
 
     def context(self, request: Request, **extra: Any) -> dict[str, Any]:
         s = self.session
         view = self.live.latest if self.live.state is s.current else None
         setup = s.setup
-        from reports.render import CSS
-
         game = s.baseline.game
         return {"request": request, "studio": self, "report_css": CSS,
                 "player_counts": game.players(s.baseline.compiled),
@@ -83,7 +84,7 @@ class Studio:
                 "title": s.baseline.game.title, "view": view, "values": self.values(),
                 "error": self.live.error, "note": self.live.note, "pp": _pp, "pct": _pct,
                 "command": actions.command(s, view.games if view else setup.budget),
-                "sets": actions.cli_args(s.current), "saved": None, "message": None} | extra
+                "message": None} | extra
 
 
 def make_app(live: Live, token: str | None = None) -> Starlette:
