@@ -25,6 +25,7 @@ from simkit.studio.live import Live
 from simkit.studio.session import STATE_FILE, Session, Setup
 
 GAME = "cauldron-master"
+HX = {"HX-Request": "true"}  # what the page's htmx sends with every change
 EDIT = "supply.size.4=10"
 
 
@@ -161,7 +162,7 @@ def test_the_app_needs_its_token_beyond_this_machine():
         ok = client.get("/?token=sesame")
         assert ok.status_code == 200 and "supply.size.4" in ok.text
         assert client.get("/static/htmx.min.js").status_code == 200  # by the cookie
-        r = client.post("/edit", data={"key": "supply.size.4", "value": "abc"})
+        r = client.post("/edit", data={"key": "supply.size.4", "value": "abc"}, headers=HX)
         assert "Error: --set: supply.size.4 = 'abc'" in r.text.replace("&#39;", "'")
     live.cancel()
 
@@ -181,11 +182,13 @@ def test_players_seed_and_targets_start_a_new_baseline(tmp_path):
     form = {"players": "3", "strategies": "greedy,planner,random", "seed": "5",
             "target:seat_advantage.max_points": "2"}
     with TestClient(make_app(live)) as client:
-        bad = client.post("/baseline", data=form | {"strategies": "greedy,nobody,random"})
+        bad = client.post("/baseline", data=form | {"strategies": "greedy,nobody,random"},
+                          headers=HX)
         said = bad.text.replace("&#39;", "'")
         assert "Error: unknown strategy 'nobody' for cauldron-master" in said
         assert s.setup.players == 4 and s.current.items == (EDIT,)  # nothing changed
-        ok = client.post("/baseline", data=form)
+        assert client.post("/baseline", data=form).status_code == 403  # not from the page
+        ok = client.post("/baseline", data=form, headers=HX)
         assert ok.headers["HX-Refresh"] == "true"
     live.cancel()
     assert (s.setup.players, s.setup.strategies, s.setup.seed) == (
@@ -207,7 +210,7 @@ def test_the_full_report_and_a_play_log_from_the_page(tmp_path):
     live.wait(timeout=600)
     with TestClient(make_app(live)) as client:
         assert client.get("/report").status_code == 404  # none yet
-        r = client.post("/report")
+        r = client.post("/report", headers=HX)
         assert "open report.html" in r.text
         page = client.get("/report")
         assert page.status_code == 200 and "Balance scorecard" in page.text

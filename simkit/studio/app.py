@@ -206,8 +206,22 @@ def make_app(live: Live, token: str | None = None) -> Starlette:
               Route("/report", report_file, methods=["GET"]),
               Route("/play/{game}", play), Route("/events", events),
               Mount("/static", StaticFiles(directory=str(HERE / "static")), name="static")]
-    return Starlette(routes=routes, middleware=[Middleware(TokenCheck, token=token)]
-                     if token is not None else [])
+    middleware = [Middleware(PageOnly)]
+    if token is not None:
+        middleware.append(Middleware(TokenCheck, token=token))
+    return Starlette(routes=routes, middleware=middleware)
+
+
+class PageOnly(BaseHTTPMiddleware):
+    """Refuses a POST that does not come from the page's htmx (which marks its requests
+    with a header that another site's form cannot send): a web page elsewhere cannot
+    make the studio write its files."""
+
+    async def dispatch(self, request: Request, call_next: Any) -> Response:
+        if request.method == "POST" and request.headers.get("HX-Request") != "true":
+            return PlainTextResponse("Error: the studio takes changes from its own page "
+                                     "only", status_code=403)
+        return await call_next(request)
 
 
 class TokenCheck(BaseHTTPMiddleware):
