@@ -4,6 +4,7 @@ restart, the form lists what `simkit show` lists, and the app guards its address
 
 from __future__ import annotations
 
+import io
 import json
 
 import polars as pl
@@ -16,6 +17,7 @@ from reports.compare import compare_frames
 from reports.targets import load_targets
 from simkit.cli import main
 from simkit.errors import SimkitError
+from simkit.progress import say_if_compiling
 from simkit.studio import actions
 from simkit.studio.app import make_app
 from simkit.studio.figures import in_memory_run, view
@@ -148,7 +150,15 @@ def test_live_view_flags_flipped_verdicts_and_stops_when_decided():
     assert s.current.outcome == v.outcome()
     assert "Tie rate" in v.flipped  # FAIL (11% ties) -> PASS with a smaller supply
     assert v.sections  # the report's own sections, at the last look
-    seat, game = next(iter(v.turned.items()))
+    said = io.StringIO()  # a value edit plays on the kernel already compiled
+    assert not say_if_compiling(s.baseline.game, [s.prepared().lineup], said), said.getvalue()
+    assert v.turned  # each seat's play log: a game it won with the edit, not without
+    a, b = live.base.frame(v.games), live._games(s.current).frame(v.games)
+    for seat, game in v.turned.items():
+        def share(frame, seat=seat, game=game):
+            return frame.filter((pl.col("game") == game) & (pl.col("seat") == seat))[
+                "win_share"][0]
+        assert share(b) >= 0.5 and share(a) < share(b)
     base = view(live.base, live.base, v.games, v.look, targets)
     assert not base.flipped and not base.changed
 
