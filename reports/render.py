@@ -446,9 +446,8 @@ def render_compare_html(c: Any, header: Sequence[str], rows: Sequence[Sequence[s
 def _value_method(data: dict[str, Any]) -> str:
     m = data.get("method", {})
     return (f"Estimate: {m.get('estimate', '')}. Intervals: {m.get('interval', '')}. "
-            f"Verdicts: {m.get('multiplicity', '')}; \"stronger\" and \"weaker\" are the "
-            "components whose difference from their kind's average survives that control, "
-            "so about 1 in 20 of them may be called wrongly, not 1 in 20 of every row.")
+            "Verdicts: each kind's section says what each verdict word means and the "
+            "margin it is judged against.")
 
 
 def write_value_report(folder: Path) -> tuple[Path, Path]:
