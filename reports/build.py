@@ -205,7 +205,8 @@ def _seat_cause(src: Any, by_strategy: pl.DataFrame, seats: pl.DataFrame,
             f"({_pts(share)}) is {strategy}'s seat effect: {strategy} wins "
             f"{_pct(best['win_share'])} of its games as the {row['label']} and "
             f"{_pct(worst['win_share'])} as the {label(int(worst['seat']))} "
-            f"({_pct(overall[strategy])} overall)."]
+            f"({_pct(overall[strategy])} overall). This split of the estimate has no "
+            "interval of its own: read it as where to look, not as a measured share."]
 
 
 def _largest_seat_clear(seats: pl.DataFrame) -> bool:
