@@ -200,9 +200,12 @@ def compare_frames(ra: Run, rb: Run, top_components: int = 5) -> pl.DataFrame:
     return frame.with_columns(real=pl.Series(real_after_fdr(frame), dtype=pl.Boolean))
 
 
-# Below this a difference or its spread is float rounding (25% - 25% summed in another
-# order is 5e-17), not a measurement: an exact 0 [0, 0] must not read REAL.
-ROUNDING = 1e-12
+# Below this share of the figures' own size a difference or its spread is float rounding,
+# not a measurement: 25% - 25% summed in another order is 5e-17, and the same 20,000 win
+# shares summed by another grouping differ by about 1e-10 with a spread of the same order,
+# so an all-greedy "win share by strategy" row read REAL at +0.00. No measured difference
+# is a billionth of its figures.
+ROUNDING = 1e-9
 
 
 def real_after_fdr(frame: pl.DataFrame) -> list[bool]:
@@ -216,9 +219,13 @@ def real_after_fdr(frame: pl.DataFrame) -> list[bool]:
         if d is None or lo is None or not math.isfinite(d) or not math.isfinite(lo):
             ps.append(math.nan)
             continue
+        size = max(1.0, abs(r.get("a") or 0.0), abs(r.get("b") or 0.0))
+        if abs(d) <= ROUNDING * size:  # no difference at all, whatever its spread
+            ps.append(math.nan)
+            continue
         se = (hi - lo) / (2 * Z)
-        if se <= ROUNDING:  # no spread: identical games (no test at all) or a certain
-            ps.append(0.0 if abs(d) > ROUNDING else math.nan)  # difference
+        if se <= ROUNDING * size:  # no spread: a certain difference
+            ps.append(0.0)
             continue
         ps.append(2 * (1 - NormalDist().cdf(abs(d) / se)))
     return [bool(x) for x in bh(ps)]
