@@ -15,6 +15,7 @@ from typing import Any
 import polars as pl
 
 from reports import charts, metrics
+from reports.answer import Advice, balance_answer, whose_play, with_next_steps
 from reports.context import components_of, context, game_hooks_apply
 from reports.document import Chart, Column, Note, Section, Table
 from reports.hooks import GameHooks, hooks_for
@@ -42,6 +43,7 @@ class Report:
     findings: list[str]
     sections: list[Section]
     footer: list[tuple[str, str]] = field(default_factory=list)
+    answer: str = ""  # the verdict in one line and what to change next
 
 
 def _pts(x: float) -> str:
@@ -109,6 +111,10 @@ def build(run: Run, targets: Targets, hooks: GameHooks | None = None,
     card = scorecard(targets, run_games=run_games, seat_advantage=seats, components=components,
                      tie_rate=ties, game_length=length, seat_label=label, causal=causal,
                      length_unit=hooks.length_unit)
+    advice = Advice.of_run(run.path, run.manifest, seats,
+                           float(margin.row(0, named=True)["margin"]), causal is not None,
+                           components)
+    card = with_next_steps(card, advice)
 
     sections = [
         _winners(by_strategy, by_seat, fair, n),
@@ -167,7 +173,8 @@ def build(run: Run, targets: Targets, hooks: GameHooks | None = None,
                   subtitle=f"{m['games']:,} simulated games with {n} players",
                   facts=facts, command=str(m["command"]), placeholders=shown,
                   placeholder_notes=notes, scorecard=card, targets_source=targets.source,
-                  findings=findings, sections=sections, footer=footer)
+                  findings=findings, sections=sections, footer=footer,
+                  answer=balance_answer(card, whose_play(m)))
 
 
 def _seat_cause(src: Any, by_strategy: pl.DataFrame, seats: pl.DataFrame,

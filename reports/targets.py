@@ -214,6 +214,15 @@ def _excess(item: Item, lower: float | None, upper: float | None) -> float:
     return max(beyond)
 
 
+def _scale(lower: float | None, upper: float | None) -> float:
+    """The unit a miss is measured in: half the range's width, or the one bound's size
+    (so that misses of different targets compare: 0.5 is half the limit beyond it)."""
+    if lower is not None and upper is not None and upper > lower:
+        return (upper - lower) / 2
+    bound = abs(upper if upper is not None else lower or 0.0)
+    return bound or 1.0
+
+
 def _listing(labels: list[str], most: int = 6) -> str:
     shown = ", ".join(labels[:most])
     return shown + (f" and {len(labels) - most} more" if len(labels) > most else "")
@@ -291,8 +300,10 @@ def scorecard(targets: Targets, *, run_games: int, seat_advantage: pl.DataFrame,
               causal: pl.DataFrame | None = None, length_unit: str = "rounds"
               ) -> pl.DataFrame:
     """One row per target in force: metric, title, target, verdict, estimate, detail,
-    games_needed (NOT YET SURE only) and meaning. `causal` is a `simkit value` table for
-    the same game, judged in place of the association where it measured a component."""
+    games_needed (NOT YET SURE only), meaning and miss (how far the worst estimate lies
+    beyond the allowed range, in units of it: negative inside). `causal` is a `simkit
+    value` table for the same game, judged in place of the association where it measured
+    a component."""
     rows = []
 
     def pts(x: float) -> str:
@@ -347,7 +358,7 @@ def scorecard(targets: Targets, *, run_games: int, seat_advantage: pl.DataFrame,
             rows.append({"metric": metric, "title": spec.title, "target": target,
                          "verdict": UNSURE, "estimate": "no estimate",
                          "detail": detail + "Nothing to judge in this run.",
-                         "games_needed": None, "meaning": spec.meaning})
+                         "games_needed": None, "meaning": spec.meaning, "miss": None})
             continue
         verdict, needed, results = judge(items, lower, upper, run_games)
         # the estimate shown is the worst that can decide the verdict (an association
@@ -382,8 +393,9 @@ def scorecard(targets: Targets, *, run_games: int, seat_advantage: pl.DataFrame,
         rows.append({"metric": metric, "title": spec.title, "target": target,
                      "verdict": verdict, "estimate": estimate, "detail": detail.strip(),
                      "games_needed": needed if needed is not None and math.isfinite(needed)
-                     else None, "meaning": spec.meaning})
+                     else None, "meaning": spec.meaning,
+                     "miss": _excess(worst, lower, upper) / _scale(lower, upper)})
     schema = {"metric": pl.String, "title": pl.String, "target": pl.String,
               "verdict": pl.String, "estimate": pl.String, "detail": pl.String,
-              "games_needed": pl.Float64, "meaning": pl.String}
+              "games_needed": pl.Float64, "meaning": pl.String, "miss": pl.Float64}
     return pl.DataFrame(rows, schema=schema)

@@ -173,6 +173,8 @@ def report_run(run_dir: Path, out_dir: Path | None = None, targets: Path | None 
         click.echo("Balance scorecard:")
         for line in verdict_lines(written.scorecard):
             click.echo(f"  {line}")
+    if written.answer:
+        click.echo(written.answer)
     click.echo(f"Wrote the balance report {written.html} ({written.summary.name}, "
                f"{len(written.tables)} CSV tables in {written.tables[0].parent.name}/) "
                f"in {time.perf_counter() - started:.1f} s.")
