@@ -220,13 +220,14 @@ def report(run_dir: Path, out_dir: Path | None, targets: Path | None,
 
 
 @click.command(context_settings=CONTEXT)
-@click.argument("game")
+@click.argument("game", metavar="GAME|RUN_FOLDER")
 @lineup_options
 @click.option("--games", "n_games", type=int, default=20_000, show_default=True,
               help="Games as configured (at most, with --precision); each is also played "
                    "once per component valued.")
-@click.option("--out", "out_dir", type=click.Path(path_type=Path), required=True,
-              help="Folder for value.json, value.html, value.md and the CSV tables.")
+@click.option("--out", "out_dir", type=click.Path(path_type=Path), default=None,
+              help="Folder for value.json, value.html, value.md and the CSV tables "
+                   "(required with a game; with a run folder, RUN_FOLDER/value).")
 @click.option("--kind", "kinds", multiple=True,
               help="Value only this component kind, e.g. --kind 'Recipe card' (repeatable).")
 @click.option("--component", "components", multiple=True, metavar="ID",
@@ -256,18 +257,45 @@ def value(game: str, strategy_list: str, players: int, seed: int, n_games: int,
     neutralised (same shuffles and draws); a component's value is the win share its
     players lose. Verdicts control the false discovery rate within each kind; an A/A
     control row checks the method. Writes OUT/value.html. Resumable after an interrupt.
-    Played into a run folder (--out RUN/value, with the run's options), it joins that
-    run's balance report.
+    Given a run folder in place of a game, it plays with that run's game, config, lineup
+    and seed into RUN_FOLDER/value, and the run's balance report judges its components
+    by what they make you win.
 
     \b
     Example:
+      simkit value runs/cm --games 20000
       simkit value carnuta --players 4 --strategies greedy --kind Card \\
           --precision 0.01 --games 400000 --out runs/carnuta-value
     """
     from reports.render import write_value_report
-    from reports.value import verdict_lines
+    from reports.value import VALUE_DIR, verdict_lines
     from simkit import engine
     from simkit import valuation as value_lib
+    from simkit.rerun import refuse_with_run, run_folder, settings_of
+
+    run_dir = run_folder(game)
+    if run_dir is not None:
+        ctx = click.get_current_context()
+        given = [f"--{name.replace('_list', '').replace('_', '-')}"
+                 for name in ("players", "strategy_list", "seed", "overrides", "params",
+                              "config_path")
+                 if ctx.get_parameter_source(name) == click.core.ParameterSource.COMMANDLINE]
+        refuse_with_run([g.replace("--overrides", "--set").replace("--params", "--param")
+                         .replace("--config-path", "--config") for g in given], run_dir)
+        from simkit.results import read_json
+
+        manifest = read_json(run_dir / "manifest.json")
+        if manifest is None:
+            raise SimkitError(f"{run_dir}/manifest.json: not readable; run the run's command "
+                              "again")
+        run = settings_of(manifest)
+        game, players, seed = run.game, run.players, run.seed
+        strategy_list = ",".join(run.strategies)
+        overrides, params, config_path = run.overrides, run.params, run.config_path
+        out_dir = out_dir if out_dir is not None else run_dir / VALUE_DIR
+    elif out_dir is None:
+        raise SimkitError("--out is required with a game (with a run folder in place of the "
+                          "game, the value run goes into RUN_FOLDER/value)")
 
     spec = value_lib.ValueSpec(game, players, tuple(split(strategy_list)), n_games, seed,
                                overrides, params, config_path, kinds, components, precision)
@@ -299,6 +327,12 @@ def value(game: str, strategy_list: str, players: int, seed: int, n_games: int,
     for line in verdict_lines(result):
         click.echo(line)
     click.echo(f"Wrote the value report {html}.")
+    if run_dir is not None and out_dir == run_dir / VALUE_DIR:
+        if (run_dir / "report.html").is_file():  # the run's report judges by it now
+            with folders.locked(run_dir):
+                report_run(run_dir)
+        else:
+            click.echo(f"`simkit report {run_dir}` adds it to the run's balance report.")
 
 
 def verdict_table(csv: Path) -> str:
