@@ -82,7 +82,9 @@ COMPARE = Kind("compare", ("compare.csv",), ("compare.md", "compare.html"))
 BALANCE = Kind("balance", ("balance.json",),
                ("balance_log.jsonl", "patch.toml", "balanced.toml", "candidates.csv",
                 "balance.md", "balance.html", "trajectory.png"))
-KINDS = (RUN, SWEEP, TOURNAMENT, VALUE, REPORT, COMPARE, BALANCE)
+# `simkit cards --out`: the workbook and one CSV per component kind (named by the kind).
+CARDS = Kind("cards", ("cards.xlsx",))
+KINDS = (RUN, SWEEP, TOURNAMENT, VALUE, REPORT, COMPARE, BALANCE, CARDS)
 
 
 def kind_of(folder: Path) -> Kind | None:
