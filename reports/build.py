@@ -116,8 +116,12 @@ def build(run: Run, targets: Targets, hooks: GameHooks | None = None,
                            components)
     card = with_next_steps(card, advice)
 
+    winners = _winners(by_strategy, by_seat, fair, n)
+    if ties.row(0, named=True)["tie_rate"] > 0:  # a game whose outcome can be a draw
+        with contextlib.suppress(MissingQuery):  # a summary made before this table existed
+            winners.blocks.insert(3, _outcomes_by_seat(src, label))
     sections = [
-        _winners(by_strategy, by_seat, fair, n),
+        winners,
         _seat_section(seats, n, _target(targets, "seat_advantage", "max_points"), hooks),
         _scores(src, label, by_strategy, by_seat),
         _endings(src.games, ties, length, margin, hooks.length_unit),
@@ -298,6 +302,17 @@ def _winners(by_strategy: pl.DataFrame, by_seat: pl.DataFrame, fair: float,
     return Section("winners", "Who wins",
                    "How often each strategy and each seat wins; a win shared by k players "
                    "counts 1/k for each, so the shares of one game add up to one.", blocks)
+
+
+def _outcomes_by_seat(src: Any, label: Callable[[int], str]) -> Table:
+    frame = metrics.outcomes_by(src, "seat").with_columns(
+        label=pl.col("seat").map_elements(label, return_dtype=pl.String))
+    return Table("Wins, draws and losses by seat",
+                 "The share of games each seat won alone, shared a win (a draw) and lost, "
+                 "whatever strategy sat there, with 95% intervals over deals.",
+                 frame, [Column("label", "Seat"), Column("players", "Games", "int"),
+                         Column("won", "Won", "ci_pct"), Column("drew", "Drew", "ci_pct"),
+                         Column("lost", "Lost", "ci_pct")], csv="outcomes_by_seat")
 
 
 def _seat_section(seats: pl.DataFrame, n: int, max_points: float | None,
