@@ -20,6 +20,7 @@ from typing import Any
 
 import polars as pl
 
+from reports.paths import shown_path
 from reports.targets import FAIL, PASS, UNSURE, Item, judge_item
 from simkit.rerun import RunSettings, settings_of
 from simkit.words import count
@@ -55,15 +56,6 @@ class Advice:
                     keys[str(r["name"])] = key
         return cls(settings_of(manifest), shown_path(run_path), config, weakest, margin,
                    causal, keys)
-
-
-def shown_path(path: Path) -> str:
-    """A folder as a command should name it: relative to here when it is below here."""
-    path = Path(path)
-    try:
-        return str(path.resolve().relative_to(Path.cwd().resolve()))
-    except ValueError:
-        return str(path)
 
 
 def config_key(config: dict[str, Any], component: str) -> str | None:

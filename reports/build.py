@@ -20,6 +20,7 @@ from reports.context import components_of, context, game_hooks_apply
 from reports.document import Chart, Column, Note, Section, Table
 from reports.hooks import GameHooks, hooks_for
 from reports.load import Run
+from reports.paths import shown_config
 from reports.source import MissingQuery
 from reports.stronger import stronger_section
 from reports.targets import Targets, scorecard
@@ -157,7 +158,7 @@ def build(run: Run, targets: Targets, hooks: GameHooks | None = None,
             "; summary only: the run kept exact totals, not per-game rows"
             if m.get("summary_only") else "")),
         ("Seed", str(m["seed"])),
-        ("Config", f"{config['source']} (hash {config['hash']})"),
+        ("Config", f"{shown_config(config['source'])} (hash {config['hash']})"),
         ("Overrides", ", ".join(config.get("overrides") or []) or "none"),
         ("Targets", targets.source),
     ]

@@ -17,6 +17,7 @@ from typing import Any
 
 import polars as pl
 
+from reports.paths import shown_config
 from reports.stats import Z, games_needed
 from simkit.config import CONFIG_DIR
 from simkit.errors import SimkitError
@@ -100,7 +101,7 @@ def load_targets(path: Path | None = None, game: str | None = None,
     game written to the game API has one), then apply `metric.setting=value` overrides."""
     own = _game_targets(game) if path is None else None
     path = Path(path) if path is not None else DEFAULT_TARGETS
-    source = str(path)
+    source = shown_config(path)
     try:
         data = tomllib.loads(path.read_text())
     except FileNotFoundError:
@@ -123,7 +124,7 @@ def load_targets(path: Path | None = None, game: str | None = None,
             raise SimkitError(f"{own}: not valid TOML: {exc}") from None
         for metric, values in _check_table(str(own), table).items():
             settings.setdefault(metric, {}).update(values)
-        source += f" and {own}"
+        source += f" and {shown_config(own)}"
     for item in overrides:
         key, sep, raw = item.partition("=")
         metric, dot, setting = key.strip().partition(".")

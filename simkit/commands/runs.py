@@ -143,9 +143,10 @@ def run(game: str, strategy_list: str, players: int, seed: int, n_games: int, ou
         from reports.hooks import used_placeholders
 
         used = len(used_placeholders(manifest))  # counted as the report counts them
+        own = getattr(prepared.game, "folder", None) is not None  # a designer's own game
         click.echo(f"Note: this run used {count(used, 'placeholder value')} (see `simkit "
-                   f"show {game}`); "
-                   "not the published card data.")
+                   f"show {game}`); " + ("values its config marks as placeholders." if own
+                                         else "not the published card data."))
     if prepared.lineup.rotate and prepared.lineup.period < players:
         click.echo(f"Note: this lineup repeats every {prepared.lineup.period} seats, so a "
                    f"deal's {players} rotations hold only {prepared.lineup.period} different "
@@ -157,7 +158,33 @@ def run(game: str, strategy_list: str, players: int, seed: int, n_games: int, ou
         click.echo(f"--until-sure: stopped after {manifest['games']:,} of at most "
                    f"{n_games:,} games, {stop['looks']} looks: {stop['reason']}.")
     if with_report:
-        report_run(out_dir, targets=targets_path, set_targets=set_targets, stronger=stronger)
+        from reports.files import report_is_current
+
+        if (manifest.get("skipped") and not (targets_path or set_targets or stronger)
+                and report_is_current(out_dir, str(manifest["game"]))):
+            said_current(out_dir, manifest)
+        else:
+            report_run(out_dir, targets=targets_path, set_targets=set_targets,
+                       stronger=stronger)
+
+
+def said_current(run_dir: Path, manifest: dict) -> None:
+    """A rerun with nothing to do: the report stands; its verdicts, as written."""
+    import polars as pl
+
+    from reports.answer import balance_answer, whose_play
+    from reports.render import verdict_lines
+
+    card = pl.read_csv(run_dir / "report_tables" / "scorecard.csv", infer_schema_length=None)
+    if card.height:
+        click.echo("Balance scorecard:")
+        for line in verdict_lines(card):
+            click.echo(f"  {line}")
+        if "next" in card.columns:
+            click.echo(balance_answer(card.with_columns(pl.col("next").fill_null("")),
+                                      whose_play(manifest)))
+    click.echo(f"The balance report {run_dir / 'report.html'} is up to date (`simkit report "
+               f"{run_dir}` writes it again).")
 
 
 def report_run(run_dir: Path, out_dir: Path | None = None, targets: Path | None = None,
@@ -336,7 +363,8 @@ def value(game: str, strategy_list: str, players: int, seed: int, n_games: int,
 
 
 def verdict_table(csv: Path) -> str:
-    """A sweep's verdicts by point (report_tables/sweep_verdicts.csv, best first) as text."""
+    """A sweep's verdicts by point (report_tables/sweep_verdicts.csv), in the sweep's order
+    of the varied values, as text."""
     import polars as pl
 
     frame = pl.read_csv(csv)
@@ -344,7 +372,8 @@ def verdict_table(csv: Path) -> str:
                                                   "tie_rate", "game_length")]
     rows = [["point", *(m.replace("_", " ") for m in metrics), "passed"]]
     rows += [[str(r["values"]), *(str(r[m]) for m in metrics),
-              f"{r['passed']} of {len(metrics)}"] for r in frame.iter_rows(named=True)]
+              f"{r['passed']} of {len(metrics)}"]
+             for r in frame.sort("point").iter_rows(named=True)]  # by the swept value
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     return "\n".join("  ".join(cell.ljust(w) for cell, w in zip(r, widths, strict=True)).rstrip()
                      for r in rows)
