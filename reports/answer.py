@@ -49,7 +49,7 @@ class Advice:
         weakest = (int(seats.sort("advantage").row(0, named=True)["seat"])
                    if seats.height else None)
         keys = {}
-        if components.height:
+        if components.height and "key" in components.columns:
             for r in components.select("kind", "key", "name").iter_rows(named=True):
                 key = config_key(config, str(r["key"]))
                 if key:
