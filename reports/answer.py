@@ -38,6 +38,7 @@ class Advice:
     run: str  # the run folder, as the next commands name it
     config: dict[str, Any] = field(default_factory=dict)  # the resolved config
     weakest_seat: int | None = None  # the seat furthest below the fair share
+    weakest_label: str = ""  # as the page names it: "4th player"
     margin: float = math.nan  # mean margin of victory (points): a compensation's scale
     causal: bool = False  # RUN/value measured the components
     components: dict[str, str] = field(default_factory=dict)  # label -> config key
@@ -46,16 +47,17 @@ class Advice:
     def of_run(cls, run_path: Path, manifest: dict[str, Any], seats: pl.DataFrame,
                margin: float, causal: bool, components: pl.DataFrame) -> Advice:
         config = (manifest.get("config") or {}).get("resolved") or {}
-        weakest = (int(seats.sort("advantage").row(0, named=True)["seat"])
-                   if seats.height else None)
+        low = seats.sort("advantage").row(0, named=True) if seats.height else None
+        weakest = int(low["seat"]) if low is not None else None
+        label = str(low.get("label") or "") if low is not None else ""
         keys = {}
         if components.height and "key" in components.columns:
             for r in components.select("kind", "key", "name").iter_rows(named=True):
                 key = config_key(config, str(r["key"]))
                 if key:
                     keys[str(r["name"])] = key
-        return cls(settings_of(manifest), shown_path(run_path), config, weakest, margin,
-                   causal, keys)
+        return cls(settings_of(manifest), shown_path(run_path), config, weakest, label,
+                   margin, causal, keys)
 
 
 def config_key(config: dict[str, Any], component: str) -> str | None:
@@ -108,7 +110,8 @@ def next_step(metric: str, advice: Advice) -> str:
                            "--out", f"{advice.run}-balance") + " (docs/balance.md).")
         width = max(1, math.ceil(advice.margin)) if math.isfinite(advice.margin) else 4
         tune = f"{key}.{advice.weakest_seat}=0..{width}"
-        return ("Next: search a compensation for the weakest seat: "
+        seat = f", the {advice.weakest_label}" if advice.weakest_label else ""
+        return (f"Next: search a compensation for the weakest seat{seat}: "
                 + _cmd(s, "balance", "--tune", tune, "--budget", "200000", "--out",
                        f"{advice.run}-balance") + ".")
     if metric == "tie_rate":

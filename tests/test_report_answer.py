@@ -49,7 +49,8 @@ def _bad_card():
 
 
 def test_a_seat_fail_names_a_balance_search_with_the_run_s_lineup():
-    step = next_step("seat_advantage", _advice())
+    step = next_step("seat_advantage", _advice(weakest_label="4th player"))
+    assert step.startswith("Next: search a compensation for the weakest seat, the 4th player:")
     command = shlex.split(step[step.index("`") + 1:step.rindex("`")])
     assert command[:3] == ["simkit", "balance", "cauldron-master"]
     assert command[command.index("--strategies") + 1] == "planner,greedy,random,greedy"
