@@ -41,23 +41,45 @@ class Advice:
     weakest_label: str = ""  # as the page names it: "4th player"
     margin: float = math.nan  # mean margin of victory (points): a compensation's scale
     causal: bool = False  # RUN/value measured the components
-    components: dict[str, str] = field(default_factory=dict)  # label -> config key
+    components: dict[str, str] = field(default_factory=dict)  # outside the target: name ->
+    # config key, the largest miss first
 
     @classmethod
     def of_run(cls, run_path: Path, manifest: dict[str, Any], seats: pl.DataFrame,
-               margin: float, causal: bool, components: pl.DataFrame) -> Advice:
+               margin: float, causal: pl.DataFrame | None, components: pl.DataFrame,
+               limit: float | None) -> Advice:
+        """From a run's manifest, seat advantages, mean margin of victory, value table
+        (`causal`, or None) and component effects; `limit`: the component target."""
         config = (manifest.get("config") or {}).get("resolved") or {}
         low = seats.sort("advantage").row(0, named=True) if seats.height else None
         weakest = int(low["seat"]) if low is not None else None
         label = str(low.get("label") or "") if low is not None else ""
         keys = {}
-        if components.height and "key" in components.columns:
-            for r in components.select("kind", "key", "name").iter_rows(named=True):
-                key = config_key(config, str(r["key"]))
-                if key:
-                    keys[str(r["name"])] = key
+        for name, ident in _outside(causal, components, limit):
+            key = config_key(config, ident)
+            if key:
+                keys[name] = key
         return cls(settings_of(manifest), shown_path(run_path), config, weakest, label,
-                   margin, causal, keys)
+                   margin, causal is not None, keys)
+
+
+def _outside(causal: pl.DataFrame | None, components: pl.DataFrame,
+             limit: float | None) -> list[tuple[str, str]]:
+    """(name, id) of the components outside the component target, the largest first:
+    judged by their causal worth where a value run measured them, else by the effect of
+    those dealt at random (an association of a chosen one cannot fail)."""
+    if limit is None:
+        return []
+    if causal is not None and causal.height:
+        judged = judged_components(causal, limit).filter(pl.col("target") == FAIL)
+        return [(str(r["name"]), str(r["key"])) for r in judged.iter_rows(named=True)]
+    if not components.height or "key" not in components.columns:
+        return []
+    rows = components.filter(pl.col("compared") & pl.col("dealt")).with_columns(
+        size=pl.col("effect").abs()).sort("size", descending=True)
+    return [(str(r["name"]), str(r["key"])) for r in rows.iter_rows(named=True)
+            if judge_item(Item(r["name"], r["effect"], r["effect_lo"], r["effect_hi"]),
+                          -limit, limit)[0] == FAIL]
 
 
 def config_key(config: dict[str, Any], component: str) -> str | None:
@@ -150,13 +172,19 @@ def next_step(metric: str, advice: Advice) -> str:
                 + _cmd(s, "sweep", "--vary", f"{key}={values}", "--games", "20000", "--out",
                        f"{advice.run}-sweep") + others + ".")
     if metric == "component_effect":
-        if not advice.causal:
-            return (f"Next: measure what each component makes you win: "
-                    f"`simkit value {shlex.quote(advice.run)}` (it joins this report).")
         keys = list(advice.components.values())[:3]
         where = f" ({', '.join(keys)}; `simkit show {s.game}` lists its fields)" if keys else ""
-        return (f"Next: change the component's entry in the config{where} and check the "
-                f"change with `simkit compare {shlex.quote(advice.run)} NEW_RUN`.")
+        run = shlex.quote(advice.run)
+        if not advice.causal and not keys:
+            return (f"Next: measure what each component makes you win: "
+                    f"`simkit value {run}` (it joins this report).")
+        value = f" --value {run}" if advice.causal else ""
+        also = ("" if advice.causal else f"; `simkit value {run}` measures the components "
+                "players choose")
+        return (f"Next: change the component's entry in the config{where}, e.g. in a "
+                f"spreadsheet: `simkit cards {s.game}{value} --out cards`, edited and "
+                f"played with `--config cards/cards.xlsx`; check the change with `simkit "
+                f"compare {run} NEW_RUN`{also}.")
     return ""
 
 
@@ -248,7 +276,8 @@ def value_answer(judged: pl.DataFrame, limit: float, whose: str, game: str) -> s
             f"of the kind's average) for {whose}: {'' if n == 1 else 'the largest, '}"
             f"{r['name']}, is {_signed(r['vs_average'])} points {side} the average "
             f"{r['kind'].lower()} [{_signed(r['vs_average_lo'])}, {_signed(r['vs_average_hi'])}]"
-            f"; try: change its entry in the config (`simkit show {game}` lists its fields) "
+            f"; try: change its row in `simkit cards {game} --value FOLDER --out cards` "
+            "(FOLDER: this value run), play the edited `cards/cards.xlsx` with `--config`, "
             "and check the change with `simkit compare`.")
 
 

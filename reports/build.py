@@ -112,9 +112,10 @@ def build(run: Run, targets: Targets, hooks: GameHooks | None = None,
     card = scorecard(targets, run_games=run_games, seat_advantage=seats, components=components,
                      tie_rate=ties, game_length=length, seat_label=label, causal=causal,
                      length_unit=hooks.length_unit)
+    limit = _target(targets, "component_effect", "max_points")
     advice = Advice.of_run(run.path, run.manifest, seats,
-                           float(margin.row(0, named=True)["margin"]), causal is not None,
-                           components)
+                           float(margin.row(0, named=True)["margin"]), causal, components,
+                           limit / 100 if limit is not None else None)
     card = with_next_steps(card, advice)
 
     winners = _winners(by_strategy, by_seat, fair, n)

@@ -73,11 +73,32 @@ def test_every_fail_row_gets_a_next_step_and_no_other_row_does():
 
 
 def test_a_component_fail_asks_for_the_causal_value_first_then_names_its_entry():
-    assert "`simkit value runs/cm`" in next_step("component_effect", _advice())
-    step = next_step("component_effect", _advice(causal=True,
-                                                 components={"Swamp Stew": "recipe_cards."
-                                                             "swamp_stew"}))
+    assert next_step("component_effect", _advice()).startswith(
+        "Next: measure what each component makes you win: `simkit value runs/cm`")
+    stew = {"Swamp Stew": "recipe_cards.swamp_stew"}
+    step = next_step("component_effect", _advice(causal=True, components=stew))
     assert "recipe_cards.swamp_stew" in step and "simkit compare runs/cm" in step
+    assert "`simkit cards cauldron-master --value runs/cm --out cards`" in step
+    dealt = next_step("component_effect", _advice(components=stew))  # no value run yet
+    assert "`simkit cards cauldron-master --out cards`" in dealt and "simkit value" in dealt
+
+
+def test_the_components_named_are_those_outside_the_target_largest_first():
+    from reports.answer import _outside
+
+    table = pl.DataFrame({"kind": ["Card"] * 4, "key": ["a", "b", "c", "aa"],
+                          "name": ["A", "B", "C", "A/A"], "a_a": [False] * 3 + [True],
+                          "vs_average": [0.02, -0.09, 0.12, 0.0],
+                          "vs_average_lo": [0.0, -0.1, 0.1, -0.1],
+                          "vs_average_hi": [0.04, -0.08, 0.14, 0.1],
+                          "value": [0.0] * 4, "verdict": ["x"] * 4})
+    assert _outside(table, pl.DataFrame(), 0.05) == [("C", "c"), ("B", "b")]
+    effects = pl.DataFrame({"kind": ["Card"] * 3, "key": ["a", "b", "c"],
+                            "name": ["A", "B", "C"], "compared": [True] * 3,
+                            "dealt": [True, False, True], "effect": [0.2, 0.3, 0.01],
+                            "effect_lo": [0.15, 0.25, 0.0], "effect_hi": [0.25, 0.35, 0.02]})
+    # B is chosen: an association points but cannot fail it
+    assert _outside(None, effects, 0.05) == [("A", "a")]
     assert config_key(CM_CONFIG, "swamp_stew") == "recipe_cards.swamp_stew"
     assert config_key(CM_CONFIG, "nothing") is None
 
