@@ -173,7 +173,8 @@ def next_step(metric: str, advice: Advice) -> str:
                        f"{advice.run}-sweep") + others + ".")
     if metric == "component_effect":
         keys = list(advice.components.values())[:3]
-        where = f" ({', '.join(keys)}; `simkit show {s.game}` lists its fields)" if keys else ""
+        where = (f" ({', '.join(f'`{k}`' for k in keys)}; `simkit show {s.game}` lists its "
+                 "fields)" if keys else "")
         run = shlex.quote(advice.run)
         if not advice.causal and not keys:
             return (f"Next: measure what each component makes you win: "
