@@ -84,7 +84,10 @@ BALANCE = Kind("balance", ("balance.json",),
                 "balance.md", "balance.html", "trajectory.png"))
 # `simkit cards --out`: the workbook and one CSV per component kind (named by the kind).
 CARDS = Kind("cards", ("cards.xlsx",))
-KINDS = (RUN, SWEEP, TOURNAMENT, VALUE, REPORT, COMPARE, BALANCE, CARDS)
+# `simkit studio --out`: the edits tried (studio.json), a saved change, and the run and
+# report of the current state (a run folder of its own, `current`).
+STUDIO = Kind("studio", ("studio.json",), ("patch.toml", "config.toml"))
+KINDS = (RUN, SWEEP, TOURNAMENT, VALUE, REPORT, COMPARE, BALANCE, CARDS, STUDIO)
 
 
 def kind_of(folder: Path) -> Kind | None:
