@@ -26,6 +26,8 @@ from typing import Any
 import polars as pl
 
 from reports import metrics
+from reports.answer import before_after, compare_answer, whose_play
+from reports.build import scorecard_only
 from reports.hooks import Context, hooks_for
 from reports.load import Run, open_run, read_run_manifest
 from reports.stats import Z
@@ -50,6 +52,8 @@ class Comparison:
     a_label: str
     b_label: str
     frame: pl.DataFrame
+    scorecards: pl.DataFrame | None = None  # the verdicts before (A) and after (B)
+    answer: str = ""  # the page's first line
 
 
 def check_comparable(ma: dict[str, Any], mb: dict[str, Any], a: Path, b: Path) -> None:
@@ -170,8 +174,11 @@ def compare_runs(a: Path, b: Path, top_components: int = 5) -> Comparison:
             raise SimkitError(f"cannot compare {run.path}: it is a summary-only run, and a "
                               "paired comparison matches the two runs deal by deal, which "
                               "needs the per-game rows; rerun it without --summary-only")
+    targets = load_targets(None, ra.game)
+    cards = before_after(scorecard_only(ra, targets), scorecard_only(rb, targets))
     return Comparison(a, b, ra.game, int(ma["games"]), int(ma["seed"]), _describe(ma),
-                      _describe(mb), compare_frames(ra, rb, top_components))
+                      _describe(mb), compare_frames(ra, rb, top_components), cards,
+                      compare_answer(cards, whose_play(ma)))
 
 
 def compare_frames(ra: Run, rb: Run, top_components: int = 5) -> pl.DataFrame:
@@ -276,12 +283,18 @@ def render_text(c: Comparison) -> str:
         lines.append("  ".join(x.ljust(w) for x, w in zip(r, widths, strict=True)).rstrip())
         if i == 0:
             lines.append("  ".join("-" * w for w in widths))
+    if c.scorecards is not None and c.scorecards.height:
+        lines += ["", "Scorecard before (A) and after (B):"]
+        lines += [f"  {r['title']}: {r['verdict_a']} -> {r['verdict_b']} ({r['change']})"
+                  for r in c.scorecards.iter_rows(named=True)]
     n_real = int(c.frame["real"].sum())
     n = c.frame.height
     lines += ["", f"{n_real} of {n} differences are REAL: their paired interval excludes zero "
               "after Benjamini-Hochberg control of the false discovery rate at 5% over all "
               f"{n} rows (if nothing changed, 95% intervals alone would flag about "
               f"{0.05 * n:.1f} rows by chance)."]
+    if c.answer:
+        lines += ["", c.answer]
     return "\n".join(lines)
 
 
@@ -300,11 +313,18 @@ def write_compare(c: Comparison, out: Path) -> list[Path]:
         write_csv(c.frame, csv)
         md = out / "compare.md"
         rows = table_rows(c)
-        text = [f"# Comparison: {c.game}", "", f"- A: `{c.a}` ({c.a_label})",
+        text = [f"# Comparison: {c.game}", "", f"**{c.answer}**", "",
+                f"- A: `{c.a}` ({c.a_label})",
                 f"- B: `{c.b}` ({c.b_label})", f"- {c.games:,} games each, seed {c.seed}", "",
                 "| " + " | ".join(HEADER) + " |", "|" + "---|" * len(HEADER)]
         text += ["| " + " | ".join(x.replace("|", "\\|").replace("<", "&lt;") for x in r)
                  + " |" for r in rows]
+        if c.scorecards is not None and c.scorecards.height:
+            text += ["", "## Scorecard before (A) and after (B)", "",
+                     "| Target | A | B | Change |", "|---|---|---|---|"]
+            text += [f"| {r['title']} | {r['verdict_a']}: {r['estimate_a']} | "
+                     f"{r['verdict_b']}: {r['estimate_b']} | {r['change']} |"
+                     for r in c.scorecards.iter_rows(named=True)]
         atomic_write(md, "\n".join(text) + "\n")
         page = out / "compare.html"
         atomic_write(page, render_compare_html(c, HEADER, rows))

@@ -381,3 +381,24 @@ def test_identical_components_come_out_alike_in_every_game(game, kind, a, b, set
                        overrides=sets))
     ra, rb = row(t, a), row(t, b)
     assert abs(ra["value"] - rb["value"]) < 3 * math.hypot(ra["value_se"], rb["value_se"])
+
+
+def test_value_of_a_run_folder_plays_its_lineup_into_it_and_joins_its_report(tmp_path):
+    run = tmp_path / "run"
+    r = CliRunner().invoke(main, ["run", "cauldron-master", "--players", "3", "--strategies",
+                                  "greedy,random,greedy", "--games", "300", "--seed", "5", "--set",
+                                  "supply.size.3=9", "--out", str(run), "--report"])
+    assert r.exit_code == 0, r.output
+    assert "Witches: what each is worth" not in (run / "report.html").read_text()
+    r = CliRunner().invoke(main, ["value", str(run), "--games", "300", "--kind", "Witch"])
+    assert r.exit_code == 0, r.output
+    manifest = json.loads((run / "manifest.json").read_text())
+    value = json.loads((run / "value" / "value.json").read_text())
+    assert [s["name"] for s in value["strategies"]] == [s["name"] for s in
+                                                        manifest["strategies"]]
+    assert (value["seed"], value["players"], value["config"]["hash"]) == (
+        5, 3, manifest["config"]["hash"])
+    # the run's report was written again, judging the witches by what they make you win
+    assert "Witches: what each is worth" in (run / "report.html").read_text()
+    r = CliRunner().invoke(main, ["value", str(run), "--seed", "2"])
+    assert r.exit_code == 1 and r.output.count("\n") == 1 and "drop --seed" in r.output
