@@ -76,7 +76,7 @@ def test_no_import_cycles():
 
 # The front doors (the command line and its commands, the Python API) hand the reports in.
 WIRING = {"simkit.cli", "simkit.commands.common", "simkit.commands.runs", "simkit.commands.balance",
-          "simkit.commands.studies", "simkit.api"}
+          "simkit.commands.studies", "simkit.commands.ladder", "simkit.api"}
 
 
 def test_the_library_never_imports_the_reports():

@@ -205,6 +205,14 @@ def report(run_dir: Path, out_dir: Path | None, targets: Path | None,
         html, _ = write_value_report(run_dir)
         click.echo(f"Wrote the value report {html}.")
         return
+    if (run_dir / "ladder.json").is_file():
+        from .ladder import report_ladder
+
+        if stronger is not None:
+            raise SimkitError(f"--stronger: {run_dir} is a skill ladder; give a single run "
+                              "folder")
+        report_ladder(run_dir, out_dir, targets, set_targets)
+        return
     if run_dir.is_dir() and read_sweep(run_dir) is not None:
         if stronger is not None:
             raise SimkitError(f"--stronger: {run_dir} is a sweep; give a single run folder")
