@@ -75,10 +75,19 @@ def ladder(game: str, players: int, n_games: int, seed: int, ladder_path: Path |
     click.echo(f"Ladder of {spec.ladder.game} ({rungs}; {spec.ladder.source}): "
                f"{len(plan.points)} points, {total:,} games into {out_dir}.")
     say_if_compiling(plan.prepared[0].game, [x.lineup for x in plan.prepared])
+    # The rate and time left count games, and a top rung's game costs far more than a
+    # heuristic's: the note names the point in play.
+    playing = [plan.points[0].name]
+
+    def next_point(point: object, manifest: object) -> None:
+        later = [p.name for p in plan.points if p.index > getattr(point, "index", 0)]
+        playing[0] = later[0] if later else "done"
+
     with Progress(total, f"{spec.ladder.game} ladder") as bar:
         record = ld.run_ladder(plan, out_dir, threads=threads, chunk_size=chunk_size,
-                               progress=bar.update, analysis=analysis(spec), workers=workers,
-                               scheduler=scheduler)
+                               progress=lambda n: bar.update(n, playing[0]),
+                               on_point=next_point, analysis=analysis(spec),
+                               workers=workers, scheduler=scheduler)
     t = record["timing"]
     click.echo(f"Played in {t['seconds']:.1f} s.")
     if not no_report:
