@@ -175,6 +175,45 @@ def load_ladder(game: str, path: Path | None = None) -> Ladder:
                                  f"{', '.join(names)}; {Path(folder) / GAME_LADDER} overrides)")
 
 
+def rung_named(game: str, name: str) -> Rung:
+    """The rung called `name` in `game`'s ladder (one `Error:` line naming the rungs)."""
+    ladder = load_ladder(game)
+    for r in ladder.rungs:
+        if r.name == name:
+            return r
+    raise SimkitError(f"--rung {name!r}: {ladder.game}'s ladder ({ladder.source}) has no such "
+                      f"rung; its rungs: {', '.join(r.name for r in ladder.rungs)}")
+
+
+def whose_play(game: str, tokens: list[str]) -> str:
+    """Whose play a figure reflects, in words: "rollout players" when one rung of the
+    game's ladder holds every seat, else the lineup ("a mixed lineup: planner, greedy,
+    random, greedy")."""
+    if len(set(tokens)) == 1:
+        try:
+            rungs = load_ladder(game).rungs
+        except SimkitError:
+            rungs = ()
+        named = next((r.name for r in rungs if r.strategy == tokens[0]), tokens[0])
+        return f"{named} players (every seat)"
+    return "a mixed lineup: " + ", ".join(tokens)
+
+
+def verify_command(spec: Any, changes: dict[str, Any], out: Path) -> str:
+    """What a balance change was judged with, and the `simkit ladder` command that judges
+    it at every skill level (a change found for one field may fail for another)."""
+    import json
+
+    sets: list[str] = []
+    for key, value in changes.items():
+        sets += ["--set", f"{key}={json.dumps(value)}"]
+    parts = ["simkit", "ladder", spec.game, "--players", str(spec.players), "--seed",
+             str(spec.seed), *engine.option_args(spec.config_path, spec.overrides, (), None),
+             *sets, "--out", str(Path(out) / "ladder")]
+    return (f"{whose_play(spec.game, list(spec.strategies))}. At every skill level: "
+            + shlex.join(parts))
+
+
 def check_ladder(ladder: Ladder, players: int) -> None:
     """Every rung's strategy and parameter file, and the top's budget, named in one line
     per problem before any game is played."""

@@ -179,3 +179,31 @@ def test_the_built_in_ladders_name_known_strategies_and_files():
         ld.check_ladder(ladder, 4)
         assert ladder.rungs[0].name == "random" and ladder.top.budget == "rollouts"
         assert ld.doubled_params(ladder)["params"]["rollouts"] == 16
+
+
+def test_whose_play_names_the_rung_or_the_mixed_lineup():
+    tuned = ld.load_ladder("cauldron-master").rungs[3].strategy
+    assert ld.whose_play("cauldron-master", [tuned] * 4) == "tuned planner players (every seat)"
+    assert ld.whose_play("cauldron-master", ["greedy", "random"]) == (
+        "a mixed lineup: greedy, random")
+
+
+def test_value_at_a_rung_says_whose_worth_it_is(tmp_path):
+    result = CliRunner().invoke(main, ["value", "examples/pig", "--players", "2", "--rung",
+                                       "greedy", "--games", "300", "--out",
+                                       str(tmp_path / "v")])
+    assert result.exit_code == 0, result.output
+    assert "Worth to greedy players (every seat)" in (tmp_path / "v" / "value.md").read_text()
+    line = _error(["value", "examples/pig", "--rung", "wizard", "--out", str(tmp_path / "w")])
+    assert "no such rung; its rungs: random, greedy, rollout" in line
+
+
+def test_a_balance_change_is_sent_to_the_ladder(tmp_path):
+    from types import SimpleNamespace
+
+    spec = SimpleNamespace(game="examples/pig", players=2, seed=1, config_path=None,
+                           overrides=(), strategies=("greedy",))
+    text = ld.verify_command(spec, {"compensation.start.1": 7}, tmp_path / "b")
+    assert text.startswith("greedy players (every seat). At every skill level: ")
+    assert ("simkit ladder examples/pig --players 2 --seed 1 --set compensation.start.1=7 "
+            f"--out {tmp_path / 'b' / 'ladder'}") in text

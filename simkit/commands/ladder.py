@@ -56,7 +56,7 @@ def ladder(game: str, players: int, n_games: int, seed: int, ladder_path: Path |
     \b
     Examples:
       simkit ladder cauldron-master --players 4 --games 20000 --seed 1 --out runs/ladder
-      simkit ladder ./mygame --players 2 --games 5000 --until-sure --out runs/my-ladder
+      simkit ladder examples/pig --players 2 --games 5000 --until-sure --out runs/pig-ladder
     """
     from simkit import engine
     from simkit import ladders as ld

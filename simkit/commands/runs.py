@@ -233,6 +233,9 @@ def report(run_dir: Path, out_dir: Path | None, targets: Path | None,
                    "once per component valued.")
 @click.option("--out", "out_dir", type=click.Path(path_type=Path), required=True,
               help="Folder for value.json, value.html, value.md and the CSV tables.")
+@click.option("--rung", default=None, metavar="NAME",
+              help="Value at this rung of the game's skill ladder (docs/ladder.md): its "
+                   "strategy in every seat, in place of --strategies.")
 @click.option("--kind", "kinds", multiple=True,
               help="Value only this component kind, e.g. --kind 'Recipe card' (repeatable).")
 @click.option("--component", "components", multiple=True, metavar="ID",
@@ -252,7 +255,7 @@ def report(run_dir: Path, out_dir: Path | None, targets: Path | None,
 @param_option
 @config_option
 def value(game: str, strategy_list: str, players: int, seed: int, n_games: int,
-          out_dir: Path, kinds: tuple[str, ...], components: tuple[str, ...],
+          out_dir: Path, rung: str | None, kinds: tuple[str, ...], components: tuple[str, ...],
           precision: float | None, threads: int | None, chunk_size: int, force: bool,
           workers: int | None, scheduler: str | None, overrides: tuple[str, ...],
           params: tuple[str, ...], config_path: str | None) -> None:
@@ -275,6 +278,10 @@ def value(game: str, strategy_list: str, players: int, seed: int, n_games: int,
     from simkit import engine
     from simkit import valuation as value_lib
 
+    if rung is not None:
+        from simkit.ladders import rung_named
+
+        strategy_list = rung_named(game, rung).strategy
     spec = value_lib.ValueSpec(game, players, tuple(split(strategy_list)), n_games, seed,
                                overrides, params, config_path, kinds, components, precision)
     if n_games < 1:
