@@ -489,8 +489,15 @@ def run_sweep(p: Plan, out: Path, threads: int | None = None,
     engine.set_threads(threads)
     engine.check_run_options(chunk_size, workers)
     with folders.locked(out):
-        return _run_sweep(p, out, check_sweep_folder(out, p), threads, chunk_size, progress,
-                          on_point, analysis, scheduler, workers)
+        state = check_sweep_folder(out, p)
+        if workers is not None and scheduler is None:  # one local cluster for every point
+            from simkit.cluster import local_cluster
+
+            with local_cluster(workers) as address:
+                return _run_sweep(p, out, state, threads, chunk_size, progress, on_point,
+                                  analysis, address)
+        return _run_sweep(p, out, state, threads, chunk_size, progress, on_point, analysis,
+                          scheduler)
 
 
 def _run_sweep(p: Plan, out: Path, state: str, threads: int | None, chunk_size: int | None,

@@ -207,3 +207,17 @@ def test_a_balance_change_is_sent_to_the_ladder(tmp_path):
     assert text.startswith("greedy players (every seat). At every skill level: ")
     assert ("simkit ladder examples/pig --players 2 --seed 1 --set compensation.start.1=7 "
             f"--out {tmp_path / 'b' / 'ladder'}") in text
+
+
+def test_a_ladder_on_a_dask_cluster_plays_the_same_games(tmp_path):
+    """--workers: one local cluster for every point, the same results as played here."""
+    spec = ld.LadderSpec(ld.load_ladder(GAME), 2, 200, 3)
+    here, there = tmp_path / "here", tmp_path / "there"
+    ld.run_ladder(ld.plan(spec, here), here, threads=1)
+    ld.run_ladder(ld.plan(spec, there), there, workers=1)
+    for p in json.loads((here / "ladder.json").read_text())["points"]:
+        a, b = (pl.read_parquet(f / p["name"] / "games.parquet") for f in (here, there))
+        if p["kind"] == "budget":
+            a, b = a.drop("strategy"), b.drop("strategy")
+        assert a.equals(b), p["name"]
+    assert json.loads((there / "field_0_random" / "manifest.json").read_text())["cluster"]
