@@ -27,7 +27,7 @@ from reports.files import check_report_folder, write_report_files
 from reports.hooks import hooks_for
 from reports.load import Run, open_run
 from reports.render import Written
-from reports.skill import CONVERGED, NOT_SURE, across_skill, between, convergence
+from reports.skill import CONVERGED, NOT_SURE, across_skill, between, convergence, flips
 from reports.sweep import (
     FAMILIES,
     TOP_COMPONENTS,
@@ -40,7 +40,7 @@ from reports.sweep import (
     run_metrics,
     sweep_record,
 )
-from reports.targets import PASS, Targets, load_targets
+from reports.targets import PASS, Item, Targets, judge_item, load_targets
 from simkit.errors import SimkitError
 from simkit.ladders import LADDER_FILE, read_ladder
 from simkit.results import REPORT_FILE, REPORT_SUMMARY_FILE
@@ -137,6 +137,35 @@ def across(d: LadderData) -> pl.DataFrame:
         row["headline"] = verdicts[-1]
         rows.append(row)
     return pl.DataFrame(rows, infer_schema_length=None)
+
+
+def components_across(d: LadderData, targets: Targets) -> pl.DataFrame:
+    """Each component's effect judged at every rung against the component target, and
+    across skill: which components' verdicts change with skill."""
+    setting = targets.settings.get("component_effect")
+    part = d.data.filter(pl.col("family") == "component")
+    if setting is None or not part.height:
+        return pl.DataFrame()
+    limit = setting["max_points"] / 100
+    top = d.budget["state"] if d.budget is not None else NOT_SURE
+    rows = []
+    for group in dict.fromkeys(part["group"].to_list()):
+        mine = {r["point"]: r for r in part.filter(pl.col("group") == group).iter_rows(
+            named=True)}
+        verdicts, row = [], {"component": group}
+        for i, name in enumerate(d.rungs):
+            r = mine.get(i)
+            if r is None or not all(math.isfinite(r[k]) for k in ("estimate", "lo", "hi")):
+                verdicts.append("not judged")
+                row[name] = "not judged"
+                continue
+            v = judge_item(Item(group, r["estimate"], r["lo"], r["hi"]), -limit, limit)[0]
+            verdicts.append(v)
+            row[name] = f"{v}: {r['estimate'] * 100:+.1f}"
+        row["across"], row["detail"] = across_skill(d.rungs, verdicts, top)
+        row["changes"] = bool(flips(d.rungs, verdicts))
+        rows.append(row)
+    return pl.DataFrame(rows, infer_schema_length=None).sort("changes", descending=True)
 
 
 def _cut(frame: pl.DataFrame, deals: int) -> pl.DataFrame:
@@ -282,6 +311,31 @@ def build(d: LadderData, targets: Targets) -> SweepReport:
                                  Column("at_to", "At upper"),
                                  Column("difference", "Difference [95% paired]"),
                                  Column("verdict", "Verdict")], csv="ladder_between"))
+        sections.append(sec)
+
+    # ---- components whose verdict changes with skill
+    comps = components_across(d, targets)
+    if comps.height:
+        moved = comps.filter(pl.col("changes"))["component"].to_list()
+        sec = Section("components", "Components across skill",
+                      "Each component's win-share effect (players who had or used it against "
+                      "those who did not, points) in every rung's field, judged against the "
+                      "component target.")
+        sec.blocks.append(Note(
+            ("Verdicts that change with skill: " + ", ".join(moved) + ".") if moved else
+            "No component's verdict changes with skill (a PASS at one rung and a FAIL at "
+            "another)."))
+        sec.blocks.append(Note("These are associations, as in the balance report: for a "
+                               "component players choose, a strong player seeking it makes "
+                               "it look strong; `simkit value --rung NAME` measures what it "
+                               "is worth to one rung's players."))
+        sec.blocks.append(Table("Component effects by skill level", "Verdict and effect "
+                                "(points) at each rung, and across skill.", comps.drop(
+                                    "changes"),
+                                [Column("component", "Component")]
+                                + [Column(name, name) for name in d.rungs]
+                                + [Column("across", "Across skill")],
+                                csv="ladder_components"))
         sections.append(sec)
 
     # ---- a curve over the ladder per target

@@ -221,3 +221,23 @@ def test_a_ladder_on_a_dask_cluster_plays_the_same_games(tmp_path):
             a, b = a.drop("strategy"), b.drop("strategy")
         assert a.equals(b), p["name"]
     assert json.loads((there / "field_0_random" / "manifest.json").read_text())["cluster"]
+
+
+def test_components_whose_verdict_changes_with_skill_are_named():
+    from reports.ladder import LadderData, components_across
+    from reports.targets import Targets
+
+    rows = [  # (rung, component, estimate, lo, hi): "Stew" FAILs only at the top
+        (0, "Stew", 0.00, -0.01, 0.01), (1, "Stew", 0.01, 0.00, 0.02),
+        (2, "Stew", 0.09, 0.08, 0.10),
+        (0, "Moss", 0.08, 0.07, 0.09), (1, "Moss", 0.09, 0.08, 0.10),
+        (2, "Moss", 0.07, 0.06, 0.08)]
+    data = pl.DataFrame([{"point": p, "family": "component", "group": g, "estimate": e,
+                          "lo": lo, "hi": hi} for p, g, e, lo, hi in rows])
+    d = LadderData({}, ["random", "greedy", "rollout"], [], data, [], pl.DataFrame(),
+                   {"state": CONVERGED})
+    out = components_across(d, Targets("t", {"component_effect": {"max_points": 5.0}}))
+    by = {r["component"]: r for r in out.iter_rows(named=True)}
+    assert by["Stew"]["changes"] and by["Stew"]["across"] == DEPENDS
+    assert "flips between greedy and rollout" in by["Stew"]["detail"]
+    assert not by["Moss"]["changes"] and by["Moss"]["across"] == EVERY_FAIL
