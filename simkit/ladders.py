@@ -12,8 +12,8 @@ the players it has (random, greedy, planner, rollout, in that order):
 
 A rung is a name, a strategy token (NAME or NAME@params.toml; a parameter file's path is
 read relative to the ladder file) and, optionally, `games`: the most games it plays (the
-top rungs are dear). The top rung names its `budget`, the parameter whose doubling checks
-that the top has converged. Adding a rung is one line.
+top rungs are dear) and `budget`, the parameter whose doubling checks convergence; only
+the top rung's is used, so a stronger player on top is one more line.
 
 `simkit ladder` plays three kinds of point, each an ordinary run in DIR/<point> played by
 the sweep machinery (`simkit/sweeps.py`: resumable, progress, dask) on one seed, so every
@@ -107,10 +107,7 @@ def _parse(source: str, rungs: Any, base: Path | None) -> tuple[Rung, ...]:
     for n in names:
         if names.count(n) > 1:
             raise SimkitError(f"{source}: the rung '{n}' is listed twice")
-    for r in out[:-1]:
-        if r.budget is not None:
-            raise SimkitError(f"{source}: rung '{r.name}': only the top rung has a budget")
-    return tuple(out)
+    return tuple(out)  # a budget below the top is kept, unused: a new top is one line
 
 
 def _resolve(path: str, base: Path | None) -> str:

@@ -241,3 +241,16 @@ def test_components_whose_verdict_changes_with_skill_are_named():
     assert by["Stew"]["changes"] and by["Stew"]["across"] == DEPENDS
     assert "flips between greedy and rollout" in by["Stew"]["detail"]
     assert not by["Moss"]["changes"] and by["Moss"]["across"] == EVERY_FAIL
+
+
+def test_a_new_top_rung_is_one_more_line(tmp_path):
+    params = tmp_path / "strong.toml"
+    params.write_text('strategy = "rollout"\n[params]\nrollouts = 100\n')
+    path = _ladder_file(tmp_path, '{ name = "greedy", strategy = "greedy" }, '
+                        '{ name = "rollout", strategy = "rollout", budget = "rollouts" }, '
+                        f'{{ name = "strong", strategy = "rollout@{params}", '
+                        'budget = "rollouts" }')
+    ladder = ld.load_ladder(GAME, Path(path))
+    ld.check_ladder(ladder, 2)
+    assert ladder.top.name == "strong"
+    assert ld.doubled_params(ladder)["params"]["rollouts"] == 200
