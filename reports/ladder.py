@@ -21,11 +21,11 @@ from typing import Any
 import polars as pl
 
 from reports import metrics
-from reports.compare import paired_difference
 from reports.document import Chart, Column, Note, Section, Table
 from reports.files import check_report_folder, write_report_files
 from reports.hooks import hooks_for
 from reports.load import Run, open_run
+from reports.paired import paired_difference
 from reports.render import Written
 from reports.skill import CONVERGED, NOT_SURE, across_skill, between, convergence, flips
 from reports.sweep import (

@@ -19,11 +19,11 @@ from typing import Any
 import polars as pl
 
 from reports import metrics
-from reports.compare import paired_difference
 from reports.context import components_of, context
 from reports.document import Column, Note, Section, Table
 from reports.hooks import GameHooks
 from reports.load import Run, open_run, read_run_manifest
+from reports.paired import paired_difference
 from reports.skill import between
 from reports.stats import Z
 from reports.targets import Targets
