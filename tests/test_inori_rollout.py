@@ -111,7 +111,7 @@ OPTION_VALUES = [(), ('options.cost_payment="hold"',), ('options.majority_tie="u
                  ('options.fewest_points_tie="random"',), ('options.new_start_use="none"',),
                  ('options.empty_deck="leave_empty"',), ('options.root_tokens="fixed"',),
                  ('options.specific_colours="per_token"',),
-                 ('options.rune_timing="before_or_after"',),
+                 ('options.rune_timing="before_offering"',),
                  ('options.move_piece="own"',), ('options.win_tie="most_tokens"',),
                  ('options.occupied_spaces="cards"',), ('options.occupied_count="one"',)]
 
