@@ -27,6 +27,7 @@ from reports.targets import Targets, component_margin, scorecard
 from reports.value import frame_of as value_frame
 from reports.value import sections as value_sections
 from reports.value import value_for
+from simkit.ladders import whose_play
 
 
 @dataclass
@@ -152,10 +153,13 @@ def build(run: Run, targets: Targets, hooks: GameHooks | None = None,
     shown, notes = hooks.placeholders(run)
     strategies = ", ".join(f"{s['name']} ({label(s['seat'])})" for s in m["strategies"])
     config = m["config"]
+    play = whose_play(m["game"], [str(s["name"]) for s in m["strategies"]])
     facts = [
         ("Game", f"{m['title']} ({m['game']}), {n} players"),
         ("Strategies", strategies + ("; they rotate through the seats on every deal"
                                      if m.get("rotation") else "")),
+        ("Whose play", f"every verdict here is the play of {play}; `simkit ladder` reads "
+                       "each at every skill level (docs/ladder.md)"),
         ("Games", f"{m['games']:,} ({m['rows']:,} player rows)" + (
             "; summary only: the run kept exact totals, not per-game rows"
             if m.get("summary_only") else "")),

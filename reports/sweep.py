@@ -34,7 +34,7 @@ from reports.context import components_of, context  # noqa: E402
 from reports.document import Chart, Column, Note, Section, Table  # noqa: E402
 from reports.files import check_report_folder, write_report_files  # noqa: E402
 from reports.hooks import hooks_for  # noqa: E402
-from reports.load import open_run, read_run_manifest  # noqa: E402
+from reports.load import Run, open_run, read_run_manifest  # noqa: E402
 from reports.render import CSS, Written, _html_section, _md_table, answer_html  # noqa: E402
 from reports.targets import FAIL, PASS, UNSURE, Targets, load_targets, scorecard  # noqa: E402
 from simkit.errors import SimkitError  # noqa: E402
@@ -87,7 +87,11 @@ def _region(family: Family, targets: Targets) -> tuple[float | None, float | Non
 
 def point_metrics(run_dir: Path, targets: Targets) -> tuple[pl.DataFrame, pl.DataFrame]:
     """(long frame of family, group, estimate, lo, hi; scorecard) for one point's run."""
-    run = open_run(run_dir)
+    return run_metrics(open_run(run_dir), targets)
+
+
+def run_metrics(run: Run, targets: Targets) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """`point_metrics` of a run already open."""
     hooks = hooks_for(run.game)
     src = run.source  # the rows, or a summary-only run's totals: the same numbers
     label = hooks.seat_label
@@ -290,6 +294,7 @@ class SweepReport:
     passing: list[str]
     sections: list[Section]
     answer: str = ""  # the value that passes (or the closest), in one line
+    kind: str = "sweep"  # "skill ladder": the same page for `simkit ladder`
 
 
 def build_sweep(record: dict[str, Any], data: pl.DataFrame, cards: pl.DataFrame,
@@ -497,21 +502,21 @@ def render_html(rep: SweepReport) -> str:
         "<!doctype html>", '<html lang="en"><head><meta charset="utf-8">',
         '<meta name="viewport" content="width=device-width, initial-scale=1">',
         f"<title>{e(rep.title)}</title><style>{CSS}</style></head><body>",
-        f'<header class="top"><div class="wrap"><div class="eyebrow">simkit sweep report'
-        f'</div><h1>{e(rep.title)}</h1><p class="sub">{e(rep.subtitle)}</p>'
+        f'<header class="top"><div class="wrap"><div class="eyebrow">simkit {e(rep.kind)} '
+        f'report</div><h1>{e(rep.title)}</h1><p class="sub">{e(rep.subtitle)}</p>'
         + (f'<p id="answer" class="answer {"pass" if rep.passing else "fail"}">'
            f"{answer_html(rep.answer)}</p>" if rep.answer else "")
-        + '<details class="about"><summary>About this sweep: the varied keys, points, '
+        + f'<details class="about"><summary>About this {e(rep.kind)}: the varied keys, points, '
         f'targets and the command that reproduces it</summary><dl class="facts">{facts}</dl>'
-        f'<div class="cmd"><span>Reproduce this sweep</span>'
+        f'<div class="cmd"><span>Reproduce this {e(rep.kind)}</span>'
         f"<code>{e(rep.command)}</code></div></details></div></header>",
         f'<nav class="toc"><div class="wrap">{nav}</div></nav><main class="wrap">',
     ]
     parts += [_html_section(s) for s in rep.sections]
     parts.append('<footer class="wrap">Each point is a full run folder: '
-                 "<code>simkit report SWEEP/POINT</code> gives its balance report, "
-                 "<code>simkit compare SWEEP/A SWEEP/B</code> a paired comparison."
-                 "</footer></body></html>")
+                 f"<code>simkit report {e(rep.kind.upper().replace(' ', '_'))}/POINT</code> "
+                 "gives its balance report, <code>simkit compare A B</code> a paired "
+                 "comparison of two of them.</footer></body></html>")
     return "\n".join(parts)
 
 
@@ -520,7 +525,7 @@ def render_markdown(rep: SweepReport) -> str:
     if rep.answer:
         out += [f"**{rep.answer}**", ""]
     out += [f"- **{k}**: {v}" for k, v in rep.facts]
-    out += ["", "Reproduce this sweep:", "", "```sh", rep.command, "```"]
+    out += ["", f"Reproduce this {rep.kind}:", "", "```sh", rep.command, "```"]
     for s in rep.sections:
         out += ["", f"## {s.title}", "", s.intro]
         for b in s.blocks:

@@ -61,7 +61,7 @@ def small(args: list[str]) -> list[str]:
 
 @pytest.mark.parametrize("command", ["run", "report", "sweep", "compare", "tournament",
                                      "tune", "value", "play", "show", "cards", "strategies",
-                                     "balance", "new-game", "check"])
+                                     "balance", "new-game", "check", "ladder"])
 def test_every_help_example_names_real_things(command):
     """The -h example of each command uses only options the command has."""
     result = CliRunner().invoke(main, [command, "-h"])

@@ -234,6 +234,14 @@ def report(run_dir: Path, out_dir: Path | None, targets: Path | None,
         html, _ = write_value_report(run_dir)
         click.echo(f"Wrote the value report {html}.")
         return
+    if (run_dir / "ladder.json").is_file():
+        from .ladder import report_ladder
+
+        if stronger is not None:
+            raise SimkitError(f"--stronger: {run_dir} is a skill ladder; give a single run "
+                              "folder")
+        report_ladder(run_dir, out_dir, targets, set_targets)
+        return
     if run_dir.is_dir() and read_sweep(run_dir) is not None:
         if stronger is not None:
             raise SimkitError(f"--stronger: {run_dir} is a sweep; give a single run folder")
@@ -255,6 +263,9 @@ def report(run_dir: Path, out_dir: Path | None, targets: Path | None,
 @click.option("--out", "out_dir", type=click.Path(path_type=Path), default=None,
               help="Folder for value.json, value.html, value.md and the CSV tables "
                    "(required with a game; with a run folder, RUN_FOLDER/value).")
+@click.option("--rung", default=None, metavar="NAME",
+              help="Value at this rung of the game's skill ladder (docs/ladder.md): its "
+                   "strategy in every seat, in place of --strategies.")
 @click.option("--kind", "kinds", multiple=True,
               help="Value only this component kind, e.g. --kind 'Recipe card' (repeatable).")
 @click.option("--component", "components", multiple=True, metavar="ID",
@@ -274,7 +285,7 @@ def report(run_dir: Path, out_dir: Path | None, targets: Path | None,
 @param_option
 @config_option
 def value(game: str, strategy_list: str, players: int, seed: int, n_games: int,
-          out_dir: Path, kinds: tuple[str, ...], components: tuple[str, ...],
+          out_dir: Path | None, rung: str | None, kinds: tuple[str, ...], components: tuple[str, ...],
           precision: float | None, threads: int | None, chunk_size: int, force: bool,
           workers: int | None, scheduler: str | None, overrides: tuple[str, ...],
           params: tuple[str, ...], config_path: str | None) -> None:
@@ -305,7 +316,7 @@ def value(game: str, strategy_list: str, players: int, seed: int, n_games: int,
         ctx = click.get_current_context()
         given = [f"--{name.replace('_list', '').replace('_', '-')}"
                  for name in ("players", "strategy_list", "seed", "overrides", "params",
-                              "config_path")
+                              "config_path", "rung")
                  if ctx.get_parameter_source(name) == click.core.ParameterSource.COMMANDLINE]
         refuse_with_run([g.replace("--overrides", "--set").replace("--params", "--param")
                          .replace("--config-path", "--config") for g in given], run_dir)
@@ -324,6 +335,10 @@ def value(game: str, strategy_list: str, players: int, seed: int, n_games: int,
         raise SimkitError("--out is required with a game (with a run folder in place of the "
                           "game, the value run goes into RUN_FOLDER/value)")
 
+    if rung is not None:
+        from simkit.ladders import rung_named
+
+        strategy_list = rung_named(game, rung).strategy
     spec = value_lib.ValueSpec(game, players, tuple(split(strategy_list)), n_games, seed,
                                overrides, params, config_path, kinds, components, precision)
     if n_games < 1:
