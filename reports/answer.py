@@ -22,6 +22,7 @@ import polars as pl
 
 from reports.paths import shown_path
 from reports.targets import FAIL, PASS, UNSURE, Item, judge_item
+from simkit import ladders
 from simkit.rerun import RunSettings, settings_of
 from simkit.words import count
 
@@ -236,9 +237,12 @@ def balance_answer(card: pl.DataFrame, whose: str) -> str:
 
 
 def whose_play(manifest: dict[str, Any]) -> str:
-    """Whose play a verdict reflects: '4 players (planner, greedy, random, greedy)'."""
-    names = [str(s["name"]).split("@")[0] for s in manifest.get("strategies", [])]
-    return f"{manifest.get('players', len(names))} players ({', '.join(names)})"
+    """Whose play a verdict reflects, from a run's (or value run's) manifest: '4 players,
+    greedy players (every seat)' or '4 players, a mixed lineup: planner, greedy, random,
+    greedy' (simkit.ladders.whose_play names a ladder's rung)."""
+    names = [str(s["name"]) for s in manifest.get("strategies", [])]
+    players = manifest.get("players", len(names))
+    return f"{players} players, {ladders.whose_play(str(manifest.get('game', '')), names)}"
 
 
 

@@ -27,7 +27,7 @@ from reports.targets import Targets, component_margin, scorecard
 from reports.value import frame_of as value_frame
 from reports.value import sections as value_sections
 from reports.value import value_for
-from simkit.ladders import whose_play
+from simkit import ladders
 
 
 @dataclass
@@ -153,7 +153,7 @@ def build(run: Run, targets: Targets, hooks: GameHooks | None = None,
     shown, notes = hooks.placeholders(run)
     strategies = ", ".join(f"{s['name']} ({label(s['seat'])})" for s in m["strategies"])
     config = m["config"]
-    play = whose_play(m["game"], [str(s["name"]) for s in m["strategies"]])
+    play = ladders.whose_play(m["game"], [str(s["name"]) for s in m["strategies"]])
     facts = [
         ("Game", f"{m['title']} ({m['game']}), {n} players"),
         ("Strategies", strategies + ("; they rotate through the seats on every deal"

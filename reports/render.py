@@ -29,7 +29,7 @@ from reports.targets import FAIL, PASS, load_targets
 from reports.value import EXPLAIN, VALUE_HTML, VALUE_MD, VALUE_TABLES, read_value
 from reports.value import frame_of as value_frame
 from reports.value import sections as value_sections
-from simkit.ladders import whose_play
+from simkit import ladders
 from simkit.results import REPORT_FILE, REPORT_SUMMARY_FILE
 from simkit.words import count
 
@@ -567,7 +567,7 @@ def write_value_report(folder: Path) -> tuple[Path, Path]:
     secs = [_outside_section(judged, limit), *value_sections(data)]
     title = f"{data['title']}: what each component is worth"
     lineup = ", ".join(s["name"] for s in data["strategies"])
-    sub = (f"Worth to {whose_play(data['game'], [s['name'] for s in data['strategies']])}. "
+    sub = (f"Worth to {ladders.whose_play(data['game'], [s['name'] for s in data['strategies']])}. "
            f"{data['players']} players ({lineup}); {data['games']:,} games as configured, "
            f"{data['kernel_games']:,} games played in all; seed {data['seed']}")
     tone = "fail" if judged.height and judged["target"][0] == FAIL else "pass"

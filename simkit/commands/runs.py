@@ -285,8 +285,9 @@ def report(run_dir: Path, out_dir: Path | None, targets: Path | None,
 @param_option
 @config_option
 def value(game: str, strategy_list: str, players: int, seed: int, n_games: int,
-          out_dir: Path | None, rung: str | None, kinds: tuple[str, ...], components: tuple[str, ...],
-          precision: float | None, threads: int | None, chunk_size: int, force: bool,
+          out_dir: Path | None, rung: str | None, kinds: tuple[str, ...],
+          components: tuple[str, ...], precision: float | None, threads: int | None,
+          chunk_size: int, force: bool,
           workers: int | None, scheduler: str | None, overrides: tuple[str, ...],
           params: tuple[str, ...], config_path: str | None) -> None:
     """What each component is worth: play the same deals with it neutralised.
