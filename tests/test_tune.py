@@ -159,8 +159,8 @@ def test_tune_rejects_bad_input(cm, changes, message):
 # weights), with its declaration replaced.
 EXAMPLE = (Path(__file__).resolve().parent.parent / "strategies" / "examples"
            / "cauldron_master_sets.py").read_text()
-DECLARED = EXAMPLE[EXAMPLE.index("greedy_PARAMS = {"):EXAMPLE.index("}\n", EXAMPLE.index(
-    "greedy_PARAMS = {")) + 2]
+DECLARED = EXAMPLE[EXAMPLE.index("greedy_PARAMS = ["):EXAMPLE.index("]\n", EXAMPLE.index(
+    "greedy_PARAMS = [")) + 2]
 
 
 def _plugin(tmp_path, declaration: str, name: str = "my_greedy.py") -> Path:

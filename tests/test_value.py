@@ -72,7 +72,7 @@ def test_a_witch_made_weaker_loses_its_lead():
     # picking is compulsory, so a witch that must take four cards can hurt its player.)
     before = V.measure(plan(games=3000, kinds=("Witch",)))
     top = before.filter(~pl.col("a_a")).sort("vs_average", descending=True).row(0, named=True)
-    assert top["verdict"] == causal.STRONGER
+    assert row(causal.verdicts(before, 0.0), top["key"])["verdict"] == causal.STRONGER
     witch = next(w for w in plan().base.config.data["witches"] if w["id"] == top["key"])
     after = V.measure(plan(games=3000, kinds=("Witch",), overrides=[
         f"witches.{witch['id']}.max_cards=1",
