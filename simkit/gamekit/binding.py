@@ -18,13 +18,16 @@ import numba
 
 import simkit.rng
 from simkit.errors import SimkitError
-from simkit.gamekit import LOOP_OUTPUTS
+from simkit.gamekit import LOOP_OUTPUTS, with_search
 from simkit.kernels import SOURCES
+from simkit.kernels.search_tree import row_key
 from simkit.kernels.templates import (
     BATCH,
     ROLLOUT,
+    SEARCH,
     bind_batch,
     bind_rollout,
+    bind_search,
     cache_tag,
     compile_into,
 )
@@ -52,6 +55,15 @@ JITTED = {
     "rollout_candidates": {"inline": "always"},
     "rollout_deal": {"inline": "always"},
     "rollout_play": {"inline": "always"},
+    "new_search_scratch": {},
+    "search_work": {"inline": "always"},
+    "search_deal": {"inline": "always"},
+    "search_seat": {"inline": "always"},
+    "search_key": {"inline": "always"},
+    "search_apply": {"inline": "always"},
+    "search_next": {"inline": "always"},
+    "search_playout": {"inline": "always"},
+    "search_end": {"inline": "always"},
     "play_game": {"_nrt": False},
 }
 
@@ -60,7 +72,9 @@ def bind(namespace: MutableMapping[str, Any]) -> None:
     """Compile the shared loop into `namespace` (a game's play.py: `bind(globals())`),
     after checking that the game provides every name it needs; defines `simulate_batch`,
     `play_game`, `playout`, `rollout_choice` (the rollout player every game shares,
-    simkit/kernels/rollout.py), `new_scratch` and `LOOKAHEAD` there."""
+    simkit/kernels/rollout.py), `search_choice` (the search player, search.py; its id
+    `SEARCH` is the next after the game's strategies), `new_scratch`, `LOOKAHEAD` and
+    `SEARCHING` there."""
     module = str(namespace.get("__name__", "game"))
     play_file = Path(str(namespace.get("__file__", "play.py")))
     for source, names in NEEDS.items():
@@ -70,7 +84,12 @@ def bind(namespace: MutableMapping[str, Any]) -> None:
                                   f"'{name}' (import it into play.py; docs/new-game.md)")
     check_layout(namespace, play_file.parent / "layout.py")
     namespace.setdefault("check", no_check)
-    namespace["LOOKAHEAD"] = (namespace["ROLLOUT"],)  # seats that need the playouts compiled
+    namespace.setdefault("action_key", row_action_key)
+    search = with_search(namespace["STRATEGIES"], namespace["ROLLOUT"], namespace["PLAYOUT"])
+    namespace["SEARCH"] = next(spec.sid for spec in search if spec.name == "search")
+    # seats that need the playouts compiled; of them, those that search (base.py says why)
+    namespace["LOOKAHEAD"] = (namespace["ROLLOUT"], namespace["SEARCH"])
+    namespace["SEARCHING"] = (namespace["SEARCH"],)
     core = tuple(o.name for o in LOOP_OUTPUTS)
     outputs = tuple(o.name for o in namespace["OUTPUTS"])
     if tuple(namespace["OUTPUTS"][:len(core)]) != LOOP_OUTPUTS:
@@ -85,6 +104,7 @@ def bind(namespace: MutableMapping[str, Any]) -> None:
     compile_into(namespace, LOOP, {name: numba.njit(cache=True, **options)
                                    for name, options in JITTED.items()})
     bind_rollout(namespace, numba.njit(cache=True, _nrt=True))
+    bind_search(namespace, numba.njit(cache=True, _nrt=True))
     bind_batch(namespace)
 
 
@@ -101,6 +121,12 @@ def check_layout(ns: MutableMapping[str, Any], where: Path) -> None:
         if not isinstance(ns[name], int) or not 0 <= ns[name] < ns[size]:
             raise SimkitError(f"{where}: {name} = {ns[name]!r}: must be a position in "
                               f"0..{size} - 1 = {ns[size] - 1}")
+
+
+@numba.njit(cache=True, inline="always")
+def row_action_key(t, opts, i):
+    """A row's move when the game gives no `action_key`: a hash of the whole row."""
+    return row_key(opts, i)
 
 
 @numba.njit(cache=True)
@@ -121,7 +147,7 @@ def drop_stale_loop_cache(tag: str, folder: Path) -> None:
     stamp = cache / f"{LOOP.stem}.{tag}.deps-sha256"
     if stamp.exists() and stamp.read_text() == digest.hexdigest():
         return
-    shared = (LOOP, ROLLOUT, BATCH)  # templates compiled for this game, caches beside them
+    shared = (LOOP, ROLLOUT, SEARCH, BATCH)  # templates compiled for the game: caches beside
     stale = [*(f for t in shared for f in (t.parent / "__pycache__").glob(
                  f"{t.stem}.{tag}.*.nb[ic]")),
              *(folder / "__pycache__").glob("*.nb[ic]")]  # the game's own functions

@@ -10,8 +10,9 @@ game's rules inlined as if the piece had been written in the game's file. Each g
 copy has a cache file of its own, beside the template, named after the game's module;
 simkit/jitcache.py drops it with the game's own when a source changes.
 
-The templates: `rollout.py` (the rollout player, over the game's `rollout_*` hooks) and
-`batch.py` (a block of games, over the game's `new_scratch` and `play_game`).
+The templates: `rollout.py` (the rollout player, over the game's `rollout_*` hooks),
+`search.py` (the search player, over the game's `search_*` hooks) and `batch.py` (a block
+of games, over the game's `new_scratch` and `play_game`).
 """
 
 from __future__ import annotations
@@ -25,9 +26,12 @@ import numba
 from simkit.errors import SimkitError
 
 ROLLOUT = Path(__file__).with_name("rollout.py")
+SEARCH = Path(__file__).with_name("search.py")
 BATCH = Path(__file__).with_name("batch.py")
 NEEDS = {
     ROLLOUT: ("rollout_work", "rollout_candidates", "rollout_deal", "rollout_play"),
+    SEARCH: ("search_work", "search_deal", "search_seat", "search_key", "search_apply",
+             "search_next", "search_playout", "search_end"),
     BATCH: ("new_scratch", "play_game"),
 }
 
@@ -61,6 +65,15 @@ def bind_rollout(namespace: MutableMapping[str, Any],
     (`rollout_choice = bind_rollout(globals(), njit_with_refcounts)`)."""
     compile_into(namespace, ROLLOUT, {"rollout_choice": decorate})
     return namespace["rollout_choice"]
+
+
+def bind_search(namespace: MutableMapping[str, Any],
+                decorate: Callable[[Any], Any]) -> Any:
+    """The search player compiled into a game's play.py with `decorate`
+    (`search_choice = bind_search(globals(), njit_with_refcounts)`); defines `searched`
+    there too, the call a game's loop makes (compiled only where a seat searches)."""
+    compile_into(namespace, SEARCH, {"search_choice": decorate})
+    return namespace["search_choice"]
 
 
 def bind_batch(namespace: MutableMapping[str, Any]) -> Any:
