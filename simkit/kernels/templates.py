@@ -69,11 +69,12 @@ def bind_rollout(namespace: MutableMapping[str, Any],
 
 def bind_search(namespace: MutableMapping[str, Any],
                 decorate: Callable[[Any], Any]) -> Any:
-    """The search player compiled into a game's play.py with `decorate`
-    (`search_choice = bind_search(globals(), njit_with_refcounts)`); defines `searched`
-    there too, the call a game's loop makes (compiled only where a seat searches)."""
+    """The search player compiled into a game's play.py with `decorate`, as
+    `search_choice` there; returns `searched`, the call a game's loop makes
+    (`searched = bind_search(globals(), njit_with_refcounts)`), which compiles the search
+    only into the kernel variant for lineups with a searching seat."""
     compile_into(namespace, SEARCH, {"search_choice": decorate})
-    return namespace["search_choice"]
+    return namespace["searched"]
 
 
 def bind_batch(namespace: MutableMapping[str, Any]) -> Any:
