@@ -170,7 +170,16 @@ def compare_runs(a: Path, b: Path, top_components: int = 5) -> Comparison:
             raise SimkitError(f"cannot compare {run.path}: it is a summary-only run, and a "
                               "paired comparison matches the two runs deal by deal, which "
                               "needs the per-game rows; rerun it without --summary-only")
+    return Comparison(a, b, ra.game, int(ma["games"]), int(ma["seed"]), _describe(ma),
+                      _describe(mb), compare_frames(ra, rb, top_components))
+
+
+def compare_frames(ra: Run, rb: Run, top_components: int = 5) -> pl.DataFrame:
+    """The comparison table of two runs held in memory (rows in `frame`) on the same
+    deals: what `compare_runs` reads from two folders, and `simkit studio` from the
+    games it has played so far."""
     fa, fb = ra.frame, rb.frame
+    assert fa is not None and fb is not None
     label = hooks_for(ra.game).seat_label
     ga, gb = metrics.per_game(fa), metrics.per_game(fb)
     rows: list[dict[str, Any]] = []
@@ -188,9 +197,7 @@ def compare_runs(a: Path, b: Path, top_components: int = 5) -> Comparison:
                   None)
     rows += _components(ra, rb, top_components)
     frame = pl.DataFrame(rows, schema={k: v for k, v in SCHEMA.items() if k != "real"})
-    frame = frame.with_columns(real=pl.Series(real_after_fdr(frame), dtype=pl.Boolean))
-    return Comparison(a, b, ra.game, int(ma["games"]), int(ma["seed"]),
-                      _describe(ma), _describe(mb), frame)
+    return frame.with_columns(real=pl.Series(real_after_fdr(frame), dtype=pl.Boolean))
 
 
 # Below this a difference or its spread is float rounding (25% - 25% summed in another

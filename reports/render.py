@@ -464,3 +464,8 @@ def write_value_report(folder: Path) -> tuple[Path, Path]:
     write_report_files(folder, [(VALUE_MD, "\n".join(md) + "\n"),
                                 (VALUE_HTML, "\n".join(html_parts))], tables, VALUE_TABLES)
     return folder / VALUE_HTML, folder / VALUE_MD
+
+
+def section_html(section: Section) -> str:
+    """One report section as report.html draws it (`simkit studio` shows them live)."""
+    return _html_section(section)

@@ -501,14 +501,21 @@ def verify_seed(seed: int) -> int:
 def patch_text(s: Search, values: Mapping[str, Any]) -> str:
     """The winning change as TOML (dotted keys) with the equivalent `--set` arguments."""
     changed = {k: v for k, v in values.items() if v != s.start[k]}
+    return change_text(s.spec.game, changed, s.start, "simkit balance", "balanced.toml")
+
+
+def change_text(game: str, changed: Mapping[str, Any], before: Mapping[str, Any],
+                found_by: str, whole: str) -> str:
+    """patch.toml: a change as `--set` arguments, each key's value before it, and the
+    command that plays it (`simkit balance` and `simkit studio` write it)."""
     sets = [f"{k}={json.dumps(v)}" for k, v in changed.items()]
-    lines = ["# The change `simkit balance` found: each item is a --set argument. Play it with",
-             f"#   simkit run {s.spec.game} "
+    lines = [f"# The change `{found_by}` found: each item is a --set argument. Play it with",
+             f"#   simkit run {game} "
              f"{' '.join(f'--set {x}' for x in sets) or '(no change needed)'} ...",
-             "# or with --config balanced.toml (the whole config with this change).",
-             f"game = {json.dumps(s.spec.game)}",
+             f"# or with --config {whole} (the whole config with this change).",
+             f"game = {json.dumps(game)}",
              f"set = {tomlwrite.value(sets)}", "", "[from]  # each changed key's value before"]
-    lines += [f"{tomlwrite.key(k)} = {tomlwrite.value(s.start[k])}" for k in changed]
+    lines += [f"{tomlwrite.key(k)} = {tomlwrite.value(before[k])}" for k in changed]
     return "\n".join(lines) + "\n"
 
 

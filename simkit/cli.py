@@ -12,7 +12,7 @@ from typing import Any
 
 import click
 
-from simkit.commands import balance, runs, studies
+from simkit.commands import balance, runs, studies, studio
 from simkit.commands.common import CONTEXT, config_option, set_option
 from simkit.errors import SimkitError
 
@@ -284,7 +284,7 @@ def _check_here(game: str, n_games: int) -> None:
 
 
 for command in (runs.play, runs.run, runs.report, runs.value, studies.sweep, studies.compare,
-                studies.tournament, studies.tune, balance.balance):
+                studies.tournament, studies.tune, balance.balance, studio.studio):
     main.add_command(command)
 
 if __name__ == "__main__":

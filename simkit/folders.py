@@ -82,7 +82,10 @@ COMPARE = Kind("compare", ("compare.csv",), ("compare.md", "compare.html"))
 BALANCE = Kind("balance", ("balance.json",),
                ("balance_log.jsonl", "patch.toml", "balanced.toml", "candidates.csv",
                 "balance.md", "balance.html", "trajectory.png"))
-KINDS = (RUN, SWEEP, TOURNAMENT, VALUE, REPORT, COMPARE, BALANCE)
+# `simkit studio --out`: the edits tried (studio.json), a saved change, and the run and
+# report of the current state (a run folder of its own, `current`).
+STUDIO = Kind("studio", ("studio.json",), ("patch.toml", "config.toml"))
+KINDS = (RUN, SWEEP, TOURNAMENT, VALUE, REPORT, COMPARE, BALANCE, STUDIO)
 
 
 def kind_of(folder: Path) -> Kind | None:

@@ -145,7 +145,8 @@ def test_refuses_to_overwrite_a_different_run(cli, tmp_path):
 
 
 def test_help_everywhere(cli):
-    for cmd in ([], ["run"], ["play"], ["show"], ["bench"], ["games"], ["strategies"]):
+    for cmd in ([], ["run"], ["play"], ["show"], ["bench"], ["games"], ["strategies"],
+                ["studio"]):
         result = cli(*cmd, "-h")
         assert result.exit_code == 0 and "Usage:" in result.output
 

@@ -13,7 +13,8 @@ from simkit.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
 SMALL = {"--games": "400", "--budget": "640"}  # sizes only: every other option as written
-SKIP = {"bench"}  # measured, not tested here (tests/test_bench.py runs it small)
+SKIP = {"bench", "studio"}  # measured, not tested here (tests/test_bench.py runs it small);
+# the studio serves until Ctrl-C (tests/test_studio_browser.py drives it)
 
 
 def readme_commands() -> list[list[str]]:
