@@ -157,6 +157,7 @@ def new_search_scratch(t):
         np.zeros((MAX_PLAYERS, 12), np.float64),  # 10 ... and its parameters
         np.zeros((2, MAX_PLAYERS), np.int64),  # 11 a playout's ranking keys, points
         new_trace_stub(N_COLS),  # 12 searches are never traced
+        np.zeros(1, np.int64),  # 13 the searching seat
     )
 
 
@@ -322,6 +323,7 @@ def search_work(t, n_players, state, params):
         ss[9][s] = policy
         for k in range(8):
             ss[10][s, k] = params[k + 4]
+    ss[13][0] = state[0][SEAT]
     undealt = ss[7]
     undealt[:] = 0
     for i in range(hid[TOP], deck.shape[0]):
@@ -380,8 +382,17 @@ def search_apply(t, n_players, work, i, rng):
 
 @njit(cache=True, inline="always")
 def search_next(t, n_players, work, rng):
-    return next_decision(t, n_players, work[1], work[3], work[4], work[2], work[8], work[5],
-                         work[6], work[12], False)
+    """The next decision of the re-deal the tree has a node for. Another seat's witch is
+    chosen by the playout policy, off the tree: a node would let it answer the searching
+    seat's secret witch (or let the searching seat answer its own), which the rules hide."""
+    while True:
+        n = next_decision(t, n_players, work[1], work[3], work[4], work[2], work[8], work[5],
+                          work[6], work[12], False)
+        s = work[1][SEAT]
+        if n == 0 or work[1][PHASE] != PHASE_WITCH or s == work[13][0]:
+            return n
+        c = ask(work[9][s], work[8], n, work[1], t, work[10][s], rng)
+        apply_option(t, n_players, work[1], work[3], work[4], work[8], c, work[12], False)
 
 
 @njit(cache=True, inline="always")
