@@ -14,14 +14,14 @@ from typing import Any
 
 import polars as pl
 
-from reports import charts, metrics
+from reports import charts, metrics, stats
 from reports.context import components_of, context, game_hooks_apply
 from reports.document import Chart, Column, Note, Section, Table
 from reports.hooks import GameHooks, hooks_for
 from reports.load import Run
 from reports.source import MissingQuery
 from reports.stronger import stronger_section
-from reports.targets import Targets, scorecard
+from reports.targets import Targets, component_margin, scorecard
 from reports.value import frame_of as value_frame
 from reports.value import sections as value_sections
 from reports.value import value_for
@@ -105,7 +105,8 @@ def build(run: Run, targets: Targets, hooks: GameHooks | None = None,
     missing: list[str] = []
     components = components_of(run, hooks, ctx, missing)
     value, value_note = value_for(run.path, run.manifest)
-    causal = value_frame(value) if value is not None else None
+    value_margin = component_margin(targets)
+    causal = value_frame(value, value_margin) if value is not None else None
     card = scorecard(targets, run_games=run_games, seat_advantage=seats, components=components,
                      tie_rate=ties, game_length=length, seat_label=label, causal=causal,
                      length_unit=hooks.length_unit)
@@ -117,7 +118,7 @@ def build(run: Run, targets: Targets, hooks: GameHooks | None = None,
         _endings(src.games, ties, length, margin, hooks.length_unit),
     ]
     if value is not None:
-        sections += value_sections(value)
+        sections += value_sections(value, value_margin)
     if components.height:
         sections.append(_components(components, _target(targets, "component_effect",
                                                         "max_points"), value_note))
@@ -181,7 +182,7 @@ def _seat_cause(src: Any, by_strategy: pl.DataFrame, seats: pl.DataFrame,
         return []
     row = seats.with_columns(size=pl.col("advantage").abs()).sort(
         "size", descending=True).row(0, named=True)
-    if not row["significant"] or not row["advantage"]:
+    if not _largest_seat_clear(seats) or not row["advantage"]:
         return []
     cells = metrics.clustered_mean(src, ["strategy", "seat"], ["win_share"])
     overall = dict(zip(by_strategy["strategy"].cast(pl.String),
@@ -204,7 +205,15 @@ def _seat_cause(src: Any, by_strategy: pl.DataFrame, seats: pl.DataFrame,
             f"({_pts(share)}) is {strategy}'s seat effect: {strategy} wins "
             f"{_pct(best['win_share'])} of its games as the {row['label']} and "
             f"{_pct(worst['win_share'])} as the {label(int(worst['seat']))} "
-            f"({_pct(overall[strategy])} overall)."]
+            f"({_pct(overall[strategy])} overall). This split of the estimate has no "
+            "interval of its own: read it as where to look, not as a measured share."]
+
+
+def _largest_seat_clear(seats: pl.DataFrame) -> bool:
+    """Whether the seat farthest from the fair share is clearly so, allowing for its being
+    picked as the largest of the seats (`reports.stats.clear_largest`)."""
+    return stats.clear_largest(list(zip(seats["advantage"], seats["advantage_lo"],
+                                        seats["advantage_hi"], strict=True)))
 
 
 def _findings(by_strategy: pl.DataFrame, seats: pl.DataFrame, ties: pl.DataFrame,
@@ -219,23 +228,30 @@ def _findings(by_strategy: pl.DataFrame, seats: pl.DataFrame, ties: pl.DataFrame
                    f"{_pct(worst['win_share'])}.")
     big = seats.with_columns(size=pl.col("advantage").abs()).sort("size", descending=True)
     row = big.row(0, named=True)
-    clear = "a clear" if row["significant"] else "no clear"
+    clear = "a clear" if _largest_seat_clear(seats) else "no clear"
     out.append(f"Largest seat effect: the {row['label']}, {_pts(row['advantage'])} points from "
                f"the fair share [{_pts(row['advantage_lo'])}, {_pts(row['advantage_hi'])}] "
-               f"({clear} difference at 95%).")
+               f"({clear} difference at 95%, allowing for its being the largest of "
+               f"{seats.height} seats).")
     t = ties.row(0, named=True)
     out.append(f"Shared wins: {_pct(t['tie_rate'])} of games "
                f"[{_pct(t['tie_rate_lo'])}, {_pct(t['tie_rate_hi'])}].")
     if causal is not None and causal.filter(~pl.col("a_a")).height:
-        top = (causal.filter(~pl.col("a_a") & pl.col("vs_average").is_not_nan())
-               .with_columns(size=pl.col("vs_average").abs()).sort("size", descending=True))
-        if top.height:
-            r = top.row(0, named=True)
-            out.append(f"Largest component effect (causal): {r['name']} "
-                       f"({r['kind'].lower()}) is worth {_pts(r['vs_average'])} points of win "
-                       f"share against the average {r['kind'].lower()} "
-                       f"[{_pts(r['vs_average_lo'])}, {_pts(r['vs_average_hi'])}]; "
-                       f"{r['verdict']}.")
+        # One line per kind: worth against a kind's own average (per dealt seat, per
+        # restricted seat...) is not comparable across kinds, so none is ranked above another.
+        said = False
+        for kind in causal.filter(~pl.col("a_a"))["kind"].unique(maintain_order=True):
+            top = (causal.filter(~pl.col("a_a") & (pl.col("kind") == kind)
+                                 & pl.col("vs_average").is_not_nan())
+                   .with_columns(size=pl.col("vs_average").abs()).sort("size", descending=True))
+            if top.height:
+                r = top.row(0, named=True)
+                out.append(f"Largest {kind.lower()} effect (causal): {r['name']} is worth "
+                           f"{_pts(r['vs_average'])} points of win share against the average "
+                           f"{kind.lower()} [{_pts(r['vs_average_lo'])}, "
+                           f"{_pts(r['vs_average_hi'])}]; {r['verdict']}.")
+                said = True
+        if said:
             return out
     if components.height:
         compared = components.filter(pl.col("compared"))
@@ -302,12 +318,16 @@ def _seat_section(seats: pl.DataFrame, n: int, max_points: float | None,
            f"{deals:,} complete deals." if paired else
            f"Every seat played the same strategy, so each of the {deals:,} games compares the "
            "seats directly; the interval is taken over games.")
-    frame = seats.with_columns(
-        clear=pl.when(pl.col("significant")).then(pl.lit("yes")).otherwise(pl.lit("no")))
+    clear = stats.clear_in_family(list(zip(seats["advantage"], seats["advantage_lo"],
+                                           seats["advantage_hi"], strict=True)))
+    frame = seats.with_columns(clear=pl.Series(["yes" if c else "no" for c in clear],
+                                               dtype=pl.String))
     blocks: list[Any] = [
         Table("Seat advantage",
               f"Each seat's win share minus the fair share 1/{n}, in percentage points; "
-              "'clear' means the 95% interval excludes zero.",
+              f"'clear': it differs from zero with the false discovery rate over the "
+              f"{seats.height} seats held at 5% (Benjamini-Hochberg: of the seats marked "
+              "clear, at most 5% are expected to be marked wrongly).",
               frame, [Column("label", "Seat"), Column("games", "Games", "int"),
                       Column("win_share", "Win share", "ci_pct"),
                       Column("advantage", "Advantage (points)", "ci_pp"),
@@ -435,10 +455,18 @@ def _components(components: pl.DataFrame, max_points: float | None,
         part = components.filter(pl.col("kind") == kind)
         verb = part["verb"][0]
         extra = part["extra_label"][0]
+        clear = stats.clear_in_family([
+            (r["effect"], r["effect_lo"], r["effect_hi"]) if r["compared"]
+            else (math.nan, math.nan, math.nan) for r in part.iter_rows(named=True)])
+        part = part.with_columns(clear=pl.Series(
+            ["yes" if c else ("no" if r else "—") for c, r in zip(clear, part["compared"],
+                                                                  strict=True)],
+            dtype=pl.String))
         cols = [Column("name", kind), Column("share_with", f"Players who {verb} it", "pct"),
                 Column("win_with", "Win share with", "pct"),
                 Column("win_without", "without", "pct"),
                 Column("effect", "Effect (points)", "ci_pp"),
+                Column("clear", "Clear?"),
                 Column("score_effect", "Score difference", "ci_num")]
         if extra:
             cols.append(Column("extra", extra.capitalize(), "ci_num", 2))
@@ -451,7 +479,10 @@ def _components(components: pl.DataFrame, max_points: float | None,
             f"{kind} value" + (" (dealt at random)" if dealt else " (association)"),
             how + f"Win share of players who {verb} each {kind.lower()} minus that of players "
             f"who did not (percentage points), and the same for mean score; largest effects "
-            f"first, '—' where nearly every player (or none) {verb} it.",
+            f"first, '—' where nearly every player (or none) {verb} it. 'Clear': the effect "
+            f"differs from zero with the false discovery rate over this table's "
+            f"{kind.lower()} rows held at 5% (Benjamini-Hochberg), so among many equal "
+            f"{kind.lower()}s one is rarely marked clear by chance.",
             part, cols, csv=stem))
         charted = part.filter(pl.col("compared"))
         if charted.height:

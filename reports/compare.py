@@ -31,7 +31,7 @@ from reports.load import Run, open_run, read_run_manifest
 from reports.stats import Z
 from reports.targets import load_targets
 from simkit.causal import bh
-from simkit.errors import SimkitError
+from simkit.errors import SimkitError, on_disk
 from simkit.results import write_csv
 
 SCHEMA = {"metric": pl.String, "group": pl.String, "unit": pl.String, "a": pl.Float64,
@@ -302,5 +302,6 @@ def write_compare(c: Comparison, out: Path) -> list[Path]:
         page = out / "compare.html"
         atomic_write(page, render_compare_html(c, HEADER, rows))
     except OSError as exc:
-        raise SimkitError(f"--out {out}: cannot write the comparison ({exc.strerror})") from None
+        raise SimkitError(f"--out {out}: cannot write the comparison "
+                          f"({on_disk(exc, out)})") from None
     return [csv, md, page]

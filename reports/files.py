@@ -16,7 +16,7 @@ from pathlib import Path
 import polars as pl
 
 from simkit import folders
-from simkit.errors import SimkitError
+from simkit.errors import SimkitError, naming, on_disk
 from simkit.results import write_csv
 
 STAGING = ".partial"  # the tables folder is built as <name>.partial, then renamed
@@ -25,7 +25,8 @@ STAGING = ".partial"  # the tables folder is built as <name>.partial, then renam
 def atomic_write(path: Path, text: str) -> None:
     """Write `text` aside, then rename it into place: never a half-written page."""
     tmp = path.with_name(path.name + ".partial")
-    tmp.write_text(text, encoding="utf-8")
+    with naming(tmp):
+        tmp.write_text(text, encoding="utf-8")
     os.replace(tmp, path)
 
 
@@ -77,5 +78,5 @@ def write_report_files(out: Path, pages: Sequence[tuple[str, str]],
             os.replace(staging, final)
             atomic_write(out / last[0], last[1])
     except OSError as exc:
-        raise SimkitError(f"{out}: cannot write the report ({exc.strerror})") from None
+        raise SimkitError(f"{on_disk(exc, out)}: cannot write the report") from None
     return [final / n for n in names]

@@ -11,6 +11,7 @@ import base64
 import html
 import io
 import math
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -323,11 +324,37 @@ def _html_section(section: Section) -> str:
 
 
 # ------------------------------------------------------------------ Markdown
+_ANSI = re.compile(r"\x1b(\[[0-?]*[ -/]*[@-~]|[@-_])")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+
+
 def _md_escape(text: str) -> str:
-    """A cell or name as Markdown text: a pipe would end the cell, and raw HTML in a name
-    would be rendered by a Markdown viewer."""
-    return (text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-            .replace("|", "\\|"))
+    """Text that may hold names from a config as one line of Markdown text, shown as
+    written and never read as markup: raw HTML (`<script>`) and entities, a link's
+    end (`[x](javascript:...)`, `[x]: url`), a pipe that would end a table cell, a newline that
+    would end a table row or start a heading, and terminal escapes (ANSI colours) and
+    other control bytes, which are dropped."""
+    text = _CONTROL.sub(" ", _ANSI.sub("", str(text)))
+    text = (text.replace("\\", "\\\\").replace("&", "&amp;").replace("<", "&lt;")
+            .replace(">", "&gt;").replace("|", "\\|"))
+    return re.sub(r"\](?=[(\[:])", r"\\]", text)  # a link's or a link definition's ]
+
+
+def _md_code(text: str) -> str:
+    """Text as one inline code span (a command, a config value): control bytes dropped,
+    fenced by more backticks than it holds in a row."""
+    text = _CONTROL.sub(" ", _ANSI.sub("", str(text)))
+    fence = "`" * (max((len(r) for r in re.findall("`+", text)), default=0) + 1)
+    return f"{fence} {text} {fence}" if text.startswith("`") or text.endswith("`") \
+        else f"{fence}{text}{fence}"
+
+
+def _md_block(text: str) -> list[str]:
+    """A command as a fenced shell block, fenced by more backticks than it holds."""
+    text = _ANSI.sub("", str(text)).replace("\r", " ")
+    text = re.sub(r"[\x00-\x09\x0b-\x1f\x7f-\x9f]", " ", text)
+    fence = "`" * max(3, max((len(r) for r in re.findall("`+", text)), default=0) + 1)
+    return [f"{fence}sh", text, fence]
 
 
 def _md_table(table: Table) -> str:
@@ -341,10 +368,11 @@ def _md_table(table: Table) -> str:
 
 
 def render_markdown(report: Report) -> str:
-    out = [f"# {report.title}", "", f"{report.subtitle}. Charts: `report.html`; every table as "
-           "CSV: `report_tables/`.", ""]
-    out += [f"- **{k}**: {v}" for k, v in report.facts]
-    out += ["", "Reproduce this run:", "", "```sh", report.command, "```", ""]
+    e = _md_escape
+    out = [f"# {e(report.title)}", "", f"{e(report.subtitle)}. Charts: `report.html`; every "
+           "table as CSV: `report_tables/`.", ""]
+    out += [f"- **{e(k)}**: {e(v)}" for k, v in report.facts]
+    out += ["", "Reproduce this run:", "", *_md_block(report.command), ""]
     out += ["## Balance scorecard", "",
             "| Metric | Target | Verdict | Estimate [95% interval] | Detail |",
             "|---|---|---|---|---|"]
@@ -352,22 +380,23 @@ def render_markdown(report: Report) -> str:
         out.append(f"| {_md_escape(r['title'])} | {_md_escape(r['target'])} | "
                    f"**{r['verdict']}** | {_md_escape(_minus(r['estimate']))} | "
                    f"{_md_escape(r['detail'])} |")
-    out += ["", f"Targets: {report.targets_source}", "", "## At a glance", ""]
-    out += [f"- {_minus(f)}" for f in report.findings]
+    out += ["", f"Targets: {e(report.targets_source)}", "", "## At a glance", ""]
+    out += [f"- {e(_minus(f))}" for f in report.findings]
     if report.placeholders:  # after the verdict, as on the page
         out += ["", f"> **Warning: this run used {len(report.placeholders)} placeholder "
                 "values**, not from a published source. Results that depend on them describe "
                 "the placeholder data, not the published game.", ">"]
-        out += [f"> - {k} = `{v}`" for k, v in report.placeholders]
-        out += [f"> - {n}" for n in report.placeholder_notes]
+        out += [f"> - {e(k)} = {_md_code(v)}" for k, v in report.placeholders]
+        out += [f"> - {e(n)}" for n in report.placeholder_notes]
     for section in report.sections:
-        out += ["", f"## {section.title}", "", section.intro]
+        out += ["", f"## {e(section.title)}", "", e(section.intro)]
         for block in section.blocks:
             if isinstance(block, Table):
-                out += ["", f"### {block.title}", "", block.explain, "", _md_table(block)]
+                out += ["", f"### {e(block.title)}", "", e(block.explain), "",
+                        _md_table(block)]
             elif isinstance(block, Note):
-                out += ["", f"_{block.text}_"]
-    out += ["", "---", ""] + [f"{k}: {v}  " for k, v in report.footer]
+                out += ["", f"_{e(block.text)}_"]
+    out += ["", "---", ""] + [f"{e(k)}: {e(v)}  " for k, v in report.footer]
     return "\n".join(out) + "\n"
 
 
@@ -417,9 +446,8 @@ def render_compare_html(c: Any, header: Sequence[str], rows: Sequence[Sequence[s
 def _value_method(data: dict[str, Any]) -> str:
     m = data.get("method", {})
     return (f"Estimate: {m.get('estimate', '')}. Intervals: {m.get('interval', '')}. "
-            f"Verdicts: {m.get('multiplicity', '')}; \"stronger\" and \"weaker\" are the "
-            "components whose difference from their kind's average survives that control, "
-            "so about 1 in 20 of them may be called wrongly, not 1 in 20 of every row.")
+            "Verdicts: each kind's section says what each verdict word means and the "
+            "margin it is judged against.")
 
 
 def write_value_report(folder: Path) -> tuple[Path, Path]:
@@ -441,23 +469,24 @@ def write_value_report(folder: Path) -> tuple[Path, Path]:
         '</header><main class="wrap">',
         f'<section id="what"><h2>What this measures</h2><p class="intro">{_e(EXPLAIN)}</p>'
         f'<p class="small">{_e(_value_method(data))}</p></section>']
-    md = [f"# {title}", "", sub, "", "```sh", data["command"], "```", "", EXPLAIN, "",
-          _value_method(data)]
+    e = _md_escape
+    md = [f"# {e(title)}", "", e(sub), "", *_md_block(data["command"]), "", e(EXPLAIN), "",
+          e(_value_method(data))]
     for s in secs:
         html_parts.append(_html_section(s))
-        md += ["", f"## {s.title}", "", s.intro]
+        md += ["", f"## {e(s.title)}", "", e(s.intro)]
         for b in s.blocks:
             if isinstance(b, Table):
                 md += ["", _md_table(b)]
             elif isinstance(b, Note):
-                md += ["", b.text]
+                md += ["", e(b.text)]
     if data.get("config", {}).get("placeholders"):
         n = len(data["config"]["placeholders"])
         note = (f"This run used {count(n, 'placeholder value')} (see `simkit show "
                 f"{data['game']}`): "
                 "values describe the placeholder data, not the published game.")
         html_parts.append(f'<p class="note">{_e(note)}</p>')
-        md += ["", f"_{note}_"]
+        md += ["", f"_{e(note)}_"]
     html_parts.append("</main></body></html>")
     tables = [(b.csv, b.title, b.frame) for s in secs for b in s.blocks
               if isinstance(b, Table) and b.csv]

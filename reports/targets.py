@@ -18,6 +18,7 @@ from typing import Any
 import polars as pl
 
 from reports.stats import Z, games_needed
+from simkit.causal import MARGIN
 from simkit.config import CONFIG_DIR
 from simkit.errors import SimkitError
 
@@ -41,7 +42,11 @@ METRICS: dict[str, Metric] = {
         "Every seat's win share lies within the allowed distance of the fair share 1/N."),
     "component_effect": Metric(
         "Component effect", {"max_points": "largest allowed win-share effect of any "
-                                           "component, in percentage points"},
+                                           "component, in percentage points",
+                             "margin_points": "the smallest difference from its kind's "
+                                              "average that makes a component stronger or "
+                                              "weaker (and within which it is about "
+                                              "average), in percentage points"},
         "No component moves the win share of players who have it by more than the limit."),
     "tie_rate": Metric(
         "Tie rate", {"max_percent": "largest allowed share of games with a shared win, "
@@ -145,6 +150,13 @@ def load_targets(path: Path | None = None, game: str | None = None,
         if not source.endswith(source_note):
             source += source_note
     return Targets(source, settings)
+
+
+def component_margin(targets: Targets) -> float:
+    """The margin the value verdicts judge against (a win-share fraction): the targets'
+    component_effect.margin_points, else simkit.causal.MARGIN."""
+    points = targets.settings.get("component_effect", {}).get("margin_points")
+    return MARGIN if points is None else points / 100
 
 
 def _game_targets(game: str | None) -> Path | None:
@@ -311,6 +323,8 @@ def scorecard(targets: Targets, *, run_games: int, seat_advantage: pl.DataFrame,
         elif metric == "component_effect":
             if components.height == 0 and (causal is None or causal.height == 0):
                 continue  # a game whose report names no components: nothing it applies to
+            if "max_points" not in settings:
+                continue  # only the verdicts' margin set: no limit to judge
             limit = settings["max_points"] / 100
             items, detail = component_items(components, causal)
             lower, upper = -limit, limit

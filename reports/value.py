@@ -18,6 +18,8 @@ import polars as pl
 
 from reports.charts import interval_bars
 from reports.document import Chart, Column, Note, Section, Table
+from reports.targets import component_margin, load_targets
+from simkit import causal
 from simkit.errors import SimkitError
 
 VALUE_HTML, VALUE_MD, VALUE_TABLES = "value.html", "value.md", "value_tables"
@@ -91,14 +93,37 @@ def value_for(run_path: Path, manifest: dict[str, Any]) -> tuple[dict[str, Any] 
     return data, f"Causal worth from {folder} ({data['games']:,} games as configured)."
 
 
-def frame_of(data: dict[str, Any]) -> pl.DataFrame:
-    """The value table, with None (JSON's NaN) as NaN."""
-    return pl.DataFrame(data["table"], infer_schema_length=None)
+def frame_of(data: dict[str, Any], margin: float | None = None) -> pl.DataFrame:
+    """The value table, with None (JSON's NaN) as NaN, its verdicts judged against
+    `margin` (by default the game's targets' component_effect.margin_points)."""
+    frame = pl.DataFrame(data["table"], infer_schema_length=None)
+    if "vs_average_se" not in frame.columns:  # a table without what a verdict needs
+        return frame
+    if margin is None:
+        margin = component_margin(load_targets(game=data.get("game")))
+    return causal.verdicts(frame, margin)
 
 
-def sections(data: dict[str, Any]) -> list[Section]:
-    """One section per component kind, each with the A/A control row."""
-    frame = frame_of(data)
+def verdict_words(margin: float) -> str:
+    """What each verdict word means, for the page beside the table."""
+    m = f"{margin * 100:g}"
+    return (f"Verdicts, against the kind's average over the components seen in play, with "
+            f"a margin of {m} points of win share (targets: component_effect.margin_points): "
+            f"stronger / weaker: clearly more than {m} points above / below it; about "
+            f"average: clearly within {m} points of it (an equivalence test); not yet sure: "
+            "neither yet, more games decide; not seen: neutralising it changed no game (it "
+            "cannot occur with this player count, or no player uses it), so it is left out "
+            "of the average. Each kind's stronger/weaker calls, and its about-average calls, "
+            "are controlled by Benjamini-Hochberg at 5%: of the components given such a "
+            "call, the expected share given it wrongly is at most 5%; it does not make each "
+            "row's call 95% sure.")
+
+
+def sections(data: dict[str, Any], margin: float | None = None) -> list[Section]:
+    """One section per component kind, each with the A/A control row; verdicts against
+    `margin` (see `frame_of`)."""
+    frame = frame_of(data, margin)
+    margin = float(frame["margin"][0]) if "margin" in frame.columns else causal.MARGIN
     aa = frame.filter(pl.col("a_a"))
     out = []
     for kind in frame.filter(~pl.col("a_a"))["kind"].unique(maintain_order=True):
@@ -113,8 +138,14 @@ def sections(data: dict[str, Any]) -> list[Section]:
         why = data.get("why", {}).get(kind, "")
         stronger = part.filter(pl.col("verdict") == "stronger")["name"].to_list()
         weaker = part.filter(pl.col("verdict") == "weaker")["name"].to_list()
-        said = (f"Stronger than the average {kind.lower()}: {', '.join(stronger) or 'none'}. "
-                f"Weaker: {', '.join(weaker) or 'none'}.")
+        unsure = part.filter(pl.col("verdict") == causal.UNSURE).height
+        unseen = part.filter(pl.col("verdict") == causal.NOT_SEEN)["name"].to_list()
+        said = (f"Stronger than the average {kind.lower()} by more than {margin * 100:g} "
+                f"points: {', '.join(stronger) or 'none'}. Weaker by more than that: "
+                f"{', '.join(weaker) or 'none'}." + (f" Not yet sure: {unsure}." if unsure
+                                                      else "")
+                + (f" Never changed a game (left out of the average): {', '.join(unseen)}."
+                   if unseen else ""))
         chart = interval_bars(shown, label="name",
                               value="vs_average" if len(part) > 1 else "value",
                               title=f"{kind}: worth against the average {kind.lower()}",
@@ -122,7 +153,8 @@ def sections(data: dict[str, Any]) -> list[Section]:
         out.append(Section(
             f"value-{kind.lower().replace(' ', '-')}", f"{plural(kind)}: what each is worth",
             f"Each {kind.lower()} neutralised in turn: {why}",
-            [Note(said), Table(f"{plural(kind)}, strongest first", TABLE_EXPLAIN, both, COLUMNS,
+            [Note(said), Note(verdict_words(margin)),
+             Table(f"{plural(kind)}, strongest first", TABLE_EXPLAIN, both, COLUMNS,
                                csv=f"value_{kind.lower().replace(' ', '_')}"),
              Chart(f"{plural(kind)} against their average", "Bars: worth minus the kind's average "
                    "(points of win share), with 95% intervals; the A/A row must cover 0.",
@@ -130,9 +162,10 @@ def sections(data: dict[str, Any]) -> list[Section]:
     return out
 
 
-def verdict_lines(data: dict[str, Any]) -> list[str]:
+def verdict_lines(data: dict[str, Any], margin: float | None = None) -> list[str]:
     """The verdict in a few terminal lines: per kind, the clear outliers, and the A/A."""
-    frame = frame_of(data)
+    frame = frame_of(data, margin)
+    margin = float(frame["margin"][0]) if "margin" in frame.columns else causal.MARGIN
     lines = []
     for kind in frame.filter(~pl.col("a_a"))["kind"].unique(maintain_order=True):
         part = frame.filter(pl.col("kind") == kind).sort("vs_average", descending=True,
@@ -144,9 +177,11 @@ def verdict_lines(data: dict[str, Any]) -> list[str]:
                                   f"[{r['vs_average_lo'] * 100:+.1f}, "
                                   f"{r['vs_average_hi'] * 100:+.1f}]"
                                   for r in rows.iter_rows(named=True))
-                lines.append(f"{plural(kind)} {verdict} than average (points): {items}")
+                lines.append(f"{plural(kind)} {verdict} than average by more than "
+                             f"{margin * 100:g} points (points): {items}")
         if not part.filter(pl.col("verdict").is_in(["stronger", "weaker"])).height:
-            lines.append(f"{plural(kind)}: none clearly stronger or weaker than average.")
+            lines.append(f"{plural(kind)}: none clearly stronger or weaker than average by "
+                         f"more than {margin * 100:g} points.")
     for r in frame.filter(pl.col("a_a")).iter_rows(named=True):
         lines.append(f"A/A control (true value 0): {r['value'] * 100:+.2f} "
                      f"[{r['value_lo'] * 100:+.2f}, {r['value_hi'] * 100:+.2f}] points: "

@@ -36,7 +36,7 @@ from typing import Any
 import numpy as np
 
 from simkit import tomlwrite
-from simkit.config import GameConfig, apply_override, parse_value
+from simkit.config import GameConfig, lookup, parse_value
 from simkit.engine import MAX_SEED, build_lineup
 from simkit.errors import ConfigError, SimkitError
 from simkit.games import Game, Lineup, get_game
@@ -121,20 +121,10 @@ def parse_knob(item: str, data: Mapping[str, Any]) -> Knob:
 
 
 def _lookup(data: Any, key: str, item: str) -> Any:
-    probe = json.loads(json.dumps(data))
     try:  # the same addressing as --set: list entries by id or position
-        apply_override(probe, f"{key}={json.dumps('__probe__')}")
+        node = lookup(data, key)
     except ConfigError as exc:
-        if exc.problem.startswith(("unknown key", "no entry", "cannot go deeper")):
-            raise SimkitError(f"--tune {item!r}: {exc.key}: {exc.problem}") from None
-    node: Any = data
-    for part in key.split("."):
-        if isinstance(node, dict):
-            node = node[part]
-        else:
-            index = next((i for i, e in enumerate(node) if isinstance(e, dict)
-                          and str(e.get("id")) == part), None)
-            node = node[index if index is not None else int(part)]
+        raise SimkitError(f"--tune {item!r}: {exc.key}: {exc.problem}") from None
     if isinstance(node, dict | list):
         raise SimkitError(f"--tune {item!r}: {key} is a table or list; tune one value in it "
                           f"(e.g. {key}.0)")

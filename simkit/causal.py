@@ -24,9 +24,18 @@ P = sum w+ / sum m and N = sum w- / sum m, each with Wilson's interval on its ef
 sample size (clustering included), combined by MOVER with their correlation over deals:
     lo = r - sqrt(dP-^2 + dN+^2 - 2 rho dP- dN+),  hi = r + sqrt(dP+^2 + dN-^2 - 2 rho dP+ dN-).
 
-Verdicts control the false discovery rate within each kind (Benjamini-Hochberg at 5% on
-the two-sided p-values of the differences from the kind's average): among components
-called stronger or weaker than average, the expected share called so wrongly is at most 5%.
+Verdicts say whether a difference from the kind's average matters, against a margin
+(`MARGIN`, 2 points of win share by default; the targets file's
+`component_effect.margin_points`):
+- "stronger" / "weaker": clearly more than the margin above / below the average (the
+  test of |difference| <= margin rejected);
+- "about average": clearly within the margin (an equivalence test, two one-sided tests);
+- "not yet sure": neither, so far; more games decide it;
+- "not seen": neutralising it changed no game (it cannot occur with this player count,
+  or no player uses it): it is left out of the kind's average.
+Each family (the kind's stronger/weaker calls, and its about-average calls) is controlled
+by Benjamini-Hochberg at 5%: the expected share of wrong calls among the components
+called so is at most 5% (it bounds that share, not the chance of any one row being wrong).
 """
 
 from __future__ import annotations
@@ -41,7 +50,10 @@ import polars as pl
 from simkit.intervals import Z, wilson
 
 FDR = 0.05
+MARGIN = 0.02  # 2 points of win share: a difference from the average smaller than this
+# is "about average", however sure (the targets file's component_effect.margin_points)
 STRONGER, WEAKER, AVERAGE, NOT_SEEN = "stronger", "weaker", "about average", "not seen"
+UNSURE = "not yet sure"
 
 
 def _ratio(y: np.ndarray, m: np.ndarray) -> tuple[float, np.ndarray]:
@@ -123,14 +135,53 @@ def _p(est: float, se: float) -> float:
     return 2 * (1 - NormalDist().cdf(abs(est) / se))
 
 
+def p_beyond(est: float, se: float, margin: float) -> float:
+    """p-value of "|difference| is at most `margin`" (two-sided, as at margin 0)."""
+    if not (math.isfinite(est) and math.isfinite(se)) or se <= 0:
+        return math.nan if not math.isfinite(est) else float(abs(est) <= margin)
+    return min(1.0, 2 * (1 - NormalDist().cdf((abs(est) - margin) / se)))
+
+
+def p_within(est: float, se: float, margin: float) -> float:
+    """p-value of "|difference| is at least `margin`": the larger of the two one-sided
+    tests' (TOST), small when the difference is clearly inside the margin."""
+    if not (math.isfinite(est) and math.isfinite(se)) or se <= 0:
+        return math.nan if not math.isfinite(est) else float(abs(est) >= margin)
+    nd = NormalDist()
+    return max(1 - nd.cdf((est + margin) / se), nd.cdf((est - margin) / se))
+
+
+def verdicts(table: pl.DataFrame, margin: float = MARGIN) -> pl.DataFrame:
+    """The table with `verdict`, `p_beyond`, `p_within` and `margin` judged against
+    `margin` (a win-share fraction) from each row's `vs_average` and `vs_average_se`,
+    with Benjamini-Hochberg within each kind for each of the two families of calls."""
+    rows = table.to_dicts()
+    for kind in dict.fromkeys(r["kind"] for r in rows):
+        members = [r for r in rows if r["kind"] == kind and not r["a_a"]
+                   and r["verdict"] != NOT_SEEN]
+        beyond = [p_beyond(r["vs_average"], r["vs_average_se"], margin) for r in members]
+        within = [p_within(r["vs_average"], r["vs_average_se"], margin) for r in members]
+        for r, pb, pw, big, small in zip(members, beyond, within, bh(beyond), bh(within),
+                                         strict=True):
+            r |= {"p_beyond": pb, "p_within": pw, "margin": margin,
+                  "verdict": ((STRONGER if r["vs_average"] > 0 else WEAKER) if big
+                              else AVERAGE if small else UNSURE)}
+    for r in rows:
+        r.setdefault("p_beyond", math.nan)
+        r.setdefault("p_within", math.nan)
+        r["margin"] = margin
+    return pl.DataFrame(rows, infer_schema_length=None)
+
+
 def estimate(kinds: Sequence[str], keys: Sequence[str], names: Sequence[str],
-             totals: dict[str, np.ndarray], scale: int, aa: Sequence[bool]) -> pl.DataFrame:
+             totals: dict[str, np.ndarray], scale: int, aa: Sequence[bool],
+             margin: float = MARGIN) -> pl.DataFrame:
     """The value table: one row per intervention from per-deal totals (K, deals).
 
     Columns: kind, key, name, players (touched seat-games), value (win share, fraction),
     value_lo/hi/se, score and its interval, win_configured (touched seats' win share as
-    configured), vs_average (value minus the kind's mean) with its interval and p,
-    verdict (after Benjamini-Hochberg within the kind) and the deals behind it.
+    configured), vs_average (value minus the kind's mean over the components seen in
+    play) with its interval and p, verdict (`verdicts`) and the deals behind it.
     """
     m = totals["m"].astype(np.float64)
     wp = totals["wp"].astype(np.float64) / scale
@@ -141,6 +192,10 @@ def estimate(kinds: Sequence[str], keys: Sequence[str], names: Sequence[str],
     k, deals = m.shape
     est = [_ratio(w[i], m[i]) for i in range(k)]
     sc = [_ratio(s[i], m[i]) for i in range(k)]
+    # Seen in play: neutralising it changed some game (a component that cannot occur
+    # with this player count, or that nobody uses, changes none and stays out of the
+    # kind's average).
+    seen = (np.abs(wp) + np.abs(wn) + np.abs(s)).sum(axis=1) > 0
     rows = []
     for i in range(k):
         r, e = est[i]
@@ -154,30 +209,26 @@ def estimate(kinds: Sequence[str], keys: Sequence[str], names: Sequence[str],
                      "score": sr, "score_lo": sr - Z * se_s, "score_hi": sr + Z * se_s,
                      "vs_average": math.nan, "vs_average_lo": math.nan,
                      "vs_average_hi": math.nan, "vs_average_se": math.nan, "p": math.nan,
-                     "verdict": NOT_SEEN if not m[i].sum() else AVERAGE})
+                     "verdict": NOT_SEEN if not (m[i].sum() and seen[i]) else UNSURE})
     for kind in dict.fromkeys(kinds):
-        members = [i for i in range(k) if kinds[i] == kind and not aa[i] and m[i].sum() > 0]
+        members = [i for i in range(k) if kinds[i] == kind and not aa[i] and m[i].sum() > 0
+                   and seen[i]]
         if not members:
             continue
         mean_r = float(np.mean([est[i][0] for i in members]))
         mean_e = np.mean([est[i][1] for i in members], axis=0)
         floor = _pooled_floor([_se(est[i][1]) for i in members], [m[i].sum() for i in members])
-        ps = []
         for j, i in enumerate(members):
             c = est[i][0] - mean_r
             se = (max(_se(est[i][1] - mean_e), floor[j]) if len(members) > 1 else math.nan)
             rows[i] |= {"vs_average": c, "vs_average_se": se, "vs_average_lo": c - Z * se,
                         "vs_average_hi": c + Z * se, "p": _p(c, se)}
-            ps.append(rows[i]["p"])
-        for i, clear in zip(members, bh(ps), strict=True):
-            if clear:
-                rows[i]["verdict"] = STRONGER if rows[i]["vs_average"] > 0 else WEAKER
     for i in range(k):
         if aa[i]:
             rows[i]["p"] = _p(rows[i]["value"], rows[i]["value_se"])
             rows[i]["verdict"] = ("covers zero" if rows[i]["value_lo"] <= 0 <= rows[i]["value_hi"]
                                   else "MISSES ZERO")
-    return pl.DataFrame(rows, infer_schema_length=None)
+    return verdicts(pl.DataFrame(rows, infer_schema_length=None), margin)
 
 
 def half_width(table: pl.DataFrame) -> float:

@@ -88,30 +88,40 @@ def apply_override(data: dict[str, Any], item: str) -> None:
     key, _, raw = item.partition("=")
     key = key.strip()
     value = parse_value(raw.strip())
+    parent, slot = locate(data, key, value)
+    parent[slot] = _checked(parent[slot], value, key)
+
+
+def lookup(data: Any, key: str) -> Any:
+    """The value at dotted `key` of `data`, addressed as `--set` addresses it (list
+    entries by id or position); a `ConfigError` naming the key if there is none."""
+    parent, slot = locate(data, key, None)
+    return parent[slot]
+
+
+def locate(data: Any, key: str, value: Any) -> tuple[Any, Any]:
+    """The table or list holding dotted `key` of `data`, and the key or position in it;
+    a `ConfigError` (for setting `value`) naming the first part that is not there."""
     parts = key.split(".")
     parent: Any = data
     for depth, part in enumerate(parts):
         where = ".".join(parts[: depth + 1])
-        last = depth == len(parts) - 1
         if isinstance(parent, dict):
             if part not in parent:
                 known = [k for k in parent if k != "placeholder"]
                 hint = difflib.get_close_matches(part, known, n=1)
                 tip = f"; did you mean '{hint[0]}'?" if hint else f"; known: {', '.join(known)}"
                 raise ConfigError("--set", key, value, f"unknown key '{where}'{tip}")
-            if last:
-                parent[part] = _checked(parent[part], value, key)
-            else:
-                parent = parent[part]
+            slot: Any = part
         elif isinstance(parent, list):
-            index = _list_index(parent, part, where, key, value)
-            if last:
-                parent[index] = _checked(parent[index], value, key)
-            else:
-                parent = parent[index]
+            slot = _list_index(parent, part, where, key, value)
         else:
             raise ConfigError("--set", key, value, f"'{'.'.join(parts[:depth])}' is a "
                               "value, not a table: nothing lies below it")
+        if depth == len(parts) - 1:
+            return parent, slot
+        parent = parent[slot]
+    raise ConfigError("--set", key, value, "an empty key")
 
 
 def _list_index(items: list[Any], part: str, where: str, key: str, value: Any) -> int:

@@ -14,7 +14,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from simkit import folders
-from simkit.errors import SimkitError
+from simkit.errors import SimkitError, on_disk
 from simkit.prepare import (  # re-exported: the names callers know the engine by
     CHUNK_BYTES,
     DEFAULT_CHUNK,
@@ -196,7 +196,8 @@ def _already_done(run_dir: Path) -> dict[str, Any]:
         (run_dir / RUN_FILE).unlink(missing_ok=True)
         clear_chunks(run_dir)
     except OSError as exc:
-        raise SimkitError(f"--out {run_dir}: cannot write there ({exc.strerror})") from None
+        raise SimkitError(f"--out {run_dir}: cannot write there "
+                          f"({on_disk(exc, run_dir)})") from None
     manifest["skipped"] = True
     return manifest
 
@@ -213,7 +214,8 @@ def _run(p: Prepared, run_dir: Path, state: str, used_threads: int, chunk_size: 
             write_json(run_dir / RUN_FILE, {"identity": identity(p),
                                             "command": spec.command(str(run_dir))})
     except OSError as exc:
-        raise SimkitError(f"--out {run_dir}: cannot write there ({exc.strerror})") from None
+        raise SimkitError(f"--out {run_dir}: cannot write there "
+                          f"({on_disk(exc, run_dir)})") from None
     started = time.perf_counter()
     kind = "summary" if spec.summary_only else "games"
     done = finished_chunks(run_dir, kind)
@@ -259,7 +261,8 @@ def _run(p: Prepared, run_dir: Path, state: str, used_threads: int, chunk_size: 
         (run_dir / RUN_FILE).unlink(missing_ok=True)
         clear_chunks(run_dir)
     except OSError as exc:  # e.g. a full disk: what is written stays; rerun to resume
-        raise SimkitError(f"--out {run_dir}: cannot write results ({exc.strerror}); every "
+        raise SimkitError(f"--out {run_dir}: cannot write results ({on_disk(exc, run_dir)}); "
+                          "every "
                           "finished chunk is kept: fix this and rerun the same command to "
                           "resume") from None
     finally:
@@ -407,8 +410,15 @@ SUMMARY_SCHEMA = {"strategy": pl.String, "seat": pl.UInt8, "games": pl.UInt32,
 def summary_frame(run_dir: Path) -> pl.DataFrame:
     """Win share and mean score by strategy and seat (a first look; see `simkit report`):
     summary.csv once the run has written it, else from its results."""
-    if (run_dir / SUMMARY_FILE).exists():
-        return read_csv(run_dir / SUMMARY_FILE, SUMMARY_SCHEMA)
+    path = run_dir / SUMMARY_FILE
+    if path.exists():
+        try:
+            return read_csv(path, SUMMARY_SCHEMA)
+        except (OSError, pl.exceptions.PolarsError) as exc:  # unreadable, or torn
+            reason = (on_disk(exc, path) if isinstance(exc, OSError)
+                      else f"{path}: {str(exc).strip().splitlines()[0]}")
+            raise SimkitError(f"{reason}: cannot read the run's summary table; the games "
+                              "are kept: rerun the same command to write it again") from None
     return _summary_of_results(run_dir)
 
 

@@ -28,7 +28,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from simkit.errors import SimkitError
+from simkit.errors import SimkitError, on_disk
 
 LOCK_FILE = ".simkit.lock"
 TABLES_INDEX = "index.csv"  # a report's tables folder lists its own files here
@@ -231,7 +231,7 @@ def locked(folder: Path) -> Iterator[None]:
         folder.mkdir(parents=True, exist_ok=True)
         fd = _acquire(folder / LOCK_FILE, folder)
     except OSError as exc:
-        raise SimkitError(f"{folder}: cannot write there ({exc.strerror})") from None
+        raise SimkitError(f"{folder}: cannot write there ({on_disk(exc, folder)})") from None
     _held[key] = 1
     try:
         yield

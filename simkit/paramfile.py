@@ -19,7 +19,7 @@ import os
 import tomllib
 from pathlib import Path
 
-from simkit.errors import SimkitError
+from simkit.errors import SimkitError, naming, on_disk
 from strategies import StrategySpec
 
 
@@ -77,7 +77,8 @@ def write_text_atomic(path: Path, text: str) -> None:
     tmp = path.with_name(path.name + ".partial")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        tmp.write_text(text, encoding="utf-8")
+        with naming(tmp):
+            tmp.write_text(text, encoding="utf-8")
         os.replace(tmp, path)
     except OSError as exc:
-        raise SimkitError(f"{path}: cannot write it ({exc.strerror})") from None
+        raise SimkitError(f"{on_disk(exc, path)}: cannot write it") from None

@@ -16,7 +16,7 @@ import polars as pl
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from simkit.errors import SimkitError
+from simkit.errors import SimkitError, naming
 from simkit.folders import RUN, clear_subfolder
 
 GAMES_FILE = "games.parquet"
@@ -374,7 +374,8 @@ def write_manifest(run_dir: Path, manifest: dict[str, Any]) -> None:
 def write_json(path: Path, data: dict[str, Any]) -> None:
     """Write a JSON file atomically."""
     tmp = path.with_name(path.name + ".partial")
-    tmp.write_text(json.dumps(data, indent=2) + "\n")
+    with naming(tmp):
+        tmp.write_text(json.dumps(data, indent=2) + "\n")
     os.replace(tmp, path)
 
 
@@ -394,7 +395,8 @@ def write_csv(frame: pl.DataFrame, path: Path) -> None:
             return pl.when(risky).then(pl.lit("'") + v).otherwise(v).alias(c)
         frame = frame.with_columns(safe(c) for c in text)
     tmp = path.with_name(path.name + ".partial")  # atomic: never a half-written table
-    frame.write_csv(tmp)
+    with naming(tmp):
+        frame.write_csv(tmp)
     os.replace(tmp, path)
 
 

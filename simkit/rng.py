@@ -61,6 +61,13 @@ def uniform(state: np.ndarray) -> float:
     return np.float64(next_u64(state) >> _S11) * _INV53
 
 
+@njit(cache=True, inline="always")
+def seat_stream(rngs, p):
+    """Seat p's strategy stream: row 1 + p of a game's streams (rows: the deal, then one
+    per seat), or the only row of a playout's, which stands for every stream."""
+    return rngs[1 + p] if rngs.shape[0] > 1 else rngs[0]
+
+
 @njit_without_refcounts
 def shuffle(arr, n, rng):
     """Fisher-Yates over arr[:n], last position first, on stream `rng`."""

@@ -41,7 +41,7 @@ import numpy as np
 from simkit import folders
 from simkit.deals import DealTotals
 from simkit.engine import MAX_SEED, build_lineup, option_args
-from simkit.errors import SimkitError
+from simkit.errors import SimkitError, on_disk
 from simkit.games import Game, Lineup, get_game
 from simkit.paramfile import write_text_atomic
 from simkit.ratings import RATING, RATING_ORDER, Ratings
@@ -323,8 +323,8 @@ class Checkpoint:
                          share=share.astype(np.int32))
             os.replace(tmp, path)
         except OSError as exc:
-            raise SimkitError(f"--out {self.out}: cannot save progress ({exc.strerror})") \
-                from None
+            raise SimkitError(f"--out {self.out}: cannot save progress "
+                              f"({on_disk(exc, self.out)})") from None
 
     def load(self) -> dict[str, Any] | None:
         """The saved state of this very tournament, or None."""
@@ -475,7 +475,8 @@ def start(out: Path, p: Plan) -> None:
         out.mkdir(parents=True, exist_ok=True)
         folders.remove_owned(out, folders.TOURNAMENT)
     except OSError as exc:
-        raise SimkitError(f"--out {out}: cannot write there ({exc.strerror})") from None
+        raise SimkitError(f"--out {out}: cannot write there "
+                          f"({on_disk(exc, out)})") from None
 
 
 def run(p: Plan, out: Path, chunk_deals: int = DEFAULT_CHUNK_DEALS, force: bool = False,
@@ -554,13 +555,14 @@ def write(result: Result, out: Path,
         out.mkdir(parents=True, exist_ok=True)
         (out / TOURNAMENT_FILE).unlink(missing_ok=True)  # until the new files are complete
     except OSError as exc:
-        raise SimkitError(f"--out {out}: cannot write there ({exc.strerror})") from None
+        raise SimkitError(f"--out {out}: cannot write there "
+                          f"({on_disk(exc, out)})") from None
     try:
         if write_report is not None:
             write_report(rec, out)
     except OSError as exc:
         raise SimkitError(f"--out {out}: cannot write the tournament's files "
-                          f"({exc.strerror}); its progress is kept: rerun the same command"
+                          f"({on_disk(exc, out)}); its progress is kept: rerun the same command"
                           ) from None
     elapsed = result.elapsed if result.total_elapsed is None else result.total_elapsed
     write_text_atomic(out / TIMING_FILE, json.dumps({

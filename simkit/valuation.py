@@ -31,7 +31,7 @@ import polars as pl
 
 from simkit import causal, folders
 from simkit.engine import Prepared, RunSpec, option_args, prepare
-from simkit.errors import ConfigError, SimkitError
+from simkit.errors import ConfigError, SimkitError, on_disk
 from simkit.interventions import Intervention, a_a
 from simkit.results import (
     CorruptFile,
@@ -360,7 +360,8 @@ def _tidy(out: Path) -> None:
         (out / PARTIAL_FILE).unlink(missing_ok=True)
         folders.clear_subfolder(out / CHUNK_DIR, folders.VALUE.pattern(CHUNK_DIR))
     except OSError as exc:
-        raise SimkitError(f"--out {out}: cannot write there ({exc.strerror})") from None
+        raise SimkitError(f"--out {out}: cannot write there "
+                          f"({on_disk(exc, out)})") from None
 
 
 def _run(p: ValuePlan, out: Path, state: str, chunk_size: int,
@@ -374,7 +375,8 @@ def _run(p: ValuePlan, out: Path, state: str, chunk_size: int,
             folders.remove_owned(out, folders.VALUE)
             write_json(out / PARTIAL_FILE, {"identity": identity(p), "command": command})
     except OSError as exc:
-        raise SimkitError(f"--out {out}: cannot write there ({exc.strerror})") from None
+        raise SimkitError(f"--out {out}: cannot write there "
+                          f"({on_disk(exc, out)})") from None
     started = time.perf_counter()
     k = len(p.interventions)
     per_game = k + 1  # kernel games per configured game
@@ -414,7 +416,8 @@ def _run(p: ValuePlan, out: Path, state: str, chunk_size: int,
         os.replace(tmp, out / DEALS_FILE)
         write_csv(t, out / TABLE_FILE)
     except OSError as exc:
-        raise SimkitError(f"--out {out}: cannot write results ({exc.strerror}); every "
+        raise SimkitError(f"--out {out}: cannot write results ({on_disk(exc, out)}); "
+                          "every "
                           "finished chunk is kept: rerun the same command to resume") from None
     _, why = interventions_of(p.base.game, p.base.config, p.base.compiled,
                               spec.players)
@@ -442,7 +445,8 @@ def _run(p: ValuePlan, out: Path, state: str, chunk_size: int,
                    "interval": "95%, cluster-robust over deals (linearised ratio)",
                    "multiplicity": f"Benjamini-Hochberg within each kind, FDR "
                                    f"{causal.FDR:g}, on the difference from the kind's "
-                                   "average"},
+                                   "average beyond the margin (stronger, weaker) and within "
+                                   "it (about average)"},
         "table": t.to_dicts(),
         "elapsed_seconds": round(time.perf_counter() - started, 3),
         "versions": versions(),

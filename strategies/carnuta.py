@@ -12,6 +12,9 @@
            (end-of-turn Sickle, discards, tokens) are the policy's. The playouts need the
            rules, so they live with them (simkit/games/carnuta/play.py,
            the `rollout_*` hooks); `choose` only handles the rest.
+
+Ties between equally valued options: each strategy's last parameter, `ties`
+(strategies/ties.py): 0 one at random from the seat's own stream, 1 the first row.
 """
 
 from __future__ import annotations
@@ -63,6 +66,7 @@ from simkit.kernels.plugin_call import call_plugin
 from simkit.rng import randint
 
 from . import Param, StrategySpec, policy_weights, search_strategy
+from .ties import TIES, at_random, contest
 
 RANDOM, GREEDY, PLANNER, ROLLOUT, SEARCH = 0, 1, 2, 3, 4
 
@@ -85,13 +89,14 @@ STRATEGIES = [
             Param("play_weight", 1.0, 0.0, 100.0, "weight of the points a play scores now"),
             Param("take_weight", 0.8, 0.0, 100.0, "weight of the points a taken card would score"),
             Param("rune_weight", 0.3, 0.0, 100.0, "value per rune taken from the reserve"),
+            TIES,
         ),
     ),
     StrategySpec(
         "planner",
         PLANNER,
         "Plans plays: values its hand by points and rune reach, manages runes toward costs.",
-        PLANNER_PARAMS,
+        PLANNER_PARAMS + (TIES,),
     ),
     StrategySpec(
         "rollout",
@@ -110,7 +115,9 @@ STRATEGIES = [
             Param("prior", 0.1, 0.0, 1.0,
                   "win share the policy's own choice is given in advance: another "
                   "action's playouts must beat it by more"),
-        ) + policy_weights(PLANNER_PARAMS),  # the planner's, for policy 1
+        ) + policy_weights(PLANNER_PARAMS)  # the planner's, for policy 1
+        + (TIES,),  # its own and its playouts' players': right after the planner's weights,
+        # so that the planner reads it at its own column from params[ROLLOUT_WEIGHTS:]
     ),
 ]
 # The search player (simkit/kernels/search.py): every decision, planner playouts by default.
@@ -122,17 +129,23 @@ STRATEGIES.append(search_strategy(SEARCH, STRATEGIES[:ROLLOUT], PLANNER, iterati
 GREEDY_DEFAULTS = np.array([p.default for p in STRATEGIES[GREEDY].params], np.float64)
 PLANNER_DEFAULTS = np.array([p.default for p in STRATEGIES[PLANNER].params], np.float64)
 ROLLOUT_WEIGHTS = 5
+# The column of `ties` in each strategy's parameters (its last).
+GREEDY_TIES, PLANNER_TIES = 3, 5
+ROLLOUT_TIES = ROLLOUT_WEIGHTS + PLANNER_TIES
 
 
 @njit(cache=True, inline="always")
-def greedy(opts, n, params):
+def greedy(opts, n, params, ties, rng):
     """Play: points; take: points (halved if unpayable now); runes: per rune; discard the
-    card that would score least; token: most points."""
+    card that would score least; token: most points. `ties` as the parameter (the rollout
+    player's policy passes its own)."""
     # The same values as greedy_score, written out: calling it here (even inlined) made
     # 4-greedy games 21% slower (simkit.bench.kernel_rate, 1 thread: 17,300 against
     # 21,800 games/s). tests/test_strategies.py checks the two agree.
+    random_ties = at_random(ties)
     best = 0
     best_score = -1e300
+    seen = 0
     for i in range(n):
         kind = opts[i, KIND]
         if kind == OPT_PLAY:
@@ -151,8 +164,8 @@ def greedy(opts, n, params):
             score = float(opts[i, POINTS])
         else:  # end of turn, pass
             score = 0.0
-        if score > best_score:
-            best_score = score
+        take, best_score, seen = contest(score, best_score, seen, random_ties, rng)
+        if take:
             best = i
     return best
 
@@ -199,15 +212,17 @@ def hand_value(cd, hand, gains, n_hand, skip, sun, moon, discount):
 
 
 @njit_with_refcounts
-def planner(opts, n, pub, t, params):
+def planner(opts, n, pub, t, params, rng):
     """Pick the action whose resulting hand, runes and points are worth most."""
     values = np.empty(n, np.float64)
     planner_values(opts, n, pub, t, params, values)
+    random_ties = at_random(params[PLANNER_TIES])
     best = 0
     best_score = -1e300
+    seen = 0
     for i in range(n):
-        if values[i] > best_score:
-            best_score = values[i]
+        take, best_score, seen = contest(values[i], best_score, seen, random_ties, rng)
+        if take:
             best = i
     return best
 
@@ -303,18 +318,19 @@ def choose(sid, opts, n, pub, t, params, rng):
     if sid < 0:
         return call_plugin(-sid, opts, n, pub, params, rng)
     if sid == GREEDY:
-        return greedy(opts, n, params)
+        return greedy(opts, n, params, params[GREEDY_TIES], rng)
     if sid == PLANNER:
-        return planner(opts, n, pub, t, params)
+        return planner(opts, n, pub, t, params, rng)
     if sid == ROLLOUT:  # its actions never get here: the kernel makes them by playouts
-        return policy_choice(opts, n, pub, t, params)
+        return policy_choice(opts, n, pub, t, params, rng)
     return randint(rng, n)
 
 
 @njit(cache=True, inline="always")
-def policy_choice(opts, n, pub, t, params):
+def policy_choice(opts, n, pub, t, params, rng):
     """The rollout player's own decisions other than actions, by its policy: greedy
-    (policy 0, default weights) or the planner with the rollout's planner weights (1)."""
+    (policy 0, default weights) or the planner with the rollout's planner weights (1);
+    ties as the rollout's `ties`."""
     if params[3] >= 0.5:
-        return planner(opts, n, pub, t, params[ROLLOUT_WEIGHTS:])
-    return greedy(opts, n, GREEDY_DEFAULTS)
+        return planner(opts, n, pub, t, params[ROLLOUT_WEIGHTS:], rng)
+    return greedy(opts, n, GREEDY_DEFAULTS, params[ROLLOUT_TIES], rng)

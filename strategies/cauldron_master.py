@@ -14,7 +14,10 @@
            handles its placements (and its recipe choices, below).
 
 With options.recipe_choice = "player", greedy, planner and rollout score each potion's
-recipe with the highest bonus (the first among equals); random picks one at random.
+recipe with the highest bonus; random picks one at random.
+
+Ties between equally valued options: each strategy's last parameter, `ties`
+(strategies/ties.py): 0 one at random from the seat's own stream, 1 the first row.
 """
 
 from __future__ import annotations
@@ -50,6 +53,7 @@ from simkit.kernels.plugin_call import call_plugin
 from simkit.rng import randint
 
 from . import Param, StrategySpec, search_strategy
+from .ties import TIES, at_random, contest
 
 RANDOM, GREEDY, PLANNER, ROLLOUT, SEARCH = 0, 1, 2, 3, 4
 
@@ -62,6 +66,7 @@ STRATEGIES = [
         (
             Param("points_weight", 1.0, 0.0, 100.0, "weight of points a completed potion scores"),
             Param("gain_weight", 1.0, 0.0, 100.0, "weight of the score-table gain of a placement"),
+            TIES,
         ),
     ),
     StrategySpec(
@@ -74,6 +79,7 @@ STRATEGIES = [
             Param("mix_penalty", 1.0, 0.0, 20.0, "cost per extra ingredient type in one cauldron"),
             Param("late_penalty", 2.0, 0.0, 10.0, "value lost per initiative step of a witch"),
             Param("count_weight", 0.0, 0.0, 20.0, "value per card a witch could take"),
+            TIES,
         ),
     ),
     StrategySpec(
@@ -85,6 +91,7 @@ STRATEGIES = [
                   "playouts per witch option (rounded to a whole number)"),
             Param("horizon", 0.0, 0.0, 50.0,
                   "rounds each playout plays (0: to the end of the game)"),
+            TIES,  # its own card and recipe choices and its playouts' greedy players'
         ),
     ),
 ]
@@ -92,27 +99,25 @@ STRATEGIES = [
 STRATEGIES.append(search_strategy(SEARCH, STRATEGIES[:ROLLOUT], PLANNER, iterations=64.0))
 
 
-@njit(cache=True)
-def _argmax(scores, n):
-    best = 0
-    for i in range(1, n):
-        if scores[i] > scores[best]:
-            best = i
-    return best
+# The column of `ties` in each strategy's parameters (its last).
+GREEDY_TIES, PLANNER_TIES, ROLLOUT_TIES = 2, 5, 2
 
 
 @njit(cache=True, inline="always")
-def greedy(opts, n, params):
+def greedy(opts, n, params, rng):
     """Witch: most one-card value now. Card: points_weight*points + gain_weight*gain.
     Recipe: the highest bonus."""
-    return greedy_w(opts, n, params[0], params[1])
+    return greedy_w(opts, n, params[0], params[1], params[GREEDY_TIES], rng)
 
 
 @njit(cache=True, inline="always")
-def greedy_w(opts, n, w_points, w_gain):
-    """`greedy` with its two weights as arguments (the rollout player's playouts use it)."""
+def greedy_w(opts, n, w_points, w_gain, ties, rng):
+    """`greedy` with its weights and `ties` as arguments (the rollout player's playouts
+    use it)."""
+    random_ties = at_random(ties)
     best = 0
     best_score = -1e300
+    seen = 0
     for i in range(n):
         if opts[i, KIND] == OPT_WITCH:
             score = float(opts[i, GAIN])
@@ -122,8 +127,8 @@ def greedy_w(opts, n, w_points, w_gain):
             score = float(opts[i, GAIN])
         else:
             score = 0.0
-        if score > best_score:
-            best_score = score
+        take, best_score, seen = contest(score, best_score, seen, random_ties, rng)
+        if take:
             best = i
     return best
 
@@ -188,14 +193,16 @@ def recipe_gain(t, pub, p, k, x):
 
 
 @njit(cache=True)
-def planner(opts, n, pub, t, params):
+def planner(opts, n, pub, t, params, rng):
     """Value placements by the potion they lead to; witches by haul minus lateness;
     recipes by their bonus."""
     discount, w_recipe, w_mix = params[0], params[1], params[2]
     w_late, w_count = params[3], params[4]
+    random_ties = at_random(params[PLANNER_TIES])
     p = pub[SEAT]
     best = 0
     best_score = -1e300
+    seen = 0
     for i in range(n):
         kind = opts[i, KIND]
         if kind == OPT_WITCH:
@@ -226,8 +233,8 @@ def planner(opts, n, pub, t, params):
             score = float(opts[i, GAIN])
         else:
             score = 0.0
-        if score > best_score:
-            best_score = score
+        take, best_score, seen = contest(score, best_score, seen, random_ties, rng)
+        if take:
             best = i
     return best
 
@@ -239,10 +246,10 @@ def choose(sid, opts, n, pub, t, params, rng):
     if sid < 0:
         return call_plugin(-sid, opts, n, pub, params, rng)
     if sid == GREEDY:
-        return greedy(opts, n, params)
+        return greedy(opts, n, params, rng)
     if sid == PLANNER:
-        return planner(opts, n, pub, t, params)
+        return planner(opts, n, pub, t, params, rng)
     if sid == ROLLOUT:  # its witch choice never gets here: the kernel makes it by playouts;
         # its cards and recipes are greedy's (no playouts: a recipe is only its bonus)
-        return greedy_w(opts, n, 1.0, 1.0)
+        return greedy_w(opts, n, 1.0, 1.0, params[ROLLOUT_TIES], rng)
     return randint(rng, n)

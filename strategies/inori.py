@@ -15,6 +15,10 @@
            re-shuffled); its other decisions are the planner's (or greedy's). The playouts
            need the rules, so they live with them (simkit/games/inori/play.py,
            the `rollout_*` hooks); `choose` only handles the rest.
+
+Ties between equally valued options: each strategy's last parameter, `ties`
+(strategies/ties.py): 0 one at random from the seat's own stream, 1 the first row (a
+greedy seat's fused tables, simkit/games/inori/options.py, settle them the same way).
 """
 
 from __future__ import annotations
@@ -67,6 +71,7 @@ from simkit.kernels.plugin_call import call_plugin
 from simkit.rng import randint
 
 from . import Param, StrategySpec, policy_weights, search_strategy
+from .ties import TIES, at_random, contest
 
 RANDOM, GREEDY, PLANNER, ROLLOUT, SEARCH = 0, 1, 2, 3, 4
 
@@ -95,13 +100,14 @@ STRATEGIES = [
             Param("complete_weight", 1.0, 0.0, 20.0,
                   "weight of the tokens held of a card's colour when completing it"),
             Param("cost_weight", 1.0, 0.0, 20.0, "value lost per token paid"),
+            TIES,
         ),
     ),
     StrategySpec(
         "planner",
         PLANNER,
         "Plans for season-end cards and end-game majorities; denies completions to rivals.",
-        PLANNER_PARAMS,
+        PLANNER_PARAMS + (TIES,),
     ),
     StrategySpec(
         "rollout",
@@ -116,7 +122,9 @@ STRATEGIES = [
                   "offerings tried: the best ones by greedy's score, and the policy's own"),
             Param("policy", 1.0, 0.0, 1.0,
                   "players in the playouts and its own other decisions: 0 greedy, 1 planner"),
-        ) + policy_weights(PLANNER_PARAMS),  # the planner's, for policy 1
+        ) + policy_weights(PLANNER_PARAMS)  # the planner's, for policy 1
+        + (TIES,),  # its own and its playouts' players': right after the planner's weights,
+        # so that the planner reads it at its own column from params[ROLLOUT_WEIGHTS:]
     ),
 ]
 # The search player (simkit/kernels/search.py): every decision, planner playouts by default.
@@ -127,23 +135,30 @@ STRATEGIES.append(search_strategy(SEARCH, STRATEGIES[:ROLLOUT], PLANNER, iterati
 # ROLLOUT_WEIGHTS of its parameters.
 PLANNER_DEFAULTS = np.array([p.default for p in STRATEGIES[PLANNER].params], np.float64)
 ROLLOUT_WEIGHTS = 4
+# The column of `ties` in each strategy's parameters (its last).
+GREEDY_TIES, PLANNER_TIES = 4, 6
+ROLLOUT_TIES = ROLLOUT_WEIGHTS + PLANNER_TIES
 
 
 @njit(cache=True, inline="always")
-def greedy(opts, n, params):
-    """Score each row from its own columns; the best row wins (ties: the first)."""
-    return greedy_w(opts, n, params[0], params[1], params[2], params[3])
+def greedy(opts, n, params, rng):
+    """Score each row from its own columns; the best row wins (ties: `ties`)."""
+    return greedy_w(opts, n, params[0], params[1], params[2], params[3], params[GREEDY_TIES],
+                    rng)
 
 
 @njit(cache=True, inline="always")
-def greedy_w(opts, n, w_token, w_rune, w_complete, w_cost):
-    """`greedy` with its weights as arguments (the rollout player's playouts use it)."""
+def greedy_w(opts, n, w_token, w_rune, w_complete, w_cost, ties, rng):
+    """`greedy` with its weights and `ties` as arguments (the rollout player's policy uses
+    it)."""
+    random_ties = at_random(ties)
     best = 0
     best_score = -1e300
+    seen = 0
     for i in range(n):
         score = greedy_score(opts, i, w_token, w_rune, w_complete, w_cost)
-        if score > best_score:
-            best_score = score
+        take, best_score, seen = contest(score, best_score, seen, random_ties, rng)
+        if take:
             best = i
     return best
 
@@ -272,9 +287,11 @@ def tile_prospect(pub, p, colour, params):
 
 
 @njit_with_refcounts  # allocates its colour values; called from the turn loop
-def planner(opts, n, pub, t, params):
+def planner(opts, n, pub, t, params, rng):
     """Value each option as points now + tokens valued by colour + card prospects."""
     w_complete, w_presence, w_deny, rune_value = params[0], params[1], params[3], params[4]
+    random_ties = at_random(params[PLANNER_TIES])
+    seen = 0
     p = pub[SEAT]
     values = np.zeros(MAX_COLOURS, np.float64)
     colour_values(pub, t, p, params, values)
@@ -351,8 +368,8 @@ def planner(opts, n, pub, t, params):
             score = values[opts[i, B]] + 0.5 * values[opts[i, C]]
         elif kind == OPT_PASS:
             score = -1e9
-        if score > best_score:
-            best_score = score
+        take, best_score, seen = contest(score, best_score, seen, random_ties, rng)
+        if take:
             best = i
     return best
 
@@ -364,18 +381,19 @@ def choose(sid, opts, n, pub, t, params, rng):
     if sid < 0:
         return call_plugin(-sid, opts, n, pub, params, rng)
     if sid == GREEDY:
-        return greedy(opts, n, params)
+        return greedy(opts, n, params, rng)
     if sid == PLANNER:
-        return planner(opts, n, pub, t, params)
+        return planner(opts, n, pub, t, params, rng)
     if sid == ROLLOUT:  # its offerings never get here: play.rollout_choice makes them
-        return policy_choice(opts, n, pub, t, params)
+        return policy_choice(opts, n, pub, t, params, rng)
     return randint(rng, n)
 
 
 @njit(cache=True, inline="always")
-def policy_choice(opts, n, pub, t, params):
+def policy_choice(opts, n, pub, t, params, rng):
     """The rollout player's own decisions other than offerings, by its policy: greedy
-    (policy 0, default weights) or the planner with the rollout's planner weights (1)."""
+    (policy 0, default weights) or the planner with the rollout's planner weights (1);
+    ties as the rollout's `ties`."""
     if params[3] >= 0.5:
-        return planner(opts, n, pub, t, params[ROLLOUT_WEIGHTS:])
-    return greedy_w(opts, n, 1.0, 1.0, 1.0, 1.0)
+        return planner(opts, n, pub, t, params[ROLLOUT_WEIGHTS:], rng)
+    return greedy_w(opts, n, 1.0, 1.0, 1.0, 1.0, params[ROLLOUT_TIES], rng)

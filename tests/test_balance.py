@@ -89,6 +89,10 @@ def test_no_candidate_passes_is_said_plainly(tmp_path):
     ("options.finish=0..3", "20000", "not a number; give its values as A|B|C"),
     ("faces", "20000", "expected KEY=LO..HI or KEY=A|B|C"),
     ("compensation.start.1=0..9", "500", "--budget 500 games is too small"),
+    # issue 47, fault 2: a position past a list's end (an IndexError traceback before)
+    ("compensation.start.9=0..3", "4000", "'compensation.start' is a list of 4: '9' must "
+                                          "be an index 0..3"),
+    ("compensation.start.1.x=0..3", "4000", "is a value, not a table"),
 ])
 def test_bad_input_is_one_line(tmp_path, tune, budget, message):
     code, out = balance(PIG, *ARGS, "--tune", tune, "--budget", budget, "--out",

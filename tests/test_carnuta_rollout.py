@@ -115,13 +115,13 @@ OPTION_VALUES = [(), ("options.take_runes=choose",), ("options.flip_runes=some",
 def test_playout_replays_whole_games(overrides, strategy):
     """`playout` (the rollout player's loop) plays whole games exactly as `play_game` does,
     every result column, under every rule option's non-default value: a playout plans with
-    the rules the game is played by. (Greedy and the planner draw no random numbers, so
-    the playout's single stream deals exactly as the game's deal stream.)"""
+    the rules the game is played by. (Greedy and the planner with ties = 1 draw no random
+    numbers, so the playout's single stream deals exactly as the game's deal stream.)"""
     game = get_game("carnuta")
     compiled = game.compile(game.load_config(overrides))
     t = compiled.tables
     for players in (2, 3, 4):
-        lineup = build_lineup(game, [strategy], players)
+        lineup = build_lineup(game, [strategy], players, (f"{strategy}.ties=1",))
         cols = game.simulate(compiled, lineup, 11, 0, 20)
         out = game.new_outputs(compiled, 20, players)
         out[L.O_STRATEGY][:] = cols["strategy"]

@@ -132,7 +132,7 @@ def test_a_broken_game_is_named_in_one_line(skeleton, tmp_path, name, file, old,
      "    if pub[TURN_TOTAL] >= 0:\n        return 3",
      r"rules\.py: check returned 3 \(a conservation check failed\)"),
     ("notypes", "rules.py", "    pub[ROLLS] += 1\n", "    pub[ROLLS] = 'one'\n",
-     r"rules\.py:\d+: numba cannot compile the game"),
+     r"rules\.py:\d+: roll: numba cannot compile the game"),
     ("nondeterministic", "rules.py", "    face = randint(rng, t.faces.shape[0])",
      "    face = np.random.randint(t.faces.shape[0])",
      r"rules\.py: column \w+ differs .*not deterministic"),
@@ -146,11 +146,12 @@ def test_a_broken_game_is_named_in_one_line(skeleton, tmp_path, name, file, old,
      r"negated from both"),
     ("allocates", "rules.py", "    pub[ROLLS] += 1\n",
      "    pub[ROLLS] += np.zeros(1, np.int32)[0]\n",
-     r"^Error: \S*allocates/rules\.py:\d+: numba cannot compile the game: a rule makes a new "
+     r"^Error: \S*allocates/rules\.py:\d+: roll: numba cannot compile the game: a rule makes "
+     r"a new "
      r"array"),
     ("crashes", "rules.py", "    pub[ROLLS] += 1\n", "    pub[ROLLS + 1_000_000_000] += 1\n",
-     r"rules\.py:\d+: IndexError: index 100000000\d is out of bounds .*crashed with a "
-     r"segmentation fault; found by replaying in plain Python"),
+     r"rules\.py:\d+: roll raised IndexError: index 100000000\d is out of bounds .*crashed "
+     r"with a segmentation fault; found by replaying in plain Python"),
     ("badreport", "report.py", "class ", "x = (\nclass ",
      r"report\.py:\d+: syntax error"),
     ("staleinterventions", "interventions.py", "from .layout import RU_BAN_FACE",
@@ -171,6 +172,40 @@ def test_a_game_that_breaks_the_contract_fails_in_one_line(skeleton, tmp_path, n
     assert result.exit_code != 0
     line = result.output.strip().splitlines()[-1]
     assert line.startswith("Error: ") and re.search(message, line), result.output
+    sys.modules.pop(name, None)
+
+
+@pytest.mark.parametrize(("name", "file", "old", "new", "message"), [
+    # issue 47, fault 3: a rule that raises (a 70-line traceback before)
+    ("raises", "rules.py", "    pub[ROLLS] += 1\n", "    raise ValueError('no more rolls')\n",
+     r"^Error: \S*raises/rules\.py:\d+: roll raised ValueError: no more rolls$"),
+    # fault 4: numba's typing errors at the game's function, not simkit/gamekit/loop.py
+    ("pointstext", "rules.py", "    return pub[SCORE + s]\n\n\n@jit\ndef ranking_key",
+     "    return 'a score'\n\n\n@jit\ndef ranking_key",
+     r"^Error: \S*pointstext/rules\.py:\d+: points: numba cannot compile the game: simkit's "
+     r"loop stores what it returns in a number array .* but it returns text$"),
+    ("applyargs", "rules.py", "def apply_option(t, n_players, pub, hid, cnt, opts, c, rng, "
+     "trace, tracing):", "def apply_option(t, n_players, pub, hid, cnt, opts, c, rng, "
+     "trace, tracing, extra):",
+     r"^Error: \S*applyargs/rules\.py:\d+: apply_option: numba cannot compile the game: "
+     r"simkit's loop calls it as `apply_option\(.*\)`, but it is defined as "
+     r"apply_option\(.*extra\) \(missing a required argument: 'extra'\)"),
+    ("missingname", "play.py", "    O_TURNS,\n", "",
+     r"^Error: \S*missingname/play\.py:\d+: results: numba cannot compile the game: name "
+     r"'O_TURNS' is not defined \(import it into play\.py\)$"),
+])
+def test_an_error_in_the_game_names_its_file_line_and_function(skeleton, tmp_path, name,
+                                                                file, old, new, message):
+    folder = broken(skeleton, tmp_path, name, file, old, new)
+    result = CliRunner().invoke(main, ["run", str(folder), "--players", "2", "--strategies",
+                                       "greedy", "--games", "200", "--out",
+                                       str(tmp_path / "out")])
+    assert result.exit_code != 0
+    line = result.output.strip().splitlines()[-1]
+    assert re.search(message, line), result.output
+    if name == "missingname":  # the line that uses the name
+        assert "O_TURNS" in (folder / file).read_text().splitlines()[
+            int(re.search(r"play\.py:(\d+)", line).group(1)) - 1]
     sys.modules.pop(name, None)
 
 

@@ -100,7 +100,7 @@ def _playout(t, players: int, scratch, sid: int, prm, horizon: int) -> int:
     sids = np.full(L.MAX_PLAYERS, sid, np.int64)
     prms = np.tile(np.asarray(prm, np.float64), (L.MAX_PLAYERS, 1))
     return P.playout(t, players, pub, hid, cnt, done, decks, discards, tops, new_starts, stack,
-                     rtops, rngs[0], tied, opts, hv, sids, prms, horizon,
+                     rtops, rngs[0:1], tied, opts, hv, sids, prms, horizon,
                      new_trace_stub(L.N_COLS))
 
 
@@ -111,7 +111,7 @@ OPTION_VALUES = [(), ('options.cost_payment="hold"',), ('options.majority_tie="u
                  ('options.fewest_points_tie="random"',), ('options.new_start_use="none"',),
                  ('options.empty_deck="leave_empty"',), ('options.root_tokens="fixed"',),
                  ('options.specific_colours="per_token"',),
-                 ('options.rune_timing="before_or_after"',),
+                 ('options.rune_timing="before_offering"',),
                  ('options.move_piece="own"',), ('options.win_tie="most_tokens"',),
                  ('options.occupied_spaces="cards"',), ('options.occupied_count="one"',)]
 
@@ -121,13 +121,13 @@ OPTION_VALUES = [(), ('options.cost_payment="hold"',), ('options.majority_tie="u
 def test_playout_replays_whole_games(overrides, strategy):
     """`playout` (the rollout player's loop) plays whole games exactly as `play_game` does,
     every result column, under every rule option's non-default value: a playout plans with
-    the rules the game is played by. (Greedy and the planner draw no random numbers, so
-    the playout's single stream deals exactly as the game's deal stream.)"""
+    the rules the game is played by. (Greedy and the planner with ties = 1 draw no random
+    numbers, so the playout's single stream deals exactly as the game's deal stream.)"""
     game = get_game("inori")
     compiled = game.compile(game.load_config(overrides))
     t = compiled.tables
     for players in (2, 3, 4):
-        lineup = build_lineup(game, [strategy], players)
+        lineup = build_lineup(game, [strategy], players, (f"{strategy}.ties=1",))
         cols = game.simulate(compiled, lineup, 11, 0, 20)
         out = game.new_outputs(compiled, 20, players)
         out[L.O_STRATEGY][:] = cols["strategy"]
@@ -182,7 +182,7 @@ def test_never_reads_hidden_orders(ino):
         R.begin_turn(pub, hid, cnt, seat)
         hid[L.PHASE] = L.PH_END_TURN
         pub[L.STEP] = L.STEP_OFFER
-        n = O.offer_rows(t, pub, seat, opts, hv, False, np.zeros(0))
+        n = O.offer_rows(t, pub, seat, opts, hv, False, np.zeros(0), np.zeros(1, np.uint64))
         hidden = _permute_hidden(scratch, rng)
         before = [a.copy() for a in (pub, hid, opts, decks, discards, tops, new_starts, stack,
                                      rtops)]

@@ -87,7 +87,7 @@ def test_playout_replays_whole_games(overrides, strategy):
     t = compiled.tables
     rs = P.new_rollout_scratch(t)
     for players in (2, 3, 4):
-        lineup = build_lineup(game, [strategy], players)
+        lineup = build_lineup(game, [strategy], players, (f"{strategy}.ties=1",))
         cols = game.simulate(compiled, lineup, 11, 0, 30)
         out = game.new_outputs(compiled, 30, players)
         out[L.O_STRATEGY][:] = cols["strategy"]

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import math
+from pathlib import Path
 
 import numpy as np
 import polars as pl
@@ -66,7 +67,7 @@ def test_a_stronger_ingredient_comes_first_withheld_from_one_seat():
 
 def test_a_witch_made_weaker_loses_its_lead():
     # As configured the Mage is clearly the strongest witch for greedy players; with one
-    # card a turn it is clearly weaker than average. (More cards is not always stronger:
+    # card a turn it is clearly below average. (More cards is not always stronger:
     # picking is compulsory, so a witch that must take four cards can hurt its player.)
     before = V.measure(plan(games=3000, kinds=("Witch",)))
     after = V.measure(plan(games=3000, kinds=("Witch",),
@@ -75,7 +76,11 @@ def test_a_witch_made_weaker_loses_its_lead():
                                       "witches.mage.colour_limits.green=1"]))
     top = before.filter(~pl.col("a_a")).sort("vs_average", descending=True).row(0, named=True)
     assert top["key"] == "mage" and top["verdict"] == causal.STRONGER
-    assert row(after, "mage")["verdict"] == causal.WEAKER
+    # Clearly below the average, by less than the 2-point margin: "weaker" only when the
+    # margin allows so small a gap (at margin 0, any clear difference).
+    assert row(after, "mage")["vs_average_hi"] < 0
+    assert row(after, "mage")["verdict"] in (causal.WEAKER, causal.AVERAGE, causal.UNSURE)
+    assert row(causal.verdicts(after, 0.0), "mage")["verdict"] == causal.WEAKER
 
 
 def test_identical_components_come_out_alike():
@@ -122,6 +127,21 @@ def test_value_intervals_cover_the_truth():
     # conservative for cards that change few games (measured 97% overall, 93-100% per
     # card); the plain normal interval covered 90% (78% for the rarest cards).
     assert 0.93 <= hits / total <= 0.99, hits / total
+
+
+@pytest.mark.parametrize(("game", "players", "kind"), [
+    (str(Path(__file__).resolve().parent.parent / "examples" / "pig"), 2, "Face"),
+    ("cauldron-master", 4, "Ingredient"),  # restricted play: the kind that covered least
+])
+def test_each_kind_s_interval_covers_the_truth(game, players, kind):
+    """A light version of `python -m simkit.value_coverage` (docs/value.md gives the
+    full measurement per kind): 30 runs of 300 games against a 10,000-game truth."""
+    from simkit.value_coverage import coverage
+
+    r = coverage(game, players, ["greedy"], runs=30, games=300, truth_games=10_000,
+                 kinds=(kind,)).row(0, named=True)
+    # nominal 95%; Pig's 150 intervals (sd 1.8 points) and 360 ingredients (sd 1.1)
+    assert r["kind"] == kind and 0.89 <= r["coverage"] <= 0.995, r
 
 
 def test_nine_identical_cards_rarely_flag_any():
@@ -317,7 +337,7 @@ def test_a_run_folder_holding_its_value_run_reports_causal_worth(tmp_path):
     assert r.exit_code == 0, r.output
     page = (run / "report.html").read_text()
     assert "Witches: what each is worth" in page
-    assert "Largest component effect (causal)" in page
+    assert "Largest witch effect (causal)" in page  # per kind, not ranked across kinds
     assert "worth vs average" in page  # the scorecard judged the witches causally
     # a value run of another lineup is not used, and the report says so
     other = tmp_path / "other"

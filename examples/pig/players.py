@@ -2,7 +2,9 @@
 
 - random:  rolls or holds at random, half and half.
 - greedy:  holds once the turn total reaches a threshold (20 by default: the rule that
-           maximises a turn's expected points), or when holding wins the game.
+           maximises a turn's expected points), or when holding wins the game. It
+           compares no values, so it has no ties to settle (a player that takes the
+           best of several keeps it with strategies.ties.contest: docs/new-game.md).
 - rollout: plays each option forward several times with greedy players and takes the
            one that wins most often (simkit's shared lookahead, simkit/gamekit/loop.py).
            In Pig one decision moves the win chance by a point or two, less than the

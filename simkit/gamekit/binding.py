@@ -9,7 +9,6 @@ file.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import MutableMapping
 from pathlib import Path
 from typing import Any
@@ -19,6 +18,7 @@ import numba
 import simkit.rng
 from simkit.errors import SimkitError
 from simkit.gamekit import LOOP_OUTPUTS, with_search
+from simkit.gamekit.cache import cache_folder, copy_template, drop_stale
 from simkit.kernels import SOURCES
 from simkit.kernels.search_tree import row_key
 from simkit.kernels.templates import (
@@ -28,7 +28,6 @@ from simkit.kernels.templates import (
     bind_batch,
     bind_rollout,
     bind_search,
-    cache_tag,
     compile_into,
 )
 
@@ -42,7 +41,6 @@ NEEDS = {
     "play.py": ("results",),
     "players.py": ("choose", "ROLLOUT", "PLAYOUT", "STRATEGIES"),
 }
-SCHEME = b"gamekit loop cache, v1"
 # The loop's functions -> numba options, in the order `bind` compiles them. The turn loop
 # runs without numba's reference counting (simkit/kernels/jit.py says why); only the
 # functions that allocate keep it.
@@ -75,7 +73,6 @@ def bind(namespace: MutableMapping[str, Any]) -> None:
     simkit/kernels/rollout.py), `search_choice` (the search player, search.py; its id
     `SEARCH` is the next after the game's strategies), `new_scratch`, `LOOKAHEAD` and
     `SEARCHING` there."""
-    module = str(namespace.get("__name__", "game"))
     play_file = Path(str(namespace.get("__file__", "play.py")))
     for source, names in NEEDS.items():
         for name in names:
@@ -96,16 +93,22 @@ def bind(namespace: MutableMapping[str, Any]) -> None:
         raise SimkitError(f"{play_file.parent / 'layout.py'}: OUTPUTS must begin with "
                           f"{', '.join(core)}, as simkit.gamekit.LOOP_OUTPUTS (found "
                           f"{', '.join(outputs[:len(core)])})")
-    # Cache files land beside each template (loop.py, rollout.py, batch.py), named after the
-    # game's module, so that games never share one; they are dropped when the game's
-    # sources or simkit's kernels change.
-    tag = cache_tag(module)
-    drop_stale_loop_cache(tag, play_file.parent)
-    compile_into(namespace, LOOP, {name: numba.njit(cache=True, **options)
-                                   for name, options in JITTED.items()})
-    bind_rollout(namespace, numba.njit(cache=True, _nrt=True))
-    bind_search(namespace, numba.njit(cache=True, _nrt=True))
-    bind_batch(namespace)
+    # Compiled from copies of the templates in a folder keyed by the game folder's path, so
+    # that two games never share one (simkit/gamekit/cache.py); dropped when a file the
+    # kernel is built from changes.
+    place = cache_folder(play_file.parent)
+    cache = place is not None
+    copies = dict.fromkeys((LOOP, ROLLOUT, SEARCH, BATCH))
+    if place is not None:
+        copies = {t: copy_template(place, t) for t in copies}
+        drop_stale(place, play_file.parent, [LOOP, Path(simkit.rng.__file__),
+                                             *map(Path, SOURCES)])
+    namespace["COMPILED_IN"] = place  # where the kernel is cached (None: nowhere)
+    compile_into(namespace, LOOP, {name: numba.njit(cache=cache, **options)
+                                   for name, options in JITTED.items()}, copies[LOOP])
+    bind_rollout(namespace, numba.njit(cache=cache, _nrt=True), copies[ROLLOUT])
+    bind_search(namespace, numba.njit(cache=cache, _nrt=True), copies[SEARCH])
+    bind_batch(namespace, copies[BATCH], cache)
 
 
 def check_layout(ns: MutableMapping[str, Any], where: Path) -> None:
@@ -133,32 +136,3 @@ def row_action_key(t, opts, i):
 def no_check(t, n_players, pub, hid, cnt):
     """The conservation check of a game that has none: always fine."""
     return 0
-
-
-def drop_stale_loop_cache(tag: str, folder: Path) -> None:
-    """Delete the loop's cached code for game `tag` when a source it depends on changed:
-    the game's folder, the loop, and the shared kernels it calls."""
-    sources = sorted(folder.glob("*.py")) + [LOOP, Path(simkit.rng.__file__)]
-    sources += [Path(s) for s in SOURCES]
-    digest = hashlib.sha256(SCHEME)
-    for path in sources:
-        digest.update(path.read_bytes())
-    cache = LOOP.parent / "__pycache__"
-    stamp = cache / f"{LOOP.stem}.{tag}.deps-sha256"
-    if stamp.exists() and stamp.read_text() == digest.hexdigest():
-        return
-    shared = (LOOP, ROLLOUT, SEARCH, BATCH)  # templates compiled for the game: caches beside
-    stale = [*(f for t in shared for f in (t.parent / "__pycache__").glob(
-                 f"{t.stem}.{tag}.*.nb[ic]")),
-             *(folder / "__pycache__").glob("*.nb[ic]")]  # the game's own functions
-    if numba.config.CACHE_DIR:  # caches kept elsewhere: by file name (over-broad)
-        for pattern in [*(f"{t.stem}.{tag}.*" for t in shared),
-                        *(f"{p.stem}.*" for p in folder.glob("*.py"))]:
-            stale += Path(numba.config.CACHE_DIR).rglob(f"{pattern}.nb[ic]")
-    for f in stale:
-        f.unlink(missing_ok=True)
-    try:
-        cache.mkdir(exist_ok=True)
-        stamp.write_text(digest.hexdigest())
-    except OSError:  # a read-only install: numba will not cache there either
-        pass

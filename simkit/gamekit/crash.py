@@ -66,6 +66,9 @@ def last_place(traceback: str, folder: Path | None) -> str | None:
     if not frames:
         return None
     lines = [ln for ln in traceback.strip().splitlines() if ln.strip()]
+    said = lines[-1].strip().removeprefix("simkit.errors.SimkitError: ")
+    if said != lines[-1].strip():  # already one line naming the place (folder.raised_line)
+        return said
     mine = [f for f in frames if folder is not None and Path(f[0]).resolve().parent == folder]
     file, line = (mine or frames)[-1]
     return f"{file}:{line}: {lines[-1].strip()}"

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
-import re
 import sys
+import traceback
 from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
@@ -25,6 +25,7 @@ import numpy as np
 from simkit.config import GameConfig, load_config
 from simkit.errors import SimkitError
 from simkit.gamekit import with_search
+from simkit.gamekit.blame import compile_error_line, shown
 from simkit.gamekit.loop import BAD_CHOICE, CHECK_FAILED, NO_OPTION, O_DECISIONS, TOO_MANY
 from simkit.games.base import Compiled, KernelGame, Lineup, Replay
 from simkit.outputs import allocate, named_columns
@@ -131,41 +132,31 @@ class FolderGame(KernelGame):
 
 def compiling(game: FolderGame, run: Callable[[], Any]) -> Any:
     """`run()`, with numba's failure to compile the game's code said in one line: the
-    file and line of the game's code it stopped at, and numba's first line."""
+    file and line of the game's code it stopped at, and numba's first line; and an
+    exception the game's code raised, by the file, line and function that raised it."""
     try:
         return run()
     except numba.core.errors.NumbaError as exc:
-        raise SimkitError(compile_error_line(game, str(exc))) from None
+        raise SimkitError(compile_error_line(game.folder, vars(game.kernel),
+                                             str(exc))) from None
+    except SimkitError:
+        raise
+    except Exception as exc:
+        line = raised_line(game, exc)
+        if line is None:  # not raised by the game's code: simkit's own, shown in full
+            raise
+        raise SimkitError(line) from None
 
 
-# numba's deepest reasons that say little to someone new to it, said in the game's terms.
-_PLAIN = (
-    ("Only accept returning of array passed into the function as argument",
-     "a rule makes a new array (np.zeros, np.empty, a slice copy...), which the game's "
-     "compiled rules cannot: keep it in a slot of hid or cnt (docs/new-game.md)"),
-    ("NRT required but not enabled",
-     "a rule makes a new array, which the game's compiled rules cannot: keep it in a slot "
-     "of hid or cnt (docs/new-game.md)"),
-)
-
-
-def compile_error_line(game: FolderGame, message: str) -> str:
-    """numba's message as `file:line: numba cannot compile the game: <reason>`, at the
-    innermost place in the game's folder it names (numba lists the failing line first,
-    then its callers), else the first place it names at all."""
-    message = re.sub(r"\x1b\[[0-9;]*m", "", message)
-    places = [(m.group(1) or m.group(3), m.group(2) or m.group(4)) for m in
-              re.finditer(r'File "([^"]+)", line (\d+)|\bat (/\S+\.py) \((\d+)\)', message)]
-    mine = [p for p in places if Path(p[0]).resolve().parent == game.folder]
-    file, line = (mine or places or [(str(game.folder / "rules.py"), "?")])[0]
-    if Path(file).is_relative_to(Path.cwd()):  # numba names some places in full
-        file = str(Path(file).relative_to(Path.cwd()))
-    reason = next((plain for known, plain in _PLAIN if known in message), None)
-    if reason is None:
-        reason = next((ln.strip() for ln in message.splitlines() if ln.strip()
-                       and not ln.startswith(("During:", "File", "Failed in"))),
-                      message.strip())
-    return f"{file}:{line}: numba cannot compile the game: {reason}"
+def raised_line(game: FolderGame, exc: BaseException) -> str | None:
+    """`file:line: function raised Type: message` for an exception raised in the game's
+    folder (compiled code names the raising line as a frame of its own), else None."""
+    frames = traceback.extract_tb(exc.__traceback__)
+    if not frames or Path(frames[-1].filename).resolve().parent != game.folder:
+        return None
+    last = frames[-1]
+    return (f"{shown(last.filename)}:{last.lineno}: {last.name} raised "
+            f"{type(exc).__name__}: {' '.join(str(exc).split())}")
 
 
 def check_ended(game: FolderGame, decisions: np.ndarray, seed: int, first_game: int) -> None:

@@ -170,8 +170,9 @@ class KernelGame(Game):
             cache = fn._cache._cache_file
             index = Path(cache._index_path)
             source = Path(self.kernel.__file__)
-            if stamp_path(str(source)).exists():
-                newest = 0.0  # simkit.jitcache dropped a stale cache at import already
+            if stamp_path(str(source)).exists() or getattr(self.kernel, "COMPILED_IN", None):
+                newest = 0.0  # a stale cache was dropped at import already
+                # (simkit.jitcache; simkit.gamekit.cache for a game folder)
             else:  # the kernel's files of the game's folder (its rules, options ...): an
                 # edit to one recompiles; its log, report or config do not
                 newest = max((f.stat().st_mtime for f in source.parent.glob("*.py")

@@ -6,9 +6,11 @@ function, or one passed as an argument, compiles again in every process). So a p
 every game shares is written once, as a template file of plain functions over names it
 does not define, and `compile_into` runs its source in the game's `play.py` namespace,
 where those names are the game's own: the result is ordinary cached numba functions, the
-game's rules inlined as if the piece had been written in the game's file. Each game's
-copy has a cache file of its own, beside the template, named after the game's module;
-simkit/jitcache.py drops it with the game's own when a source changes.
+game's rules inlined as if the piece had been written in the game's file. A built-in
+game's copy has a cache file of its own, beside the template, named after the game's
+module; simkit/jitcache.py drops it with the game's own when a source changes. A game
+folder's copies are compiled from copies of the templates in a folder keyed by the game
+folder's path (simkit/gamekit/cache.py), as two folders may share a package name.
 
 The templates: `rollout.py` (the rollout player, over the game's `rollout_*` hooks),
 `search.py` (the search player, over the game's `search_*` hooks) and `batch.py` (a block
@@ -43,15 +45,18 @@ def cache_tag(module: str) -> str:
 
 
 def compile_into(namespace: MutableMapping[str, Any], template: Path,
-                 decorators: Mapping[str, Callable[[Any], Any]]) -> None:
+                 decorators: Mapping[str, Callable[[Any], Any]],
+                 source: Path | None = None) -> None:
     """Run `template`'s source in `namespace`, then compile each function named in
-    `decorators` with its decorator, under a name of the namespace's module."""
+    `decorators` with its decorator, under a name of the namespace's module. `source`:
+    a copy of the template to compile from instead (numba caches beside it)."""
     where = Path(str(namespace.get("__file__", "play.py")))
     for name in NEEDS.get(template, ()):
         if name not in namespace:
             raise SimkitError(f"{where}: simkit/kernels/{template.name} needs '{name}' "
                               "(its docstring lists what it needs)")
-    exec(compile(template.read_text(), str(template), "exec"), namespace)  # noqa: S102
+    source = source or template
+    exec(compile(source.read_text(), str(source), "exec"), namespace)  # noqa: S102
     tag = cache_tag(str(namespace.get("__name__", "game")))
     for name, decorate in decorators.items():
         fn = namespace[name]
@@ -60,25 +65,30 @@ def compile_into(namespace: MutableMapping[str, Any], template: Path,
 
 
 def bind_rollout(namespace: MutableMapping[str, Any],
-                 decorate: Callable[[Any], Any]) -> Any:
+                 decorate: Callable[[Any], Any], source: Path | None = None) -> Any:
     """The rollout player compiled into a game's play.py with `decorate`
-    (`rollout_choice = bind_rollout(globals(), njit_with_refcounts)`)."""
-    compile_into(namespace, ROLLOUT, {"rollout_choice": decorate})
+    (`rollout_choice = bind_rollout(globals(), njit_with_refcounts)`); `source` as in
+    `compile_into`."""
+    compile_into(namespace, ROLLOUT, {"rollout_choice": decorate}, source)
     return namespace["rollout_choice"]
 
 
 def bind_search(namespace: MutableMapping[str, Any],
-                decorate: Callable[[Any], Any]) -> Any:
+                decorate: Callable[[Any], Any], source: Path | None = None) -> Any:
     """The search player compiled into a game's play.py with `decorate`, as
     `search_choice` there; returns `searched`, the call a game's loop makes
     (`searched = bind_search(globals(), njit_with_refcounts)`), which compiles the search
-    only into the kernel variant for lineups with a searching seat."""
-    compile_into(namespace, SEARCH, {"search_choice": decorate})
+    only into the kernel variant for lineups with a searching seat. `source` as in
+    `compile_into`."""
+    compile_into(namespace, SEARCH, {"search_choice": decorate}, source)
     return namespace["searched"]
 
 
-def bind_batch(namespace: MutableMapping[str, Any]) -> Any:
+def bind_batch(namespace: MutableMapping[str, Any], source: Path | None = None,
+               cache: bool = True) -> Any:
     """The batch loop compiled into a game's play.py (`simulate_batch =
-    bind_batch(globals())`): called from Python, without the GIL."""
-    compile_into(namespace, BATCH, {"simulate_batch": numba.njit(cache=True, nogil=True)})
+    bind_batch(globals())`): called from Python, without the GIL. `source` as in
+    `compile_into`; `cache`: whether numba caches it on disk."""
+    compile_into(namespace, BATCH, {"simulate_batch": numba.njit(cache=cache, nogil=True)},
+                 source)
     return namespace["simulate_batch"]

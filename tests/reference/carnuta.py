@@ -28,6 +28,8 @@ from simkit.games.carnuta import layout as L
 from simkit.games.carnuta.config import compile_tables
 from simkit.rng import PyStream, py_game_seed, py_stream_state
 
+from .ties import best_row, compiled_choice
+
 SUN, MOON = 0, 1
 SET_KINDS = ("set3", "set2")
 LINEAR_KINDS = ("each", "two_types")
@@ -334,10 +336,11 @@ def default_params(name: str) -> list[float]:
     return [float(v) for v in spec.vector()]
 
 
-def greedy(rows: list[tuple[int, ...]], params: list[float]) -> int:
-    """Same as strategies/carnuta.py greedy: first row with the highest score."""
-    best, best_score = 0, -1e300
-    for i, (kind, _a, b, _c, points, f1, _f2, _f3) in enumerate(rows):
+def greedy(rows: list[tuple[int, ...]], params: list[float], stream: PyStream) -> int:
+    """Same as strategies/carnuta.py greedy: the row with the highest score (ties: its
+    `ties`, tests/reference/ties.py)."""
+    scores = []
+    for kind, _a, b, _c, points, f1, _f2, _f3 in rows:
         if kind == L.OPT_PLAY:
             score = params[0] * points + 0.5
         elif kind == L.OPT_TAKE:
@@ -354,13 +357,12 @@ def greedy(rows: list[tuple[int, ...]], params: list[float]) -> int:
             score = float(points)
         else:
             score = 0.0
-        if score > best_score:
-            best, best_score = i, score
-    return best
+        scores.append(score)
+    return best_row(scores, params[3], stream)
 
 
 def planner(rows: list[tuple[int, ...]], pub: list[int], rules: Rules,
-            params: list[float]) -> int:
+            params: list[float], stream: PyStream) -> int:
     import numpy as np
 
     from strategies.carnuta import planner as compiled_planner
@@ -371,7 +373,8 @@ def planner(rows: list[tuple[int, ...]], pub: list[int], rules: Rules,
 
     vec = np.zeros(max(MAX_PARAMS, len(params)), np.float64)  # as the engine passes it
     vec[: len(params)] = params
-    return int(compiled_planner(opts, len(rows), np.array(pub, np.int32), rules.tables, vec))
+    return compiled_choice(compiled_planner, opts, len(rows), np.array(pub, np.int32),
+                           rules.tables, vec, stream)
 
 
 # ------------------------------------------------------------------ one game
@@ -397,9 +400,9 @@ def play(overrides: tuple[str, ...], n: int, master_seed: int, game_index: int,
 
     def ask(s: int, step: int, rows: list[tuple[int, ...]], actions_left: int) -> int:
         if names[s] == "greedy":
-            c = greedy(rows, params[s])
+            c = greedy(rows, params[s], streams[s])
         elif names[s] == "planner":
-            c = planner(rows, game.pub(s, step, actions_left), rules, params[s])
+            c = planner(rows, game.pub(s, step, actions_left), rules, params[s], streams[s])
         else:
             c = streams[s].randint(len(rows))
         c = c if 0 <= c < len(rows) else 0

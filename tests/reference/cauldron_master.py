@@ -41,6 +41,8 @@ from simkit.games.cauldron_master.layout import (
 )
 from simkit.rng import PyStream, py_game_seed, py_stream_state
 
+from .ties import best_row, compiled_choice
+
 STOP_ROW = (OPT_STOP, -1, -1, 0, 0, 0, 0)
 
 
@@ -311,23 +313,23 @@ def default_params(name: str) -> list[float]:
     return [float(v) for v in spec.vector()]
 
 
-def greedy(rows: list[tuple[int, ...]], params: list[float]) -> int:
-    """Same as strategies/cauldron_master.py greedy: first row with the highest score."""
-    best, best_score = 0, -1e300
-    for i, row in enumerate(rows):
+def greedy(rows: list[tuple[int, ...]], params: list[float], stream: PyStream) -> int:
+    """Same as strategies/cauldron_master.py greedy: the row with the highest score (ties:
+    its `ties`, tests/reference/ties.py)."""
+    scores = []
+    for row in rows:
         if row[KIND] in (OPT_WITCH, OPT_RECIPE):  # a recipe: its bonus
             score = float(row[GAIN])
         elif row[KIND] == OPT_CARD:
             score = params[0] * row[POINTS] + params[1] * row[GAIN]
         else:
             score = 0.0
-        if score > best_score:
-            best, best_score = i, score
-    return best
+        scores.append(score)
+    return best_row(scores, params[2], stream)
 
 
 def planner(rows: list[tuple[int, ...]], pub: list[int], rules: Rules,
-            params: list[float]) -> int:
+            params: list[float], stream: PyStream) -> int:
     """The compiled planner strategy, called with numpy copies of the option table/state."""
     import numpy as np
 
@@ -339,7 +341,8 @@ def planner(rows: list[tuple[int, ...]], pub: list[int], rules: Rules,
 
     vec = np.zeros(max(MAX_PARAMS, len(params)), np.float64)  # as the engine passes it
     vec[: len(params)] = params
-    return int(compiled_planner(opts, len(rows), np.array(pub, np.int32), rules.tables, vec))
+    return compiled_choice(compiled_planner, opts, len(rows), np.array(pub, np.int32),
+                           rules.tables, vec, stream)
 
 
 def recipe_progress(t: Any, pub: Any, p: int, k: int, extra: int) -> float:
@@ -371,9 +374,9 @@ def recipe_progress(t: Any, pub: Any, p: int, k: int, extra: int) -> float:
 def ask(name: str, params: list[float], rows: list[tuple[int, ...]], stream: PyStream,
         st: State, pub_args: tuple) -> int:
     if name == "greedy":
-        c = greedy(rows, params)
+        c = greedy(rows, params, stream)
     elif name == "planner":
-        c = planner(rows, st.pub(*pub_args), st.rules, params)
+        c = planner(rows, st.pub(*pub_args), st.rules, params, stream)
     elif name == "random":
         c = stream.randint(len(rows))
     else:

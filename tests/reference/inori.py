@@ -30,6 +30,8 @@ from simkit.games.inori import layout as L
 from simkit.games.inori.config import compile_tables
 from simkit.rng import PyStream, py_game_seed, py_stream_state
 
+from .ties import best_row, compiled_choice
+
 SPEC_GAPS = (
     "F1/F4/POINTS of an offering are computed on the state after paying the cost (a "
     "returned token is back in the supply before a gain of the same colour)",
@@ -624,11 +626,12 @@ def default_params(name: str) -> list[float]:
     return [float(v) for v in spec.vector()]
 
 
-def greedy(rows: list[tuple[int, ...]], params: list[float]) -> int:
-    """Same as strategies/inori.py greedy: the first row with the highest score."""
+def greedy(rows: list[tuple[int, ...]], params: list[float], stream: PyStream) -> int:
+    """Same as strategies/inori.py greedy: the row with the highest score (ties: its
+    `ties`, tests/reference/ties.py)."""
     w_token, w_rune, w_complete, w_cost = params[0], params[1], params[2], params[3]
-    best, best_score = 0, -1e300
-    for i, (kind, _a, _b, c, points, f1, f2, f3, f4) in enumerate(rows):
+    scores = []
+    for kind, _a, _b, c, points, f1, f2, f3, f4 in rows:
         if kind in (L.OPT_CARD, L.OPT_TREE, L.OPT_TILE):
             score = points + w_token * f1 + w_rune * f3 + w_complete * f2 * f4
             if c >= 0:
@@ -643,13 +646,12 @@ def greedy(rows: list[tuple[int, ...]], params: list[float]) -> int:
             score = -1e9
         else:
             score = 0.0
-        if score > best_score:
-            best, best_score = i, score
-    return best
+        scores.append(score)
+    return best_row(scores, params[4], stream)
 
 
 def planner(rows: list[tuple[int, ...]], pub: list[int], rules: Rules,
-            params: list[float]) -> int:
+            params: list[float], stream: PyStream) -> int:
     import numpy as np
 
     from strategies.inori import planner as compiled_planner
@@ -659,7 +661,8 @@ def planner(rows: list[tuple[int, ...]], pub: list[int], rules: Rules,
 
     vec = np.zeros(max(MAX_PARAMS, len(params)), np.float64)  # as the engine passes it
     vec[: len(params)] = params
-    return int(compiled_planner(opts, len(rows), np.array(pub, np.int32), rules.tables, vec))
+    return compiled_choice(compiled_planner, opts, len(rows), np.array(pub, np.int32),
+                           rules.tables, vec, stream)
 
 
 # ------------------------------------------------------------------ setup
@@ -1002,9 +1005,9 @@ def play(overrides: tuple[str, ...], n: int, master_seed: int, game_index: int,
 
     def ask(s: int, step: int, rows: list[tuple[int, ...]]) -> int:
         if names[s] == "greedy":
-            c = greedy(rows, params[s])
+            c = greedy(rows, params[s], streams[s])
         elif names[s] == "planner":
-            c = planner(rows, game.pub(s, step), rules, params[s])
+            c = planner(rows, game.pub(s, step), rules, params[s], streams[s])
         else:
             c = streams[s].randint(len(rows))
         c = c if 0 <= c < len(rows) else 0

@@ -15,6 +15,7 @@ from numba import njit
 
 import simkit.rng
 import strategies.carnuta
+import strategies.ties
 from simkit.jitcache import drop_stale_cache
 from simkit.kernels import SOURCES
 from simkit.kernels.jit import njit_with_refcounts, njit_without_refcounts
@@ -28,9 +29,11 @@ from simkit.rng import next_u64, stream_state
 from strategies.carnuta import (
     GREEDY,
     GREEDY_DEFAULTS,
+    GREEDY_TIES,
     PLANNER,
     PLANNER_DEFAULTS,
     ROLLOUT,
+    ROLLOUT_TIES,
     ROLLOUT_WEIGHTS,
     SEARCH,
     choose,
@@ -155,7 +158,8 @@ from .rules import (
 )
 from .scoring import final_score, ranking_key
 
-drop_stale_cache(__file__, strategies.carnuta.__file__, simkit.rng.__file__, _layout.__file__,
+drop_stale_cache(__file__, strategies.carnuta.__file__, strategies.ties.__file__,
+                 simkit.rng.__file__, _layout.__file__,
                  _config.__file__, _options.__file__, _rules.__file__, _scoring.__file__,
                  *SOURCES)
 
@@ -312,6 +316,7 @@ def rollout_work(t, n_players, state, params):
     so they start from whatever was left."""
     sid = np.full(1, GREEDY, np.int64)
     prm = GREEDY_DEFAULTS.copy()
+    prm[GREEDY_TIES] = params[ROLLOUT_TIES]  # the planner's is in its slice of params
     if params[3] >= 0.5:
         sid[0] = PLANNER
         prm = params[ROLLOUT_WEIGHTS:ROLLOUT_WEIGHTS + PLANNER_DEFAULTS.shape[0]].copy()

@@ -15,6 +15,7 @@ from numba import njit
 
 import simkit.rng
 import strategies.cauldron_master
+import strategies.ties
 from simkit.jitcache import drop_stale_cache
 from simkit.kernels import SOURCES
 from simkit.kernels.jit import njit_with_refcounts, njit_without_refcounts
@@ -24,7 +25,7 @@ from simkit.kernels.templates import bind_batch, bind_rollout, bind_search
 from simkit.kernels.trace import new_trace_stub, record_decision
 from simkit.outputs import allocate
 from simkit.rng import randint, stream_state
-from strategies.cauldron_master import GREEDY, ROLLOUT, SEARCH, choose
+from strategies.cauldron_master import GREEDY, GREEDY_TIES, ROLLOUT, ROLLOUT_TIES, SEARCH, choose
 
 from . import config as _config
 from . import layout as _layout
@@ -87,7 +88,8 @@ from .rules import (
 )
 from .scoring import final_score, ranking_key
 
-drop_stale_cache(__file__, strategies.cauldron_master.__file__, simkit.rng.__file__,
+drop_stale_cache(__file__, strategies.cauldron_master.__file__, strategies.ties.__file__,
+                 simkit.rng.__file__,
                  _layout.__file__, _config.__file__, _options.__file__, _rules.__file__,
                  _scoring.__file__, *SOURCES)
 
@@ -136,7 +138,8 @@ def new_rollout_scratch(t):
         np.zeros((2, MAX_PLAYERS), np.int64),  # 9 a playout's ranking keys, points
         new_trace_stub(N_COLS),  # 10 playouts are never traced
         np.full(MAX_PLAYERS, GREEDY, np.int64),  # 11 the playouts' strategies: greedy ...
-        np.ones((MAX_PLAYERS, 2), np.float64),  # 12 ... with weights 1 and 1
+        np.ones((MAX_PLAYERS, GREEDY_TIES + 1), np.float64),  # 12 ... with weights 1 and 1,
+        # and the rollout player's `ties` (rollout_work)
     )
 
 
@@ -255,8 +258,10 @@ def playout(t, n_players, pub, hid, cnt, deck, sids, params, rng, seat, first_wi
 @njit(cache=True, inline="always")
 def rollout_work(t, n_players, state, params):
     """The playouts' arrays, sums and ranking, kept in the game's scratch
-    (`new_rollout_scratch`)."""
+    (`new_rollout_scratch`); the playouts' greedy players break ties as the rollout
+    player does (its `ties`)."""
     rs = state[4]
+    rs[12][:, GREEDY_TIES] = params[ROLLOUT_TIES]
     return rs, rs[8], rs[9]
 
 
@@ -292,8 +297,9 @@ def rollout_deal(t, n_players, state, work, rng):
 @njit(cache=True, inline="always")
 def rollout_play(t, n_players, state, opts, cand, k, i, params, rng, work, keys, points):
     """The round played from its start with the seat's witch `opts[cand[i]]`, then the
-    rest of the game (or `params[1]` rounds), every seat greedy with weights 1 and 1; keys
-    and points as at the end of the game (seat compensation included)."""
+    rest of the game (or `params[1]` rounds), every seat greedy with weights 1 and 1
+    (ties: the rollout player's); keys and points as at the end of the game (seat
+    compensation included)."""
     pub, cnt = state[0], state[2]
     rpub, rdeck, rhid, rcnt = work[0], work[2], work[3], work[4]
     rpub[:] = pub

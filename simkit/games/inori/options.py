@@ -13,7 +13,8 @@ from numba import njit
 from numba.cpython.unsafe.numbers import trailing_zeros
 
 from simkit.kernels.jit import njit_without_refcounts
-from strategies.inori import offering_value, rune_value
+from strategies.inori import GREEDY_TIES, offering_value, rune_value
+from strategies.ties import at_random, contest, may_win
 
 from .layout import (
     CARD_COLOUR,
@@ -112,33 +113,37 @@ def set_row(opts, n, kind, a, b, c, points, f1, f2, f3, f4):
 
 
 @njit_without_refcounts
-def put_offer(opts, n, best, fuse, ws, kind, a, b, c, points, f1, f2, f3, f4):
-    """Offering row n of the table; or, with `fuse` (a greedy seat with weights ws, a
-    tuple), only the row greedy would choose (the first best) kept, in row 0: scored as
-    the table is built instead of stored and scored. Returns the best score so far."""
+def put_offer(opts, n, best, seen, fuse, ws, rng, kind, a, b, c, points, f1, f2, f3, f4):
+    """Offering row n of the table; or, with `fuse` (a greedy seat with weights and ties
+    ws, a tuple), only the row greedy would choose kept, in row 0: scored as the table is
+    built instead of stored and scored, its ties settled as greedy does (strategies/ties.py,
+    on the seat's stream `rng`). Returns the best score so far and how often it was found."""
     if fuse:
         v = offering_value(points, f1, f2, f3, f4, c, ws[0], ws[1], ws[2], ws[3])
-        if v > best:
+        take, best, seen = contest(v, best, seen, ws[4], rng)
+        if take:
             set_row(opts, 0, kind, a, b, c, points, f1, f2, f3, f4)
-            return v
-        return best
+        return best, seen
     set_row(opts, n, kind, a, b, c, points, f1, f2, f3, f4)
-    return best
+    return best, seen
 
 
 @njit(cache=True, inline="always")
-def rune_rows(t, pub, p, opts, fuse, w, after):
+def rune_rows(t, pub, p, opts, fuse, w, after, rng):
     """STEP_RUNE: no rune, then each usable tile unlike every earlier one in the hand
     (`after`: the step after the offering, where an "occupied" tile has no use).
 
     With `fuse` (a greedy seat with weights w), row 0 is greedy's choice and no other row
-    is written: a tile greedy values at or below the best so far (no rune: 0) cannot be
-    its choice, which is the first best, so its legality is never checked (greedy never
-    plays a move or "occupied" tile, the costly checks)."""
+    is written: a tile greedy values below the best so far (no rune: 0; or equal to it,
+    with ties to the first row) cannot be its choice, so its legality is never checked
+    (greedy never plays a move or "occupied" tile, the costly checks). Ties are settled
+    as greedy does, on the seat's stream `rng`, among the rows its table would hold."""
     set_row(opts, 0, OPT_NO_RUNE, -1, -1, -1, 0, 0, 0, 0, 0)
     n = 1
-    best = 0.0  # greedy's value of no rune (fuse)
+    best = 0.0  # greedy's value of no rune (fuse), found once
+    seen = 1
     w_token = w[0] if fuse else 0.0  # read once (weights: see offer_rows)
+    random_ties = fuse and at_random(w[GREEDY_TIES])
     base = player_at(p, P_RUNES)
     banned = t.rules[R_BAN_RUNE] if p == t.rules[R_BAN_SEAT] else -1  # restricted play
     for h in range(pub[player_at(p, P_N_RUNES)]):
@@ -152,7 +157,7 @@ def rune_rows(t, pub, p, opts, fuse, w, after):
         v = 0.0
         if fuse:
             v = rune_value(kind, f1, w_token)
-            if v <= best:
+            if not may_win(v, best, random_ties):
                 continue
         repeat = False
         for e in range(h):
@@ -168,8 +173,9 @@ def rune_rows(t, pub, p, opts, fuse, w, after):
         elif kind != RUNE_GAIN and not move_exists(t, pub, p, kind, colour):
             continue
         if fuse:
-            best = v
-            set_row(opts, 0, OPT_RUNE, h, tile, kind, 0, f1, 0, 0, 0)
+            take, best, seen = contest(v, best, seen, random_ties, rng)
+            if take:
+                set_row(opts, 0, OPT_RUNE, h, tile, kind, 0, f1, 0, 0, 0)
         else:
             set_row(opts, n, OPT_RUNE, h, tile, kind, 0, f1, 0, 0, 0)
         n += 1
@@ -254,15 +260,17 @@ def move_rows(t, pub, p, kind, colour, opts):
 
 
 @njit(cache=True, inline="always")
-def offer_rows(t, pub, p, opts, hv, fuse, w):
+def offer_rows(t, pub, p, opts, hv, fuse, w, rng):
     """STEP_OFFER: card spaces, then tree spaces; a pass if there is nothing. With `fuse`
-    (put_offer), row 0 is greedy's choice (weights w) and the other rows are not written:
-    the seat's choice is row 0."""
+    (put_offer), row 0 is greedy's choice (weights w, ties on the seat's stream `rng`) and
+    the other rows are not written: the seat's choice is row 0."""
     n = 0
-    best = -1e300  # greedy's best score so far (fuse)
+    best = -1e300  # greedy's best score so far (fuse) ...
+    seen = 0  # ... and how often it was found
     # greedy's weights, read once: inside the loops every read would be repeated after
     # each store to the table (numba tells LLVM nothing about which arrays may overlap)
-    ws = (w[0], w[1], w[2], w[3]) if fuse else (0.0, 0.0, 0.0, 0.0)
+    ws = ((w[0], w[1], w[2], w[3], at_random(w[GREEDY_TIES])) if fuse
+          else (0.0, 0.0, 0.0, 0.0, False))
     cd = t.card
     tr = t.tree
     rules = t.rules
@@ -301,16 +309,17 @@ def offer_rows(t, pub, p, opts, hv, fuse, w):
             if cost == COST_NONE:
                 points, tokens, runes, f4 = space_row(e, k, x, x2, own, pub, hv, False, -1,
                                                       runes_left, distinct, most, ties)
-                best = put_offer(opts, n, best, fuse, ws, OPT_CARD, i, s, -1, points, tokens,
-                                 completes, runes, f4)
+                best, seen = put_offer(opts, n, best, seen, fuse, ws, rng,
+                                       OPT_CARD, i, s, -1, points, tokens, completes, runes, f4)
                 n += 1
             elif cost != COST_MAJORITY:
                 if hv[cost] >= 1:
                     points, tokens, runes, f4 = space_row(e, k, x, x2, own, pub, hv, ret,
                                                           cost, runes_left, distinct, most,
                                                           ties)
-                    best = put_offer(opts, n, best, fuse, ws, OPT_CARD, i, s, cost, points,
-                                     tokens, completes, runes, f4)
+                    best, seen = put_offer(opts, n, best, seen, fuse, ws, rng,
+                                           OPT_CARD, i, s, cost, points, tokens, completes, runes,
+                                           f4)
                     n += 1
             elif most > 0 and (ties == 1 or choose_tie):
                 # The majority colour(s): each colour held most, ascending (the bits of
@@ -321,8 +330,8 @@ def offer_rows(t, pub, p, opts, hv, fuse, w):
                     mm &= mm - np.uint64(1)
                     points, tokens, runes, f4 = space_row(e, k, x, x2, own, pub, hv, ret, y,
                                                           runes_left, distinct, most, ties)
-                    best = put_offer(opts, n, best, fuse, ws, OPT_CARD, i, s, y, points, tokens,
-                                     completes, runes, f4)
+                    best, seen = put_offer(opts, n, best, seen, fuse, ws, rng,
+                                           OPT_CARD, i, s, y, points, tokens, completes, runes, f4)
                     n += 1
     top = -2  # the unused tile colour held most, once needed
     for ts in range(rules[R_N_TREE]):
@@ -335,8 +344,8 @@ def offer_rows(t, pub, p, opts, hv, fuse, w):
             if pub[tree_at(ts, T_TOKENS)] < 0 and pub[tree_at(ts, T_TOKENS + 1)] < 0:
                 continue
             points, tokens, runes, f4 = tree_row(tr, rules, pub, hv, ts, -1, -1, runes_left)
-            best = put_offer(opts, n, best, fuse, ws, OPT_TREE, ts, -1, -1, points, tokens, 0,
-                             runes, f4)
+            best, seen = put_offer(opts, n, best, seen, fuse, ws, rng,
+                                   OPT_TREE, ts, -1, -1, points, tokens, 0, runes, f4)
             n += 1
         elif tile < 0:
             # Valued with the unused tile colour the player holds most of (the tile
@@ -349,8 +358,8 @@ def offer_rows(t, pub, p, opts, hv, fuse, w):
             if top >= 0:
                 points, tokens, runes, f4 = tree_row(tr, rules, pub, hv, ts, top, -1,
                                                      runes_left)
-                best = put_offer(opts, n, best, fuse, ws, OPT_TREE, ts, -1, -1, points, tokens,
-                                 0, runes, f4)
+                best, seen = put_offer(opts, n, best, seen, fuse, ws, rng,
+                                       OPT_TREE, ts, -1, -1, points, tokens, 0, runes, f4)
                 n += 1
         else:
             cost = rules[R_ALTAR_COST]
@@ -359,8 +368,8 @@ def offer_rows(t, pub, p, opts, hv, fuse, w):
             paid = tile if cost > 0 else -1
             points, tokens, runes, f4 = tree_row(tr, rules, pub, hv, ts, tile, paid,
                                                  runes_left)
-            best = put_offer(opts, n, best, fuse, ws, OPT_TREE, ts, tile, paid, points, tokens,
-                             0, runes, f4)
+            best, seen = put_offer(opts, n, best, seen, fuse, ws, rng,
+                                   OPT_TREE, ts, tile, paid, points, tokens, 0, runes, f4)
             n += 1
     if n == 0:
         set_row(opts, 0, OPT_PASS, -1, -1, -1, 0, 0, 0, 0, 0)

@@ -16,6 +16,7 @@ from numba import njit
 
 import simkit.rng
 import strategies.inori
+import strategies.ties
 from simkit.jitcache import drop_stale_cache
 from simkit.kernels import SOURCES
 from simkit.kernels.jit import keep_alive, njit_with_refcounts, njit_without_refcounts, unowned
@@ -25,7 +26,7 @@ from simkit.kernels.seating import prepare_game, rank_seats, seat_buffers
 from simkit.kernels.templates import bind_rollout, bind_search
 from simkit.kernels.trace import record_decision
 from simkit.outputs import allocate
-from simkit.rng import next_u64, shuffle, stream_state
+from simkit.rng import next_u64, seat_stream, shuffle, stream_state
 from strategies.inori import (
     GREEDY,
     PLANNER,
@@ -159,9 +160,9 @@ from .rules import (
 )
 from .scoring import final_score, held, needs_tile, ranking_key
 
-drop_stale_cache(__file__, strategies.inori.__file__, simkit.rng.__file__, _layout.__file__,
-                 _config.__file__, _options.__file__, _rules.__file__, _scoring.__file__,
-                 *SOURCES)
+drop_stale_cache(__file__, strategies.inori.__file__, strategies.ties.__file__,
+                 simkit.rng.__file__, _layout.__file__, _config.__file__, _options.__file__,
+                 _rules.__file__, _scoring.__file__, *SOURCES)
 
 N_SOURCES = len(SCORE_SOURCES)
 LOOKAHEAD = (ROLLOUT, SEARCH)  # the strategies whose seats need the playouts compiled
@@ -220,12 +221,12 @@ def unowned_views(t, s, out, tr):
 # ---------------------------------------------------------------- one step
 @njit(cache=True, inline="always")
 def next_decision(t, n_players, pub, hid, cnt, done, decks, discards, tops, new_starts, stack,
-                  rtops, rng, tied, opts, hv, sids, params, fusing, trace, tracing):
+                  rtops, rng, tied, opts, hv, sids, params, srngs, fusing, trace, tracing):
     """Play the automatic steps up to the next decision; its options go into `opts`.
     Returns (their count, fused): count 0 when the game is over and scored, or the season
     hid[STOP_SEASON] would begin; fused when, with `fusing`, a greedy seat's rune or
     offering table was built holding only its choice, in row 0 (options.put_offer,
-    options.rune_rows).
+    options.rune_rows; ties drawn from the seat's stream in `srngs`: rng.seat_stream).
 
     The phases are tested in the order play goes through them, each falling through to
     the next, so the usual way from one offering to the next (end of turn, next seat,
@@ -261,7 +262,7 @@ def next_decision(t, n_players, pub, hid, cnt, done, decks, discards, tops, new_
             hid[PHASE] = PH_END_TURN
             pub[STEP] = STEP_OFFER
             fuse = fusing and sids[p] == GREEDY
-            return offer_rows(t, pub, p, opts, hv, fuse, params[p]), fuse
+            return offer_rows(t, pub, p, opts, hv, fuse, params[p], seat_stream(srngs, p)), fuse
         if phase == PH_TILE:
             pub[STEP] = STEP_TILE
             return tile_rows(t, pub, p, hid[TODO_COLOUR], opts, hv), False
@@ -302,11 +303,10 @@ def next_decision(t, n_players, pub, hid, cnt, done, decks, discards, tops, new_
                 return 0, False
             continue
         return 0, False  # PH_OVER
-    # The rune table, built in one place (the loop's breaks come here): numba copies an
-    # inlined function at every place it is called.
+    # The rune table, built once here (numba copies an inlined function per call site).
     pub[STEP] = STEP_RUNE
     fuse = fusing and sids[p] == GREEDY
-    return rune_rows(t, pub, p, opts, fuse, params[p], after), fuse
+    return rune_rows(t, pub, p, opts, fuse, params[p], after, seat_stream(srngs, p)), fuse
 
 
 @njit(cache=True, inline="always")
@@ -362,27 +362,26 @@ def ask(sid, opts, n, pub, t, params, rng):
 
 
 # ---------------------------------------------------------------- rollout player
-# The hooks of the rollout player (simkit/kernels/rollout.py), which chooses offerings:
-# it plays with the game's own steps. Here, not in strategies/inori.py, which play.py
-# imports. `state`: (pub, hid, decks, discards, tops, new_starts, stack, rtops, trace).
+# The rollout player's hooks (simkit/kernels/rollout.py; it chooses offerings by the
+# game's own steps), here as play.py imports strategies/inori.py. `state`: (pub, hid,
+# decks, discards, tops, new_starts, stack, rtops, trace).
 @njit_with_refcounts
 def playout(t, n_players, pub, hid, cnt, done, decks, discards, tops, new_starts, stack,
-            rtops, rng, tied, opts, hv, sids, params, horizon, trace):
-    """Play on from the pending state of `pub` and `hid` with seat s played by strategy
-    sids[s] (weights params[s]) until the game ends (majorities scored) or `horizon`
-    season ends have passed (0: no limit). `rng` stands for the deal stream (reshuffles,
-    random ties) and for the strategies' own. Returns the number of season ends played.
-    `play_game`'s loop without the lookahead, tracing or results."""
+            rtops, rngs, tied, opts, hv, sids, params, horizon, trace):
+    """Play on from the pending state of `pub` and `hid`, seat s by strategy sids[s]
+    (weights params[s]), until the game ends (majorities scored) or `horizon` season ends
+    have passed (0: no limit); `rngs`' one row stands for every stream. Returns the season
+    ends played. `play_game`'s loop without the lookahead, tracing or results."""
     start = pub[SEASON]
     hid[STOP_SEASON] = start + horizon if horizon > 0 else t.rules[R_SEASONS]
     while True:
         n, fz = next_decision(t, n_players, pub, hid, cnt, done, decks, discards, tops,
-                              new_starts, stack, rtops, rng, tied, opts, hv, sids, params,
-                              True, trace, False)
+                              new_starts, stack, rtops, rngs[0], tied, opts, hv, sids,
+                              params, rngs, True, trace, False)
         if n == 0:
             return pub[SEASON] - start + (1 if hid[PHASE] == PH_OVER else 0)
         s = pub[SEAT]
-        c = 0 if fz else ask(sids[s], opts, n, pub, t, params[s], rng)
+        c = 0 if fz else ask(sids[s], opts, n, pub, t, params[s], rngs[0])
         apply_option(t, pub, hid, cnt, stack, rtops, opts, c, hv, trace, False)
 
 
@@ -392,6 +391,7 @@ def rollout_work(t, n_players, state, params):
     weights `params[ROLLOUT_WEIGHTS:]`). A playout's counters are never read."""
     pub, hid, new_starts, stack = state[0], state[1], state[5], state[6]
     prm = np.ones(PLANNER_DEFAULTS.shape[0], np.float64)
+    prm[strategies.inori.GREEDY_TIES] = params[strategies.inori.ROLLOUT_TIES]
     sids = np.full(MAX_PLAYERS, GREEDY, np.int64)
     if params[3] >= 0.5:
         sids[:] = PLANNER
@@ -420,7 +420,7 @@ def rollout_work(t, n_players, state, params):
         np.empty(new_starts.shape[0], np.int64),  # 15
         np.empty(stack.shape[0], np.int64),  # 16
         np.empty(4, np.int64),  # 17
-        np.zeros(1, np.uint64),  # 18 ... its stream: the deal's seed, the same for every row
+        np.zeros((1, 1), np.uint64),  # 18 ... its stream: the deal's seed, the same for every row
         np.zeros((MAX_OPTIONS, N_COLS), np.int32),  # 19 ... its option table
         np.zeros((MAX_PLAYERS, CT_SIZE), np.int64),  # 20
         np.zeros((MAX_PLAYERS, n_cards), np.int64),  # 21
@@ -496,7 +496,7 @@ def rollout_play(t, n_players, state, opts, cand, k, i, params, rng, work, keys,
     rnew[:] = work[7]
     rstack[:] = work[8]
     rrt[:] = work[5]
-    rr[0] = work[9][0]
+    rr[0, 0] = work[9][0]
     ropts[:k] = work[24][:k]
     apply_option(t, rpub, rhid, rcnt, rstack, rrt, ropts, i, rhv, trace, False)
     playout(t, n_players, rpub, rhid, rcnt, rdone, rdecks, rdisc, rtops3, rnew, rstack, rrt,
@@ -659,7 +659,7 @@ def play_game(t, n_players, seed, sids, params, out, g, scratch, trace, tracing,
             apply_option(t, pub, hid, cnt, stack, rtops, opts, c, hv, trace, tracing)
         n, fz = next_decision(t, n_players, pub, hid, cnt, done, decks, discards, tops,
                               new_starts, stack, rtops, rng, tied, opts, hv, sids, params,
-                              fusing, trace, tracing)
+                              rngs, fusing, trace, tracing)
         if n == 0:
             break
         s = pub[SEAT]
