@@ -15,11 +15,12 @@ $(BIN)/simkit: pyproject.toml
 		|| { cat $(VENV)/pip.log; exit 1; }
 	@touch $(BIN)/simkit
 
+# Every balance verdict of Cauldron Master at every skill level of its ladder
+# (docs/ladder.md): 20,000 games a field, the rollout rung's 4,000 (configs/ladders.toml).
 demo: $(BIN)/simkit
-	$(BIN)/simkit run cauldron-master --players 4 --strategies planner,greedy,random,greedy \
-		--games 200000 --seed 2026 --out runs/demo --report
-	@echo "Results: runs/demo/games.parquet (one row per game and seat), runs/demo/summary.csv"
-	@echo "Balance report: open runs/demo/report.html in a browser (text: runs/demo/summary.md)"
+	$(BIN)/simkit ladder cauldron-master --players 4 --games 20000 --seed 2026 --out runs/demo
+	@echo "Report: open runs/demo/report.html in a browser (text: runs/demo/summary.md)"
+	@echo "Each field is a run folder, e.g. runs/demo/field_4_rollout/games.parquet"
 
 # Two test processes: most of a first test run is numba compiling kernels, one core each.
 test: $(BIN)/simkit chromium

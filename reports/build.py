@@ -15,16 +15,19 @@ from typing import Any
 import polars as pl
 
 from reports import charts, metrics, stats
+from reports.answer import Advice, balance_answer, whose_play, with_next_steps
 from reports.context import components_of, context, game_hooks_apply
 from reports.document import Chart, Column, Note, Section, Table
 from reports.hooks import GameHooks, hooks_for
 from reports.load import Run
+from reports.paths import shown_config
 from reports.source import MissingQuery
 from reports.stronger import stronger_section
 from reports.targets import Targets, component_margin, scorecard
 from reports.value import frame_of as value_frame
 from reports.value import sections as value_sections
 from reports.value import value_for
+from simkit import ladders
 
 
 @dataclass
@@ -42,6 +45,7 @@ class Report:
     findings: list[str]
     sections: list[Section]
     footer: list[tuple[str, str]] = field(default_factory=list)
+    answer: str = ""  # the verdict in one line and what to change next
 
 
 def _pts(x: float) -> str:
@@ -110,9 +114,18 @@ def build(run: Run, targets: Targets, hooks: GameHooks | None = None,
     card = scorecard(targets, run_games=run_games, seat_advantage=seats, components=components,
                      tie_rate=ties, game_length=length, seat_label=label, causal=causal,
                      length_unit=hooks.length_unit)
+    limit = _target(targets, "component_effect", "max_points")
+    advice = Advice.of_run(run.path, run.manifest, seats,
+                           float(margin.row(0, named=True)["margin"]), causal, components,
+                           limit / 100 if limit is not None else None)
+    card = with_next_steps(card, advice)
 
+    winners = _winners(by_strategy, by_seat, fair, n)
+    if ties.row(0, named=True)["tie_rate"] > 0:  # a game whose outcome can be a draw
+        with contextlib.suppress(MissingQuery):  # a summary made before this table existed
+            winners.blocks.insert(3, _outcomes_by_seat(src, label))
     sections = [
-        _winners(by_strategy, by_seat, fair, n),
+        winners,
         _seat_section(seats, n, _target(targets, "seat_advantage", "max_points"), hooks),
         _scores(src, label, by_strategy, by_seat),
         _endings(src.games, ties, length, margin, hooks.length_unit),
@@ -140,15 +153,18 @@ def build(run: Run, targets: Targets, hooks: GameHooks | None = None,
     shown, notes = hooks.placeholders(run)
     strategies = ", ".join(f"{s['name']} ({label(s['seat'])})" for s in m["strategies"])
     config = m["config"]
+    play = ladders.whose_play(m["game"], [str(s["name"]) for s in m["strategies"]])
     facts = [
         ("Game", f"{m['title']} ({m['game']}), {n} players"),
         ("Strategies", strategies + ("; they rotate through the seats on every deal"
                                      if m.get("rotation") else "")),
+        ("Whose play", f"every verdict here is the play of {play}; `simkit ladder` reads "
+                       "each at every skill level (docs/ladder.md)"),
         ("Games", f"{m['games']:,} ({m['rows']:,} player rows)" + (
             "; summary only: the run kept exact totals, not per-game rows"
             if m.get("summary_only") else "")),
         ("Seed", str(m["seed"])),
-        ("Config", f"{config['source']} (hash {config['hash']})"),
+        ("Config", f"{shown_config(config['source'])} (hash {config['hash']})"),
         ("Overrides", ", ".join(config.get("overrides") or []) or "none"),
         ("Targets", targets.source),
     ]
@@ -168,7 +184,8 @@ def build(run: Run, targets: Targets, hooks: GameHooks | None = None,
                   subtitle=f"{m['games']:,} simulated games with {n} players",
                   facts=facts, command=str(m["command"]), placeholders=shown,
                   placeholder_notes=notes, scorecard=card, targets_source=targets.source,
-                  findings=findings, sections=sections, footer=footer)
+                  findings=findings, sections=sections, footer=footer,
+                  answer=balance_answer(card, whose_play(m)))
 
 
 def _seat_cause(src: Any, by_strategy: pl.DataFrame, seats: pl.DataFrame,
@@ -307,6 +324,17 @@ def _winners(by_strategy: pl.DataFrame, by_seat: pl.DataFrame, fair: float,
     return Section("winners", "Who wins",
                    "How often each strategy and each seat wins; a win shared by k players "
                    "counts 1/k for each, so the shares of one game add up to one.", blocks)
+
+
+def _outcomes_by_seat(src: Any, label: Callable[[int], str]) -> Table:
+    frame = metrics.outcomes_by(src, "seat").with_columns(
+        label=pl.col("seat").map_elements(label, return_dtype=pl.String))
+    return Table("Wins, draws and losses by seat",
+                 "The share of games each seat won alone, shared a win (a draw) and lost, "
+                 "whatever strategy sat there, with 95% intervals over deals.",
+                 frame, [Column("label", "Seat"), Column("players", "Games", "int"),
+                         Column("won", "Won", "ci_pct"), Column("drew", "Drew", "ci_pct"),
+                         Column("lost", "Lost", "ci_pct")], csv="outcomes_by_seat")
 
 
 def _seat_section(seats: pl.DataFrame, n: int, max_points: float | None,

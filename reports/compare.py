@@ -26,8 +26,11 @@ from typing import Any
 import polars as pl
 
 from reports import metrics
+from reports.answer import before_after, compare_answer, whose_play
+from reports.build import scorecard_only
 from reports.hooks import Context, hooks_for
 from reports.load import Run, open_run, read_run_manifest
+from reports.paired import paired_difference
 from reports.stats import Z
 from reports.targets import load_targets
 from simkit.causal import bh
@@ -50,6 +53,8 @@ class Comparison:
     a_label: str
     b_label: str
     frame: pl.DataFrame
+    scorecards: pl.DataFrame | None = None  # the verdicts before (A) and after (B)
+    answer: str = ""  # the page's first line
 
 
 def check_comparable(ma: dict[str, Any], mb: dict[str, Any], a: Path, b: Path) -> None:
@@ -64,58 +69,6 @@ def check_comparable(ma: dict[str, Any], mb: dict[str, Any], a: Path, b: Path) -
         raise SimkitError(f"cannot compare {a} and {b}: one run rotates different strategies "
                           "through the seats and the other does not, so their games do not "
                           "share deals")
-
-
-def paired_difference(fa: pl.DataFrame, fb: pl.DataFrame, value: str,
-                      by: list[str] | None = None) -> pl.DataFrame:
-    """B - A of the per-deal ratio mean of `value` (per group `by`), paired over deals.
-
-    Columns: `by`, a, b, diff, diff_se, diff_lo, diff_hi, unpaired_se, unpaired_lo,
-    unpaired_hi, deals.
-    """
-    by = list(by or [])
-
-    def per(frame: pl.DataFrame, tag: str) -> pl.DataFrame:
-        out = frame.lazy().group_by(["deal", *by]).agg(
-            pl.col(value).cast(pl.Float64).sum().alias(f"y{tag}"), pl.len().alias(f"m{tag}"))
-        casts = [pl.col(c).cast(pl.String) for c in by]
-        return out.with_columns(casts).collect()
-
-    j = per(fa, "a").join(per(fb, "b"), on=["deal", *by], how="full", coalesce=True)
-    j = j.with_columns(pl.col("ya", "yb").fill_null(0.0),
-                       pl.col("ma", "mb").fill_null(0).cast(pl.Float64))
-    grp = [pl.col(c) for c in by]
-    totals = j.group_by(by or pl.lit(0).alias("_all")).agg(
-        ya_t=pl.col("ya").sum(), yb_t=pl.col("yb").sum(), ma_t=pl.col("ma").sum(),
-        mb_t=pl.col("mb").sum(), deals=pl.len())
-    if not by:
-        j = j.with_columns(_all=pl.lit(0))
-        keys: list[Any] = ["_all"]
-    else:
-        keys = by
-    j = j.join(totals, on=keys).filter((pl.col("ma_t") > 0) & (pl.col("mb_t") > 0))
-    mean_a = pl.col("ya_t") / pl.col("ma_t")
-    mean_b = pl.col("yb_t") / pl.col("mb_t")
-    ea = (pl.col("ya") - mean_a * pl.col("ma")) / pl.col("ma_t")
-    eb = (pl.col("yb") - mean_b * pl.col("mb")) / pl.col("mb_t")
-    c = pl.col("deals").cast(pl.Float64)
-    out = (j.with_columns(ea=ea, eb=eb, a=mean_a, b=mean_b)
-           .group_by(keys)
-           .agg(pl.col("a").first(), pl.col("b").first(), pl.col("deals").first(),
-                sd=((pl.col("eb") - pl.col("ea")) ** 2).sum(),
-                sa=(pl.col("ea") ** 2).sum(), sb=(pl.col("eb") ** 2).sum())
-           .with_columns(infl=pl.when(c > 1).then(c / (c - 1)).otherwise(None))
-           .with_columns(diff=pl.col("b") - pl.col("a"),
-                         diff_se=(pl.col("sd") * pl.col("infl")).sqrt(),
-                         unpaired_se=((pl.col("sa") + pl.col("sb")) * pl.col("infl")).sqrt())
-           .with_columns(diff_lo=pl.col("diff") - Z * pl.col("diff_se"),
-                         diff_hi=pl.col("diff") + Z * pl.col("diff_se"),
-                         unpaired_lo=pl.col("diff") - Z * pl.col("unpaired_se"),
-                         unpaired_hi=pl.col("diff") + Z * pl.col("unpaired_se"))
-           .drop("sd", "sa", "sb", "infl"))
-    if not by:
-        out = out.drop("_all")
-    return out.sort(grp) if by else out
 
 
 def _rows(metric: str, unit: str, frame: pl.DataFrame, group: str | None,
@@ -170,8 +123,11 @@ def compare_runs(a: Path, b: Path, top_components: int = 5) -> Comparison:
             raise SimkitError(f"cannot compare {run.path}: it is a summary-only run, and a "
                               "paired comparison matches the two runs deal by deal, which "
                               "needs the per-game rows; rerun it without --summary-only")
+    targets = load_targets(None, ra.game)
+    cards = before_after(scorecard_only(ra, targets), scorecard_only(rb, targets))
     return Comparison(a, b, ra.game, int(ma["games"]), int(ma["seed"]), _describe(ma),
-                      _describe(mb), compare_frames(ra, rb, top_components))
+                      _describe(mb), compare_frames(ra, rb, top_components), cards,
+                      compare_answer(cards, whose_play(ma)))
 
 
 def compare_frames(ra: Run, rb: Run, top_components: int = 5) -> pl.DataFrame:
@@ -200,9 +156,12 @@ def compare_frames(ra: Run, rb: Run, top_components: int = 5) -> pl.DataFrame:
     return frame.with_columns(real=pl.Series(real_after_fdr(frame), dtype=pl.Boolean))
 
 
-# Below this a difference or its spread is float rounding (25% - 25% summed in another
-# order is 5e-17), not a measurement: an exact 0 [0, 0] must not read REAL.
-ROUNDING = 1e-12
+# Below this share of the figures' own size a difference or its spread is float rounding,
+# not a measurement: 25% - 25% summed in another order is 5e-17, and the same 20,000 win
+# shares summed by another grouping differ by about 1e-10 with a spread of the same order,
+# so an all-greedy "win share by strategy" row read REAL at +0.00. No measured difference
+# is a billionth of its figures.
+ROUNDING = 1e-9
 
 
 def real_after_fdr(frame: pl.DataFrame) -> list[bool]:
@@ -216,9 +175,13 @@ def real_after_fdr(frame: pl.DataFrame) -> list[bool]:
         if d is None or lo is None or not math.isfinite(d) or not math.isfinite(lo):
             ps.append(math.nan)
             continue
+        size = max(1.0, abs(r.get("a") or 0.0), abs(r.get("b") or 0.0))
+        if abs(d) <= ROUNDING * size:  # no difference at all, whatever its spread
+            ps.append(math.nan)
+            continue
         se = (hi - lo) / (2 * Z)
-        if se <= ROUNDING:  # no spread: identical games (no test at all) or a certain
-            ps.append(0.0 if abs(d) > ROUNDING else math.nan)  # difference
+        if se <= ROUNDING * size:  # no spread: a certain difference
+            ps.append(0.0)
             continue
         ps.append(2 * (1 - NormalDist().cdf(abs(d) / se)))
     return [bool(x) for x in bh(ps)]
@@ -269,12 +232,18 @@ def render_text(c: Comparison) -> str:
         lines.append("  ".join(x.ljust(w) for x, w in zip(r, widths, strict=True)).rstrip())
         if i == 0:
             lines.append("  ".join("-" * w for w in widths))
+    if c.scorecards is not None and c.scorecards.height:
+        lines += ["", "Scorecard before (A) and after (B):"]
+        lines += [f"  {r['title']}: {r['verdict_a']} -> {r['verdict_b']} ({r['change']})"
+                  for r in c.scorecards.iter_rows(named=True)]
     n_real = int(c.frame["real"].sum())
     n = c.frame.height
     lines += ["", f"{n_real} of {n} differences are REAL: their paired interval excludes zero "
               "after Benjamini-Hochberg control of the false discovery rate at 5% over all "
               f"{n} rows (if nothing changed, 95% intervals alone would flag about "
               f"{0.05 * n:.1f} rows by chance)."]
+    if c.answer:
+        lines += ["", c.answer]
     return "\n".join(lines)
 
 
@@ -293,11 +262,18 @@ def write_compare(c: Comparison, out: Path) -> list[Path]:
         write_csv(c.frame, csv)
         md = out / "compare.md"
         rows = table_rows(c)
-        text = [f"# Comparison: {c.game}", "", f"- A: `{c.a}` ({c.a_label})",
+        text = [f"# Comparison: {c.game}", "", f"**{c.answer}**", "",
+                f"- A: `{c.a}` ({c.a_label})",
                 f"- B: `{c.b}` ({c.b_label})", f"- {c.games:,} games each, seed {c.seed}", "",
                 "| " + " | ".join(HEADER) + " |", "|" + "---|" * len(HEADER)]
         text += ["| " + " | ".join(x.replace("|", "\\|").replace("<", "&lt;") for x in r)
                  + " |" for r in rows]
+        if c.scorecards is not None and c.scorecards.height:
+            text += ["", "## Scorecard before (A) and after (B)", "",
+                     "| Target | A | B | Change |", "|---|---|---|---|"]
+            text += [f"| {r['title']} | {r['verdict_a']}: {r['estimate_a']} | "
+                     f"{r['verdict_b']}: {r['estimate_b']} | {r['change']} |"
+                     for r in c.scorecards.iter_rows(named=True)]
         atomic_write(md, "\n".join(text) + "\n")
         page = out / "compare.html"
         atomic_write(page, render_compare_html(c, HEADER, rows))

@@ -201,6 +201,15 @@ def win_share_by(frame: Data, by: str) -> pl.DataFrame:
     return as_proportion(out, "win_share")
 
 
+def outcomes_by(frame: Data, by: str) -> pl.DataFrame:
+    """The share of a group's players who won alone, shared a win (a draw) and lost, each
+    with its interval over deals (a game whose outcome can be a draw)."""
+    share = pl.col("win_share")
+    return clustered_mean(frame, [by], {"won": (share >= 1).cast(pl.Int64),
+                                        "drew": ((share > 0) & (share < 1)).cast(pl.Int64),
+                                        "lost": (share <= 0).cast(pl.Int64)})
+
+
 def seat_advantage(frame: Data) -> pl.DataFrame:
     """Each seat's win share minus the fair share 1/N, paired over the seat rotation.
 

@@ -20,14 +20,16 @@ from typing import Any
 import polars as pl
 
 from reports.build import Report, build
-from reports.document import Chart, Note, Section, Table
+from reports.document import Chart, Column, Note, Section, Table
 from reports.files import check_report_folder, write_report_files
 from reports.hooks import hooks_for
 from reports.load import open_run, read_run_manifest
 from reports.stronger import open_stronger
 from reports.targets import FAIL, PASS, load_targets
 from reports.value import EXPLAIN, VALUE_HTML, VALUE_MD, VALUE_TABLES, read_value
+from reports.value import frame_of as value_frame
 from reports.value import sections as value_sections
+from simkit import ladders
 from simkit.results import REPORT_FILE, REPORT_SUMMARY_FILE
 from simkit.words import count
 
@@ -40,12 +42,20 @@ class Written:
     summary: Path
     tables: list[Path]
     scorecard: pl.DataFrame | None = None  # the verdicts, for the terminal
+    answer: str = ""  # the page's first line, for the terminal
 
 
 def verdict_lines(scorecard: pl.DataFrame) -> list[str]:
     """The scorecard in a few terminal lines: verdict, metric and the deciding estimate."""
     return [f"{r['verdict']:<12}  {r['title']}: {_minus(r['estimate'])}"
             for r in scorecard.iter_rows(named=True)]
+
+
+def answer_html(text: str) -> str:
+    """The page's answer line: escaped, `commands` as code (they break anywhere, so that a
+    long one wraps on a phone rather than widening the page)."""
+    parts = re.split(r"`([^`]*)`", text)
+    return "".join(f"<code>{_e(p)}</code>" if i % 2 else _e(p) for i, p in enumerate(parts))
 
 
 def make_report(run_dir: Path, out_dir: Path | None = None, targets_path: Path | None = None,
@@ -165,8 +175,11 @@ th { text-align: left; font-weight: 600; color: var(--muted); border-bottom: 2px
   var(--line); padding: 6px 8px; font-size: 12.5px; text-transform: uppercase;
   letter-spacing: .03em; }
 td { border-bottom: 1px solid var(--line); padding: 6px 8px; vertical-align: top; }
-td.n, th.n { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
-td .ci { color: #8794a3; font-size: 12px; margin-left: 5px; }
+td.n, th.n { text-align: right; font-variant-numeric: tabular-nums; }
+/* A value and its interval stay whole and wrap apart only where the table must narrow
+   (a table with many interval columns then fits a laptop's column without scrolling). */
+td.n .v, td .ci { white-space: nowrap; }
+td .ci { color: #8794a3; font-size: 12px; margin-left: 5px; display: inline-block; }
 tbody tr:hover { background: #fafbfc; }
 table.scorecard td { font-size: 14px; }
 .pill { display: inline-block; padding: 2px 10px; border-radius: 999px; font-weight: 700;
@@ -182,6 +195,13 @@ figure img { max-width: 100%; height: auto; display: block; border: 1px solid va
   border-radius: 4px; }
 figcaption { font-size: 13px; color: var(--muted); margin-top: 4px; }
 footer { color: var(--muted); font-size: 12.5px; padding: 18px 0 40px; }
+.answer { background: #fff; color: var(--ink); border-left: 6px solid var(--accent);
+  border-radius: 6px; padding: 10px 14px; margin: 0 0 16px; font-size: 15.5px; }
+.answer.fail { border-left-color: var(--fail); }
+.answer.pass { border-left-color: var(--pass); }
+.answer code, .next code { overflow-wrap: anywhere; background: var(--soft);
+  padding: 0 3px; border-radius: 3px; }
+.next { display: block; margin-top: 4px; font-size: 13px; color: var(--ink); }
 .scroll { overflow-x: auto; }  /* a wide table scrolls in its box, not the whole page */
 @media (max-width: 640px) {  /* phones: one column, narrower margins */
   .wrap { padding: 0 14px; }
@@ -204,15 +224,23 @@ def png_base64(figure: Any) -> str:
     return base64.b64encode(buf.getvalue()).decode("ascii")
 
 
+def _breakable(text: Any) -> str:
+    """Escaped, with a line-break chance after each / @ _ of a long word (a NAME@file
+    strategy, a path): it then wraps rather than widening its table past a laptop's column."""
+    return re.sub(r"\S{25,}", lambda m: re.sub(r"([/@_])", r"\1<wbr>", m.group(0)),
+                  _e(text))
+
+
 def _html_table(table: Table, css: str = "") -> str:
-    head = "".join(f'<th class="{"n" if c.fmt != "text" else ""}">{_e(c.label)}</th>'
+    head = "".join(f'<th class="{"n" if c.fmt != "text" else ""}">{_breakable(c.label)}</th>'
                    for c in table.columns)
     body = []
     for row in table.frame.iter_rows(named=True):
         tds = []
         for value, interval, numeric in _cells(table, row):
             ci = f'<span class="ci">{_e(interval)}</span>' if interval else ""
-            tds.append(f'<td class="{"n" if numeric else ""}">{_e(value)}{ci}</td>')
+            shown = f'<span class="v">{_e(value)}</span>' if numeric else _breakable(value)
+            tds.append(f'<td class="{"n" if numeric else ""}">{shown}{ci}</td>')
         body.append("<tr>" + "".join(tds) + "</tr>")
     cls = f' class="{css}"' if css else ""
     return (f'<div class="scroll"><table{cls}><thead><tr>{head}</tr></thead>'
@@ -250,6 +278,7 @@ def render_html(report: Report) -> str:
         f"<title>{_e(report.title)}</title><style>{CSS}</style></head><body>",
         f'<header class="top"><div class="wrap"><div class="eyebrow">simkit balance report'
         f'</div><h1>{_e(report.title)}</h1><p class="sub">{_e(report.subtitle)}</p>'
+        + _answer_block(report.answer, report.scorecard) +
         # folded, so that the verdict below is on the first screen
         f'<details class="about"><summary>About this run: lineup, seed, config, and the '
         f'command that reproduces it</summary><dl class="facts">{facts}</dl>'
@@ -283,7 +312,7 @@ def render_html(report: Report) -> str:
                     f'<span class="small">{_e(r["meaning"])}</span></td>'
                     f"<td>{_e(r['target'])}</td><td>{pill}</td>"
                     f"<td>{_e(_minus(r['estimate']))}<br><span class=\"small\">"
-                    f"{_e(r['detail'])}</span></td></tr>")
+                    f"{_e(r['detail'])}</span>{_next(r.get('next'))}</td></tr>")
     card = ('<div class="scroll"><table class="scorecard"><thead><tr><th>Metric</th>'
             "<th>Target</th><th>Verdict</th><th>Estimate [95% interval]</th></tr></thead>"
             "<tbody>" + "".join(rows) + "</tbody></table></div>") if rows else (
@@ -315,6 +344,19 @@ def render_html(report: Report) -> str:
     foot = " · ".join(f"{_e(k)}: {_e(v)}" for k, v in report.footer)
     parts.append(f'</main><footer class="wrap">{foot}</footer></body></html>')
     return "\n".join(parts)
+
+
+def _answer_block(answer: str, card: pl.DataFrame | None = None) -> str:
+    """The answer line, coloured by the worst verdict it sums up."""
+    if not answer:
+        return ""
+    verdicts = set(card["verdict"].to_list()) if card is not None and card.height else set()
+    tone = " fail" if FAIL in verdicts else " pass" if verdicts == {PASS} else ""
+    return f'<p id="answer" class="answer{tone}">{answer_html(answer)}</p>'
+
+
+def _next(step: str | None) -> str:
+    return f'<span class="next">{answer_html(step)}</span>' if step else ""
 
 
 def _html_section(section: Section) -> str:
@@ -371,6 +413,8 @@ def render_markdown(report: Report) -> str:
     e = _md_escape
     out = [f"# {e(report.title)}", "", f"{e(report.subtitle)}. Charts: `report.html`; every "
            "table as CSV: `report_tables/`.", ""]
+    if report.answer:
+        out += [f"**{e(report.answer)}**", ""]
     out += [f"- **{e(k)}**: {e(v)}" for k, v in report.facts]
     out += ["", "Reproduce this run:", "", *_md_block(report.command), ""]
     out += ["## Balance scorecard", "",
@@ -379,7 +423,7 @@ def render_markdown(report: Report) -> str:
     for r in report.scorecard.iter_rows(named=True):
         out.append(f"| {_md_escape(r['title'])} | {_md_escape(r['target'])} | "
                    f"**{r['verdict']}** | {_md_escape(_minus(r['estimate']))} | "
-                   f"{_md_escape(r['detail'])} |")
+                   f"{_md_escape(r['detail'])}{_md_next(r.get('next'))} |")
     out += ["", f"Targets: {e(report.targets_source)}", "", "## At a glance", ""]
     out += [f"- {e(_minus(f))}" for f in report.findings]
     if report.placeholders:  # after the verdict, as on the page
@@ -400,6 +444,10 @@ def render_markdown(report: Report) -> str:
     return "\n".join(out) + "\n"
 
 
+def _md_next(step: str | None) -> str:
+    return " " + _md_escape(step) if step else ""
+
+
 # ------------------------------------------------------------------ files
 def tables_of(report: Report) -> list[tuple[str, str, pl.DataFrame]]:
     """(csv stem, title, frame) for the scorecard and every table with a CSV name."""
@@ -414,7 +462,8 @@ def write(report: Report, out: Path) -> Written:
     """Write report.html, summary.md and report_tables/*.csv into `out`."""
     paths = write_report_files(out, [(REPORT_SUMMARY_FILE, render_markdown(report)),
                                      (REPORT_FILE, render_html(report))], tables_of(report))
-    return Written(out / REPORT_FILE, out / REPORT_SUMMARY_FILE, paths, report.scorecard)
+    return Written(out / REPORT_FILE, out / REPORT_SUMMARY_FILE, paths, report.scorecard,
+                   report.answer)
 
 
 # ------------------------------------------------------------------ comparison page
@@ -432,14 +481,45 @@ def render_compare_html(c: Any, header: Sequence[str], rows: Sequence[Sequence[s
         '<meta name="viewport" content="width=device-width, initial-scale=1">',
         f"<title>{_e(title)}</title><style>{CSS}</style></head><body>",
         '<header class="top"><div class="wrap"><div class="eyebrow">simkit comparison</div>'
-        f'<h1>{_e(title)}</h1><dl class="facts">{dl}</dl></div></header>',
-        '<main class="wrap"><section id="compare"><h2>Metric by metric</h2>'
+        f'<h1>{_e(title)}</h1>{_compare_answer(c)}<dl class="facts">{dl}</dl></div></header>',
+        f'<main class="wrap">{_before_after_html(c.scorecards)}'
+        '<section id="compare"><h2>Metric by metric</h2>'
         '<p class="intro">B minus A for every metric, with its 95% interval paired by deal '
         "(the same deals in both runs make it much narrower than the unpaired one); "
         "<em>real</em> marks differences that survive the false-discovery-rate control "
         "(Benjamini-Hochberg, 5%).</p>"
         f'<div class="scroll"><table><thead><tr>{head}</tr></thead><tbody>{body}</tbody>'
         "</table></div></section></main></body></html>"])
+
+
+def _compare_answer(c: Any) -> str:
+    if not c.answer:
+        return ""
+    verdicts = set(c.scorecards["verdict_b"].to_list()) if c.scorecards is not None else set()
+    tone = " fail" if FAIL in verdicts else " pass" if verdicts == {PASS} else ""
+    return f'<p id="answer" class="answer{tone}">{answer_html(c.answer)}</p>'
+
+
+def _before_after_html(cards: pl.DataFrame | None) -> str:
+    """The two scorecards, target by target: A's verdict, B's, and what changed."""
+    if cards is None or not cards.height:
+        return ""
+    rows = []
+    for r in cards.iter_rows(named=True):
+        cells = []
+        for side in ("a", "b"):
+            v = r[f"verdict_{side}"] or ""
+            cells.append(f'<td><span class="pill {_verdict_class(v)}">{_e(v)}</span><br>'
+                         f'<span class="small">{_e(_minus(r[f"estimate_{side}"] or ""))}'
+                         "</span></td>")
+        rows.append(f"<tr><td><strong>{_e(r['title'])}</strong><br><span class=\"small\">"
+                    f"{_e(r['target'])}</span></td>{''.join(cells)}<td>{_e(r['change'])}</td>"
+                    "</tr>")
+    return ('<section id="scorecards"><h2>Scorecard before and after</h2><p class="intro">'
+            "Each balance target judged on A (before) and on B (after), as in the balance "
+            "report.</p><div class=\"scroll\"><table class=\"scorecard\"><thead><tr>"
+            "<th>Target</th><th>A (before)</th><th>B (after)</th><th>Change</th></tr>"
+            f"</thead><tbody>{''.join(rows)}</tbody></table></div></section>")
 
 
 # ------------------------------------------------------------------ value report
@@ -450,28 +530,60 @@ def _value_method(data: dict[str, Any]) -> str:
             "margin it is judged against.")
 
 
+def _outside_section(judged: pl.DataFrame, limit: float, top: int = 8) -> Section:
+    """The components outside the component target, across kinds (or, when none is, the
+    largest few), before the kinds' own tables."""
+    outside = judged.filter(pl.col("target") != PASS)
+    shown = outside if outside.height else judged.head(top)
+    pts = f"±{limit * 100:g} points"
+    return Section(
+        "outside", "Outside the target" if outside.height else "Largest components",
+        f"Every kind together: components whose worth against their kind's average is "
+        f"outside the component target ({pts}, configs/targets.toml) or not yet sure, "
+        "largest first." if outside.height else
+        f"No component is outside the component target ({pts}); the largest, every kind "
+        "together.",
+        [Table("Components against the target", "Target: the whole 95% interval of 'vs "
+               f"average' within {pts} (PASS), wholly outside it (FAIL), or neither yet "
+               "(NOT YET SURE).", shown,
+               [Column("name", "Component"), Column("kind", "Kind"),
+                Column("target", "Target"), Column("vs_average", "vs average (points)",
+                                                   "ci_pp"),
+                Column("value", "Worth (points)", "ci_pp"), Column("verdict", "Verdict")],
+               csv="value_outside_target")])
+
+
 def write_value_report(folder: Path) -> tuple[Path, Path]:
-    """Write value.html and value.md into `folder`."""
+    """Write value.html and value.md into `folder`: the answer and the components outside
+    their target (across kinds) first, then each kind, then what the numbers measure."""
+    from reports.answer import judged_components, value_answer, whose_play
+
     folder = Path(folder)
     data = read_value(folder)
-    secs = value_sections(data)
+    limit = (load_targets(None, str(data["game"])).settings.get("component_effect", {})
+             .get("max_points", 5.0)) / 100
+    judged = judged_components(value_frame(data), limit)
+    answer = value_answer(judged, limit, whose_play(data), str(data["game"]))
+    secs = [_outside_section(judged, limit), *value_sections(data)]
     title = f"{data['title']}: what each component is worth"
     lineup = ", ".join(s["name"] for s in data["strategies"])
-    sub = (f"{data['players']} players ({lineup}); {data['games']:,} games as configured, "
+    sub = (f"Worth to {ladders.whose_play(data['game'], [s['name'] for s in data['strategies']])}. "
+           f"{data['players']} players ({lineup}); {data['games']:,} games as configured, "
            f"{data['kernel_games']:,} games played in all; seed {data['seed']}")
+    tone = "fail" if judged.height and judged["target"][0] == FAIL else "pass"
     html_parts = [
         "<!doctype html>", '<html lang="en"><head><meta charset="utf-8">',
         '<meta name="viewport" content="width=device-width, initial-scale=1">',
         f"<title>{_e(title)}</title><style>{CSS}</style></head><body>",
         f'<header class="top"><div class="wrap"><div class="eyebrow">simkit value report'
-        f'</div><h1>{_e(title)}</h1><p class="sub">{_e(sub)}</p><div class="cmd">'
-        f"<span>Reproduce this run</span><code>{_e(data['command'])}</code></div></div>"
-        '</header><main class="wrap">',
-        f'<section id="what"><h2>What this measures</h2><p class="intro">{_e(EXPLAIN)}</p>'
-        f'<p class="small">{_e(_value_method(data))}</p></section>']
+        f'</div><h1>{_e(title)}</h1><p class="sub">{_e(sub)}</p>'
+        f'<p id="answer" class="answer {tone}">{answer_html(answer)}</p>'
+        '<details class="about"><summary>The command that reproduces this run</summary>'
+        f'<div class="cmd"><span>Reproduce this run</span><code>{_e(data["command"])}</code>'
+        "</div></details></div></header>",
+        '<main class="wrap">']
     e = _md_escape
-    md = [f"# {e(title)}", "", e(sub), "", *_md_block(data["command"]), "", e(EXPLAIN), "",
-          e(_value_method(data))]
+    md = [f"# {e(title)}", "", e(sub), "", f"**{e(answer)}**", "", *_md_block(data["command"])]
     for s in secs:
         html_parts.append(_html_section(s))
         md += ["", f"## {e(s.title)}", "", e(s.intro)]
@@ -480,6 +592,10 @@ def write_value_report(folder: Path) -> tuple[Path, Path]:
                 md += ["", _md_table(b)]
             elif isinstance(b, Note):
                 md += ["", e(b.text)]
+    html_parts.append(
+        f'<section id="what"><h2>What this measures</h2><p class="intro">{_e(EXPLAIN)}</p>'
+        f'<p class="small">{_e(_value_method(data))}</p></section>')
+    md += ["", "## What this measures", "", e(EXPLAIN), "", e(_value_method(data))]
     if data.get("config", {}).get("placeholders"):
         n = len(data["config"]["placeholders"])
         note = (f"This run used {count(n, 'placeholder value')} (see `simkit show "

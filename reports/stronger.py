@@ -1,14 +1,18 @@
 """"Does it hold for stronger players": the key metrics of a run beside a second run of the
 same game and player count at another skill level (`simkit report RUN --stronger OTHER`).
 
-Both runs are read through their `Source`, so either may be summary-only. The two runs are
-independent samples, so each metric gets a verdict from its two 95% intervals: "changes"
-when the intervals do not overlap or both exclude zero with opposite signs, "holds" when
-they overlap and agree on the sign (or both include zero), "not sure" otherwise.
+Both runs are read through their `Source`, so either may be summary-only. Each metric is
+judged by its difference (other run minus this one) with a 95% interval: paired deal by
+deal when both runs keep their rows (deal d of one seed is the same cards in both; deals
+only one run played count on their side alone), else from the two runs' intervals as
+independent samples. "sign flips" when the difference is real and the two estimates lie
+on opposite sides of zero, "changes" when it is real, "no clear change" otherwise
+(`reports/skill.py`'s `between`, which the ladder report uses too).
 """
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import Any
 
@@ -19,11 +23,14 @@ from reports.context import components_of, context
 from reports.document import Column, Note, Section, Table
 from reports.hooks import GameHooks
 from reports.load import Run, open_run, read_run_manifest
+from reports.paired import paired_difference
+from reports.skill import between
+from reports.stats import Z
 from reports.targets import Targets
 from simkit.errors import SimkitError
 
 TOP_COMPONENTS = 5  # components shown: the largest win-share effects in either run
-HOLDS, CHANGES, NOT_SURE = "holds", "changes", "not sure"
+FLIPS, CHANGES, NO_CHANGE = "sign flips", "changes", "no clear change"
 
 
 def check_stronger(path: Path, game: str, players: int) -> None:
@@ -47,23 +54,23 @@ def open_stronger(path: Path, run: Run) -> Run:
     return open_run(Path(path))
 
 
-def verdict(a: float, a_lo: float, a_hi: float, b: float, b_lo: float, b_hi: float) -> str:
-    """holds / changes / not sure for one estimate in two independent runs (95% intervals)."""
+def verdict(a: float, a_lo: float, a_hi: float, b: float, b_lo: float, b_hi: float,
+            d_lo: float | None = None, d_hi: float | None = None) -> str:
+    """sign flips / changes / no clear change for one estimate in two runs: by the paired
+    difference's interval d_lo..d_hi when given, else by the difference of two
+    independent estimates (its interval from theirs)."""
     if any(v != v for v in (a, a_lo, a_hi, b, b_lo, b_hi)):  # NaN: not estimated
-        return NOT_SURE
-    if a_hi < b_lo or b_hi < a_lo:
-        return CHANGES
-    sign_a = 1 if a_lo > 0 else -1 if a_hi < 0 else 0  # 0: the interval includes zero
-    sign_b = 1 if b_lo > 0 else -1 if b_hi < 0 else 0
-    if sign_a * sign_b < 0:
-        return CHANGES
-    return HOLDS if sign_a == sign_b else NOT_SURE
+        return NO_CHANGE
+    if d_lo is None or d_hi is None:
+        se = math.hypot((a_hi - a_lo) / (2 * Z), (b_hi - b_lo) / (2 * Z))
+        d_lo, d_hi = b - a - Z * se, b - a + Z * se
+    return between(a_lo, a_hi, b_lo, b_hi, d_lo, d_hi)
 
 
 def _overall(verdicts: list[str]) -> str:
-    if CHANGES in verdicts:
-        return CHANGES
-    return NOT_SURE if NOT_SURE in verdicts else HOLDS
+    if FLIPS in verdicts:
+        return FLIPS
+    return CHANGES if CHANGES in verdicts else NO_CHANGE
 
 
 def describe(run: Run) -> str:
@@ -92,12 +99,25 @@ def _seat_rows(run: Run, other: Run, hooks: GameHooks) -> tuple[pl.DataFrame, li
     keep = ["seat", "win_share", "win_share_lo", "win_share_hi",
             "advantage", "advantage_lo", "advantage_hi"]
     both = a.select(keep).join(_other(b.select(keep), ["seat"]), on="seat").sort("seat")
+    paired: dict[int, dict[str, Any]] = {}
+    if run.frame is not None and other.frame is not None:  # the difference deal by deal
+        diff = paired_difference(run.frame, other.frame, "win_share", ["seat"])
+        paired = {int(r["seat"]): r for r in diff.iter_rows(named=True)}
     rows, verdicts = [], []
     for r in both.iter_rows(named=True):
+        d = paired.get(int(r["seat"]))
+        if d is None:
+            se = math.hypot((r["advantage_hi"] - r["advantage_lo"]) / (2 * Z),
+                            (r["advantage_b_hi"] - r["advantage_b_lo"]) / (2 * Z))
+            change = r["advantage_b"] - r["advantage"]
+            d = {"diff": change, "diff_lo": change - Z * se, "diff_hi": change + Z * se}
         v = verdict(r["advantage"], r["advantage_lo"], r["advantage_hi"],
-                    r["advantage_b"], r["advantage_b_lo"], r["advantage_b_hi"])
+                    r["advantage_b"], r["advantage_b_lo"], r["advantage_b_hi"],
+                    d["diff_lo"], d["diff_hi"])
         verdicts.append(v)
-        rows.append(r | {"label": hooks.seat_label(int(r["seat"])), "verdict": v})
+        rows.append(r | {"label": hooks.seat_label(int(r["seat"])), "change": d["diff"],
+                         "change_lo": d["diff_lo"], "change_hi": d["diff_hi"],
+                         "paired": bool(paired), "verdict": v})
     return pl.DataFrame(rows, infer_schema_length=None), verdicts
 
 
@@ -121,18 +141,18 @@ def _component_rows(run: Run, other: Run, targets: Targets,
 
 
 _SENTENCES = {
-    ("seats", HOLDS): "Seat advantage holds: every seat's intervals overlap and agree on "
-                      "whether (and which way) the seat differs from the fair share.",
-    ("seats", CHANGES): "Seat advantage changes: for at least one seat the intervals do not "
-                        "overlap or point in opposite directions.",
-    ("seats", NOT_SURE): "Seat advantage, not sure: the intervals overlap, but for at least "
-                         "one seat only one run shows a clear effect; more games would tell.",
-    ("components", HOLDS): "Component effects hold: each of these components' intervals "
-                           "overlap and agree on the sign.",
+    ("seats", FLIPS): "Seat advantage flips: for at least one seat the difference is real "
+                      "and the two runs favour opposite sides of the fair share.",
+    ("seats", CHANGES): "Seat advantage changes: for at least one seat the difference's "
+                        "interval excludes zero.",
+    ("seats", NO_CHANGE): "No clear change in seat advantage: every seat's difference "
+                          "interval includes zero (more games may still find one).",
+    ("components", FLIPS): "Component effects flip: for at least one component the "
+                           "difference is real and the sign changes.",
     ("components", CHANGES): "Component effects change: for at least one component the "
-                             "intervals do not overlap or the sign flips.",
-    ("components", NOT_SURE): "Component effects, not sure: the intervals overlap, but for "
-                              "at least one component only one run shows a clear effect.",
+                             "difference's interval excludes zero.",
+    ("components", NO_CHANGE): "No clear change in these component effects: every "
+                               "difference interval includes zero.",
 }
 
 
@@ -141,9 +161,13 @@ def stronger_section(run: Run, other: Run, targets: Targets, hooks: GameHooks) -
     n = run.n_players
     seats, seat_verdicts = _seat_rows(run, other, hooks)
     blocks: list[Any] = [
-        Note(f"This run: {describe(run)}. Other run: {describe(other)}. The runs are "
-             "independent, so a metric holds when its two 95% intervals overlap and agree on "
-             "the sign, and changes when they do not overlap or the sign flips."),
+        Note(f"This run: {describe(run)}. Other run: {describe(other)}. Each metric is "
+             "judged by its difference (other run minus this one) with a 95% interval: "
+             + ("paired deal by deal for the seats (both runs keep their rows), "
+                if run.frame is not None and other.frame is not None else
+                "from the two intervals as independent runs for the seats, ")
+             + "from the two intervals for the components. A real difference \"changes\"; "
+             "one whose two estimates lie on opposite sides of zero \"sign flips\"."),
         Table("Seat advantage in both runs",
               f"Each seat's win share and its distance from the fair share 1/{n} (percentage "
               "points), in this run and in the other, with the verdict.",
@@ -152,6 +176,7 @@ def stronger_section(run: Run, other: Run, targets: Targets, hooks: GameHooks) -
                       Column("advantage", "Advantage (this run)", "ci_pp"),
                       Column("win_share_b", "Win share (other run)", "ci_pct"),
                       Column("advantage_b", "Advantage (other run)", "ci_pp"),
+                      Column("change", "Difference", "ci_pp"),
                       Column("verdict", "Verdict")], csv="stronger_seat_advantage"),
         Note(_SENTENCES[("seats", _overall(seat_verdicts))]),
     ]

@@ -28,13 +28,14 @@ from matplotlib.figure import Figure  # noqa: E402
 from matplotlib.ticker import MaxNLocator  # noqa: E402
 
 from reports import metrics  # noqa: E402
+from reports.answer import sweep_answer, whose_play  # noqa: E402
 from reports.charts import BAND, GRID, INK, MUTED, PALETTE, WIDTH, _styled  # noqa: E402
 from reports.context import components_of, context  # noqa: E402
 from reports.document import Chart, Column, Note, Section, Table  # noqa: E402
 from reports.files import check_report_folder, write_report_files  # noqa: E402
 from reports.hooks import hooks_for  # noqa: E402
-from reports.load import open_run, read_run_manifest  # noqa: E402
-from reports.render import CSS, Written, _html_section, _md_table  # noqa: E402
+from reports.load import Run, open_run, read_run_manifest  # noqa: E402
+from reports.render import CSS, Written, _html_section, _md_table, answer_html  # noqa: E402
 from reports.targets import FAIL, PASS, UNSURE, Targets, load_targets, scorecard  # noqa: E402
 from simkit.errors import SimkitError  # noqa: E402
 from simkit.results import (  # noqa: E402
@@ -86,7 +87,11 @@ def _region(family: Family, targets: Targets) -> tuple[float | None, float | Non
 
 def point_metrics(run_dir: Path, targets: Targets) -> tuple[pl.DataFrame, pl.DataFrame]:
     """(long frame of family, group, estimate, lo, hi; scorecard) for one point's run."""
-    run = open_run(run_dir)
+    return run_metrics(open_run(run_dir), targets)
+
+
+def run_metrics(run: Run, targets: Targets) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """`point_metrics` of a run already open."""
     hooks = hooks_for(run.game)
     src = run.source  # the rows, or a summary-only run's totals: the same numbers
     label = hooks.seat_label
@@ -288,10 +293,12 @@ class SweepReport:
     command: str
     passing: list[str]
     sections: list[Section]
+    answer: str = ""  # the value that passes (or the closest), in one line
+    kind: str = "sweep"  # "skill ladder": the same page for `simkit ladder`
 
 
 def build_sweep(record: dict[str, Any], data: pl.DataFrame, cards: pl.DataFrame,
-                targets: Targets, fair: float) -> SweepReport:
+                targets: Targets, fair: float, whose: str = "these players") -> SweepReport:
     varied = record["varied"]
     labels = [v["label"] for v in varied]
     points = record["points"]
@@ -334,6 +341,14 @@ def build_sweep(record: dict[str, Any], data: pl.DataFrame, cards: pl.DataFrame,
             "No point passes every target.")
     else:
         text = "No targets are in force, so no point is judged."
+    best = verdict_table.row(0, named=True) if verdict_table.height else None
+    answer = ""
+    if best is not None:
+        values = points[int(best["point"])]["values"]
+        sets = " ".join(f"--set {v['key']}={format_value(values[v['key']])}" for v in varied)
+        failing = [titles.get(m, m) for m in metrics_judged if best.get(m) == FAIL]
+        answer = sweep_answer(best, len(metrics_judged), len(passing), n_points, whose, sets,
+                              failing)
     overview.blocks.append(Note(text))
     overview.blocks.append(Table(
         "Verdicts by point", "Each target judged at each point, as in the balance report: "
@@ -415,7 +430,7 @@ def build_sweep(record: dict[str, Any], data: pl.DataFrame, cards: pl.DataFrame,
     return SweepReport(title=f"{record.get('game')}: what-if sweep",
                        subtitle=f"{n_points} points of {record.get('games_per_point', 0):,} "
                                 "games each", facts=facts, command=str(record.get("command")),
-                       passing=passing, sections=sections)
+                       passing=passing, sections=sections, answer=answer)
 
 
 def _played(points: Sequence[dict[str, Any]], asked: int) -> str:
@@ -487,24 +502,30 @@ def render_html(rep: SweepReport) -> str:
         "<!doctype html>", '<html lang="en"><head><meta charset="utf-8">',
         '<meta name="viewport" content="width=device-width, initial-scale=1">',
         f"<title>{e(rep.title)}</title><style>{CSS}</style></head><body>",
-        f'<header class="top"><div class="wrap"><div class="eyebrow">simkit sweep report'
-        f'</div><h1>{e(rep.title)}</h1><p class="sub">{e(rep.subtitle)}</p>'
-        f'<dl class="facts">{facts}</dl><div class="cmd"><span>Reproduce this sweep</span>'
-        f"<code>{e(rep.command)}</code></div></div></header>",
+        f'<header class="top"><div class="wrap"><div class="eyebrow">simkit {e(rep.kind)} '
+        f'report</div><h1>{e(rep.title)}</h1><p class="sub">{e(rep.subtitle)}</p>'
+        + (f'<p id="answer" class="answer {"pass" if rep.passing else "fail"}">'
+           f"{answer_html(rep.answer)}</p>" if rep.answer else "")
+        + f'<details class="about"><summary>About this {e(rep.kind)}: the varied keys, points, '
+        f'targets and the command that reproduces it</summary><dl class="facts">{facts}</dl>'
+        f'<div class="cmd"><span>Reproduce this {e(rep.kind)}</span>'
+        f"<code>{e(rep.command)}</code></div></details></div></header>",
         f'<nav class="toc"><div class="wrap">{nav}</div></nav><main class="wrap">',
     ]
     parts += [_html_section(s) for s in rep.sections]
     parts.append('<footer class="wrap">Each point is a full run folder: '
-                 "<code>simkit report SWEEP/POINT</code> gives its balance report, "
-                 "<code>simkit compare SWEEP/A SWEEP/B</code> a paired comparison."
-                 "</footer></body></html>")
+                 f"<code>simkit report {e(rep.kind.upper().replace(' ', '_'))}/POINT</code> "
+                 "gives its balance report, <code>simkit compare A B</code> a paired "
+                 "comparison of two of them.</footer></body></html>")
     return "\n".join(parts)
 
 
 def render_markdown(rep: SweepReport) -> str:
     out = [f"# {rep.title}", "", f"{rep.subtitle}. Charts: `report.html`.", ""]
+    if rep.answer:
+        out += [f"**{rep.answer}**", ""]
     out += [f"- **{k}**: {v}" for k, v in rep.facts]
-    out += ["", "Reproduce this sweep:", "", "```sh", rep.command, "```"]
+    out += ["", f"Reproduce this {rep.kind}:", "", "```sh", rep.command, "```"]
     for s in rep.sections:
         out += ["", f"## {s.title}", "", s.intro]
         for b in s.blocks:
@@ -526,7 +547,8 @@ def make_sweep_report(sweep_dir: Path, out_dir: Path | None = None,
     targets = load_targets(targets_path, str(record.get("game")), set_targets)
     record, data, cards = collect(sweep_dir, targets)
     players = int(first["players"]) if first else 1
-    rep = build_sweep(record, data, cards, targets, 1.0 / players)
+    rep = build_sweep(record, data, cards, targets, 1.0 / players,
+                      whose_play(first) if first else "these players")
     out = Path(out_dir) if out_dir is not None else sweep_dir
     check_report_folder(out, sweep_dir)
     tables = [(b.csv, b.title, b.frame) for s in rep.sections for b in s.blocks

@@ -17,6 +17,7 @@ from typing import Any
 
 import polars as pl
 
+from reports.paths import shown_config
 from reports.stats import Z, games_needed
 from simkit.causal import MARGIN
 from simkit.config import CONFIG_DIR
@@ -105,7 +106,7 @@ def load_targets(path: Path | None = None, game: str | None = None,
     game written to the game API has one), then apply `metric.setting=value` overrides."""
     own = _game_targets(game) if path is None else None
     path = Path(path) if path is not None else DEFAULT_TARGETS
-    source = str(path)
+    source = shown_config(path)
     try:
         data = tomllib.loads(path.read_text())
     except FileNotFoundError:
@@ -128,7 +129,7 @@ def load_targets(path: Path | None = None, game: str | None = None,
             raise SimkitError(f"{own}: not valid TOML: {exc}") from None
         for metric, values in _check_table(str(own), table).items():
             settings.setdefault(metric, {}).update(values)
-        source += f" and {own}"
+        source += f" and {shown_config(own)}"
     for item in overrides:
         key, sep, raw = item.partition("=")
         metric, dot, setting = key.strip().partition(".")
@@ -226,6 +227,15 @@ def _excess(item: Item, lower: float | None, upper: float | None) -> float:
     return max(beyond)
 
 
+def _scale(lower: float | None, upper: float | None) -> float:
+    """The unit a miss is measured in: half the range's width, or the one bound's size
+    (so that misses of different targets compare: 0.5 is half the limit beyond it)."""
+    if lower is not None and upper is not None and upper > lower:
+        return (upper - lower) / 2
+    bound = abs(upper if upper is not None else lower or 0.0)
+    return bound or 1.0
+
+
 def _listing(labels: list[str], most: int = 6) -> str:
     shown = ", ".join(labels[:most])
     return shown + (f" and {len(labels) - most} more" if len(labels) > most else "")
@@ -303,8 +313,10 @@ def scorecard(targets: Targets, *, run_games: int, seat_advantage: pl.DataFrame,
               causal: pl.DataFrame | None = None, length_unit: str = "rounds"
               ) -> pl.DataFrame:
     """One row per target in force: metric, title, target, verdict, estimate, detail,
-    games_needed (NOT YET SURE only) and meaning. `causal` is a `simkit value` table for
-    the same game, judged in place of the association where it measured a component."""
+    games_needed (NOT YET SURE only), meaning and miss (how far the worst estimate lies
+    beyond the allowed range, in units of it: negative inside). `causal` is a `simkit
+    value` table for the same game, judged in place of the association where it measured
+    a component."""
     rows = []
 
     def pts(x: float) -> str:
@@ -361,7 +373,7 @@ def scorecard(targets: Targets, *, run_games: int, seat_advantage: pl.DataFrame,
             rows.append({"metric": metric, "title": spec.title, "target": target,
                          "verdict": UNSURE, "estimate": "no estimate",
                          "detail": detail + "Nothing to judge in this run.",
-                         "games_needed": None, "meaning": spec.meaning})
+                         "games_needed": None, "meaning": spec.meaning, "miss": None})
             continue
         verdict, needed, results = judge(items, lower, upper, run_games)
         # the estimate shown is the worst that can decide the verdict (an association
@@ -396,8 +408,9 @@ def scorecard(targets: Targets, *, run_games: int, seat_advantage: pl.DataFrame,
         rows.append({"metric": metric, "title": spec.title, "target": target,
                      "verdict": verdict, "estimate": estimate, "detail": detail.strip(),
                      "games_needed": needed if needed is not None and math.isfinite(needed)
-                     else None, "meaning": spec.meaning})
+                     else None, "meaning": spec.meaning,
+                     "miss": _excess(worst, lower, upper) / _scale(lower, upper)})
     schema = {"metric": pl.String, "title": pl.String, "target": pl.String,
               "verdict": pl.String, "estimate": pl.String, "detail": pl.String,
-              "games_needed": pl.Float64, "meaning": pl.String}
+              "games_needed": pl.Float64, "meaning": pl.String, "miss": pl.Float64}
     return pl.DataFrame(rows, schema=schema)

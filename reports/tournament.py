@@ -24,6 +24,7 @@ from matplotlib.figure import Figure  # noqa: E402
 from reports.charts import INK, WIDTH, _styled, interval_bars, short_label  # noqa: E402
 from reports.document import Chart, Column, Note, Section, Table  # noqa: E402
 from reports.files import atomic_write  # noqa: E402
+from reports.paths import shown_config
 from reports.render import CSS, _html_section, _md_table  # noqa: E402
 from simkit.results import write_csv  # noqa: E402
 
@@ -81,6 +82,11 @@ def sections(rec: dict[str, Any]) -> list[Section]:
         f"vs {names[j]}": [share[i, j] for i in order] for j in order})
     standings = Section("ratings", "Ratings", "Who is strongest: each strategy's "
                         "Plackett-Luce rating from every game's finishing order.", [
+        Note(f"Ranked at {rec['players']} players only. A ranking can change with the player "
+             "count (a strategy clearly ahead at 3 players may be level at 4): play the "
+             "tournament again with `--players` set to each count the game is played at "
+             "before calling a strategy the strongest.",
+             "warn"),
         Table("Ratings and win share", "Rated with openskill's Plackett-Luce model over every "
               "game in a fixed order; ordinal = mu - 3 sigma ranks the strategies; win share "
               f"is per seat played (fair share {fair:.1%}), with its 95% interval over deals.",
@@ -134,7 +140,8 @@ def render_html(rec: dict[str, Any], secs: list[Section]) -> str:
     facts = [("Game", rec["title"]), ("Players", rec["players"]),
              ("Strategies", ", ".join(s["name"] for s in rec["strategies"])),
              ("Games", f"{rec['games']:,}"), ("Seed", rec["seed"]),
-             ("Config", f"{rec['config']['source']} (hash {rec['config']['hash']})"),
+             ("Config", f"{shown_config(rec['config']['source'])} "
+                        f"(hash {rec['config']['hash']})"),
              ("Rating", rec["rating"]["model"])]
     dl = "".join(f"<dt>{e(str(k))}</dt><dd>{e(str(v))}</dd>" for k, v in facts)
     nav = "".join(f'<a href="#{s.key}">{e(s.title)}</a>' for s in secs)

@@ -487,6 +487,16 @@ class ValueResult:
         verdict."""
         return pl.DataFrame(self.result["table"])
 
+    @property
+    def points(self) -> pl.DataFrame:
+        """The table as the command and the page show it: per component its kind, verdict,
+        worth against its kind's average and worth, in points of win share (+18.2, not
+        0.182), with their intervals."""
+        shown = ["vs_average", "vs_average_lo", "vs_average_hi", "value", "value_lo",
+                 "value_hi"]
+        return self.table.select("kind", "name", "verdict",
+                                 *[(pl.col(c) * 100).round(1) for c in shown])
+
     def report(self) -> Path:
         """Write value.html and value.md into the folder; returns value.html."""
         from reports.render import write_value_report

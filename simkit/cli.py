@@ -12,7 +12,7 @@ from typing import Any
 
 import click
 
-from simkit.commands import balance, runs, studies, studio
+from simkit.commands import balance, ladder, runs, studies, studio
 from simkit.commands.common import CONTEXT, config_option, set_option
 from simkit.errors import SimkitError
 
@@ -140,6 +140,55 @@ def show(game: str, overrides: tuple[str, ...], config_path: str | None) -> None
     for key, value in flatten(config.data):
         mark = any(key == m or key.startswith(m + ".") for m in marks)
         click.echo(f"{key} = {json.dumps(value)}" + ("   # PLACEHOLDER" if mark else ""))
+
+
+@main.command(context_settings=CONTEXT)
+@click.argument("game")
+@click.option("--out", "out_dir", type=click.Path(path_type=Path, file_okay=False),
+              required=True, help="Folder for <kind>.csv and cards.xlsx.")
+@click.option("--value", "value_dir", type=click.Path(path_type=Path, file_okay=False),
+              default=None, metavar="FOLDER",
+              help="A `simkit value` folder (or a run folder holding one in RUN/value): add "
+                   "each component's causal worth, interval and verdict.")
+@set_option
+@config_option
+def cards(game: str, out_dir: Path, value_dir: Path | None, overrides: tuple[str, ...],
+          config_path: str | None) -> None:
+    """Write each component kind's table as CSV and as one .xlsx workbook.
+
+    A row per component, a column per field (placeholders named in the `placeholder`
+    column and shaded in the workbook). Edit it and play it back with --config FILE
+    (cards.xlsx or a kind's .csv): each changed cell becomes a --set.
+
+    \b
+    Example:
+      simkit cards cauldron-master --out cards
+      simkit cards cauldron-master --value runs/cm --out cards
+      simkit run cauldron-master --config cards/cards.xlsx --out runs/cm-edited
+    """
+    from simkit import folders
+    from simkit.cards import kinds, write_cards
+    from simkit.games import get_game
+
+    g = get_game(game)
+    config = g.load_config(overrides, Path(config_path) if config_path else None)
+    g.compile(config)  # validate
+    if not kinds(config.data):
+        raise SimkitError(f"{g.title}'s config has no component kinds (lists of tables with "
+                          "ids) to write")
+    value = None
+    if value_dir is not None:
+        from reports.value import VALUE_DIR, read_value
+
+        folder = value_dir / VALUE_DIR if (value_dir / VALUE_DIR / "value.json").is_file() \
+            else value_dir
+        value = read_value(folder)
+        if value.get("game") != g.name:
+            raise SimkitError(f"--value {value_dir}: a value run of {value.get('game')}, not "
+                              f"{g.name}")
+    folders.check_writable(out_dir, folders.CARDS)
+    for path in write_cards(config.data, out_dir, value):
+        click.echo(f"Wrote {path}")
 
 
 @main.command(context_settings=CONTEXT)
@@ -284,7 +333,8 @@ def _check_here(game: str, n_games: int) -> None:
 
 
 for command in (runs.play, runs.run, runs.report, runs.value, studies.sweep, studies.compare,
-                studies.tournament, studies.tune, balance.balance, studio.studio):
+                studies.tournament, studies.tune, balance.balance, studio.studio,
+                ladder.ladder):
     main.add_command(command)
 
 if __name__ == "__main__":

@@ -82,6 +82,17 @@ def connect(scheduler: str | None, workers: int | None) -> Iterator[Any]:
         yield client
 
 
+@contextmanager
+def local_cluster(workers: int) -> Iterator[str]:
+    """A local dask cluster of `workers` processes for several runs in turn (a sweep's or
+    a ladder's points): its scheduler's address. Starting one per run cost seconds each."""
+    from dask.distributed import LocalCluster
+
+    with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                      dashboard_address=None) as cluster:
+        yield cluster.scheduler_address
+
+
 def play_chunks(client: Any, spec: Any, chunks: Iterable[tuple[int, int]],
                 queries: Any = None) -> Iterator[tuple[int, int, Any]]:
     """Submit every chunk; yield (first, n, rows) as each finishes, in any order."""

@@ -63,9 +63,11 @@ def load_toml(path: Path) -> dict[str, Any]:
         raise ConfigError(str(path), "(file)", None, f"cannot read it ({exc.strerror})") from None
 
 
-def load_config(game: str, path: Path | None = None, overrides: Iterable[str] = ()) -> GameConfig:
-    """Load `configs/<game>.toml` (or `path`) and apply `key=value` overrides."""
-    path = path or CONFIG_DIR / f"{game.replace('-', '_')}.toml"
+def load_config(game: str, path: Path | None = None, overrides: Iterable[str] = (),
+                default: Path | None = None) -> GameConfig:
+    """Load `configs/<game>.toml` (or the game's `default`, or `path`) and apply
+    `key=value` overrides (a cards file as `path`: `simkit.cards.load_config`)."""
+    path = path or default or CONFIG_DIR / f"{game.replace('-', '_')}.toml"
     data = load_toml(path)
     overrides = tuple(overrides)
     for item in overrides:

@@ -73,6 +73,10 @@ VALUE = Kind("value", ("value.json", "value.partial.json"),
              ("value_deals.npz", "value.csv", "value.html", "value.md"),
              (("value_chunks.partial", r"value-\d{12}-\d{9}\.npz(\.partial|\.tmp)?"),
               ("value_tables.partial", r".+\.csv")), ("value_tables",))
+# `simkit ladder`: a sweep (sweep.json, a run folder per point) with the ladder's record,
+# the top rung's doubled-budget parameter file, and the ladder report.
+LADDER = Kind("ladder", ("ladder.json",), ("sweep.json", "budget_x2.toml", *REPORT_FILES),
+              (("report_tables.partial", r".+\.csv"),), REPORT_TABLES)
 # A report written with `report --out` into a folder of its own.
 REPORT = Kind("report", ("report.html",), ("summary.md",),
               (("report_tables.partial", r".+\.csv"),), REPORT_TABLES)
@@ -82,10 +86,13 @@ COMPARE = Kind("compare", ("compare.csv",), ("compare.md", "compare.html"))
 BALANCE = Kind("balance", ("balance.json",),
                ("balance_log.jsonl", "patch.toml", "balanced.toml", "candidates.csv",
                 "balance.md", "balance.html", "trajectory.png"))
+# `simkit cards --out`: the workbook and one CSV per component kind (named by the kind).
+CARDS = Kind("cards", ("cards.xlsx",))
 # `simkit studio --out`: the edits tried (studio.json), a saved change, and the run and
 # report of the current state (a run folder of its own, `current`).
 STUDIO = Kind("studio", ("studio.json",), ("patch.toml", "config.toml"))
-KINDS = (RUN, SWEEP, TOURNAMENT, VALUE, REPORT, COMPARE, BALANCE, STUDIO)
+KINDS = (RUN, LADDER, SWEEP, TOURNAMENT, VALUE, REPORT, COMPARE, BALANCE, CARDS,
+         STUDIO)
 
 
 def kind_of(folder: Path) -> Kind | None:

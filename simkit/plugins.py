@@ -116,10 +116,12 @@ def declared_params(namespace: dict[str, Any], function: str, where: str) -> tup
         return ()
     shape = (f"{where}: {label} must be a dict of NAME = default or (default, lo, hi) or "
              "(default, lo, hi, \"doc\"), or a list of strategies.Param")
+    tune: dict[str, bool] = {}  # a Param may be a rule tuning leaves alone (`ties`)
     if isinstance(table, dict):
         items = list(table.items())
     elif isinstance(table, list | tuple) and all(isinstance(p, Param) for p in table):
         items = [(p.name, (p.default, p.lo, p.hi, p.doc)) for p in table]
+        tune = {p.name: p.tune for p in table}
     else:
         raise SimkitError(shape)
     if len(items) > MAX_PARAMS:
@@ -146,7 +148,7 @@ def declared_params(namespace: dict[str, Any], function: str, where: str) -> tup
         if not lo <= default <= hi:
             raise SimkitError(f"{where}: {key}: the default {default:g} is outside "
                               f"[{lo:g}, {hi:g}]")
-        out.append(Param(name, default, lo, hi, doc))
+        out.append(Param(name, default, lo, hi, doc, tune.get(name, True)))
     return tuple(out)
 
 

@@ -47,10 +47,11 @@ class Progress:
     def update(self, n: int, note: str = "") -> None:
         with self.lock:
             self.done = min(self.done + n, self.total)
-            if self.base is None and n > 0:  # an empty update (nothing saved yet) would
-                self.base = (time.perf_counter(), self.done)  # start the rate before a compile
             if note:
                 self.note = note
+            if self.base is None and n > 0:  # an empty update (nothing saved yet) would
+                self.base = (time.perf_counter(), self.done)  # start the rate before a compile
+                return  # nor shown: a first run's "4/200,000 (0%)", with no rate yet
             self._show()
 
     def line(self) -> str:

@@ -398,6 +398,8 @@ class Plan:
     spec: SweepSpec
     points: list[Point]
     prepared: list[engine.Prepared] = field(default_factory=list)
+    kind: folders.Kind = folders.SWEEP  # a skill ladder's folder is a sweep of its own kind
+    shell: str | None = None  # the command that reproduces it, if not `simkit sweep`
 
     def identity(self) -> dict[str, Any]:
         """What makes two sweeps the same sweep (the spec, and each point's run identity)."""
@@ -420,8 +422,13 @@ def plan(spec: SweepSpec, yes: bool = False) -> Plan:
         raise SimkitError(f"this sweep has {len(points):,} points ({len(points) * spec.games:,} "
                           f"games), more than the limit of {spec.max_points}; pass --yes to "
                           "run it anyway, or raise --max-points")
-    out = Plan(spec, points)
-    for pt in points:
+    return prepare_points(Plan(spec, points))
+
+
+def prepare_points(out: Plan) -> Plan:
+    """Prepare every point of `out` (config applied, lineup checked), naming the point in
+    any error."""
+    for pt in out.points:
         try:
             out.prepared.append(engine.prepare(pt.run))
         except ConfigError as exc:
@@ -453,10 +460,11 @@ def command(spec: SweepSpec, out: str) -> str:
 
 def check_sweep_folder(out: Path, p: Plan) -> str:
     """"new", "resume" (same sweep, maybe partly played) or refuse a different sweep."""
-    if folders.check_writable(out, folders.SWEEP) == "new":
+    if folders.check_writable(out, p.kind) == "new":
         return "new"
     saved = read_json(out / SWEEP_FILE)
-    assert saved is not None
+    if saved is None:  # a ladder's folder is marked (ladder.json) before its first point
+        return "new"
     if saved.get("identity") != p.identity():
         was = saved.get("command", "?")
         raise SimkitError(f"--out {out} holds a different sweep ({was}); the spec, the "
@@ -469,30 +477,40 @@ def run_sweep(p: Plan, out: Path, threads: int | None = None,
               chunk_size: int | None = None,
               progress: Callable[[int], None] | None = None,
               on_point: Callable[[Point, dict[str, Any]], None] | None = None,
-              analysis: engine.Analysis | None = None) -> dict[str, Any]:
+              analysis: engine.Analysis | None = None, scheduler: str | None = None,
+              workers: int | None = None) -> dict[str, Any]:
     """Play every point of `p` into `out/<point name>`; returns the sweep record.
 
     Finished points are skipped and a half-played point resumes (engine.run); the record
     (`sweep.json`) is written before the first point and updated after each one.
-    `analysis` is handed to every point's run (`engine.Analysis`).
+    `analysis` is handed to every point's run (`engine.Analysis`), and so are `scheduler`
+    and `workers` (each point's chunks played on a dask cluster).
     """
     engine.set_threads(threads)
-    engine.check_run_options(chunk_size, None)
+    engine.check_run_options(chunk_size, workers)
     with folders.locked(out):
-        return _run_sweep(p, out, check_sweep_folder(out, p), threads, chunk_size, progress,
-                          on_point, analysis)
+        state = check_sweep_folder(out, p)
+        if workers is not None and scheduler is None:  # one local cluster for every point
+            from simkit.cluster import local_cluster
+
+            with local_cluster(workers) as address:
+                return _run_sweep(p, out, state, threads, chunk_size, progress, on_point,
+                                  analysis, address)
+        return _run_sweep(p, out, state, threads, chunk_size, progress, on_point, analysis,
+                          scheduler)
 
 
 def _run_sweep(p: Plan, out: Path, state: str, threads: int | None, chunk_size: int | None,
                progress: Callable[[int], None] | None,
                on_point: Callable[[Point, dict[str, Any]], None] | None,
-               analysis: engine.Analysis | None) -> dict[str, Any]:
+               analysis: engine.Analysis | None, scheduler: str | None = None,
+               workers: int | None = None) -> dict[str, Any]:
     started = time.perf_counter()
     out.mkdir(parents=True, exist_ok=True)
     saved = read_json(out / SWEEP_FILE) or {}
     record: dict[str, Any] = {
         "identity": p.identity(),
-        "command": command(p.spec, str(out)),
+        "command": p.shell or command(p.spec, str(out)),
         "game": p.spec.game,
         "varied": [{"key": a.key, "label": a.label, "values": list(a.values)}
                    for a in p.spec.axes],
@@ -508,7 +526,8 @@ def _run_sweep(p: Plan, out: Path, state: str, threads: int | None, chunk_size: 
     played_games = 0
     for pt, prepared, entry in zip(p.points, p.prepared, record["points"], strict=True):
         manifest = engine.run(pt.run, out / pt.name, threads=threads, chunk_size=chunk_size,
-                              progress=progress, prepared=prepared, analysis=analysis)
+                              progress=progress, prepared=prepared, analysis=analysis,
+                              scheduler=scheduler, workers=workers)
         if manifest.get("skipped"):
             entry["status"] = "done before"
             if progress is not None:
@@ -542,4 +561,4 @@ def read_sweep(folder: Path) -> dict[str, Any] | None:
 
 
 __all__ = ["Axis", "Plan", "Point", "SweepSpec", "expand", "make_spec", "parse_vary", "plan",
-           "replace", "run_sweep"]
+           "prepare_points", "replace", "run_sweep"]

@@ -37,7 +37,7 @@ from simkit.errors import SimkitError
 from simkit.games import Game, Lineup, get_game
 from simkit.paramfile import split_token, write_text_atomic
 from simkit.summary import win_scale
-from strategies import StrategySpec
+from strategies import Param, StrategySpec
 
 EVAL_DEAL = 1 << 40  # the evaluation's first deal: far beyond any search
 SIGMA0 = 0.25  # initial step size, in the [0, 1]-scaled space
@@ -106,16 +106,30 @@ class Setup:
                       (self.strategy.resolved(values),) + self.base.resolved_params[1:],
                       self.base.plugins)
 
+    @property
+    def searched(self) -> tuple[Param, ...]:
+        """The parameters the search moves: every one but the rules (`Param.tune` False,
+        such as `ties`), which keep their start value."""
+        return searched(self.strategy)
+
     def values(self, x: np.ndarray) -> dict[str, float]:
-        """A point of [0, 1]^d -> parameter values (rounded to what the file keeps)."""
-        out = {}
-        for xi, p in zip(np.clip(x, 0.0, 1.0), self.strategy.params, strict=True):
-            out[p.name] = min(max(round(p.lo + float(xi) * (p.hi - p.lo), DIGITS), p.lo), p.hi)
-        return out
+        """A point of [0, 1]^d -> parameter values (rounded to what the file keeps), the
+        parameters not searched at their start values."""
+        moved = {}
+        for xi, p in zip(np.clip(x, 0.0, 1.0), self.searched, strict=True):
+            moved[p.name] = min(max(round(p.lo + float(xi) * (p.hi - p.lo), DIGITS), p.lo),
+                                p.hi)
+        return {p.name: moved.get(p.name, self.start.get(p.name, p.default))
+                for p in self.strategy.params}
 
     def point(self, values: dict[str, float]) -> np.ndarray:
         return np.array([(values[p.name] - p.lo) / (p.hi - p.lo) if p.hi > p.lo else 0.5
-                         for p in self.strategy.params])
+                         for p in self.searched])
+
+
+def searched(strategy: StrategySpec) -> tuple[Param, ...]:
+    """A strategy's parameters that tuning searches (`Param.tune`)."""
+    return tuple(p for p in strategy.params if p.tune)
 
 
 def _whole_deals(games: int, players: int) -> int:
@@ -141,14 +155,14 @@ def prepare(spec: TuneSpec) -> Setup:
     base = build_lineup(game, [spec.strategy, *spec.against], players)
     strategy, plugin = strategy_spec(game, name)
     where = plugin.source if plugin is not None else f"strategy '{name}'"
-    if not strategy.params:
+    if not searched(strategy):
         hint = ""
         if plugin is not None:
             function = plugins.function_of(name) or "FUNCTION"
             hint = (f"; declare them in its file as {function}_PARAMS = "
                     '{"NAME": (default, lo, hi)} (README, "Your own strategies")')
         raise SimkitError(f"{where}: has no parameters to tune{hint}")
-    for p in strategy.params:
+    for p in searched(strategy):
         if not (math.isfinite(p.lo) and math.isfinite(p.hi)):
             raise SimkitError(f"{where}: parameter {p.name} has no finite range "
                               f"[{p.lo:g}, {p.hi:g}] to search; declare it as "
@@ -158,7 +172,7 @@ def prepare(spec: TuneSpec) -> Setup:
         raise SimkitError(f"--budget must be at least 1 game, not {spec.budget}")
     if not 0 <= spec.seed <= MAX_SEED:
         raise SimkitError(f"--seed must be between 0 and 2**64-1, not {spec.seed}")
-    d = len(strategy.params)
+    d = len(searched(strategy))
     population = spec.population or 4 + int(3 * math.log(d))
     if population < 2:
         raise SimkitError(f"--population must be at least 2, not {population}")

@@ -29,12 +29,14 @@ class Param:
     lo: float
     hi: float
     doc: str
+    tune: bool = True  # False: a rule, not a weight (`ties`); `simkit tune` keeps its value
 
 
 def policy_weights(params: tuple[Param, ...]) -> tuple[Param, ...]:
     """A lookahead player's copies of its playout policy's parameters (same names, defaults
     and ranges), so a tuned policy is a parameter file like any other strategy's."""
-    return tuple(Param(p.name, p.default, p.lo, p.hi, f"policy 1: {p.doc}") for p in params)
+    return tuple(Param(p.name, p.default, p.lo, p.hi, f"policy 1: {p.doc}", p.tune)
+                 for p in params)
 
 
 @dataclass(frozen=True)

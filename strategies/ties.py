@@ -18,7 +18,8 @@ from simkit.rng import randint
 from . import Param
 
 TIES = Param("ties", 0.0, 0.0, 1.0,
-             "equally valued options: 0 one at random (the seat's stream), 1 the first row")
+             "equally valued options: 0 one at random (the seat's stream), 1 the first row",
+             tune=False)
 TOLERANCE = 1e-9  # relative: scores this close are equal
 
 

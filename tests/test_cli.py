@@ -309,3 +309,26 @@ def test_a_lineup_that_repeats_is_told_its_rotations_replay(tmp_path):
     games = pl.read_parquet(tmp_path / "r" / "games.parquet").sort("game", "seat")
     score = games["score"].to_numpy().reshape(-1, 4, 4)  # deal, game in the deal, seat
     assert (score[:, 0] == score[:, 2]).all() and (score[:, 1] == score[:, 3]).all()
+
+
+def test_a_rerun_with_nothing_to_do_keeps_a_current_report(cli, tmp_path):
+    """run --report a second time: the report stands (its verdicts printed again), until
+    something it reads changes (a targets file, a value run, the results)."""
+    out = tmp_path / "run"
+    args = ("run", "cauldron-master", "--games", "60", "--out", str(out), "--report")
+    first = cli(*args)
+    assert first.exit_code == 0, first.output
+    page = out / "report.html"
+    written = page.stat().st_mtime_ns
+    again = cli(*args)
+    assert again.exit_code == 0 and "is up to date" in again.output, again.output
+    assert page.stat().st_mtime_ns == written
+    verdicts = [ln for ln in first.output.splitlines() if ln.startswith("  ")]
+    assert verdicts and all(ln in again.output for ln in verdicts)
+    (out / "manifest.json").touch()  # newer results than the page: written again
+    third = cli(*args)
+    assert "is up to date" not in third.output and page.stat().st_mtime_ns > written
+    # no one's home folder on the page: simkit's own config and targets by their place
+    text = (out / "summary.md").read_text()
+    assert "**Config**: configs/cauldron_master.toml" in text
+    assert "**Targets**: configs/targets.toml" in text

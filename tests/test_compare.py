@@ -111,3 +111,15 @@ def test_an_exact_tie_is_not_real_whatever_its_rounding():
     frame = pl.DataFrame({"diff": [5.5e-17, 0.02, 0.0], "diff_lo": [5.5e-17, 0.02, 0.0],
                           "diff_hi": [5.5e-17 + 1e-17, 0.02, 0.0]})
     assert real_after_fdr(frame) == [False, True, False]
+
+
+def test_float_rounding_with_a_spread_is_not_real():
+    """The same win shares summed by another grouping differ by about 1e-10, with a spread
+    of the same order: an all-greedy "win share by strategy" row read REAL at +0.00. A
+    small difference measured with a small spread stays real."""
+    from reports.compare import real_after_fdr
+
+    frame = pl.DataFrame({"a": [0.25, 0.25], "b": [0.25, 0.251],
+                          "diff": [1.2e-10, 1e-3], "diff_lo": [1e-11, 9.9e-4],
+                          "diff_hi": [2.3e-10, 1.01e-3]})
+    assert real_after_fdr(frame) == [False, True]

@@ -85,6 +85,9 @@ def test_new_game_writes_a_game_that_keeps_the_contract(tmp_path):
                                     str(tmp_path / "run"), "--report"])
     assert out.exit_code == 0, out.output
     assert (tmp_path / "run" / "report.html").exists()
+    # the skeleton's placeholder `goal` is the designer's own: no "published card data"
+    assert "values its config marks as placeholders" in out.output
+    assert "published" not in out.output
     # It never writes over anything.
     with pytest.raises(SimkitError, match="already exists"):
         new_game("fresh", tmp_path)

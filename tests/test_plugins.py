@@ -153,7 +153,7 @@ def columns(game, compiled, lineup, seed=6, games=1500):
 
 
 def test_plugin_parameters_defaults_and_overrides(cm, tmp_path):
-    """The example's greedy declares greedy's two weights: its defaults play as the
+    """The example's greedy declares greedy's parameters: its defaults play as the
     built-in, and --param or a parameter file change its play exactly as they change the
     built-in's."""
     game, compiled = cm
@@ -161,10 +161,10 @@ def test_plugin_parameters_defaults_and_overrides(cm, tmp_path):
     token = f"{path}:greedy"
     others = ["planner", "random"]
     default = build_lineup(game, [token, *others], 3)
-    assert default.resolved_params[0] == {"points_weight": 1.0, "gain_weight": 1.0}
+    assert default.resolved_params[0] == {"points_weight": 1.0, "gain_weight": 1.0, "ties": 0.0}
     assert default.params[0][:3].tolist() == [1.0, 1.0, 0.0]
     heavy = build_lineup(game, [token, *others], 3, ["greedy.points_weight=7"])
-    assert heavy.resolved_params[0] == {"points_weight": 7.0, "gain_weight": 1.0}
+    assert heavy.resolved_params[0] == {"points_weight": 7.0, "gain_weight": 1.0, "ties": 0.0}
     assert heavy.ids[0] == default.ids[0]  # the same compiled code: no recompile
     builtin = build_lineup(game, ["greedy", *others], 3, ["greedy.points_weight=7"])
     a, b = columns(game, compiled, heavy), columns(game, compiled, builtin)
@@ -173,17 +173,18 @@ def test_plugin_parameters_defaults_and_overrides(cm, tmp_path):
     assert not np.array_equal(a["score"], plain["score"])  # the parameter changes play
     # The whole token works too (a built-in greedy may be playing), and a file.
     whole = build_lineup(game, [token, "greedy", "random"], 3, [f"{token}.points_weight=7"])
-    assert whole.resolved_params[:2] == ({"points_weight": 7.0, "gain_weight": 1.0},
-                                         {"points_weight": 1.0, "gain_weight": 1.0})
+    assert whole.resolved_params[:2] == (
+        {"points_weight": 7.0, "gain_weight": 1.0, "ties": 0.0},
+        {"points_weight": 1.0, "gain_weight": 1.0, "ties": 0.0})
     write(tmp_path, "w.toml", 'strategy = "greedy"\n[params]\npoints_weight = 7\n')
     filed = build_lineup(game, [f"{token}@{tmp_path}/w.toml", *others], 3)
     assert filed.names[0] == f"{token}@{tmp_path}/w.toml"
-    assert filed.resolved_params[0] == {"points_weight": 7.0, "gain_weight": 1.0}
+    assert filed.resolved_params[0] == {"points_weight": 7.0, "gain_weight": 1.0, "ties": 0.0}
     c = columns(game, compiled, filed)
     assert all(np.array_equal(a[k], c[k]) for k in a)
     both = build_lineup(game, [f"{token}@{tmp_path}/w.toml", *others], 3,
                         ["greedy.gain_weight=2"])  # --param on top of the file
-    assert both.resolved_params[0] == {"points_weight": 7.0, "gain_weight": 2.0}
+    assert both.resolved_params[0] == {"points_weight": 7.0, "gain_weight": 2.0, "ties": 0.0}
 
 
 def test_plugin_parameter_forms(cm, tmp_path):
@@ -206,7 +207,8 @@ def test_plugin_parameters_recorded_in_the_manifest(cm, tmp_path):
                      "greedy.gain_weight=4", "--out", str(tmp_path / "run"))
     assert result.exit_code == 0, result.output
     manifest = json.loads((tmp_path / "run" / "manifest.json").read_text())
-    assert manifest["identity"]["params"][0] == {"points_weight": 1.0, "gain_weight": 4.0}
+    assert manifest["identity"]["params"][0] == {"points_weight": 1.0, "gain_weight": 4.0,
+                                                 "ties": 0.0}
     assert "--param greedy.gain_weight=4" in manifest["command"]
     listed = run_cli("strategies", "cauldron-master").output  # no plug-in registered: as before
     assert "plug-in" not in listed

@@ -82,3 +82,17 @@ def test_an_empty_first_update_does_not_start_the_rate(monkeypatch):
     now[0] += 1.0
     bar.update(1_000)
     assert bar.line() == "cm: 2,000/10,000 games (20%), 1,000 games/s, 8 s left"
+
+
+def test_make_test_says_each_kernel_as_it_compiles(monkeypatch):
+    """The test session's kernel warm-up (tests/conftest.py) names each kernel when it is
+    ready, with the count and the time so far, rather than one line for minutes."""
+    from tests import conftest
+
+    monkeypatch.setattr(conftest, "WARM_JOBS", (["cauldron-master"], ["carnuta"]))
+    monkeypatch.setattr(conftest, "WARM_SECONDS", {"cauldron-master": 1, "carnuta": 1})
+    said: list[str] = []
+    took = conftest.warm_kernels(said.append)
+    done = [line for line in said if line.strip().startswith("compiled ")]
+    assert sorted(line.split()[1] for line in done) == ["carnuta", "cauldron-master"]
+    assert "(2 of 2 kernels," in done[-1] and took > 0

@@ -60,8 +60,8 @@ def small(args: list[str]) -> list[str]:
 
 
 @pytest.mark.parametrize("command", ["run", "report", "sweep", "compare", "tournament",
-                                     "tune", "value", "play", "show", "strategies", "balance",
-                                     "new-game", "check"])
+                                     "tune", "value", "play", "show", "cards", "strategies",
+                                     "balance", "new-game", "check", "ladder"])
 def test_every_help_example_names_real_things(command):
     """The -h example of each command uses only options the command has."""
     result = CliRunner().invoke(main, [command, "-h"])
@@ -76,7 +76,7 @@ def help_examples() -> list[list[str]]:
     """The `Example:` commands of `simkit -h` and of every command's `-h`, in an order
     where each finds the folders the ones before made (`run` before `report`...)."""
     order = ["", "run", "report", "sweep", "compare", "tournament", "tune", "value", "play",
-             "show", "strategies", "games", "balance", "new-game", "check"]
+             "show", "cards", "strategies", "games", "balance", "new-game", "check"]
     out = []
     for command in order:
         text = CliRunner().invoke(main, [*([command] if command else []), "-h"]).output

@@ -26,9 +26,11 @@ window.addEventListener("load", function () {
   document.title = "IMAGES " + ok.length + "/" + all.length +
     " HEIGHT " + document.body.scrollHeight +
     " WIDTH " + document.documentElement.scrollWidth + "/" + window.innerWidth +
-    " CARD " + (document.getElementById("scorecard") ?
-                Math.round(document.getElementById("scorecard").getBoundingClientRect().top) :
-                -1);
+    " ANSWER " + (document.getElementById("answer") ?
+                  Math.round(document.getElementById("answer").getBoundingClientRect().bottom) :
+                  -1) +
+    " TABLES " + Array.prototype.slice.call(document.querySelectorAll(".scroll")).filter(
+      function (b) { return b.scrollWidth > b.clientWidth; }).length;
 });
 </script>"""
 
@@ -49,24 +51,33 @@ def _run(args: list[str], tmp_path) -> subprocess.CompletedProcess:
                           capture_output=True, text=True, timeout=120, check=False)
 
 
+# A laptop's first screen, and a phone's.
+SCREENS = {1280: 800, 390: 844}
+
+
 def _loaded(page: str, tmp_path, width: int = 1280) -> tuple[tuple[int, int, int], str]:
     """Open `page` in Chromium with PROBE: ((images loaded, images, page height), DOM).
     At any window width the page must not scroll sideways (wide tables scroll in their
-    box)."""
+    box); a page's answer line (#answer), when it has one, ends on the first screen; on a
+    laptop no table scrolls sideways in its box either."""
     probe = tmp_path / "probe.html"
     probe.write_text(page.replace("</body>", PROBE + "</body>"))
-    result = _run([f"--window-size={width},900", "--dump-dom", probe.as_uri()], tmp_path)
+    height = SCREENS.get(width, 900)
+    result = _run([f"--window-size={width},{height}", "--dump-dom", probe.as_uri()], tmp_path)
     assert result.returncode == 0, result.stderr[-2000:]
     title = re.search(r"<title>(.*?)</title>", result.stdout)
     assert title is not None, result.stdout[:500]
-    match = re.fullmatch(r"IMAGES (\d+)/(\d+) HEIGHT (\d+) WIDTH (\d+)/(\d+) CARD (-?\d+)",
-                         title.group(1))
+    match = re.fullmatch(r"IMAGES (\d+)/(\d+) HEIGHT (\d+) WIDTH (\d+)/(\d+) ANSWER (-?\d+) "
+                         r"TABLES (\d+)", title.group(1))
     assert match is not None, f"the page did not finish loading: title {title.group(1)!r}"
-    loaded, total, height, scroll, inner, card = (int(g) for g in match.groups())
+    loaded, total, page_height, scroll, inner, answer, wide = (int(g) for g in match.groups())
     assert scroll <= inner, f"the page is {scroll} px wide in a {inner} px window"
-    if card >= 0:  # the verdict is on the first screen of a laptop (900 px tall)
-        assert card < 450, f"the scorecard starts {card} px down the page"
-    return (loaded, total, height), result.stdout
+    if answer >= 0:
+        assert answer <= height, (f"the answer line ends {answer} px down the page, below "
+                                  f"the first screen ({width}x{height})")
+    if width >= 1280:
+        assert wide == 0, f"{wide} table(s) scroll sideways at {width} px"
+    return (loaded, total, page_height), result.stdout
 
 
 def test_report_renders_with_every_image_loaded(tmp_path_factory, tmp_path):
@@ -143,3 +154,5 @@ def test_every_report_kind_loads_and_fits_the_window(tmp_path_factory, tmp_path,
         (loaded, total, _), dom = _loaded(text, tmp_path, width)
         assert total == text.count("<img ") and loaded == total, kind
         assert "<h1>" in dom, kind
+        if kind != "tournament":  # every other page opens with its answer (checked above)
+            assert 'id="answer"' in dom, kind

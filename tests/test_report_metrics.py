@@ -244,3 +244,26 @@ def test_a_share_without_spread_is_exact_not_widened():
     frame = frame.with_columns(strategy=pl.lit("greedy"))
     row = metrics.win_share_by(frame, "strategy").row(0, named=True)
     assert row["win_share"] == approx(0.25) and row["win_share_lo"] == row["win_share_hi"]
+
+
+@pytest.mark.parametrize("tie_rate", [0.0, 0.3])
+def test_wins_draws_and_losses_by_seat_count_every_game(tie_rate):
+    rng = np.random.default_rng(11)
+    rows = random_frame(rng, 600, 3, tie_rate=tie_rate)
+    out = metrics.outcomes_by(rows, "seat").sort("seat")
+    for r in out.iter_rows(named=True):
+        mine = rows.filter(pl.col("seat") == r["seat"])["win_share"].to_list()
+        assert r["won"] == pytest.approx(sum(s == 1 for s in mine) / len(mine))
+        assert r["drew"] == pytest.approx(sum(0 < s < 1 for s in mine) / len(mine))
+        assert r["won"] + r["drew"] + r["lost"] == pytest.approx(1.0)
+        assert r["drew_lo"] <= r["drew"] <= r["drew_hi"]
+    assert (out["drew"].sum() > 0) == (tie_rate > 0)
+
+
+def test_a_report_with_draws_has_the_wins_draws_losses_table(tmp_path_factory):
+    from tests.report_support import reported_run
+
+    run, written = reported_run(tmp_path_factory)
+    ties = metrics.tie_rate(metrics.per_game(pl.read_parquet(run / "games.parquet")))
+    has = "Wins, draws and losses by seat" in written.html.read_text()
+    assert has == (ties["tie_rate"][0] > 0)

@@ -7,12 +7,13 @@ from pathlib import Path
 import polars as pl
 import pytest
 from click.testing import CliRunner
+from polars.testing import assert_frame_equal
 
 from reports import make_report, metrics
 from reports.analysis import ANALYSIS
 from reports.hooks import hooks_for
 from reports.load import Run, open_run
-from reports.stronger import CHANGES, HOLDS, NOT_SURE, stronger_section, verdict
+from reports.stronger import CHANGES, FLIPS, NO_CHANGE, stronger_section, verdict
 from reports.targets import load_targets
 from simkit import engine
 from simkit.cli import main
@@ -57,11 +58,13 @@ def test_section_shows_both_runs(runs, tmp_path):
         assert value in section
     assert str(strong) in section and str(weak) in section
     seat_rows = [line for line in section.splitlines() if line.startswith("| 1st player")]
-    assert len(seat_rows) == 1 and seat_rows[0].count("[") == 4  # both runs' intervals
+    # both runs' intervals and the difference's
+    assert len(seat_rows) == 1 and seat_rows[0].count("[") == 5
     csv = pl.read_csv(tmp_path / "out" / "report_tables" / "stronger_seat_advantage.csv")
     assert csv.height == 4
-    assert {"advantage", "advantage_b", "verdict"} <= set(csv.columns)
-    assert set(csv["verdict"]) <= {HOLDS, CHANGES, NOT_SURE}
+    assert {"advantage", "advantage_b", "change", "verdict"} <= set(csv.columns)
+    assert set(csv["verdict"]) <= {FLIPS, CHANGES, NO_CHANGE}
+    assert csv["paired"].all()  # both runs keep their rows: the seats paired deal by deal
     comps = pl.read_csv(tmp_path / "out" / "report_tables" / "stronger_components.csv")
     assert 1 <= comps.height <= 5
     assert {"effect", "effect_b"} <= set(comps.columns)
@@ -79,6 +82,12 @@ def test_summary_only_other_run_gives_the_same_numbers(runs, tmp_path_factory, t
     for name in ("stronger_seat_advantage.csv", "stronger_components.csv"):
         a = pl.read_csv(rows.tables[0].parent / name)
         b = pl.read_csv(summ.tables[0].parent / name)
+        if name.startswith("stronger_seat"):  # the estimates agree; only rows pair deals
+            assert a["paired"].all() and not b["paired"].any()
+            a, b = (f.select("seat", "advantage", "advantage_lo", "advantage_b",
+                             "advantage_b_hi", "change") for f in (a, b))
+            assert_frame_equal(a, b, check_exact=False, rel_tol=1e-9)  # float rounding
+            continue
         assert a.equals(b), name
     # and as the main run
     main_summary = make_report(summary, tmp_path / "main", stronger=weak)
@@ -104,26 +113,29 @@ def test_a_flipped_component_effect_changes(runs):
     table = next(b for b in section.blocks if getattr(b, "csv", "") == "stronger_components")
     row = table.frame.filter(pl.col("key") == witch.removeprefix("witch_")).row(0, named=True)
     assert row["effect_lo"] > 0 and row["effect_b_hi"] < 0
-    assert row["verdict"] == CHANGES
+    assert row["verdict"] == FLIPS
     notes = " ".join(b.text for b in section.blocks if hasattr(b, "text"))
-    assert "Component effects change" in notes
-    # The same run against itself holds everywhere.
+    assert "Component effects flip" in notes
+    # The same run against itself: no change anywhere (a paired difference of exactly 0)
     same = stronger_section(run, run, targets, hooks)
     for block in same.blocks:
         if hasattr(block, "frame"):
-            assert set(block.frame["verdict"]) == {HOLDS}
+            assert set(block.frame["verdict"]) == {NO_CHANGE}
 
 
-@pytest.mark.parametrize("a,b,expected", [
-    ((0.05, 0.03, 0.07), (0.04, 0.02, 0.06), HOLDS),      # same sign, overlapping
-    ((0.00, -0.02, 0.02), (0.01, -0.01, 0.03), HOLDS),    # neither clear
-    ((0.05, 0.03, 0.07), (-0.05, -0.07, -0.03), CHANGES),  # sign flips
-    ((0.10, 0.08, 0.12), (0.03, 0.01, 0.05), CHANGES),    # same sign, far apart
-    ((0.02, 0.01, 0.03), (0.00, -0.02, 0.02), NOT_SURE),  # clear in one run only
-    ((float("nan"),) * 3, (0.0, -0.01, 0.01), NOT_SURE),  # not estimated
+@pytest.mark.parametrize("a,b,paired,expected", [
+    ((0.05, 0.03, 0.07), (0.04, 0.02, 0.06), (), NO_CHANGE),  # independent, close
+    ((0.00, -0.02, 0.02), (0.01, -0.01, 0.03), (), NO_CHANGE),  # neither clear
+    ((0.05, 0.03, 0.07), (-0.05, -0.07, -0.03), (), FLIPS),  # opposite sides, real
+    ((0.10, 0.08, 0.12), (0.03, 0.01, 0.05), (), CHANGES),  # same sign, far apart
+    ((0.02, 0.01, 0.03), (0.00, -0.02, 0.02), (), NO_CHANGE),  # clear in one run only
+    ((float("nan"),) * 3, (0.0, -0.01, 0.01), (), NO_CHANGE),  # not estimated
+    # overlapping intervals, but on the same deals the difference is real: the overlap
+    # rule read this as "holds"
+    ((0.05, 0.03, 0.07), (0.04, 0.02, 0.06), (-0.015, -0.005), CHANGES),
 ])
-def test_verdict(a, b, expected):
-    assert verdict(*a, *b) == expected
+def test_verdict(a, b, paired, expected):
+    assert verdict(*a, *b, *paired) == expected
 
 
 def _cli(*args: str):

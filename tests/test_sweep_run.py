@@ -150,6 +150,8 @@ def test_cli_sweep_spec_file_then_report(cm, tmp_path):
     head = next(i for i, ln in enumerate(lines) if ln.startswith("point "))
     assert "seat advantage" in lines[head] and lines[head].endswith("passed")
     assert len(lines[head + 1:]) == 3 and all(" of " in ln for ln in lines[head + 1:])
+    # in the order of the swept value, whichever passes more targets
+    assert [ln.split()[2] for ln in lines[head + 1:]] == ["9", "10", "11"]
     html = (out / "report.html").read_text()
     assert "supply.size.3" in html and "against supply.size.3" in html
     bad = runner.invoke(main, ["sweep", "cauldron-master", "--vary", "supply.size.3=9..7",

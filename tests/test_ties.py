@@ -124,7 +124,9 @@ def _without_recipes_naming(ingredients: tuple[str, ...]) -> tuple[str, ...]:
 
 
 # sha256 of every column of 300 games per lineup, played on a03d328 (before random ties):
-# ties = 1 must play them again bit for bit.
+# ties = 1 must play them again bit for bit, under a03d328's rules (Inori's rune_timing
+# default has since become the literal reading: a change of rules, not of players).
+A03D328_RULES = {"inori": ('options.rune_timing="before_offering"',)}
 BEFORE = {
     ("cauldron-master", "greedy"):
         "fe883941ea0d56d3e767c36f5d9bedf51bf2f95984ca121debce2759d14e7f6f",
@@ -151,7 +153,7 @@ def columns_digest(columns: dict[str, np.ndarray]) -> str:
 @pytest.mark.parametrize("game_name,strategies", sorted(BEFORE))
 def test_first_row_rule_plays_the_games_of_before(game_name, strategies):
     game = get_game(game_name)
-    compiled = game.compile(game.load_config())
+    compiled = game.compile(game.load_config(A03D328_RULES.get(game_name, ())))
     names = strategies.split(",")
     params = tuple(f"{s}.ties=1" for s in dict.fromkeys(names) if s != "random")
     columns = game.simulate(compiled, build_lineup(game, names, 4, params), 5, 0, 300)

@@ -30,6 +30,9 @@ from .common import CONTEXT, config_option, param_option, set_option, split
 @click.option("--players", type=int, default=4, show_default=True, help="Number of players.")
 @click.option("--strategies", "strategy_list", default="greedy", show_default=True,
               help="Comma-separated strategy per seat (seat 0 first), or one for all.")
+@click.option("--rung", default=None, metavar="NAME",
+              help="Judge candidates at this rung of the game's skill ladder (its strategy "
+                   "in every seat; docs/ladder.md), in place of --strategies.")
 @click.option("--budget", type=int, required=True,
               help="Games the search may play (the verification's are extra).")
 @click.option("--games-per-candidate", type=int, default=None,
@@ -48,7 +51,8 @@ from .common import CONTEXT, config_option, param_option, set_option, split
 @set_option
 @param_option
 @config_option
-def balance(game: str, tune: tuple[str, ...], players: int, strategy_list: str, budget: int,
+def balance(game: str, tune: tuple[str, ...], players: int, strategy_list: str,
+            rung: str | None, budget: int,
             games_per_candidate: int | None, verify_games: int, targets_path: Path | None,
             set_targets: tuple[str, ...], seed: int, out_dir: Path, threads: int | None,
             force: bool, overrides: tuple[str, ...], params: tuple[str, ...],
@@ -66,6 +70,10 @@ def balance(game: str, tune: tuple[str, ...], players: int, strategy_list: str, 
     from simkit import engine
 
     targets = load_targets(targets_path, game, set_targets)
+    if rung is not None:
+        from simkit.ladders import rung_named
+
+        strategy_list = rung_named(game, rung).strategy
     spec = bal.BalanceSpec(game, players, tuple(split(strategy_list)), tune, budget, seed,
                            targets.settings, overrides, params, config_path,
                            games_per_candidate, verify_games)
@@ -76,6 +84,10 @@ def balance(game: str, tune: tuple[str, ...], players: int, strategy_list: str, 
     for row in verified["after"].iter_rows(named=True):
         click.echo(f"  {row['verdict']:13} {row['title']}: {row['estimate']}")
     click.echo(f"Wrote {', '.join(str(f) for f in files)}.")
+    if result["changes"]:  # judged at one skill level: the ladder judges it at all of them
+        from simkit.ladders import verify_command
+
+        click.echo("Judged with " + verify_command(spec, result["changes"], out_dir))
 
 
 def run_balance(spec: Any, targets: Any, out_dir: Path, force: bool, command: str,

@@ -143,9 +143,10 @@ def run(game: str, strategy_list: str, players: int, seed: int, n_games: int, ou
         from reports.hooks import used_placeholders
 
         used = len(used_placeholders(manifest))  # counted as the report counts them
+        own = getattr(prepared.game, "folder", None) is not None  # a designer's own game
         click.echo(f"Note: this run used {count(used, 'placeholder value')} (see `simkit "
-                   f"show {game}`); "
-                   "not the published card data.")
+                   f"show {game}`); " + ("values its config marks as placeholders." if own
+                                         else "not the published card data."))
     if prepared.lineup.rotate and prepared.lineup.period < players:
         click.echo(f"Note: this lineup repeats every {prepared.lineup.period} seats, so a "
                    f"deal's {players} rotations hold only {prepared.lineup.period} different "
@@ -157,7 +158,33 @@ def run(game: str, strategy_list: str, players: int, seed: int, n_games: int, ou
         click.echo(f"--until-sure: stopped after {manifest['games']:,} of at most "
                    f"{n_games:,} games, {stop['looks']} looks: {stop['reason']}.")
     if with_report:
-        report_run(out_dir, targets=targets_path, set_targets=set_targets, stronger=stronger)
+        from reports.files import report_is_current
+
+        if (manifest.get("skipped") and not (targets_path or set_targets or stronger)
+                and report_is_current(out_dir, str(manifest["game"]))):
+            said_current(out_dir, manifest)
+        else:
+            report_run(out_dir, targets=targets_path, set_targets=set_targets,
+                       stronger=stronger)
+
+
+def said_current(run_dir: Path, manifest: dict) -> None:
+    """A rerun with nothing to do: the report stands; its verdicts, as written."""
+    import polars as pl
+
+    from reports.answer import balance_answer, whose_play
+    from reports.render import verdict_lines
+
+    card = pl.read_csv(run_dir / "report_tables" / "scorecard.csv", infer_schema_length=None)
+    if card.height:
+        click.echo("Balance scorecard:")
+        for line in verdict_lines(card):
+            click.echo(f"  {line}")
+        if "next" in card.columns:
+            click.echo(balance_answer(card.with_columns(pl.col("next").fill_null("")),
+                                      whose_play(manifest)))
+    click.echo(f"The balance report {run_dir / 'report.html'} is up to date (`simkit report "
+               f"{run_dir}` writes it again).")
 
 
 def report_run(run_dir: Path, out_dir: Path | None = None, targets: Path | None = None,
@@ -173,6 +200,8 @@ def report_run(run_dir: Path, out_dir: Path | None = None, targets: Path | None 
         click.echo("Balance scorecard:")
         for line in verdict_lines(written.scorecard):
             click.echo(f"  {line}")
+    if written.answer:
+        click.echo(written.answer)
     click.echo(f"Wrote the balance report {written.html} ({written.summary.name}, "
                f"{len(written.tables)} CSV tables in {written.tables[0].parent.name}/) "
                f"in {time.perf_counter() - started:.1f} s.")
@@ -205,6 +234,14 @@ def report(run_dir: Path, out_dir: Path | None, targets: Path | None,
         html, _ = write_value_report(run_dir)
         click.echo(f"Wrote the value report {html}.")
         return
+    if (run_dir / "ladder.json").is_file():
+        from .ladder import report_ladder
+
+        if stronger is not None:
+            raise SimkitError(f"--stronger: {run_dir} is a skill ladder; give a single run "
+                              "folder")
+        report_ladder(run_dir, out_dir, targets, set_targets)
+        return
     if run_dir.is_dir() and read_sweep(run_dir) is not None:
         if stronger is not None:
             raise SimkitError(f"--stronger: {run_dir} is a sweep; give a single run folder")
@@ -218,13 +255,17 @@ def report(run_dir: Path, out_dir: Path | None, targets: Path | None,
 
 
 @click.command(context_settings=CONTEXT)
-@click.argument("game")
+@click.argument("game", metavar="GAME|RUN_FOLDER")
 @lineup_options
 @click.option("--games", "n_games", type=int, default=20_000, show_default=True,
               help="Games as configured (at most, with --precision); each is also played "
                    "once per component valued.")
-@click.option("--out", "out_dir", type=click.Path(path_type=Path), required=True,
-              help="Folder for value.json, value.html, value.md and the CSV tables.")
+@click.option("--out", "out_dir", type=click.Path(path_type=Path), default=None,
+              help="Folder for value.json, value.html, value.md and the CSV tables "
+                   "(required with a game; with a run folder, RUN_FOLDER/value).")
+@click.option("--rung", default=None, metavar="NAME",
+              help="Value at this rung of the game's skill ladder (docs/ladder.md): its "
+                   "strategy in every seat, in place of --strategies.")
 @click.option("--kind", "kinds", multiple=True,
               help="Value only this component kind, e.g. --kind 'Recipe card' (repeatable).")
 @click.option("--component", "components", multiple=True, metavar="ID",
@@ -244,8 +285,9 @@ def report(run_dir: Path, out_dir: Path | None, targets: Path | None,
 @param_option
 @config_option
 def value(game: str, strategy_list: str, players: int, seed: int, n_games: int,
-          out_dir: Path, kinds: tuple[str, ...], components: tuple[str, ...],
-          precision: float | None, threads: int | None, chunk_size: int, force: bool,
+          out_dir: Path | None, rung: str | None, kinds: tuple[str, ...],
+          components: tuple[str, ...], precision: float | None, threads: int | None,
+          chunk_size: int, force: bool,
           workers: int | None, scheduler: str | None, overrides: tuple[str, ...],
           params: tuple[str, ...], config_path: str | None) -> None:
     """What each component is worth: play the same deals with it neutralised.
@@ -254,19 +296,50 @@ def value(game: str, strategy_list: str, players: int, seed: int, n_games: int,
     neutralised (same shuffles and draws); a component's value is the win share its
     players lose. Verdicts control the false discovery rate within each kind; an A/A
     control row checks the method. Writes OUT/value.html. Resumable after an interrupt.
-    Played into a run folder (--out RUN/value, with the run's options), it joins that
-    run's balance report.
+    Given a run folder in place of a game, it plays with that run's game, config, lineup
+    and seed into RUN_FOLDER/value, and the run's balance report judges its components
+    by what they make you win.
 
     \b
     Example:
+      simkit value runs/cm --games 20000
       simkit value carnuta --players 4 --strategies greedy --kind Card \\
           --precision 0.01 --games 400000 --out runs/carnuta-value
     """
     from reports.render import write_value_report
-    from reports.value import verdict_lines
+    from reports.value import VALUE_DIR, verdict_lines
     from simkit import engine
     from simkit import valuation as value_lib
+    from simkit.rerun import refuse_with_run, run_folder, settings_of
 
+    run_dir = run_folder(game)
+    if run_dir is not None:
+        ctx = click.get_current_context()
+        given = [f"--{name.replace('_list', '').replace('_', '-')}"
+                 for name in ("players", "strategy_list", "seed", "overrides", "params",
+                              "config_path", "rung")
+                 if ctx.get_parameter_source(name) == click.core.ParameterSource.COMMANDLINE]
+        refuse_with_run([g.replace("--overrides", "--set").replace("--params", "--param")
+                         .replace("--config-path", "--config") for g in given], run_dir)
+        from simkit.results import read_json
+
+        manifest = read_json(run_dir / "manifest.json")
+        if manifest is None:
+            raise SimkitError(f"{run_dir}/manifest.json: not readable; run the run's command "
+                              "again")
+        run = settings_of(manifest)
+        game, players, seed = run.game, run.players, run.seed
+        strategy_list = ",".join(run.strategies)
+        overrides, params, config_path = run.overrides, run.params, run.config_path
+        out_dir = out_dir if out_dir is not None else run_dir / VALUE_DIR
+    elif out_dir is None:
+        raise SimkitError("--out is required with a game (with a run folder in place of the "
+                          "game, the value run goes into RUN_FOLDER/value)")
+
+    if rung is not None:
+        from simkit.ladders import rung_named
+
+        strategy_list = rung_named(game, rung).strategy
     spec = value_lib.ValueSpec(game, players, tuple(split(strategy_list)), n_games, seed,
                                overrides, params, config_path, kinds, components, precision)
     if n_games < 1:
@@ -297,10 +370,17 @@ def value(game: str, strategy_list: str, players: int, seed: int, n_games: int,
     for line in verdict_lines(result):
         click.echo(line)
     click.echo(f"Wrote the value report {html}.")
+    if run_dir is not None and out_dir == run_dir / VALUE_DIR:
+        if (run_dir / "report.html").is_file():  # the run's report judges by it now
+            with folders.locked(run_dir):
+                report_run(run_dir)
+        else:
+            click.echo(f"`simkit report {run_dir}` adds it to the run's balance report.")
 
 
 def verdict_table(csv: Path) -> str:
-    """A sweep's verdicts by point (report_tables/sweep_verdicts.csv, best first) as text."""
+    """A sweep's verdicts by point (report_tables/sweep_verdicts.csv), in the sweep's order
+    of the varied values, as text."""
     import polars as pl
 
     frame = pl.read_csv(csv)
@@ -308,7 +388,8 @@ def verdict_table(csv: Path) -> str:
                                                   "tie_rate", "game_length")]
     rows = [["point", *(m.replace("_", " ") for m in metrics), "passed"]]
     rows += [[str(r["values"]), *(str(r[m]) for m in metrics),
-              f"{r['passed']} of {len(metrics)}"] for r in frame.iter_rows(named=True)]
+              f"{r['passed']} of {len(metrics)}"]
+             for r in frame.sort("point").iter_rows(named=True)]  # by the swept value
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     return "\n".join("  ".join(cell.ljust(w) for cell, w in zip(r, widths, strict=True)).rstrip()
                      for r in rows)

@@ -22,7 +22,8 @@ from typing import Any
 import numba
 import numpy as np
 
-from simkit.config import GameConfig, load_config
+from simkit.cards import load_config
+from simkit.config import GameConfig
 from simkit.errors import SimkitError
 from simkit.gamekit import with_search
 from simkit.gamekit.blame import compile_error_line, shown
@@ -96,8 +97,8 @@ class FolderGame(KernelGame):
 
     # -- config and strategies
     def load_config(self, overrides: tuple[str, ...] = (), path: Any = None) -> GameConfig:
-        return load_config(self.name, path=path or self.folder / "config.toml",
-                           overrides=overrides)
+        return load_config(self.name, path=path, overrides=overrides,
+                           default=self.folder / "config.toml")
 
     def strategies(self) -> dict[str, StrategySpec]:
         players = self.strategy_module

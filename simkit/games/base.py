@@ -9,7 +9,8 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from simkit.config import GameConfig, load_config
+from simkit.cards import load_config
+from simkit.config import GameConfig
 from simkit.jitcache import stamp_path
 from simkit.kernels.trace import new_trace, trace_stub
 from simkit.threads import play_blocks

@@ -29,6 +29,8 @@ from simkit.games.cauldron_master.layout import (
     POINTS,
     SAME,
 )
+from strategies import Param
+from strategies.ties import TIES, at_random, contest
 
 
 def sets(opts, n, pub, params, state):
@@ -52,21 +54,27 @@ def sets(opts, n, pub, params, state):
     return best
 
 
-# greedy's parameters, as the built-in declares them: NAME = (default, lo, hi, "doc").
-# The function reads them in this order: params[0], params[1].
-greedy_PARAMS = {
-    "points_weight": (1.0, 0.0, 100.0, "weight of points a completed potion scores"),
-    "gain_weight": (1.0, 0.0, 100.0, "weight of the score-table gain of a placement"),
-}
+# greedy's parameters, as the built-in declares them: NAME = (default, lo, hi, "doc"), or
+# a list of strategies.Param (here, to share the built-ins' `ties`: a rule `simkit tune`
+# leaves alone). The function reads them in this order: params[0], params[1], params[2].
+greedy_PARAMS = [
+    Param("points_weight", 1.0, 0.0, 100.0, "weight of points a completed potion scores"),
+    Param("gain_weight", 1.0, 0.0, 100.0, "weight of the score-table gain of a placement"),
+    TIES,
+]
 
 
 def greedy(opts, n, pub, params, state):
-    """The built-in `greedy`, as a plug-in with the same two parameters (a template to
-    start from; at the same weights it plays exactly as `--strategies greedy`)."""
+    """The built-in `greedy`, as a plug-in with the same three parameters (a template to
+    start from; at the same values it plays exactly as `--strategies greedy`): ties
+    between equally valued options are settled by `strategies.ties.contest`, at random
+    from the seat's stream unless `ties` = 1."""
     points_weight = params[0]
     gain_weight = params[1]
+    random_ties = at_random(params[2])
     best = 0
     best_score = -1e300
+    seen = 0
     for i in range(n):
         if opts[i, KIND] == OPT_WITCH:
             score = float(opts[i, GAIN])
@@ -76,7 +84,7 @@ def greedy(opts, n, pub, params, state):
             score = float(opts[i, GAIN])
         else:
             score = 0.0
-        if score > best_score:
-            best_score = score
+        take, best_score, seen = contest(score, best_score, seen, random_ties, state)
+        if take:
             best = i
     return best

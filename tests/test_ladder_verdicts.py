@@ -1,0 +1,104 @@
+"""The verdict across skill (reports/skill.py): its words, and its error rates measured by
+simulation, as the other intervals are (tests/test_coverage.py)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from reports.skill import (
+    CLIMBING,
+    CONVERGED,
+    DEPENDS,
+    EVERY_FAIL,
+    EVERY_PASS,
+    NOT_STRONG,
+    NOT_SURE,
+    across_skill,
+    between,
+    convergence,
+    flips,
+)
+from reports.stats import Z
+from reports.targets import FAIL, PASS, UNSURE, Item, judge_item
+
+RUNGS = ["random", "greedy", "planner", "tuned", "rollout"]
+LIMIT = 0.03  # a seat within +-3 points
+SE = 0.01
+SIMS = 4000
+
+
+def test_the_words():
+    assert across_skill(RUNGS, [PASS] * 5)[0] == EVERY_PASS
+    assert across_skill(RUNGS, [FAIL] * 5)[0] == EVERY_FAIL
+    verdict, detail = across_skill(RUNGS, [PASS, FAIL, FAIL, UNSURE, PASS])
+    assert verdict == DEPENDS
+    assert "flips between random and greedy" in detail
+    assert "flips between planner and rollout" in detail  # the undecided rung skipped
+    assert across_skill(RUNGS, [FAIL] * 5, CLIMBING)[0] == NOT_STRONG
+    assert across_skill(RUNGS, [PASS] * 4 + [UNSURE])[0] == "not yet sure at rollout"
+    assert flips(RUNGS, [UNSURE] * 5) == []
+
+
+def test_convergence_and_between():
+    assert convergence(-0.01, 0.015, 0.02) == CONVERGED
+    assert convergence(0.03, 0.05, 0.02) == CLIMBING
+    assert convergence(0.0, 0.04, 0.02) == NOT_SURE
+    assert between(0.1, 0.2, -0.2, -0.1, -0.35, -0.25) == "sign flips"
+    assert between(0.1, 0.2, 0.02, 0.05, -0.15, -0.08) == "changes"
+    assert between(0.1, 0.2, -0.2, -0.1, -0.5, 0.01) == "no clear change"
+
+
+def _verdicts(truth: np.ndarray, rng: np.random.Generator, se: float = SE) -> list[str]:
+    est = truth + rng.normal(0, se, truth.shape)
+    return [judge_item(Item("seat", e, e - Z * se, e + Z * se), -LIMIT, LIMIT)[0]
+            for e in est]
+
+
+def _rate(truth: list[float], word: str, seed: int) -> float:
+    rng = np.random.default_rng(seed)
+    t = np.array(truth)
+    return sum(across_skill(RUNGS, _verdicts(t, rng))[0] == word for _ in range(SIMS)) / SIMS
+
+
+def _upper(rate: float) -> float:
+    """A rate's 99.9% upper bound after SIMS draws (so a true rate at the bound fails
+    the test about once in a thousand)."""
+    return rate + 3.1 * np.sqrt(rate * (1 - rate) / SIMS)
+
+
+@pytest.mark.parametrize("truth", [LIMIT, -LIMIT])
+def test_a_game_the_same_at_every_rung_on_the_line_rarely_reads_depends_on_skill(truth):
+    # the worst case: every rung's true value on the target's line, where a rung reads
+    # PASS 2.5% and FAIL 2.5% of the time; a false flip needs both among the five rungs:
+    # 1 - 2 x 0.975^5 + 0.95^5 = 1.1% (measured 1.1%)
+    rate = _rate([truth] * 5, DEPENDS, 1)
+    assert rate <= _upper(1 - 2 * 0.975 ** 5 + 0.95 ** 5), rate
+
+
+def test_every_level_claims_are_rarely_wrong():
+    # truly inside at every rung but on the line: "FAIL at every skill level" needs all
+    # five rungs wrong
+    assert _rate([LIMIT - 1e-9] * 5, EVERY_FAIL, 2) <= _upper(0.025 ** 5 + 1e-4)
+    # truly failing at one rung: "PASS at every skill level" needs that rung wrong
+    assert _rate([0.0, 0.0, LIMIT, 0.0, 0.0], EVERY_PASS, 3) <= _upper(0.025)
+
+
+def test_a_real_flip_is_found():
+    # an artifact of 9 points at the middle rungs, none at the others, each measured to
+    # +-1 point: found (and named) nearly always
+    rng = np.random.default_rng(4)
+    truth = np.array([0.0, 0.09, 0.09, 0.0, 0.0])
+    hits = 0
+    for _ in range(SIMS):
+        verdict, detail = across_skill(RUNGS, _verdicts(truth, rng, 0.005))
+        hits += verdict == DEPENDS and "flips between random and greedy" in detail
+    assert hits / SIMS > 0.9
+
+
+def test_convergence_is_rarely_claimed_when_the_top_still_gains_the_margin():
+    rng = np.random.default_rng(5)
+    margin = 0.02
+    gains = margin + rng.normal(0, SE, SIMS)  # the true gain exactly at the margin
+    wrong = sum(convergence(g - Z * SE, g + Z * SE, margin) == CONVERGED for g in gains)
+    assert wrong / SIMS <= _upper(0.025)
