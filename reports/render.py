@@ -31,7 +31,7 @@ from reports.value import frame_of as value_frame
 from reports.value import sections as value_sections
 from simkit import ladders
 from simkit.results import REPORT_FILE, REPORT_SUMMARY_FILE
-from simkit.words import count
+from simkit.words import ESCAPE, count, shown
 
 DPI = 110
 
@@ -46,8 +46,9 @@ class Written:
 
 
 def verdict_lines(scorecard: pl.DataFrame) -> list[str]:
-    """The scorecard in a few terminal lines: verdict, metric and the deciding estimate."""
-    return [f"{r['verdict']:<12}  {r['title']}: {_minus(r['estimate'])}"
+    """The scorecard in a few terminal lines: verdict, metric and the deciding estimate
+    (a title names the config's components: shown as plain text)."""
+    return [shown(f"{r['verdict']:<12}  {r['title']}: {_minus(r['estimate'])}")
             for r in scorecard.iter_rows(named=True)]
 
 
@@ -366,17 +367,13 @@ def _html_section(section: Section) -> str:
 
 
 # ------------------------------------------------------------------ Markdown
-_ANSI = re.compile(r"\x1b(\[[0-?]*[ -/]*[@-~]|[@-_])")
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
-
-
 def _md_escape(text: str) -> str:
     """Text that may hold names from a config as one line of Markdown text, shown as
     written and never read as markup: raw HTML (`<script>`) and entities, a link's
     end (`[x](javascript:...)`, `[x]: url`), a pipe that would end a table cell, a newline that
     would end a table row or start a heading, and terminal escapes (ANSI colours) and
     other control bytes, which are dropped."""
-    text = _CONTROL.sub(" ", _ANSI.sub("", str(text)))
+    text = shown(text)
     text = (text.replace("\\", "\\\\").replace("&", "&amp;").replace("<", "&lt;")
             .replace(">", "&gt;").replace("|", "\\|"))
     return re.sub(r"\](?=[(\[:])", r"\\]", text)  # a link's or a link definition's ]
@@ -385,7 +382,7 @@ def _md_escape(text: str) -> str:
 def _md_code(text: str) -> str:
     """Text as one inline code span (a command, a config value): control bytes dropped,
     fenced by more backticks than it holds in a row."""
-    text = _CONTROL.sub(" ", _ANSI.sub("", str(text)))
+    text = shown(text)
     fence = "`" * (max((len(r) for r in re.findall("`+", text)), default=0) + 1)
     return f"{fence} {text} {fence}" if text.startswith("`") or text.endswith("`") \
         else f"{fence}{text}{fence}"
@@ -393,8 +390,7 @@ def _md_code(text: str) -> str:
 
 def _md_block(text: str) -> list[str]:
     """A command as a fenced shell block, fenced by more backticks than it holds."""
-    text = _ANSI.sub("", str(text)).replace("\r", " ")
-    text = re.sub(r"[\x00-\x09\x0b-\x1f\x7f-\x9f]", " ", text)
+    text = "\n".join(shown(line) for line in ESCAPE.sub("", str(text)).split("\n"))
     fence = "`" * max(3, max((len(r) for r in re.findall("`+", text)), default=0) + 1)
     return [f"{fence}sh", text, fence]
 
