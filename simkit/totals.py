@@ -210,44 +210,52 @@ def _cluster_totals(frame: pl.DataFrame, shape: _Shape, open_deals: list[int],
     "deal", "_m", "_g", "_y{i}"), from one numpy pass over the summands: the rows come
     deal by deal, so a deal's sums are one `np.add.reduceat` per column. The same int64
     arithmetic as polars's (and its wrapping), so the same integers."""
-    summed = {key: i for i, key in enumerate(shape.values) if key not in shape.combined}
-    for key in shape.terms:
-        summed.setdefault(key, len(summed))
+    keys = [key for key in shape.values if key not in shape.combined]
+    keys += [key for key in shape.terms if key not in keys]
+    summed = {key: i for i, key in enumerate(keys)}  # each summed once, a row of `per`
     found = shape.values | shape.terms
     cols = frame.select(_summand(*found[key]).alias(f"_t{i}") for key, i in summed.items())
     deal = frame["deal"].to_numpy()
-    starts = np.flatnonzero(np.diff(deal)) + 1
-    starts = np.concatenate(([0], starts)).astype(np.intp)
+    starts = np.concatenate(([0], np.flatnonzero(np.diff(deal)) + 1)).astype(np.intp)
     m = np.diff(np.append(starts, frame.height)).astype(np.int64)
     if one_game_deals:
         g = np.ones(len(starts), np.int64)
     else:  # games of a deal: the rows where a new game begins (each game's rows together)
         game = frame["game"].to_numpy()
-        new_game = np.concatenate(([1], (np.diff(game) != 0).astype(np.int64)))
-        g = np.add.reduceat(new_game, starts)
-    per = {key: np.add.reduceat(cols[f"_t{i}"].to_numpy().astype(np.int64, copy=False), starts)
-           for key, i in summed.items()}
-    ys = []
-    for key, (_, s) in shape.values.items():
+        g = np.add.reduceat(np.concatenate(([1], (np.diff(game) != 0).astype(np.int64))),
+                            starts)
+    # One array per table, each row filled in place: a deal-long temporary per value
+    # (128 KB at 16,384 deals, glibc's fixed mmap threshold: simkit.memory) was mapped
+    # afresh hundreds of times a chunk, costing more system time than polars saved.
+    per = np.empty((len(summed), len(starts)), np.int64)
+    for i in summed.values():
+        np.add.reduceat(cols[f"_t{i}"].to_numpy().astype(np.int64, copy=False), starts,
+                        out=per[i])
+    ys = np.empty((len(shape.values), len(starts)), np.int64)
+    term = np.empty(len(starts), np.int64)
+    for j, (key, (_, s)) in enumerate(shape.values.items()):
         combo = shape.combined.get(key)
         if combo is None:
-            ys.append(per[key])
+            ys[j] = per[summed[key]]
             continue
-        y = (combo.const * s) * m
+        np.multiply(m, combo.const * s, out=ys[j])
         for t, coef in combo.terms:
-            y = y + per[str(t)] * (coef * (s // shape.terms[str(t)][1]))
-        ys.append(y)
+            np.multiply(per[summed[str(t)]], coef * (s // shape.terms[str(t)][1]), out=term)
+            ys[j] += term
     split = np.isin(deal[starts], np.asarray(open_deals, dtype=deal.dtype))
-    opened = [(int(d), int(mi), int(gi), *(int(y[j]) for y in ys)) for j, (d, mi, gi) in
-              enumerate(zip(deal[starts], m, g, strict=True)) if split[j]]
-    keep = ~split
-    if not keep.any():
+    opened = [(int(deal[starts[k]]), int(m[k]), int(g[k]), *(int(y) for y in ys[:, k]))
+              for k in np.flatnonzero(split)]
+    if split.all():
         return [], opened
-    mk = m[keep]
-    closed: list[int] = [int(keep.sum()), int(mk.sum()), int((mk * mk).sum()), int(g[keep].sum())]
-    for y in ys:
-        yk = y[keep]
-        closed += [int(yk.sum()), int((yk * yk).sum()), int((yk * mk).sum())]
+    if split.any():
+        keep = ~split
+        m, g, ys = m[keep], g[keep], ys[:, keep]
+    y_sums = ys.sum(axis=1)
+    yy_sums = np.einsum("ij,ij->i", ys, ys)
+    ym_sums = np.einsum("ij,j->i", ys, m)
+    closed: list[int] = [len(m), int(m.sum()), int((m * m).sum()), int(g.sum())]
+    for j in range(len(ys)):
+        closed += [int(y_sums[j]), int(yy_sums[j]), int(ym_sums[j])]
     return [tuple(closed)], opened
 
 
