@@ -323,9 +323,10 @@ def reduce(rows: pl.DataFrame, queries: Sequence[Query], *, scale: int,
         for name, e in q.values:
             shape.add(e, combos.get(name), scales)
     plans: list[pl.LazyFrame] = []
-    # Shapes summed in numpy, when the deals come in order (as simkit writes them).
-    dealt = "deal" in schemas["row"] and bool(rows.height) and bool(
-        (np.diff(rows["deal"].to_numpy()) >= 0).all())
+    # Shapes summed in numpy, when the deals and games come in order (as simkit writes
+    # them: each deal's rows, and each game's, together).
+    dealt = bool(rows.height) and {"deal", "game"} <= set(schemas["row"]) and all(
+        bool((np.diff(rows[c].to_numpy()) >= 0).all()) for c in ("deal", "game"))
     direct = {sig: _cluster_totals(rows, shape, list(open_deals), rotation == 1)
               for sig, shape in shapes.items() if dealt and _whole_cluster(shape)}
     for sig, shape in shapes.items():
