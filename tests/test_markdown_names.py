@@ -10,7 +10,9 @@ from pathlib import Path
 import polars as pl
 from click.testing import CliRunner
 
-from reports.render import _md_code, _md_escape, verdict_lines
+from reports.markdown import md_code as _md_code
+from reports.markdown import md_escape as _md_escape
+from reports.render import verdict_lines
 from simkit.cli import main
 from simkit.commands.common import summary_text
 from simkit.words import shown

@@ -317,7 +317,7 @@ def test_csv_cells_that_look_like_formulas_are_neutralised(tmp_path):
 
 
 def test_markdown_escapes_html_and_pipes_in_names():
-    from reports.render import _md_escape
+    from reports.markdown import md_escape as _md_escape
 
     assert _md_escape("<b>x</b> | y & z") == "&lt;b&gt;x&lt;/b&gt; \\| y &amp; z"
 
