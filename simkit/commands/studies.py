@@ -168,11 +168,15 @@ def tournament(game: str, player_counts: str, strategy_list: str, n_games: int, 
     Progress is saved in OUT as each lineup finishes a chunk of deals: an interrupted
     tournament, started again with the same command, plays only what is missing.
 
-    Example: simkit tournament cauldron-master --players 3 --strategies random,greedy,planner
-    --games 20000 --seed 1 --out runs/tour
+    With several counts (--players 2,3,4), each count is such a tournament in OUT/players-N,
+    and player_counts.md/.html name each pair whose order reverses between counts.
 
-    Example (does the order hold at every count?): simkit tournament cauldron-master
-    --players 2,3,4 --strategies random,greedy,planner --games 20000 --seed 1 --out runs/tours
+    \b
+    Examples:
+      simkit tournament cauldron-master --players 3 --strategies random,greedy,planner \\
+          --games 20000 --seed 1 --out runs/tour
+      simkit tournament cauldron-master --players 2,3,4 --strategies random,greedy,planner \\
+          --games 20000 --seed 1 --out runs/tours
     """
     from reports import player_counts as pc_report
     from simkit import engine
