@@ -72,8 +72,18 @@ def test_a_game_is_found_by_its_entry_point(monkeypatch):
     games._plugin.cache_clear()
 
 
+# The fresh skeleton is written where the last session wrote it (this checkout's
+# tests/.games, not a new tmp dir each session): its compiled kernel is cached per resolved
+# path (simkit/gamekit/cache.py) and stays valid while the skeleton's kernel files are
+# unchanged, so a later session loads it instead of compiling it again (about 50 s).
+FRESH_PLACE = ROOT / "tests" / ".games"
+
+
 def test_new_game_writes_a_game_that_keeps_the_contract(tmp_path):
-    folder = new_game("fresh", tmp_path)
+    shutil.rmtree(FRESH_PLACE / "fresh", ignore_errors=True)  # written anew every session
+    FRESH_PLACE.mkdir(exist_ok=True)
+    folder = new_game("fresh", FRESH_PLACE)
+    assert folder == FRESH_PLACE / "fresh"
     check_game(str(folder), n_games=60)
     # Its pyproject registers it as a plug-in game once installed (pip install -e).
     import tomllib
@@ -90,10 +100,10 @@ def test_new_game_writes_a_game_that_keeps_the_contract(tmp_path):
     assert "published" not in out.output
     # It never writes over anything.
     with pytest.raises(SimkitError, match="already exists"):
-        new_game("fresh", tmp_path)
+        new_game("fresh", FRESH_PLACE)
     with pytest.raises(SimkitError, match="lower-case Python name"):
-        new_game("Bad-Name", tmp_path)
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["fresh", "run"]
+        new_game("Bad-Name", FRESH_PLACE)
+    assert sorted(p.name for p in FRESH_PLACE.iterdir()) == ["fresh"]
 
 
 def test_the_skeleton_readme_names_its_folder_as_a_path(tmp_path, monkeypatch):
