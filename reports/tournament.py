@@ -84,9 +84,10 @@ def sections(rec: dict[str, Any]) -> list[Section]:
     standings = Section("ratings", "Ratings", "Who is strongest: each strategy's "
                         "Plackett-Luce rating from every game's finishing order.", [
         Note(f"Ranked at {rec['players']} players only. A ranking can change with the player "
-             "count (a strategy clearly ahead at 3 players may be level at 4): play the "
-             "tournament again with `--players` set to each count the game is played at "
-             "before calling a strategy the strongest.",
+             "count (a strategy clearly ahead at 3 players may be level at 4): give "
+             "`--players` every count the game is played at (e.g. `--players 2,3,4`) and "
+             "player_counts.md flags each pair whose order reverses, before calling a "
+             "strategy the strongest.",
              "warn"),
         Table("Ratings and win share", "Rated with openskill's Plackett-Luce model over every "
               "game in a fixed order; ordinal = mu - 3 sigma ranks the strategies; win share "
