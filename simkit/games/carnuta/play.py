@@ -1,11 +1,11 @@
 """Carnuta play: the loop options -> decide -> apply over the rules, for batch play, traced
 play and the rollout player's playouts.
 
-`apply_option` applies a chosen option and `next_decision` plays the automatic steps up
-to the next decision; `play_game` and `playout` are the same short loop around them with
-different deciders, so every rule exists once, in rules.py. `simulate_batch` plays a
-range of games (`simkit.threads` gives threads blocks of a batch), each from its own seed,
-so results do not depend on thread count or chunk size.
+`apply_option` (step.py) applies a chosen option and `next_decision` (step.py) plays the
+automatic steps up to the next decision; `play_game` and `playout` are the same short loop
+around them with different deciders, so every rule exists once, in rules.py.
+`simulate_batch` plays a range of games (`simkit.threads` gives threads blocks of a
+batch), each from its own seed, so results do not depend on thread count or chunk size.
 """
 
 from __future__ import annotations
@@ -46,8 +46,8 @@ from . import layout as _layout
 from . import options as _options
 from . import rules as _rules
 from . import scoring as _scoring
+from . import step as _step
 from .layout import (
-    ACTIONS_LEFT,
     CT_BEST,
     CT_COLUMN,
     CT_DISCARDED,
@@ -69,7 +69,6 @@ from .layout import (
     CT_TURNS,
     HID_SIZE,
     KIND,
-    LEVEL,
     MAX_OPTIONS,
     MAX_PLAYERS,
     MAX_TABLEAU,
@@ -98,70 +97,32 @@ from .layout import (
     O_TRIGGERED_END,
     O_TURNS,
     O_WIN_SHARE,
-    OPT_FLIP,
-    OPT_PLAY,
-    OPT_RUNES,
-    OPT_SICKLE,
-    OPT_TAKE,
     OUTPUTS,
     P_CARDS,
-    P_HAND_N,
     P_N_CARDS,
-    P_PLAYED,
-    POINTS,
     PUB_SIZE,
-    R_FLIP_SOME,
-    R_HAND_LIMIT,
     R_N_ING_CARDS,
     R_N_TYPES,
-    R_SICKLE_AFTER,
-    R_TAKE_CHOOSE,
-    R_TOP,
     ROUND,
     SCORE_KINDS,
     SEAT,
     STEP,
     STEP_ACTION,
-    STEP_DISCARD,
-    STEP_END,
-    TOKENS_DUE,
     A,
     B,
     C,
     player_at,
 )
-from .options import (
-    action_options,
-    banned_card,
-    banned_token,
-    discard_options,
-    end_options,
-    token_options,
-)
 from .rules import (
-    begin_counter,
-    begin_turn,
-    discard_card,
-    end_of_round,
-    end_turn,
-    final_scoring,
-    flip_runes,
-    pass_action,
-    play_card,
-    reach_level,
     setup,
     shuffle_range,
-    take_card,
-    take_runes,
-    take_token,
-    use_sickle,
 )
 from .scoring import final_score, ranking_key
+from .step import apply_option, next_decision
 
 drop_stale_cache(__file__, strategies.carnuta.__file__, strategies.ties.__file__,
-                 simkit.rng.__file__, _layout.__file__,
-                 _config.__file__, _options.__file__, _rules.__file__, _scoring.__file__,
-                 *SOURCES)
+                 simkit.rng.__file__, _layout.__file__, _config.__file__, _options.__file__,
+                 _rules.__file__, _scoring.__file__, _step.__file__, *SOURCES)
 
 LOOKAHEAD = (ROLLOUT, SEARCH)  # the strategies whose seats need the playouts compiled
 SEARCHING = (SEARCH,)  # ... and of them, those that need the search (base.py)
@@ -198,78 +159,7 @@ def new_scratch(t):
 
 
 # ---------------------------------------------------------------- one step
-@njit(cache=True, inline="always")
-def next_decision(t, n_players, pub, hid, cnt, deck, discard, tops, rng, opts, caches, hass,
-                  ver, memo, cols, trace, tracing):
-    """Play the automatic steps up to the next decision; its options go into `opts` and
-    their count is returned (0: the game is over, and scored)."""
-    cd = t.card
-    while True:
-        s = pub[SEAT]
-        step = pub[STEP]
-        if step == STEP_ACTION:
-            if pub[ACTIONS_LEFT] > 0:
-                return action_options(cd, t.rules[R_TAKE_CHOOSE], t.rules[R_FLIP_SOME], pub,
-                                      s, opts, caches[s], hass[s], ver, memo,
-                                      banned_card(t, s))
-            pub[STEP] = STEP_END
-        elif step == STEP_END:
-            if t.rules[R_SICKLE_AFTER]:
-                n = end_options(pub, s, opts)
-                if n > 0:
-                    return n
-            pub[STEP] = STEP_DISCARD
-        elif step == STEP_DISCARD:
-            if pub[player_at(s, P_HAND_N)] > t.rules[R_HAND_LIMIT]:
-                return discard_options(cd, pub, s, opts, caches[s], hass[s], ver, memo)
-            begin_counter(pub, hid, s)
-        else:  # STEP_TOKEN: the counter climbs level by level; tokens one at a time
-            if hid[TOKENS_DUE] > 0:
-                n = token_options(cd, pub, s, opts, caches[s], hass[s], ver,
-                                  banned_token(t, s))
-                if n > 0:
-                    return n
-                hid[TOKENS_DUE] = 0  # none left in the centre
-            if hid[LEVEL] < min(pub[player_at(s, P_PLAYED)], t.rules[R_TOP]):
-                reach_level(t, pub, hid, s, trace, tracing)
-                continue
-            end_turn(t, pub, hid, s)
-            if s + 1 < n_players:
-                begin_turn(pub, cnt, s + 1)
-            elif end_of_round(t, pub, hid, trace, tracing):
-                final_scoring(t, n_players, pub, cnt, cols, trace, tracing)
-                return 0
-            else:
-                begin_turn(pub, cnt, 0)
-
-
-@njit(cache=True, inline="always")
-def apply_option(t, pub, hid, cnt, deck, discard, tops, rng, opts, c, ver, trace, tracing):
-    """Apply option row `c` of the pending decision."""
-    s = pub[SEAT]
-    step = pub[STEP]
-    kind = opts[c, KIND]
-    a = opts[c, A]
-    if kind == OPT_SICKLE:  # free, in the action step or after it
-        use_sickle(t.card, pub, cnt, s, a, deck, discard, tops, rng, trace, tracing)
-    elif step == STEP_ACTION:
-        pub[ACTIONS_LEFT] -= 1
-        if kind == OPT_TAKE:
-            take_card(pub, s, a, deck, discard, tops, rng, trace, tracing)
-        elif kind == OPT_PLAY:
-            play_card(t, pub, cnt, s, a, opts[c, C], opts[c, POINTS], ver, trace, tracing)
-        elif kind == OPT_RUNES:
-            take_runes(pub, cnt, s, a, opts[c, B], trace, tracing)
-        elif kind == OPT_FLIP:
-            flip_runes(pub, cnt, s, a, opts[c, C], trace, tracing)
-        else:
-            pass_action(pub, s, trace, tracing)
-    elif step == STEP_END:  # OPT_END
-        pub[STEP] = STEP_DISCARD
-    elif step == STEP_DISCARD:
-        discard_card(t.card, pub, cnt, s, a, discard, tops, trace, tracing)
-    else:
-        take_token(pub, hid, cnt, s, a, opts[c, POINTS], ver, trace, tracing)
+# next_decision and apply_option: step.py
 
 
 # ---------------------------------------------------------------- decisions

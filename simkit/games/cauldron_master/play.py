@@ -1,11 +1,11 @@
 """Cauldron Master play: the loop options -> decide -> apply over the rules, for batch play,
 traced play and the rollout player's playouts.
 
-`apply_option` applies a chosen option and `next_decision` plays the automatic phases up
-to the next decision; `play_game` and `playout` are the same short loop around them with
-different deciders, so every rule exists once, in rules.py. `simulate_batch` plays a
-range of games (`simkit.threads` gives threads blocks of a batch), each from its own seed,
-so results do not depend on thread count or chunk size.
+`apply_option` (step.py) applies a chosen option and `next_decision` (step.py) plays the
+automatic phases up to the next decision; `play_game` and `playout` are the same short
+loop around them with different deciders, so every rule exists once, in rules.py.
+`simulate_batch` plays a range of games (`simkit.threads` gives threads blocks of a
+batch), each from its own seed, so results do not depend on thread count or chunk size.
 """
 
 from __future__ import annotations
@@ -32,6 +32,7 @@ from . import layout as _layout
 from . import options as _options
 from . import rules as _rules
 from . import scoring as _scoring
+from . import step as _step
 from .layout import (
     CHOSEN,
     CT_BONUS,
@@ -57,10 +58,8 @@ from .layout import (
     O_SCORED,
     O_WIN_SHARE,
     O_WITCH,
-    OPT_STOP,
     OUTPUTS,
     PHASE,
-    PHASE_RECIPE,
     PHASE_WITCH,
     PUB_SIZE,
     RECIPE,
@@ -68,7 +67,6 @@ from .layout import (
     RU_CAULDRONS,
     SEAT,
     TOP,
-    TURN,
     A,
     B,
     fill_at,
@@ -76,22 +74,16 @@ from .layout import (
 from .options import pending_options
 from .rules import (
     begin_round,
-    begin_turn,
-    choose_recipe,
     choose_witch,
-    create_potions,
-    end_of_round,
-    end_turns,
-    reveal_witches,
     setup,
-    take_card,
 )
 from .scoring import final_score, ranking_key
+from .step import apply_option, next_decision
 
 drop_stale_cache(__file__, strategies.cauldron_master.__file__, strategies.ties.__file__,
                  simkit.rng.__file__,
                  _layout.__file__, _config.__file__, _options.__file__, _rules.__file__,
-                 _scoring.__file__, *SOURCES)
+                 _scoring.__file__, _step.__file__, *SOURCES)
 
 LOOKAHEAD = (ROLLOUT, SEARCH)  # the strategies whose seats need the playouts compiled
 SEARCHING = (SEARCH,)  # ... and of them, those that need the search (base.py)
@@ -165,49 +157,7 @@ def new_search_scratch(t):
 
 
 # ---------------------------------------------------------------- one step
-@njit(cache=True, inline="always")
-def next_decision(t, n_players, pub, hid, cnt, deck, opts, colours, offer, trace, tracing):
-    """Play the automatic phases up to the next decision; its options go into `opts` and
-    their count is returned (0: the game is over)."""
-    while True:
-        if pub[PHASE] == PHASE_WITCH or hid[TURN] < n_players:
-            n = pending_options(t, pub, opts, colours, offer)
-            if n > 0 or pub[PHASE] == PHASE_WITCH:
-                return n
-            # Nothing (more) this witch may take: "pick up the ones you can".
-            hid[TURN] += 1
-            if hid[TURN] < n_players:
-                begin_turn(t, pub, hid)
-            continue
-        end_turns(pub)
-        n = create_potions(t, n_players, pub, hid, cnt, opts, colours[0], trace, tracing)
-        if n > 0:  # a potion's owner chooses its recipe (options.recipe_choice)
-            return n
-        if end_of_round(t, n_players, pub, hid, deck, trace, tracing):
-            return 0
-        begin_round(pub, n_players, pub[ROUND] + 1)
-
-
-@njit(cache=True, inline="always")
-def apply_option(t, n_players, pub, hid, cnt, opts, c, trace, tracing):
-    """Apply option row `c` of the pending decision (the phase it ends is played by
-    `next_decision`)."""
-    s = pub[SEAT]
-    if pub[PHASE] == PHASE_WITCH:
-        choose_witch(hid, s, opts[c, A])
-        if s + 1 < n_players:
-            pub[SEAT] = s + 1
-        else:
-            reveal_witches(t, n_players, pub, hid, cnt, trace, tracing)
-            begin_turn(t, pub, hid)
-    elif pub[PHASE] == PHASE_RECIPE:
-        choose_recipe(t, pub, hid, cnt, opts[c, A], trace, tracing)
-    elif opts[c, KIND] == OPT_STOP:
-        hid[TURN] += 1
-        if hid[TURN] < n_players:
-            begin_turn(t, pub, hid)
-    else:
-        take_card(t, pub, s, opts[c, A], opts[c, B], trace, tracing)
+# next_decision and apply_option: step.py
 
 
 # ---------------------------------------------------------------- decisions
