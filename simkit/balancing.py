@@ -47,6 +47,7 @@ SEARCHED = ("seat_advantage", "tie_rate", "game_length")  # targets the search s
 VERIFY_SEED_MIX = 0x9E3779B97F4A7C15  # fresh deals: the verification's master seed
 CHANGE_COST = 0.02  # per unit of change (a whole range, or one option), in target units
 Z = 1.959963984540054
+RUNG_GAMES = 2_000  # the winner at every rung: fewer games than the main verification
 
 
 @dataclass(frozen=True)
@@ -147,6 +148,7 @@ class BalanceSpec:
     config_path: str | None = None
     games_per_candidate: int | None = None  # rung 0 (default: from the budget)
     verify_games: int = 20_000
+    rung_games: int = RUNG_GAMES  # fresh games per ladder rung judging the winner (0: none)
 
     def as_dict(self) -> dict[str, Any]:
         out = dict(self.__dict__)
@@ -368,6 +370,9 @@ def prepare(spec: BalanceSpec) -> Search:
                           f"at least {4 * per:,} (2 candidates x {per:,} games, then more "
                           "games for the better one); raise --budget or lower "
                           "--games-per-candidate")
+    if spec.rung_games and spec.rung_games < spec.players:
+        raise SimkitError(f"--rung-games must be 0 (no check at every rung) or at least "
+                          f"{spec.players}, not {spec.rung_games}")
     if spec.verify_games < spec.players:
         raise SimkitError(f"--verify-games must be at least {spec.players}, not "
                           f"{spec.verify_games}")
@@ -562,3 +567,41 @@ def write_manifest(path: Path, spec: BalanceSpec, command: str,
     data = {"kind": "balance", "command": command, "spec": spec.as_dict(),
             "result": outcome}
     write_text_atomic(path, json.dumps(data, indent=1, default=str) + "\n")
+
+
+def across_rungs(rows: list[Mapping[str, Any]]) -> tuple[str, str]:
+    """A change judged at every rung of the ladder: (one word, the sentence). Each row is
+    a rung's {"rung", "games", "after": {metric: verdict}}; a rung passes when every
+    searched target does, fails when one FAILs, and is undecided otherwise."""
+    def state(r: Mapping[str, Any]) -> str:
+        verdicts = [v for m, v in r["after"].items() if m in SEARCHED]
+        return ("fail" if "FAIL" in verdicts else
+                "pass" if verdicts and all(v == "PASS" for v in verdicts) else "unsure")
+
+    def players(rs: list[Mapping[str, Any]]) -> str:
+        return ", ".join(r["rung"] for r in rs) + " players"
+
+    by: dict[str, list[Mapping[str, Any]]] = {"pass": [], "fail": [], "unsure": []}
+    for r in rows:
+        by[state(r)].append(r)
+    games = sorted({r["games"] for r in rows})
+    on = (f" ({'/'.join(f'{g:,}' for g in games)} fresh games a rung, each rung's player "
+          "in every seat)")
+    if by["pass"] and by["fail"]:
+        failing = "; ".join(
+            f"{r['rung']}: " + ", ".join(m for m in SEARCHED if r["after"].get(m) == "FAIL")
+            for r in by["fail"])
+        return "depends on skill", (f"Depends on skill: the change passes for "
+                                    f"{players(by['pass'])} and fails for "
+                                    f"{players(by['fail'])} ({failing}){on}.")
+    if by["fail"]:
+        return "fails at every decided rung", (
+            f"The change fails for {players(by['fail'])}"
+            + (f" and is not yet sure for {players(by['unsure'])}" if by["unsure"] else "")
+            + f"{on}.")
+    if by["unsure"]:
+        return "not yet sure", (
+            "Not yet sure at every skill level: the change passes for "
+            + (players(by["pass"]) if by["pass"] else "no rung")
+            + f" and is undecided for {players(by['unsure'])}{on}.")
+    return "every skill level", f"The change passes at every skill level ({players(rows)}){on}."
