@@ -17,6 +17,10 @@ _API = ("run", "sweep", "compare", "tournament", "tune", "value", "balance", "la
 
 
 def __getattr__(name: str) -> Any:
+    if name in ("ladder", "LadderResult"):  # simkit/api_ladder.py
+        from simkit import api_ladder
+
+        return getattr(api_ladder, name)
     if name in _API:
         from simkit import api
 

@@ -12,7 +12,7 @@ import polars as pl
 import pytest
 from click.testing import CliRunner
 
-from reports.skill import DEPENDS
+from reports.skill import DEPENDS, across_rungs
 from simkit import balancing as bal
 from simkit.cli import main
 
@@ -91,7 +91,7 @@ def test_no_check_at_every_rung_when_asked(tmp_path):
       {"rung": "b", "games": 10, "after": {"seat_advantage": "PASS"}}], "every skill level"),
 ])
 def test_the_verdict_across_rungs(rows, word):
-    assert bal.across_rungs(rows)[0] == word
+    assert across_rungs(rows)[0] == word
 
 
 def test_bad_rung_games_is_one_line(tmp_path):

@@ -114,6 +114,7 @@ def run_balance(spec: Any, targets: Any, out_dir: Path, force: bool, command: st
     from reports.balance import write_balance
     from reports.build import scorecard_only
     from reports.load import open_run
+    from reports.skill import across_rungs
     from simkit import balancing as bal
     from simkit import engine
     from simkit.folders import BALANCE, RUN, check_writable, kind_of, locked, remove_owned
@@ -203,7 +204,7 @@ def run_balance(spec: Any, targets: Any, out_dir: Path, force: bool, command: st
                     row["folder_" + label] = folder.name
                 rows.append(row)
             result["rungs"] = rows
-            result["across"], result["across_sentence"] = bal.across_rungs(rows)
+            result["across"], result["across_sentence"] = across_rungs(rows)
         bal.write_manifest(manifest_path, spec, command, result)
         files = write_balance(out_dir, search, outcome, verified, result, targets.source)
     return result, verified, files
