@@ -21,7 +21,7 @@ from typing import Any
 import polars as pl
 
 from reports.paths import shown_path
-from reports.targets import FAIL, PASS, UNSURE, Item, judge_item
+from reports.targets import FAIL, PASS, UNSURE, Item, family_wise, judge_item
 from simkit import ladders
 from simkit.rerun import RunSettings, settings_of
 from simkit.words import count
@@ -78,9 +78,11 @@ def _outside(causal: pl.DataFrame | None, components: pl.DataFrame,
         return []
     rows = components.filter(pl.col("compared") & pl.col("dealt")).with_columns(
         size=pl.col("effect").abs()).sort("size", descending=True)
-    return [(str(r["name"]), str(r["key"])) for r in rows.iter_rows(named=True)
-            if judge_item(Item(r["name"], r["effect"], r["effect_lo"], r["effect_hi"]),
-                          -limit, limit)[0] == FAIL]
+    items, _ = family_wise([Item(r["name"], r["effect"], r["effect_lo"], r["effect_hi"])
+                            for r in rows.iter_rows(named=True)])  # as the scorecard does
+    return [(str(r["name"]), str(r["key"])) for r, item in zip(rows.iter_rows(named=True),
+                                                                items, strict=True)
+            if judge_item(item, -limit, limit)[0] == FAIL]
 
 
 def config_key(config: dict[str, Any], component: str) -> str | None:
@@ -252,9 +254,9 @@ def judged_components(table: pl.DataFrame, limit: float) -> pl.DataFrame:
     PASS, FAIL or NOT YET SURE; those outside it first, then by size."""
     rows = table.filter(~pl.col("a_a") & pl.col("vs_average").is_not_null()
                         & pl.col("vs_average").is_not_nan())
-    verdicts = [judge_item(Item(str(r["name"]), r["vs_average"], r["vs_average_lo"],
-                                r["vs_average_hi"]), -limit, limit)[0]
-                for r in rows.iter_rows(named=True)]
+    items, _ = family_wise([Item(str(r["name"]), r["vs_average"], r["vs_average_lo"],
+                                 r["vs_average_hi"]) for r in rows.iter_rows(named=True)])
+    verdicts = [judge_item(item, -limit, limit)[0] for item in items]  # as the scorecard
     order = {FAIL: 0, UNSURE: 1, PASS: 2}
     return (rows.with_columns(target=pl.Series(verdicts, dtype=pl.String))
             .with_columns(order=pl.col("target").replace_strict(order, default=3),

@@ -193,10 +193,12 @@ def _seat_cause(src: Any, by_strategy: pl.DataFrame, seats: pl.DataFrame,
     """Which strategy the largest clear seat effect comes from, when one strategy carries
     most of it. A seat's advantage is the sum over the lineup's seats-worth of strategies
     of w_s (share of seat s in seat X - its share overall), w_s the share of the lineup's
-    seats it holds (each strategy sits in every seat of a deal equally often)."""
+    seats it holds (each strategy sits in every seat of a deal equally often); each part
+    has its interval, clustered by deal (`seat_parts`)."""
     names = [str(s["name"]) for s in manifest["strategies"]]
     if len(set(names)) < 2 or not manifest.get("rotation", True) or not seats.height:
         return []
+    own = seat_parts(src, len(names))  # asked of every run: a summary-only run keeps it
     row = seats.with_columns(size=pl.col("advantage").abs()).sort(
         "size", descending=True).row(0, named=True)
     if not _largest_seat_clear(seats) or not row["advantage"]:
@@ -204,26 +206,41 @@ def _seat_cause(src: Any, by_strategy: pl.DataFrame, seats: pl.DataFrame,
     cells = metrics.clustered_mean(src, ["strategy", "seat"], ["win_share"])
     overall = dict(zip(by_strategy["strategy"].cast(pl.String),
                        by_strategy["win_share"], strict=True))
+    x = f"seat_{row['seat']}"
     parts = []
     for strategy in dict.fromkeys(names):
         mine = cells.filter(pl.col("strategy").cast(pl.String) == strategy)
-        here = mine.filter(pl.col("seat") == row["seat"])
-        if not here.height or strategy not in overall:
+        part = own.filter(pl.col("strategy").cast(pl.String) == strategy)
+        if not part.height or part[f"{x}_lo"][0] is None or strategy not in overall:
             return []
         weight = names.count(strategy) / len(names)
-        parts.append((weight * (here["win_share"][0] - overall[strategy]), strategy, mine))
-    share, strategy, mine = max(parts, key=lambda p: p[0] * math.copysign(1, row["advantage"]))
+        parts.append((weight * part[x][0], weight * part[f"{x}_lo"][0],
+                      weight * part[f"{x}_hi"][0], strategy, mine))
+    share, lo, hi, strategy, mine = max(
+        parts, key=lambda p: p[0] * math.copysign(1, row["advantage"]))
     if share / row["advantage"] <= 0.5:
         return [f"The {row['label']}'s effect is spread over the strategies: none carries "
                 "most of it."]
     worst = mine.sort("win_share", descending=row["advantage"] < 0).row(0, named=True)
     best = mine.filter(pl.col("seat") == row["seat"]).row(0, named=True)
     return [f"Most of the {row['label']}'s {_pts(row['advantage'])} points "
-            f"({_pts(share)}) is {strategy}'s seat effect: {strategy} wins "
+            f"({_pts(share)} [{_pts(lo)}, {_pts(hi)}], 95% clustered by deal) is "
+            f"{strategy}'s seat effect: {strategy} wins "
             f"{_pct(best['win_share'])} of its games as the {row['label']} and "
             f"{_pct(worst['win_share'])} as the {label(int(worst['seat']))} "
-            f"({_pct(overall[strategy])} overall). This split of the estimate has no "
-            "interval of its own: read it as where to look, not as a measured share."]
+            f"({_pct(overall[strategy])} overall)."]
+
+
+def seat_parts(src: Any, players: int) -> pl.DataFrame:
+    """Per strategy, `seat_X` (with its `_se`, `_lo`, `_hi`): its win share in seat X
+    minus its share overall, with a 95% interval clustered by deal. On a complete deal a
+    strategy sits in seat X on 1/N of its rows, so that difference is the mean over its
+    rows of win_share * (N [seat = X] - 1): one ratio mean, whose deal totals carry the
+    covariance of the two shares."""
+    values = {f"seat_{x}": pl.col("win_share").cast(pl.Float64)
+              * ((pl.col("seat") == x).cast(pl.Float64) * players - 1)
+              for x in range(players)}
+    return metrics.clustered_mean(src, ["strategy"], values)
 
 
 def _largest_seat_clear(seats: pl.DataFrame) -> bool:

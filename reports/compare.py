@@ -36,6 +36,7 @@ from reports.targets import load_targets
 from simkit.causal import bh
 from simkit.errors import SimkitError, on_disk
 from simkit.results import write_csv
+from simkit.words import shown
 
 SCHEMA = {"metric": pl.String, "group": pl.String, "unit": pl.String, "a": pl.Float64,
           "b": pl.Float64, "diff": pl.Float64, "diff_lo": pl.Float64, "diff_hi": pl.Float64,
@@ -223,7 +224,7 @@ HEADER = ["metric", "group", "A", "B", "B - A [95% paired]", "unpaired interval"
 
 
 def render_text(c: Comparison) -> str:
-    rows = [HEADER] + table_rows(c)
+    rows = [HEADER] + [[shown(x) for x in r] for r in table_rows(c)]
     widths = [max(len(r[i]) for r in rows) for i in range(len(HEADER))]
     lines = [f"A: {c.a}  ({c.a_label})", f"B: {c.b}  ({c.b_label})",
              f"{c.game}, {c.games:,} games each on the same deals (seed {c.seed}); win shares "
@@ -234,7 +235,7 @@ def render_text(c: Comparison) -> str:
             lines.append("  ".join("-" * w for w in widths))
     if c.scorecards is not None and c.scorecards.height:
         lines += ["", "Scorecard before (A) and after (B):"]
-        lines += [f"  {r['title']}: {r['verdict_a']} -> {r['verdict_b']} ({r['change']})"
+        lines += [shown(f"  {r['title']}: {r['verdict_a']} -> {r['verdict_b']} ({r['change']})")
                   for r in c.scorecards.iter_rows(named=True)]
     n_real = int(c.frame["real"].sum())
     n = c.frame.height

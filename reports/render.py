@@ -10,7 +10,6 @@ from __future__ import annotations
 import base64
 import html
 import io
-import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -20,10 +19,12 @@ from typing import Any
 import polars as pl
 
 from reports.build import Report, build
+from reports.cells import cells, minus
 from reports.document import Chart, Column, Note, Section, Table
 from reports.files import check_report_folder, write_report_files
 from reports.hooks import hooks_for
 from reports.load import open_run, read_run_manifest
+from reports.markdown import md_block, md_code, md_escape, md_next, md_table
 from reports.stronger import open_stronger
 from reports.targets import FAIL, PASS, load_targets
 from reports.value import EXPLAIN, VALUE_HTML, VALUE_MD, VALUE_TABLES, read_value
@@ -31,7 +32,7 @@ from reports.value import frame_of as value_frame
 from reports.value import sections as value_sections
 from simkit import ladders
 from simkit.results import REPORT_FILE, REPORT_SUMMARY_FILE
-from simkit.words import count
+from simkit.words import count, shown
 
 DPI = 110
 
@@ -46,8 +47,9 @@ class Written:
 
 
 def verdict_lines(scorecard: pl.DataFrame) -> list[str]:
-    """The scorecard in a few terminal lines: verdict, metric and the deciding estimate."""
-    return [f"{r['verdict']:<12}  {r['title']}: {_minus(r['estimate'])}"
+    """The scorecard in a few terminal lines: verdict, metric and the deciding estimate
+    (a title names the config's components: shown as plain text)."""
+    return [shown(f"{r['verdict']:<12}  {r['title']}: {minus(r['estimate'])}")
             for r in scorecard.iter_rows(named=True)]
 
 
@@ -71,56 +73,6 @@ def make_report(run_dir: Path, out_dir: Path | None = None, targets_path: Path |
     out = Path(out_dir) if out_dir is not None else run_dir
     check_report_folder(out, run_dir)
     return write(report, out)
-
-
-# ------------------------------------------------------------------ formatting
-def _missing(v: Any) -> bool:
-    return v is None or (isinstance(v, float) and not math.isfinite(v))
-
-
-def _minus(text: str) -> str:
-    return text.replace("-", "\u2212")
-
-
-def fmt_value(v: Any, fmt: str, digits: int = 1) -> str:
-    """A single value as shown in a table ('—' when there is none)."""
-    if _missing(v):
-        return "—"
-    if fmt == "int":
-        return f"{round(float(v)):,}"
-    if fmt in ("num", "ci_num"):
-        return _minus(f"{_unsigned_zero(float(v), digits):,.{digits}f}")
-    if fmt in ("pct", "ci_pct"):
-        return _minus(f"{_unsigned_zero(float(v) * 100, digits):.{digits}f}%")
-    if fmt in ("pp", "ci_pp"):
-        return _minus(f"{_unsigned_zero(float(v) * 100, digits):+.{digits}f}")
-    return str(v)
-
-
-def _unsigned_zero(x: float, digits: int) -> float:
-    """x, with a value that rounds to zero shown as 0 rather than -0."""
-    return round(x, digits) + 0.0
-
-
-def fmt_interval(lo: Any, hi: Any, fmt: str, digits: int = 1) -> str:
-    if _missing(lo) or _missing(hi):
-        return ""
-    scale = 100.0 if fmt in ("ci_pct", "ci_pp") else 1.0
-    lo, hi = (_unsigned_zero(float(x) * scale, digits) for x in (lo, hi))
-    return _minus(f"[{lo:.{digits}f}, {hi:.{digits}f}]")
-
-
-def _cells(table: Table, row: dict[str, Any]) -> list[tuple[str, str, bool]]:
-    """(value, interval, numeric) per column."""
-    out = []
-    for c in table.columns:
-        v = row.get(c.key)
-        interval = ""
-        if c.fmt.startswith("ci_"):
-            interval = fmt_interval(row.get(f"{c.key}_lo"), row.get(f"{c.key}_hi"), c.fmt,
-                                    c.digits)
-        out.append((fmt_value(v, c.fmt, c.digits), interval, c.fmt != "text"))
-    return out
 
 
 # ------------------------------------------------------------------ HTML
@@ -237,7 +189,7 @@ def _html_table(table: Table, css: str = "") -> str:
     body = []
     for row in table.frame.iter_rows(named=True):
         tds = []
-        for value, interval, numeric in _cells(table, row):
+        for value, interval, numeric in cells(table, row):
             ci = f'<span class="ci">{_e(interval)}</span>' if interval else ""
             shown = f'<span class="v">{_e(value)}</span>' if numeric else _breakable(value)
             tds.append(f'<td class="{"n" if numeric else ""}">{shown}{ci}</td>')
@@ -311,13 +263,13 @@ def render_html(report: Report) -> str:
         rows.append(f"<tr><td><strong>{_e(r['title'])}</strong><br>"
                     f'<span class="small">{_e(r["meaning"])}</span></td>'
                     f"<td>{_e(r['target'])}</td><td>{pill}</td>"
-                    f"<td>{_e(_minus(r['estimate']))}<br><span class=\"small\">"
+                    f"<td>{_e(minus(r['estimate']))}<br><span class=\"small\">"
                     f"{_e(r['detail'])}</span>{_next(r.get('next'))}</td></tr>")
     card = ('<div class="scroll"><table class="scorecard"><thead><tr><th>Metric</th>'
             "<th>Target</th><th>Verdict</th><th>Estimate [95% interval]</th></tr></thead>"
             "<tbody>" + "".join(rows) + "</tbody></table></div>") if rows else (
             '<p class="note">No targets in force.</p>')
-    findings = "".join(f"<li>{_e(_minus(f))}</li>" for f in report.findings)
+    findings = "".join(f"<li>{_e(minus(f))}</li>" for f in report.findings)
     parts.append(
         '<section id="scorecard"><h2>Balance scorecard</h2><p class="intro">Each target is '
         "judged against the 95% interval of its estimate: PASS when the whole interval meets "
@@ -366,86 +318,39 @@ def _html_section(section: Section) -> str:
 
 
 # ------------------------------------------------------------------ Markdown
-_ANSI = re.compile(r"\x1b(\[[0-?]*[ -/]*[@-~]|[@-_])")
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
-
-
-def _md_escape(text: str) -> str:
-    """Text that may hold names from a config as one line of Markdown text, shown as
-    written and never read as markup: raw HTML (`<script>`) and entities, a link's
-    end (`[x](javascript:...)`, `[x]: url`), a pipe that would end a table cell, a newline that
-    would end a table row or start a heading, and terminal escapes (ANSI colours) and
-    other control bytes, which are dropped."""
-    text = _CONTROL.sub(" ", _ANSI.sub("", str(text)))
-    text = (text.replace("\\", "\\\\").replace("&", "&amp;").replace("<", "&lt;")
-            .replace(">", "&gt;").replace("|", "\\|"))
-    return re.sub(r"\](?=[(\[:])", r"\\]", text)  # a link's or a link definition's ]
-
-
-def _md_code(text: str) -> str:
-    """Text as one inline code span (a command, a config value): control bytes dropped,
-    fenced by more backticks than it holds in a row."""
-    text = _CONTROL.sub(" ", _ANSI.sub("", str(text)))
-    fence = "`" * (max((len(r) for r in re.findall("`+", text)), default=0) + 1)
-    return f"{fence} {text} {fence}" if text.startswith("`") or text.endswith("`") \
-        else f"{fence}{text}{fence}"
-
-
-def _md_block(text: str) -> list[str]:
-    """A command as a fenced shell block, fenced by more backticks than it holds."""
-    text = _ANSI.sub("", str(text)).replace("\r", " ")
-    text = re.sub(r"[\x00-\x09\x0b-\x1f\x7f-\x9f]", " ", text)
-    fence = "`" * max(3, max((len(r) for r in re.findall("`+", text)), default=0) + 1)
-    return [f"{fence}sh", text, fence]
-
-
-def _md_table(table: Table) -> str:
-    head = "| " + " | ".join(_md_escape(c.label) for c in table.columns) + " |"
-    sep = "|" + "|".join("---:" if c.fmt != "text" else "---" for c in table.columns) + "|"
-    lines = [head, sep]
-    for row in table.frame.iter_rows(named=True):
-        cells = [_md_escape(v + (" " + i if i else "")) for v, i, _ in _cells(table, row)]
-        lines.append("| " + " | ".join(cells) + " |")
-    return "\n".join(lines)
-
-
 def render_markdown(report: Report) -> str:
-    e = _md_escape
+    e = md_escape
     out = [f"# {e(report.title)}", "", f"{e(report.subtitle)}. Charts: `report.html`; every "
            "table as CSV: `report_tables/`.", ""]
     if report.answer:
         out += [f"**{e(report.answer)}**", ""]
     out += [f"- **{e(k)}**: {e(v)}" for k, v in report.facts]
-    out += ["", "Reproduce this run:", "", *_md_block(report.command), ""]
+    out += ["", "Reproduce this run:", "", *md_block(report.command), ""]
     out += ["## Balance scorecard", "",
             "| Metric | Target | Verdict | Estimate [95% interval] | Detail |",
             "|---|---|---|---|---|"]
     for r in report.scorecard.iter_rows(named=True):
-        out.append(f"| {_md_escape(r['title'])} | {_md_escape(r['target'])} | "
-                   f"**{r['verdict']}** | {_md_escape(_minus(r['estimate']))} | "
-                   f"{_md_escape(r['detail'])}{_md_next(r.get('next'))} |")
+        out.append(f"| {md_escape(r['title'])} | {md_escape(r['target'])} | "
+                   f"**{r['verdict']}** | {md_escape(minus(r['estimate']))} | "
+                   f"{md_escape(r['detail'])}{md_next(r.get('next'))} |")
     out += ["", f"Targets: {e(report.targets_source)}", "", "## At a glance", ""]
-    out += [f"- {e(_minus(f))}" for f in report.findings]
+    out += [f"- {e(minus(f))}" for f in report.findings]
     if report.placeholders:  # after the verdict, as on the page
         out += ["", f"> **Warning: this run used {len(report.placeholders)} placeholder "
                 "values**, not from a published source. Results that depend on them describe "
                 "the placeholder data, not the published game.", ">"]
-        out += [f"> - {e(k)} = {_md_code(v)}" for k, v in report.placeholders]
+        out += [f"> - {e(k)} = {md_code(v)}" for k, v in report.placeholders]
         out += [f"> - {e(n)}" for n in report.placeholder_notes]
     for section in report.sections:
         out += ["", f"## {e(section.title)}", "", e(section.intro)]
         for block in section.blocks:
             if isinstance(block, Table):
                 out += ["", f"### {e(block.title)}", "", e(block.explain), "",
-                        _md_table(block)]
+                        md_table(block)]
             elif isinstance(block, Note):
                 out += ["", f"_{e(block.text)}_"]
     out += ["", "---", ""] + [f"{e(k)}: {e(v)}  " for k, v in report.footer]
     return "\n".join(out) + "\n"
-
-
-def _md_next(step: str | None) -> str:
-    return " " + _md_escape(step) if step else ""
 
 
 # ------------------------------------------------------------------ files
@@ -474,7 +379,7 @@ def render_compare_html(c: Any, header: Sequence[str], rows: Sequence[Sequence[s
              ("Games", f"{c.games:,} each, seed {c.seed}: the same deals")]
     dl = "".join(f"<dt>{_e(k)}</dt><dd>{_e(v)}</dd>" for k, v in facts)
     head = "".join(f"<th>{_e(h)}</th>" for h in header)
-    body = "".join("<tr>" + "".join(f"<td>{_e(_minus(x))}</td>" for x in r) + "</tr>"
+    body = "".join("<tr>" + "".join(f"<td>{_e(minus(x))}</td>" for x in r) + "</tr>"
                    for r in rows)
     return "\n".join([
         "<!doctype html>", '<html lang="en"><head><meta charset="utf-8">',
@@ -506,14 +411,14 @@ def _before_after_html(cards: pl.DataFrame | None) -> str:
         return ""
     rows = []
     for r in cards.iter_rows(named=True):
-        cells = []
+        sides = []
         for side in ("a", "b"):
             v = r[f"verdict_{side}"] or ""
-            cells.append(f'<td><span class="pill {_verdict_class(v)}">{_e(v)}</span><br>'
-                         f'<span class="small">{_e(_minus(r[f"estimate_{side}"] or ""))}'
+            sides.append(f'<td><span class="pill {_verdict_class(v)}">{_e(v)}</span><br>'
+                         f'<span class="small">{_e(minus(r[f"estimate_{side}"] or ""))}'
                          "</span></td>")
         rows.append(f"<tr><td><strong>{_e(r['title'])}</strong><br><span class=\"small\">"
-                    f"{_e(r['target'])}</span></td>{''.join(cells)}<td>{_e(r['change'])}</td>"
+                    f"{_e(r['target'])}</span></td>{''.join(sides)}<td>{_e(r['change'])}</td>"
                     "</tr>")
     return ('<section id="scorecards"><h2>Scorecard before and after</h2><p class="intro">'
             "Each balance target judged on A (before) and on B (after), as in the balance "
@@ -582,14 +487,14 @@ def write_value_report(folder: Path) -> tuple[Path, Path]:
         f'<div class="cmd"><span>Reproduce this run</span><code>{_e(data["command"])}</code>'
         "</div></details></div></header>",
         '<main class="wrap">']
-    e = _md_escape
-    md = [f"# {e(title)}", "", e(sub), "", f"**{e(answer)}**", "", *_md_block(data["command"])]
+    e = md_escape
+    md = [f"# {e(title)}", "", e(sub), "", f"**{e(answer)}**", "", *md_block(data["command"])]
     for s in secs:
         html_parts.append(_html_section(s))
         md += ["", f"## {e(s.title)}", "", e(s.intro)]
         for b in s.blocks:
             if isinstance(b, Table):
-                md += ["", _md_table(b)]
+                md += ["", md_table(b)]
             elif isinstance(b, Note):
                 md += ["", e(b.text)]
     html_parts.append(

@@ -21,15 +21,16 @@ __all__ = ["Z", "Z_POWER", "clear_in_family", "clear_largest", "games_needed", "
 Z_POWER = 0.8416212335729143  # one-sided 80%: the chance the games needed do decide
 
 
-def games_needed(n: float, se: float, distance: float) -> float:
+def games_needed(n: float, se: float, distance: float, z: float = Z) -> float:
     """Games to decide, with about 80% probability, a verdict whose estimate lies
-    `distance` from the line, its standard error `se` now, over `n` games:
-    n * ((Z + Z_POWER) se / distance)^2. (Shrinking the interval to the distance alone,
+    `distance` from the line, its standard error `se` now, over `n` games, judged by
+    intervals of `z` standard errors (Z; more under family control):
+    n * ((z + Z_POWER) se / distance)^2. (Shrinking the interval to the distance alone,
     n (Z se / distance)^2, decides only about half the time: the estimate moves too.)
     Infinite when the estimate sits on the line."""
     if distance <= 0 or not math.isfinite(se):
         return math.inf
-    return n * ((Z + Z_POWER) * se / distance) ** 2
+    return n * ((z + Z_POWER) * se / distance) ** 2
 
 
 def p_value(est: float, lo: float, hi: float) -> float:

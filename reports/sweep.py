@@ -35,7 +35,8 @@ from reports.document import Chart, Column, Note, Section, Table  # noqa: E402
 from reports.files import check_report_folder, write_report_files  # noqa: E402
 from reports.hooks import hooks_for  # noqa: E402
 from reports.load import Run, open_run, read_run_manifest  # noqa: E402
-from reports.render import CSS, Written, _html_section, _md_table, answer_html  # noqa: E402
+from reports.markdown import md_table  # noqa: E402
+from reports.render import CSS, Written, _html_section, answer_html  # noqa: E402
 from reports.targets import FAIL, PASS, UNSURE, Targets, load_targets, scorecard  # noqa: E402
 from simkit.errors import SimkitError  # noqa: E402
 from simkit.results import (  # noqa: E402
@@ -530,7 +531,7 @@ def render_markdown(rep: SweepReport) -> str:
         out += ["", f"## {s.title}", "", s.intro]
         for b in s.blocks:
             if isinstance(b, Table):
-                out += ["", f"### {b.title}", "", b.explain, "", _md_table(b)]
+                out += ["", f"### {b.title}", "", b.explain, "", md_table(b)]
             elif isinstance(b, Note):
                 out += ["", f"_{b.text}_"]
     return "\n".join(out) + "\n"

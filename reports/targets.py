@@ -2,7 +2,11 @@
 
 A target is met (PASS) when the whole 95% interval of its estimate lies inside the allowed
 range, missed (FAIL) when the whole interval lies outside, and NOT YET SURE otherwise, with
-the number of games that would shrink the interval enough to decide it.
+the number of games that would shrink the interval enough to decide it. A target judged on
+n > 1 estimates (every seat, every component) FAILs only on an interval widened to
+1 - 5%/n (Bonferroni), so that a target whose every estimate is truly inside FAILs wrongly
+at most 1 time in 20, however many it judges; a PASS needs no widening (every interval
+inside: the one truly outside, if any, alone keeps it from passing but 1 time in 40).
 """
 
 from __future__ import annotations
@@ -11,8 +15,9 @@ import math
 import re
 import tomllib
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
+from statistics import NormalDist
 from typing import Any
 
 import polars as pl
@@ -183,14 +188,42 @@ class Item:
     lo: float
     hi: float
     may_fail: bool = True  # False: an association, which can point but not convict
+    fail_z: float = Z  # a FAIL needs [estimate -/+ fail_z standard errors] outside
+
+    def fail_interval(self) -> tuple[float, float]:
+        """[lo, hi] widened to fail_z standard errors (each side scaled: an asymmetric
+        interval stays so)."""
+        k = self.fail_z / Z
+        return self.estimate - (self.estimate - self.lo) * k, \
+            self.estimate + (self.hi - self.estimate) * k
+
+
+FAMILY_ERROR = 0.05  # the chance that a target FAILs wrongly, however many it judges
+
+
+def family_wise(items: Sequence[Item]) -> tuple[list[Item], str]:
+    """n > 1 items, each to FAIL only on its interval widened to 1 - FAMILY_ERROR/n
+    (Bonferroni), and the sentence that says so; a single item as it is. A target FAILs
+    on the worst of its n estimates, and the worst of n 95% intervals misses far more
+    often than 1 time in 20."""
+    n = len(items)
+    if n < 2:
+        return list(items), ""
+    z = NormalDist().inv_cdf(1 - FAMILY_ERROR / (2 * n))
+    level = f"{100 * (1 - FAMILY_ERROR / n):.2f}".rstrip("0").rstrip(".")
+    return [replace(it, fail_z=z) for it in items], (
+        f"Intervals at 95%; a FAIL needs a {level}% interval outside the target (Bonferroni "
+        f"over the {n} estimates), so that picking the worst of {n} fails a balanced game "
+        f"at most {100 * FAMILY_ERROR:g}% of the time. ")
 
 
 def judge_item(item: Item, lower: float | None, upper: float | None) -> tuple[str, float]:
     """(verdict, distance): distance from the estimate to the line the interval straddles
-    (NaN unless NOT YET SURE)."""
+    (NaN unless NOT YET SURE). PASS on the 95% interval, FAIL on the family's (fail_z)."""
     if (lower is None or item.lo >= lower) and (upper is None or item.hi <= upper):
         return PASS, math.nan
-    if (upper is not None and item.lo > upper) or (lower is not None and item.hi < lower):
+    lo, hi = item.fail_interval()
+    if (upper is not None and lo > upper) or (lower is not None and hi < lower):
         return FAIL, math.nan
     lines = [b for b in (lower, upper) if b is not None and item.lo < b < item.hi]
     lines = lines or [b for b in (lower, upper) if b is not None]
@@ -211,7 +244,9 @@ def judge(items: Sequence[Item], lower: float | None, upper: float | None,
         results.append((item, verdict))
         if verdict == UNSURE:
             se = (item.hi - item.lo) / (2 * Z)
-            needed.append(games_needed(run_games, se, distance))
+            outside = _excess(item, lower, upper) > 0  # heading for a FAIL, on fail_z
+            needed.append(games_needed(run_games, se, distance,
+                                       item.fail_z if outside else Z))
     verdicts = {v for _, v in results}
     if FAIL in verdicts:
         return FAIL, None, results
@@ -375,6 +410,8 @@ def scorecard(targets: Targets, *, run_games: int, seat_advantage: pl.DataFrame,
                          "detail": detail + "Nothing to judge in this run.",
                          "games_needed": None, "meaning": spec.meaning, "miss": None})
             continue
+        items, family = family_wise(items)
+        detail += family
         verdict, needed, results = judge(items, lower, upper, run_games)
         # the estimate shown is the worst that can decide the verdict (an association
         # can only point: it is listed in the detail)

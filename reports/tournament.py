@@ -24,8 +24,9 @@ from matplotlib.figure import Figure  # noqa: E402
 from reports.charts import INK, WIDTH, _styled, interval_bars, short_label  # noqa: E402
 from reports.document import Chart, Column, Note, Section, Table  # noqa: E402
 from reports.files import atomic_write  # noqa: E402
+from reports.markdown import md_table  # noqa: E402
 from reports.paths import shown_config
-from reports.render import CSS, _html_section, _md_table  # noqa: E402
+from reports.render import CSS, _html_section  # noqa: E402
 from simkit.results import write_csv  # noqa: E402
 
 HTML_FILE = "tournament.html"
@@ -83,9 +84,10 @@ def sections(rec: dict[str, Any]) -> list[Section]:
     standings = Section("ratings", "Ratings", "Who is strongest: each strategy's "
                         "Plackett-Luce rating from every game's finishing order.", [
         Note(f"Ranked at {rec['players']} players only. A ranking can change with the player "
-             "count (a strategy clearly ahead at 3 players may be level at 4): play the "
-             "tournament again with `--players` set to each count the game is played at "
-             "before calling a strategy the strongest.",
+             "count (a strategy clearly ahead at 3 players may be level at 4): give "
+             "`--players` every count the game is played at (e.g. `--players 2,3,4`) and "
+             "player_counts.md flags each pair whose order reverses, before calling a "
+             "strategy the strongest.",
              "warn"),
         Table("Ratings and win share", "Rated with openskill's Plackett-Luce model over every "
               "game in a fixed order; ordinal = mu - 3 sigma ranks the strategies; win share "
@@ -171,7 +173,7 @@ def render_markdown(rec: dict[str, Any], secs: list[Section]) -> str:
         out += ["", f"## {s.title}", "", s.intro]
         for b in s.blocks:
             if isinstance(b, Table):
-                out += ["", f"### {b.title}", "", b.explain, "", _md_table(b)]
+                out += ["", f"### {b.title}", "", b.explain, "", md_table(b)]
             elif isinstance(b, Note):
                 out += ["", f"_{b.text}_"]
     return "\n".join(out) + "\n"
@@ -181,7 +183,7 @@ def standings_text(rec: dict[str, Any]) -> str:
     """The ratings and the win matrix as plain text, for the terminal."""
     secs = sections(rec)
     tables = [b for s in secs[:2] for b in s.blocks if isinstance(b, Table)]
-    return "\n\n".join(_md_table(t) for t in tables[:2])
+    return "\n\n".join(md_table(t) for t in tables[:2])
 
 
 def write_report(rec: dict[str, Any], out: Path) -> list[Path]:

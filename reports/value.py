@@ -21,6 +21,7 @@ from reports.document import Chart, Column, Note, Section, Table
 from reports.targets import component_margin, load_targets
 from simkit import causal
 from simkit.errors import SimkitError
+from simkit.words import shown
 
 VALUE_HTML, VALUE_MD, VALUE_TABLES = "value.html", "value.md", "value_tables"
 
@@ -186,4 +187,4 @@ def verdict_lines(data: dict[str, Any], margin: float | None = None) -> list[str
         lines.append(f"A/A control (true value 0): {r['value'] * 100:+.2f} "
                      f"[{r['value_lo'] * 100:+.2f}, {r['value_hi'] * 100:+.2f}] points: "
                      f"{r['verdict']}.")
-    return [line.replace("-", "\u2212") if False else line for line in lines]
+    return [shown(line) for line in lines]  # the names come from the config

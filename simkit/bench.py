@@ -96,6 +96,30 @@ def cpu_per_game(game_name: str, n_games: int, repeats: int) -> float:
                                              time.process_time)
 
 
+# A +-1-point seat verdict at 4 players (a win share's 95% half-width of 0.01 over games
+# whose seats' win shares spread about as the measured ones do): 7,200 games.
+VERDICT_GAMES = 7200
+
+
+def search_cost(game_name: str, n_games: int) -> tuple[float, float]:
+    """The search player (its default budget) in every seat, 4 players, one thread: CPU
+    seconds per game and per decision of a searching seat (a decision of one option is
+    taken without searching and not counted)."""
+    game = get_game(game_name)
+    compiled = game.compile(game.load_config())
+    lineup = build_lineup(game, ["search"], 4)
+    game.simulate(compiled, lineup, 0, 0, 1)  # compile or load the cache
+    start = time.process_time()
+    with using(1):
+        game.simulate(compiled, lineup, 7, 0, n_games)
+    per_game = (time.process_time() - start) / n_games
+    decisions = 0
+    for g in range(min(n_games, 4)):
+        replay = game.replay(compiled, lineup, 7, g)
+        decisions += int((replay.decisions[:, 3] > 1).sum())
+    return per_game, per_game * min(n_games, 4) / max(decisions, 1)
+
+
 def reference_player(n_games: int, game_name: str = "cauldron-master"
                      ) -> Callable[[], object] | None:
     """A call that plays n_games of tests/reference, greedy in 4 seats (None outside a
@@ -336,7 +360,14 @@ def run_bench(n_games: int, repeats: int, run_games: int, echo: Callable[[str], 
         row(f"{prefix}reference, plain Python", None if reference is None else
             ref_games / statistics.median(r[2] for r in rounds), "games/s")
         row(f"{prefix}kernel 2 threads / reference", None if reference is None else
-            ratio(rounds, 2, 1) * n / ref_games, "x", (">=", 1000))
+            ratio(rounds, 2, 1) * n / ref_games, "x")
+        per_game, per_decision = search_cost(name, max(2, n_games // (20000 * SHARE[name])))
+        row(f"{prefix}search in every seat, CPU per decision, 1 thread", per_decision * 1000,
+            "ms")
+        row(f"{prefix}search in every seat, CPU per game, 1 thread", per_game, "s")
+        row(f"{prefix}search in every seat, +-1-point verdict on 2 cores",
+            per_game * VERDICT_GAMES / 2 / 60, "min", ("<", 15),
+            f"{VERDICT_GAMES:,} games")
     if game:
         return _finish(rows, echo, json_path, before, {"games": n_games, "repeats": repeats,
                                                 "game": game})

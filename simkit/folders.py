@@ -91,8 +91,12 @@ CARDS = Kind("cards", ("cards.xlsx",))
 # `simkit studio --out`: the edits tried (studio.json), a saved change, and the run and
 # report of the current state (a run folder of its own, `current`).
 STUDIO = Kind("studio", ("studio.json",), ("patch.toml", "config.toml"))
+# `simkit tournament --players 2,3,4`: a tournament folder per count (players-N) and the
+# comparison of their orders.
+PLAYER_COUNTS = Kind("tournament by player count", ("player_counts.json",),
+                     ("player_counts.md", "player_counts.html", "player_counts.csv"))
 KINDS = (RUN, LADDER, SWEEP, TOURNAMENT, VALUE, REPORT, COMPARE, BALANCE, CARDS,
-         STUDIO)
+         STUDIO, PLAYER_COUNTS)
 
 
 def kind_of(folder: Path) -> Kind | None:

@@ -22,7 +22,7 @@ def _simulate(game, compiled, lineup, seed, first, n, threads):
 
 # Lookahead players cost thousands of playouts per game; the contract checked here is
 # about shapes, determinism and replays, not strength, so they play at their cheapest.
-QUICK = {"rollouts": 1.0, "candidates": 2.0, "horizon": 1.0}
+QUICK = {"rollouts": 1.0, "candidates": 2.0, "horizon": 1.0, "iterations": 4.0}
 
 
 def quick_params(game, names) -> tuple[str, ...]:

@@ -194,6 +194,71 @@ def _plans(lf: pl.LazyFrame, shape: _Shape, schema: Mapping[str, pl.DataType],
     return out.select(*casts, *([SIZE] if q.by_size else []), *STATS, *ys), opened
 
 
+def _whole_cluster(shape: _Shape) -> bool:
+    """Whether `_cluster_totals` sums this shape: one group (no `by`, no size, no filter)
+    of whole-number values over the deals of the rows (the card-value table's ~280 values,
+    half a chunk's reduction time as one polars group-by)."""
+    q = shape.query
+    return (q.level == "row" and q.cluster == "deal" and not q.by and not q.by_size
+            and q.where is None
+            and all(s for _, s in (*shape.values.values(), *shape.terms.values())))
+
+
+def _cluster_totals(frame: pl.DataFrame, shape: _Shape, open_deals: list[int],
+                    one_game_deals: bool) -> tuple[list[tuple[int, ...]], list[tuple[int, ...]]]:
+    """The rows `_plans` gives for a `_whole_cluster` shape (closed totals; open deals'
+    "deal", "_m", "_g", "_y{i}"), from one numpy pass over the summands: the rows come
+    deal by deal, so a deal's sums are one `np.add.reduceat` per column. The same int64
+    arithmetic as polars's (and its wrapping), so the same integers."""
+    keys = [key for key in shape.values if key not in shape.combined]
+    keys += [key for key in shape.terms if key not in keys]
+    summed = {key: i for i, key in enumerate(keys)}  # each summed once, a row of `per`
+    found = shape.values | shape.terms
+    cols = frame.select(_summand(*found[key]).alias(f"_t{i}") for key, i in summed.items())
+    deal = frame["deal"].to_numpy()
+    starts = np.concatenate(([0], np.flatnonzero(np.diff(deal)) + 1)).astype(np.intp)
+    m = np.diff(np.append(starts, frame.height)).astype(np.int64)
+    if one_game_deals:
+        g = np.ones(len(starts), np.int64)
+    else:  # games of a deal: the rows where a new game begins (each game's rows together)
+        game = frame["game"].to_numpy()
+        g = np.add.reduceat(np.concatenate(([1], (np.diff(game) != 0).astype(np.int64))),
+                            starts)
+    # One array per table, each row filled in place: a deal-long temporary per value
+    # (128 KB at 16,384 deals, glibc's fixed mmap threshold: simkit.memory) was mapped
+    # afresh hundreds of times a chunk, costing more system time than polars saved.
+    per = np.empty((len(summed), len(starts)), np.int64)
+    for i in summed.values():
+        np.add.reduceat(cols[f"_t{i}"].to_numpy().astype(np.int64, copy=False), starts,
+                        out=per[i])
+    ys = np.empty((len(shape.values), len(starts)), np.int64)
+    term = np.empty(len(starts), np.int64)
+    for j, (key, (_, s)) in enumerate(shape.values.items()):
+        combo = shape.combined.get(key)
+        if combo is None:
+            ys[j] = per[summed[key]]
+            continue
+        np.multiply(m, combo.const * s, out=ys[j])
+        for t, coef in combo.terms:
+            np.multiply(per[summed[str(t)]], coef * (s // shape.terms[str(t)][1]), out=term)
+            ys[j] += term
+    split = np.isin(deal[starts], np.asarray(open_deals, dtype=deal.dtype))
+    opened = [(int(deal[starts[k]]), int(m[k]), int(g[k]), *(int(y) for y in ys[:, k]))
+              for k in np.flatnonzero(split)]
+    if split.all():
+        return [], opened
+    if split.any():
+        keep = ~split
+        m, g, ys = m[keep], g[keep], ys[:, keep]
+    y_sums = ys.sum(axis=1)
+    yy_sums = np.einsum("ij,ij->i", ys, ys)
+    ym_sums = np.einsum("ij,j->i", ys, m)
+    closed: list[int] = [len(m), int(m.sum()), int((m * m).sum()), int(g.sum())]
+    for j in range(len(ys)):
+        closed += [int(y_sums[j]), int(yy_sums[j]), int(ym_sums[j])]
+    return [tuple(closed)], opened
+
+
 def _summand(e: pl.Expr, scale: int) -> pl.Expr:
     """Value e as it is summed: a whole number of 1/scale (scale > 1), an integer (1), or a
     float (0)."""
@@ -258,7 +323,15 @@ def reduce(rows: pl.DataFrame, queries: Sequence[Query], *, scale: int,
         for name, e in q.values:
             shape.add(e, combos.get(name), scales)
     plans: list[pl.LazyFrame] = []
-    for shape in shapes.values():
+    # Shapes summed in numpy, when the deals and games come in order (as simkit writes
+    # them: each deal's rows, and each game's, together).
+    dealt = bool(rows.height) and {"deal", "game"} <= set(schemas["row"]) and all(
+        bool((np.diff(rows[c].to_numpy()) >= 0).all()) for c in ("deal", "game"))
+    direct = {sig: _cluster_totals(rows, shape, list(open_deals), rotation == 1)
+              for sig, shape in shapes.items() if dealt and _whole_cluster(shape)}
+    for sig, shape in shapes.items():
+        if sig in direct:
+            continue
         closed, opened = _plans(frames[shape.query.level], shape, schemas[shape.query.level],
                                 list(open_deals), one_game_deals=rotation == 1)
         plans += [closed] if opened is None else [closed, opened]
@@ -267,8 +340,11 @@ def reduce(rows: pl.DataFrame, queries: Sequence[Query], *, scale: int,
     for sig, shape in shapes.items():
         q0 = shape.query
         nk, nb = len(q0.by) + (1 if q0.by_size else 0), len(q0.by)
-        closed = next(results).rows()
-        opened = next(results).rows() if open_deals and q0.cluster == "deal" else []
+        if sig in direct:
+            closed, opened = direct[sig]
+        else:
+            closed = next(results).rows()
+            opened = next(results).rows() if open_deals and q0.cluster == "deal" else []
         index = {v: i for i, v in enumerate(shape.values)}
         kinds = [_kind(schemas[q0.level][b]) for b in q0.by] + (["int"] if q0.by_size else [])
         for q in members[sig]:

@@ -10,7 +10,7 @@ cannot occur with this player count) are not counted. The truth's own error wide
 miss rate a little: keep `truth_games` at least 100 times `games`.
 
     python -m simkit.value_coverage cauldron-master --players 4 --runs 100 --games 300 \\
-        --truth-games 30000
+        --truth-games 30000 [--kind 'Recipe card']
 """
 
 from __future__ import annotations
@@ -63,10 +63,13 @@ def main(argv: Sequence[str] | None = None) -> None:
     args.add_argument("--games", type=int, default=300)
     args.add_argument("--truth-games", type=int, default=30_000)
     args.add_argument("--seed", type=int, default=1)
+    args.add_argument("--kind", dest="kinds", action="append", default=[],
+                      help="measure only this component kind (repeatable), e.g. "
+                           "--kind 'Recipe card'")
     a = args.parse_args(argv)
     started = time.perf_counter()
     table = coverage(a.game, a.players, a.strategies.split(","), a.runs, a.games,
-                     a.truth_games, a.seed)
+                     a.truth_games, a.seed, a.kinds)
     for r in table.iter_rows(named=True):
         print(f"{r['game']:16} {r['kind']:18} {r['coverage']:6.1%} "
               f"[{r['coverage_lo']:.1%}, {r['coverage_hi']:.1%}] over {r['intervals']:,} "

@@ -77,3 +77,35 @@ def registry(module: str) -> dict[str, StrategySpec]:
     """The built-in strategies of the game whose strategy module is `module`."""
     mod = importlib.import_module(f"strategies.{module}")
     return {spec.name: spec for spec in mod.STRATEGIES}
+
+
+SEARCH_PARAMS = 4  # the search player's own parameters, before its policy's weights
+
+
+def search_strategy(sid: int, policies: list[StrategySpec], playout: int,
+                    iterations: float = 256.0) -> StrategySpec:
+    """The search player (simkit/kernels/search.py) of a game whose heuristic strategies
+    are `policies`, its playouts played by strategy id `playout` by default: its budget,
+    exploration, horizon and policy, then the default policy's weights (as many as fit).
+    `simkit tune` keeps the budget and the policy (more iterations always look better; a
+    policy is a pick, not a weight) and tunes the rest."""
+    from simkit.kernels.search_tree import MAX_ITERATIONS  # numba: only when a game asks
+
+    default = next((p for p in policies if p.sid == playout), None)
+    if default is None:
+        raise SimkitError(f"search: the playout strategy id {playout} is not one of the "
+                          "game's heuristics")
+    names = ", ".join(f"{p.sid} {p.name}" for p in policies)
+    own = (
+        Param("iterations", iterations, 1.0, float(MAX_ITERATIONS),
+              "re-deals searched per decision (its budget)", tune=False),
+        Param("explore", 0.7, 0.0, 10.0, "UCB exploration constant"),
+        Param("horizon", 0.0, 0.0, 1000.0,
+              "decisions each playout plays past the tree (0: to the end)"),
+        Param("policy", float(playout), 0.0, float(max(p.sid for p in policies)),
+              f"strategy the playouts play ({names})", tune=False),
+    )
+    weights = policy_weights(default.params)[:MAX_PARAMS - SEARCH_PARAMS]
+    return StrategySpec("search", sid,
+                        f"searches a tree of its information sets over re-deals, playing "
+                        f"out with {default.name} players", (*own, *weights))

@@ -65,10 +65,10 @@ from simkit.kernels.jit import njit_with_refcounts
 from simkit.kernels.plugin_call import call_plugin
 from simkit.rng import randint
 
-from . import Param, StrategySpec, policy_weights
+from . import Param, StrategySpec, policy_weights, search_strategy
 from .ties import TIES, at_random, contest
 
-RANDOM, GREEDY, PLANNER, ROLLOUT = 0, 1, 2, 3
+RANDOM, GREEDY, PLANNER, ROLLOUT, SEARCH = 0, 1, 2, 3, 4
 
 PLANNER_PARAMS = (
     Param("discount", 0.45, 0.0, 1.0, "value kept per cost icon the runes cannot pay"),
@@ -120,6 +120,8 @@ STRATEGIES = [
         # so that the planner reads it at its own column from params[ROLLOUT_WEIGHTS:]
     ),
 ]
+# The search player (simkit/kernels/search.py): every decision, planner playouts by default.
+STRATEGIES.append(search_strategy(SEARCH, STRATEGIES[:ROLLOUT], PLANNER, iterations=64.0))
 
 # The rollout player's policies: greedy with its default weights, or the planner with
 # the weights in the rollout's own parameters from column ROLLOUT_WEIGHTS on (a tuned

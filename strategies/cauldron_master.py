@@ -52,10 +52,10 @@ from simkit.games.cauldron_master.layout import (
 from simkit.kernels.plugin_call import call_plugin
 from simkit.rng import randint
 
-from . import Param, StrategySpec
+from . import Param, StrategySpec, search_strategy
 from .ties import TIES, at_random, contest
 
-RANDOM, GREEDY, PLANNER, ROLLOUT = 0, 1, 2, 3
+RANDOM, GREEDY, PLANNER, ROLLOUT, SEARCH = 0, 1, 2, 3, 4
 
 STRATEGIES = [
     StrategySpec("random", RANDOM, "Picks a uniformly random legal option."),
@@ -95,6 +95,8 @@ STRATEGIES = [
         ),
     ),
 ]
+# The search player (simkit/kernels/search.py): every decision, planner playouts by default.
+STRATEGIES.append(search_strategy(SEARCH, STRATEGIES[:ROLLOUT], PLANNER, iterations=64.0))
 
 
 # The column of `ties` in each strategy's parameters (its last).

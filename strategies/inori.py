@@ -70,10 +70,10 @@ from simkit.kernels.jit import njit_with_refcounts, njit_without_refcounts
 from simkit.kernels.plugin_call import call_plugin
 from simkit.rng import randint
 
-from . import Param, StrategySpec, policy_weights
+from . import Param, StrategySpec, policy_weights, search_strategy
 from .ties import TIES, at_random, contest
 
-RANDOM, GREEDY, PLANNER, ROLLOUT = 0, 1, 2, 3
+RANDOM, GREEDY, PLANNER, ROLLOUT, SEARCH = 0, 1, 2, 3, 4
 
 PLANNER_PARAMS = (
     Param("complete_weight", 1.0, 0.0, 5.0,
@@ -127,6 +127,8 @@ STRATEGIES = [
         # so that the planner reads it at its own column from params[ROLLOUT_WEIGHTS:]
     ),
 ]
+# The search player (simkit/kernels/search.py): every decision, planner playouts by default.
+STRATEGIES.append(search_strategy(SEARCH, STRATEGIES[:ROLLOUT], PLANNER, iterations=64.0))
 
 
 # The planner's default weights; the rollout player's planner weights start at column

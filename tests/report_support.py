@@ -42,8 +42,10 @@ def frame(rows: Sequence[Sequence], deals: Sequence[int] | None = None,
 
 def random_frame(rng: np.random.Generator, n_games: int, n_players: int,
                  strength: Sequence[float] | None = None, rotate: bool = False,
-                 tie_rate: float = 0.0) -> pl.DataFrame:
-    """Games whose winner depends only on strategy strength, never on the seat.
+                 tie_rate: float = 0.0, seat_weight: Sequence[float] | None = None
+                 ) -> pl.DataFrame:
+    """Games whose winner depends only on strategy strength, never on the seat (with
+    `seat_weight`, on the seat too: each player's strength times its seat's weight).
 
     With `rotate`, strategies s0..s{N-1} rotate through the seats over each deal of N games
     (as simkit runs do); otherwise every seat plays "s0". A share `tie_rate` of games is a
@@ -58,7 +60,8 @@ def random_frame(rng: np.random.Generator, n_games: int, n_players: int,
         seat_strategy = np.zeros((n_games, n), int)
         deal = game
     p = np.asarray(strength if strength is not None else [1.0] * n, float)
-    weights = p[seat_strategy]
+    weights = p[seat_strategy] * np.asarray(seat_weight if seat_weight is not None
+                                            else [1.0] * n, float)[None, :]
     weights = weights / weights.sum(axis=1, keepdims=True)
     cum = weights.cumsum(axis=1)
     winner = (rng.random(n_games)[:, None] > cum).sum(axis=1)

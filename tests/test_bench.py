@@ -49,6 +49,12 @@ def test_the_bench_command_writes_its_table_as_json(cm, tmp_path):
     names = [row["measure"] for row in data["rows"]]
     for game in ("carnuta", "inori"):
         assert f"{game} kernel 2 threads / reference" in names
+        assert f"{game} search in every seat, +-1-point verdict on 2 cores" in names
+    verdict = next(row for row in data["rows"]
+                   if row["measure"] == "search in every seat, +-1-point verdict on 2 cores")
+    per_game = next(row["value"] for row in data["rows"]
+                    if row["measure"] == "search in every seat, CPU per game, 1 thread")
+    assert verdict["target"] == ["<", 15] and verdict["value"] == per_game * 7200 / 2 / 60
     assert "kernel 2 threads / reference" in names and data["settings"]["games"] == 2000
     marked = [row for row in data["rows"] if row["target"] is not None]
     assert marked and all(row["met"] in (True, False) for row in marked)

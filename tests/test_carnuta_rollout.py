@@ -88,7 +88,7 @@ def _start(t, players: int, seed: int) -> tuple:
     """A game's scratch, set up by the rules as `play_game` sets it up."""
     scratch = P.new_scratch(t)
     (pub, _opts, deck, discard, tops, starts, rngs, hid, cnt, _caches, _hass, ver, memo,
-     _cols) = scratch
+     _cols, _tree) = scratch
     rngs[0, 0] = py_stream_state(seed, 0)
     R.setup(t, players, pub, hid, cnt, deck, discard, tops, starts, ver, memo, rngs[0],
             new_trace_stub(L.N_COLS), False)
@@ -98,8 +98,8 @@ def _start(t, players: int, seed: int) -> tuple:
 def _playout(t, players: int, scratch, sid: int, prm, horizon: int) -> int:
     """Play on from the scratch's pending decision, every seat by `sid` (the deal and the
     strategies drawing from the deal stream, as in a rollout's playout)."""
-    pub, opts, deck, discard, tops, _starts, rngs, hid, cnt, caches, hass, ver, memo, cols = \
-        scratch
+    (pub, opts, deck, discard, tops, _starts, rngs, hid, cnt, caches, hass, ver, memo, cols,
+     _tree) = scratch
     return P.playout(t, players, pub, hid, cnt, deck, discard, tops, rngs[0], opts, caches,
                      hass, ver, memo, cols, sid, prm, horizon, new_trace_stub(L.N_COLS))
 

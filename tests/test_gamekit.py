@@ -28,9 +28,19 @@ def skeleton(tmp_path_factory):
     return new_game("brokegame", tmp_path_factory.mktemp("games"))
 
 
-def broken(skeleton: Path, tmp_path: Path, name: str, file: str, old: str, new: str) -> Path:
-    """A copy of the skeleton named `name` with `old` replaced by `new` in `file`."""
-    folder = tmp_path / name
+# Games these tests write are written where the last session wrote them (this checkout's
+# tests/.games, rewritten every session) rather than in a new tmp dir: a compiled kernel is
+# cached per resolved path (simkit/gamekit/cache.py) and stays valid while the kernel files
+# are unchanged, so a later session loads it instead of compiling it again.
+GAMES = ROOT / "tests" / ".games"
+
+
+def broken(skeleton: Path, name: str, file: str, old: str, new: str) -> Path:
+    """A copy of the skeleton named `name` with `old` replaced by `new` in `file`, in
+    GAMES."""
+    folder = GAMES / name
+    shutil.rmtree(folder, ignore_errors=True)
+    GAMES.mkdir(exist_ok=True)
     shutil.copytree(skeleton, folder, ignore=shutil.ignore_patterns("__pycache__"))
     path = folder / file
     text = path.read_text()
@@ -73,7 +83,11 @@ def test_a_game_is_found_by_its_entry_point(monkeypatch):
 
 
 def test_new_game_writes_a_game_that_keeps_the_contract(tmp_path):
-    folder = new_game("fresh", tmp_path)
+    place = GAMES / "new"  # GAMES: compiled once per checkout
+    shutil.rmtree(place, ignore_errors=True)  # written anew every session
+    place.mkdir(parents=True)
+    folder = new_game("fresh", place)
+    assert folder == place / "fresh"
     check_game(str(folder), n_games=60)
     # Its pyproject registers it as a plug-in game once installed (pip install -e).
     import tomllib
@@ -90,10 +104,10 @@ def test_new_game_writes_a_game_that_keeps_the_contract(tmp_path):
     assert "published" not in out.output
     # It never writes over anything.
     with pytest.raises(SimkitError, match="already exists"):
-        new_game("fresh", tmp_path)
+        new_game("fresh", place)
     with pytest.raises(SimkitError, match="lower-case Python name"):
-        new_game("Bad-Name", tmp_path)
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["fresh", "run"]
+        new_game("Bad-Name", place)
+    assert sorted(p.name for p in place.iterdir()) == ["fresh"]
 
 
 def test_the_skeleton_readme_names_its_folder_as_a_path(tmp_path, monkeypatch):
@@ -120,7 +134,7 @@ def test_the_skeleton_readme_names_its_folder_as_a_path(tmp_path, monkeypatch):
 ])
 def test_a_broken_game_is_named_in_one_line(skeleton, tmp_path, name, file, old, new,
                                             message):
-    folder = broken(skeleton, tmp_path, name, file, old, new)
+    folder = broken(skeleton, name, file, old, new)
     with pytest.raises(SimkitError) as info:
         get_game(str(folder))
     assert re.search(message, one_line(info.value)), str(info.value)
@@ -163,7 +177,7 @@ def test_a_broken_game_is_named_in_one_line(skeleton, tmp_path, name, file, old,
 ])
 def test_a_game_that_breaks_the_contract_fails_in_one_line(skeleton, tmp_path, name, file,
                                                            old, new, message):
-    folder = broken(skeleton, tmp_path, name, file, old, new)
+    folder = broken(skeleton, name, file, old, new)
     if name == "neverends":  # a low limit keeps the test quick
         layout = folder / "layout.py"
         layout.write_text(layout.read_text().replace("MAX_DECISIONS = 100_000",
@@ -199,7 +213,7 @@ def test_a_game_that_breaks_the_contract_fails_in_one_line(skeleton, tmp_path, n
 ])
 def test_an_error_in_the_game_names_its_file_line_and_function(skeleton, tmp_path, name,
                                                                 file, old, new, message):
-    folder = broken(skeleton, tmp_path, name, file, old, new)
+    folder = broken(skeleton, name, file, old, new)
     result = CliRunner().invoke(main, ["run", str(folder), "--players", "2", "--strategies",
                                        "greedy", "--games", "200", "--out",
                                        str(tmp_path / "out")])
@@ -257,7 +271,7 @@ def test_every_command_works_on_a_game_written_to_the_api(tmp_path):
 def test_a_fraction_in_a_ranking_key_breaks_a_tie(skeleton, tmp_path):
     """Keys are compared as returned: a tie-break folded in as a fraction is kept, not
     truncated away (here seat 0 always wins by a quarter point)."""
-    folder = broken(skeleton, tmp_path, "fractionkey", "rules.py",
+    folder = broken(skeleton, "fractionkey", "rules.py",
                     "    return pub[SCORE + s]\n\n\n@jit\ndef redeal",
                     "    return 0.25 * (s == 0)\n\n\n@jit\ndef redeal")
     from simkit.engine import build_lineup

@@ -85,3 +85,19 @@ def test_a_file_the_kernel_is_not_built_from_does_not_say_compiling():
     finally:
         os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
     assert out == "False"
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_the_search_variant_plays_the_same_games(name, monkeypatch):
+    """The third variant (a searching seat: `lookahead` is 1) plays heuristic seats
+    exactly as the others do."""
+    game = get_game(name)
+    compiled = game.compile(game.load_config())
+    lineup = build_lineup(game, ["greedy", "planner", "random"], 3)
+    assert game.lookahead(build_lineup(game, ["search", "rollout"], 2)) == 1
+    without = {k: np.array(v) for k, v in game.simulate(compiled, lineup, 5, 0, 300).items()}
+    monkeypatch.setattr(game, "lookahead", lambda lineup: 1)
+    with_it = game.simulate(compiled, lineup, 5, 0, 300)
+    for key, column in without.items():
+        assert np.array_equal(column, with_it[key]), key
+

@@ -257,3 +257,18 @@ def test_the_command_says_what_is_wrong_in_one_line(tmp_path):
         port = s.getsockname()[1]
         lines = said(GAME, "--port", str(port))
     assert len(lines) == 1 and lines[0].startswith(f"Error: --port {port}: cannot listen")
+
+
+def test_the_page_offers_the_skill_ladders_rungs_as_players():
+    """Each rung of the game's ladder is offered as a player: its token alone puts that
+    rung in every seat (the tuned planner's parameter file included)."""
+    from simkit.games import get_game
+    from simkit.ladders import load_ladder
+    from simkit.studio.form import players_offered
+
+    game = get_game("cauldron-master")
+    offered = dict(players_offered(game))
+    assert set(game.strategies()) <= set(offered)
+    tuned = next(r for r in load_ladder("cauldron-master").rungs if "@" in r.strategy)
+    assert offered[tuned.strategy] == f"rung: {tuned.name} players"
+    assert tuned.strategy.endswith("cauldron_master_planner.toml")

@@ -145,6 +145,44 @@ def test_values_summed_as_combinations_give_the_same_totals(cm_rows):
         assert json.dumps(got.fold_all().to_json()) == json.dumps(want.fold_all().to_json())
 
 
+def test_the_numpy_deal_sums_equal_the_polars_group_by(cm_rows, monkeypatch):
+    """The one-group deal-clustered shape (the card values) is summed in numpy
+    (`totals._cluster_totals`): over random chunks, deals cut at either end or not, with
+    and without rotation, its totals are the polars group-by's, to the bit."""
+    from simkit import totals
+
+    frame, queries, rotation = cm_rows
+    scale = win_scale(CM.players)
+    assert any(totals._whole_cluster(s) for s in _shapes(frame, queries, scale))
+    rng = random.Random(51)
+    games = CM.games
+    cuts = [(0, games), (0, 1), (3, 5)] + [tuple(sorted(rng.sample(range(games + 1), 2)))
+                                           for _ in range(25)]
+    for rot in (rotation, 1):
+        for a, b in cuts:
+            chunk = frame.filter(pl.col("game").is_between(a, b - 1))
+            fast = reduce(chunk, queries, scale=scale, rotation=rot)
+            with monkeypatch.context() as m:
+                m.setattr(totals, "_whole_cluster", lambda shape: False)
+                slow = reduce(chunk, queries, scale=scale, rotation=rot)
+            assert json.dumps(fast.to_json()) == json.dumps(slow.to_json()), (rot, a, b)
+
+
+def _shapes(frame, queries, scale):
+    from simkit.totals import _Shape, _value_scales
+
+    scales = _value_scales({"row": frame.lazy()}, [q for q in queries if q.level == "row"],
+                           scale, True)
+    shapes = {}
+    for q in queries:
+        if q.level == "row":
+            shape = shapes.setdefault(q.shape_key, _Shape(q))
+            combos = dict(q.combinations)
+            for name, e in q.values:
+                shape.add(e, combos.get(name), scales)
+    return list(shapes.values())
+
+
 def test_a_combination_is_summed_exactly_with_filters_ties_and_constants():
     """Random rows: an indicator h, win shares in twelfths (ties), a score, a filter; the
     combinations (1 - h) y = y - h y, h y + 1 - h and h y + h - 3 summed per deal equal the

@@ -2,7 +2,8 @@
 the seat's stream by default, the first row with `ties = 1`.
 
 Per game, two identical components come out identical within their intervals with random
-ties, and (the same check failing) one ahead of the other by config order with ties = 1;
+ties, and (the same check failing) one ahead of the other by config order with ties = 1
+(Carnuta: a real 1-point difference, since its players never met cards in config order);
 ties = 1 plays exactly the games every player played before random ties (a03d328).
 """
 
@@ -121,6 +122,32 @@ def _without_recipes_naming(ingredients: tuple[str, ...]) -> tuple[str, ...]:
         if set(recipe.get("ingredients", {})) & set(ingredients))
     assert overrides  # the recipes still name them: else the test would test nothing new
     return overrides
+
+
+# Carnuta's config has no identical pair: clover_2 becomes a copy of clover_1 in every field
+# but its id (the same Day ingredient, cost, scoring line and points; neither is a Double
+# or a Salt), as tests/test_value.py makes them. Both are dealt from the same shuffled deck,
+# so whatever tells them apart can only be the players' choices between them.
+CLOVER_2_AS_CLOVER_1 = ('cards.clover_2.cost=["sun_flip"]', 'cards.clover_2.score="own"',
+                        "cards.clover_2.ingredients=[]", "cards.clover_2.points=1")
+
+
+def test_identical_carnuta_cards_come_out_identical():
+    """Two identical Carnuta cards are played equally often (the paired interval covers 0),
+    while the same check, on the same games, tells a 1-point difference apart (clover_2
+    scoring 2 a clover): so it can fail. Unlike the other games, Carnuta's players never
+    met the two in config order: its options are display slots and hand positions, which
+    the shuffle orders, so ties = 1 comes out identical too."""
+    game = get_game("carnuta")
+    compiled = game.compile(game.load_config(CLOVER_2_AS_CLOVER_1))
+    for ties, params in (("random", ()), ("first row", ("greedy.ties=1",))):
+        columns = game.simulate(compiled, build_lineup(game, ["greedy"], 4, params), 11, 0, 3000)
+        lo, hi = _paired_interval(columns, "card_clover_1", "card_clover_2", False)
+        assert lo < 0 < hi, (ties, lo, hi)
+    stronger = game.compile(game.load_config((*CLOVER_2_AS_CLOVER_1, "cards.clover_2.points=2")))
+    columns = game.simulate(stronger, build_lineup(game, ["greedy"], 4), 11, 0, 3000)
+    lo, hi = _paired_interval(columns, "card_clover_1", "card_clover_2", False)
+    assert hi < 0, (lo, hi)
 
 
 # sha256 of every column of 300 games per lineup, played on a03d328 (before random ties):

@@ -16,7 +16,7 @@ import click
 from simkit.errors import SimkitError
 from simkit.progress import Progress, say_if_compiling
 from simkit.results import CorruptFile, read_json
-from simkit.words import count
+from simkit.words import count, shown
 
 from .common import CONTEXT, config_option, param_option, set_option, split
 
@@ -91,7 +91,7 @@ def balance(game: str, tune: tuple[str, ...], players: int, strategy_list: str,
     result, verified, files = run_balance(spec, targets, out_dir, force, command, click.echo)
     click.echo(result["verdict"])
     for row in verified["after"].iter_rows(named=True):
-        click.echo(f"  {row['verdict']:13} {row['title']}: {row['estimate']}")
+        click.echo(shown(f"  {row['verdict']:13} {row['title']}: {row['estimate']}"))
     if result.get("rungs"):
         for r in result["rungs"]:
             verdicts = ", ".join(f"{m} {v}" for m, v in r["after"].items()

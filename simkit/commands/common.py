@@ -7,6 +7,8 @@ from typing import Any
 
 import click
 
+from simkit.words import shown
+
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
 
@@ -32,8 +34,9 @@ SUMMARY_COLUMNS = {  # summary.csv's column -> (heading, how a value is shown)
 
 def summary_text(frame: Any) -> str:
     """summary.csv's table for the terminal: shares in percent, means rounded, each
-    column right-aligned (without pandas, which a run never otherwise loads)."""
-    columns = [[heading] + [show(v) for v in frame[name].to_list()]
+    column right-aligned (without pandas, which a run never otherwise loads); names as
+    plain text."""
+    columns = [[heading] + [shown(show(v)) for v in frame[name].to_list()]
                for name, (heading, show) in SUMMARY_COLUMNS.items()]
     widths = [max(len(cell) for cell in column) for column in columns]
     return "\n".join("  ".join(column[i].rjust(width)

@@ -9,6 +9,7 @@ import click
 from simkit.errors import SimkitError
 from simkit.progress import Progress, say_if_compiling
 from simkit.stopping import StopRule
+from simkit.words import shown
 
 from .common import CONTEXT, analysis, config_option, set_option, stop_options
 
@@ -102,4 +103,4 @@ def report_ladder(folder: Path, out_dir: Path | None = None, targets: Path | Non
     written, verdicts = make_ladder_report(folder, out_dir, targets, set_targets)
     click.echo(f"Wrote the ladder report {written.html}.")
     for r in verdicts.iter_rows(named=True):
-        click.echo(f"  {r['title']}: {r['across']}. {r['detail']}")
+        click.echo(shown(f"  {r['title']}: {r['across']}. {r['detail']}"))

@@ -11,7 +11,7 @@ from simkit import folders
 from simkit.errors import SimkitError
 from simkit.progress import Progress, say_if_compiling
 from simkit.stopping import StopRule
-from simkit.words import count
+from simkit.words import count, shown
 
 from .common import (
     CONTEXT,
@@ -181,8 +181,8 @@ def said_current(run_dir: Path, manifest: dict) -> None:
         for line in verdict_lines(card):
             click.echo(f"  {line}")
         if "next" in card.columns:
-            click.echo(balance_answer(card.with_columns(pl.col("next").fill_null("")),
-                                      whose_play(manifest)))
+            click.echo(shown(balance_answer(card.with_columns(pl.col("next").fill_null("")),
+                                            whose_play(manifest))))
     click.echo(f"The balance report {run_dir / 'report.html'} is up to date (`simkit report "
                f"{run_dir}` writes it again).")
 
@@ -201,7 +201,7 @@ def report_run(run_dir: Path, out_dir: Path | None = None, targets: Path | None 
         for line in verdict_lines(written.scorecard):
             click.echo(f"  {line}")
     if written.answer:
-        click.echo(written.answer)
+        click.echo(shown(written.answer))
     click.echo(f"Wrote the balance report {written.html} ({written.summary.name}, "
                f"{len(written.tables)} CSV tables in {written.tables[0].parent.name}/) "
                f"in {time.perf_counter() - started:.1f} s.")
@@ -419,7 +419,7 @@ def _value_once(game: str, players: int, strategy_list: str, n_games: int, seed:
     html, _ = write_value_report(out_dir)
 
     for line in verdict_lines(result):
-        click.echo(line)
+        click.echo(line)  # plain text already (reports.value.verdict_lines)
     click.echo(f"Wrote the value report {html}.")
 
 
@@ -432,7 +432,7 @@ def verdict_table(csv: Path) -> str:
     metrics = [c for c in frame.columns if c in ("seat_advantage", "component_effect",
                                                   "tie_rate", "game_length")]
     rows = [["point", *(m.replace("_", " ") for m in metrics), "passed"]]
-    rows += [[str(r["values"]), *(str(r[m]) for m in metrics),
+    rows += [[shown(r["values"]), *(str(r[m]) for m in metrics),
               f"{r['passed']} of {len(metrics)}"]
              for r in frame.sort("point").iter_rows(named=True)]  # by the swept value
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]

@@ -142,21 +142,24 @@ def compare(run_a: Path, run_b: Path, out_dir: Path | None, top_components: int)
 
 @click.command(context_settings=CONTEXT)
 @click.argument("game")
-@click.option("--players", type=int, default=4, show_default=True, help="Seats per game.")
+@click.option("--players", "player_counts", default="4", show_default=True,
+              help="Seats per game; several counts as 2,3,4 play the tournament at each and "
+                   "flag a pair of strategies whose order reverses between counts.")
 @click.option("--strategies", "strategy_list", required=True,
               help="Comma-separated strategies to rank (at least 2; NAME@params.toml works).")
 @click.option("--games", "n_games", type=int, default=10_000, show_default=True,
               help="Games per lineup (rounded up to whole deals).")
 @click.option("--seed", type=int, default=0, show_default=True, help="Master seed.")
 @click.option("--out", "out_dir", type=click.Path(path_type=Path), required=True,
-              help="Folder for tournament.json/.html/.md, ratings.csv and win_matrix.csv.")
+              help="Folder for tournament.json/.html/.md, ratings.csv and win_matrix.csv "
+                   "(with several counts: a players-N folder each and player_counts.md/.html).")
 @click.option("--threads", type=int, default=None, help="Threads to play on (default: all cores).")
 @click.option("--chunk-size", "chunk_deals", type=int, default=None,
               help="Deals per chunk (results never depend on it).")
 @click.option("--force", is_flag=True, help="Replace a different tournament already in --out.")
 @set_option
 @config_option
-def tournament(game: str, players: int, strategy_list: str, n_games: int, seed: int,
+def tournament(game: str, player_counts: str, strategy_list: str, n_games: int, seed: int,
                out_dir: Path, threads: int | None, chunk_deals: int | None, force: bool,
                overrides: tuple[str, ...], config_path: str | None) -> None:
     """Rank strategies: every lineup of them plays the same deals, each strategy in every
@@ -165,19 +168,52 @@ def tournament(game: str, players: int, strategy_list: str, n_games: int, seed: 
     Progress is saved in OUT as each lineup finishes a chunk of deals: an interrupted
     tournament, started again with the same command, plays only what is missing.
 
-    Example: simkit tournament cauldron-master --players 3 --strategies random,greedy,planner
-    --games 20000 --seed 1 --out runs/tour
+    With several counts (--players 2,3,4), each count is such a tournament in OUT/players-N,
+    and player_counts.md/.html name each pair whose order reverses between counts.
+
+    \b
+    Examples:
+      simkit tournament cauldron-master --players 3 --strategies random,greedy,planner \\
+          --games 20000 --seed 1 --out runs/tour
+      simkit tournament cauldron-master --players 2,3,4 --strategies random,greedy,planner \\
+          --games 20000 --seed 1 --out runs/tours
     """
-    from reports.tournament import standings_text, write_report
+    from reports import player_counts as pc_report
     from simkit import engine
+    from simkit import player_counts as pc
     from simkit import tournaments as tn
 
-    spec = tn.TournamentSpec(game, players, tuple(split(strategy_list)), n_games, seed,
+    counts = pc.parse_counts(player_counts)
+    spec = tn.TournamentSpec(game, counts[0], tuple(split(strategy_list)), n_games, seed,
                              overrides, config_path)
-    plan = tn.plan(spec)
+    plans = pc.plans(spec, counts)
     engine.set_threads(threads)
     chunk_deals = tn.DEFAULT_CHUNK_DEALS if chunk_deals is None else chunk_deals
+    if len(plans) == 1:
+        _play_tournament(plans[0], out_dir, chunk_deals, force)
+        return
+    command = pc.command(spec, counts, str(out_dir))
+
+    def play_one(plan: Any, folder: Path) -> dict[str, Any]:
+        click.echo(f"At {plan.spec.players} players:")
+        return _play_tournament(plan, folder, chunk_deals, force)
+
+    def write(records: list[dict[str, Any]], out: Path) -> None:
+        click.echo(pc_report.write_report(records, out, command))
+        click.echo(f"Wrote {out / pc_report.HTML_FILE} and {out / pc_report.MD_FILE}.")
+
+    pc.run(plans, out_dir, chunk_deals, force, play_one, write)
+
+
+def _play_tournament(plan: Any, out_dir: Path, chunk_deals: int,
+                     force: bool) -> dict[str, Any]:
+    """Play (or resume, or find done) one tournament into `out_dir`, with progress and its
+    standings on the terminal; returns its record."""
+    from reports.tournament import standings_text, write_report
+    from simkit import tournaments as tn
+
     bars: list[Progress] = []
+    n_games = plan.spec.games
 
     def started(state: str, done: int) -> Any:
         rounded = (f", --games {n_games:,} rounded up to whole deals"
@@ -188,7 +224,7 @@ def tournament(game: str, players: int, strategy_list: str, n_games: int, seed: 
             click.echo(f"Resuming: {done:,} of {plan.total_games:,} games were played "
                        "before.")
         say_if_compiling(plan.game, plan.lineups)
-        bars.append(Progress(plan.total_games, f"{game} tournament", done=done))
+        bars.append(Progress(plan.total_games, f"{plan.spec.game} tournament", done=done))
         return bars[-1].update
 
     record, state, done = tn.run(plan, out_dir, chunk_deals, force, started, write_report)
@@ -201,6 +237,7 @@ def tournament(game: str, players: int, strategy_list: str, n_games: int, seed: 
         click.echo(f"Played {plan.total_games - done:,} games ({elapsed:.1f} s of play in "
                    f"all); wrote {out_dir / 'tournament.html'} and the tables as CSV.")
     click.echo(standings_text(record))
+    return record
 
 
 @click.command(context_settings=CONTEXT)

@@ -25,3 +25,16 @@ def jit(fn):
     state arrays it is given (layout.py), and numba says "NRT required but not enabled"
     at the line that tries."""
     return numba.njit(cache=True, _nrt=False)(fn)
+
+
+def with_search(strategies: list, rollout: int, playout: int) -> list:
+    """A game's strategies with the search player every game gets (strategies.search_strategy)
+    added as `search`, its id the next free one, playing out with the strategy the
+    rollout player's playouts play (`PLAYOUT`) unless the game names its own `search`."""
+    from strategies import search_strategy
+
+    if any(spec.name == "search" for spec in strategies):
+        return list(strategies)
+    return [*strategies, search_strategy(1 + max(spec.sid for spec in strategies),
+                                         [s for s in strategies if s.sid != rollout],
+                                         playout)]

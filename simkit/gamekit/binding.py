@@ -17,14 +17,17 @@ import numba
 
 import simkit.rng
 from simkit.errors import SimkitError
-from simkit.gamekit import LOOP_OUTPUTS
+from simkit.gamekit import LOOP_OUTPUTS, with_search
 from simkit.gamekit.cache import cache_folder, copy_template, drop_stale
 from simkit.kernels import SOURCES
+from simkit.kernels.search_tree import row_key
 from simkit.kernels.templates import (
     BATCH,
     ROLLOUT,
+    SEARCH,
     bind_batch,
     bind_rollout,
+    bind_search,
     compile_into,
 )
 
@@ -50,6 +53,15 @@ JITTED = {
     "rollout_candidates": {"inline": "always"},
     "rollout_deal": {"inline": "always"},
     "rollout_play": {"inline": "always"},
+    "new_search_scratch": {},
+    "search_work": {"inline": "always"},
+    "search_deal": {"inline": "always"},
+    "search_seat": {"inline": "always"},
+    "search_key": {"inline": "always"},
+    "search_apply": {"inline": "always"},
+    "search_next": {"inline": "always"},
+    "search_playout": {"inline": "always"},
+    "search_end": {"inline": "always"},
     "play_game": {"_nrt": False},
 }
 
@@ -58,7 +70,9 @@ def bind(namespace: MutableMapping[str, Any]) -> None:
     """Compile the shared loop into `namespace` (a game's play.py: `bind(globals())`),
     after checking that the game provides every name it needs; defines `simulate_batch`,
     `play_game`, `playout`, `rollout_choice` (the rollout player every game shares,
-    simkit/kernels/rollout.py), `new_scratch` and `LOOKAHEAD` there."""
+    simkit/kernels/rollout.py), `search_choice` (the search player, search.py; its id
+    `SEARCH` is the next after the game's strategies), `new_scratch`, `LOOKAHEAD` and
+    `SEARCHING` there."""
     play_file = Path(str(namespace.get("__file__", "play.py")))
     for source, names in NEEDS.items():
         for name in names:
@@ -67,7 +81,12 @@ def bind(namespace: MutableMapping[str, Any]) -> None:
                                   f"'{name}' (import it into play.py; docs/new-game.md)")
     check_layout(namespace, play_file.parent / "layout.py")
     namespace.setdefault("check", no_check)
-    namespace["LOOKAHEAD"] = (namespace["ROLLOUT"],)  # seats that need the playouts compiled
+    namespace.setdefault("action_key", row_action_key)
+    search = with_search(namespace["STRATEGIES"], namespace["ROLLOUT"], namespace["PLAYOUT"])
+    namespace["SEARCH"] = next(spec.sid for spec in search if spec.name == "search")
+    # seats that need the playouts compiled; of them, those that search (base.py says why)
+    namespace["LOOKAHEAD"] = (namespace["ROLLOUT"], namespace["SEARCH"])
+    namespace["SEARCHING"] = (namespace["SEARCH"],)
     core = tuple(o.name for o in LOOP_OUTPUTS)
     outputs = tuple(o.name for o in namespace["OUTPUTS"])
     if tuple(namespace["OUTPUTS"][:len(core)]) != LOOP_OUTPUTS:
@@ -79,7 +98,7 @@ def bind(namespace: MutableMapping[str, Any]) -> None:
     # kernel is built from changes.
     place = cache_folder(play_file.parent)
     cache = place is not None
-    copies = dict.fromkeys((LOOP, ROLLOUT, BATCH))
+    copies = dict.fromkeys((LOOP, ROLLOUT, SEARCH, BATCH))
     if place is not None:
         copies = {t: copy_template(place, t) for t in copies}
         drop_stale(place, play_file.parent, [LOOP, Path(simkit.rng.__file__),
@@ -88,6 +107,7 @@ def bind(namespace: MutableMapping[str, Any]) -> None:
     compile_into(namespace, LOOP, {name: numba.njit(cache=cache, **options)
                                    for name, options in JITTED.items()}, copies[LOOP])
     bind_rollout(namespace, numba.njit(cache=cache, _nrt=True), copies[ROLLOUT])
+    bind_search(namespace, numba.njit(cache=cache, _nrt=True), copies[SEARCH])
     bind_batch(namespace, copies[BATCH], cache)
 
 
@@ -104,6 +124,12 @@ def check_layout(ns: MutableMapping[str, Any], where: Path) -> None:
         if not isinstance(ns[name], int) or not 0 <= ns[name] < ns[size]:
             raise SimkitError(f"{where}: {name} = {ns[name]!r}: must be a position in "
                               f"0..{size} - 1 = {ns[size] - 1}")
+
+
+@numba.njit(cache=True, inline="always")
+def row_action_key(t, opts, i):
+    """A row's move when the game gives no `action_key`: a hash of the whole row."""
+    return row_key(opts, i)
 
 
 @numba.njit(cache=True)

@@ -25,6 +25,7 @@ import numpy as np
 from simkit.cards import load_config
 from simkit.config import GameConfig
 from simkit.errors import SimkitError
+from simkit.gamekit import with_search
 from simkit.gamekit.blame import compile_error_line, shown
 from simkit.gamekit.loop import BAD_CHOICE, CHECK_FAILED, NO_OPTION, O_DECISIONS, TOO_MANY
 from simkit.games.base import Compiled, KernelGame, Lineup, Replay
@@ -100,7 +101,9 @@ class FolderGame(KernelGame):
                            default=self.folder / "config.toml")
 
     def strategies(self) -> dict[str, StrategySpec]:
-        return {spec.name: spec for spec in self.strategy_module.STRATEGIES}
+        players = self.strategy_module
+        return {spec.name: spec for spec in with_search(players.STRATEGIES, players.ROLLOUT,
+                                                        players.PLAYOUT)}
 
     # -- results
     def new_outputs(self, compiled: Compiled, n_games: int, n_players: int) -> tuple:

@@ -24,6 +24,7 @@ Line numbers in tracebacks and numba errors are this file's.
 
 import numpy as np
 
+from simkit.kernels.search_tree import new_tree
 from simkit.kernels.seating import rank_seats
 from simkit.kernels.trace import new_trace_stub, record_decision
 from simkit.rng import next_u64, stream_state
@@ -49,6 +50,7 @@ def new_scratch(t):
         np.zeros((MAX_PLAYERS + 1, 1), np.uint64),  # 4 random streams: chance, then seats
         np.zeros((2, MAX_PLAYERS), np.float64),  # 5 ranking keys (a fraction breaks a tie), points
         new_lookahead_scratch(),  # 6 the rollout player's playouts
+        new_search_scratch(),  # 7 the search player's tree and re-deals
     )
 
 
@@ -69,6 +71,21 @@ def new_lookahead_scratch():
         new_trace_stub(N_COLS),  # 10 playouts are never traced
         np.full(MAX_PLAYERS, PLAYOUT, np.int64),  # 11 every playout seat plays PLAYOUT ...
         np.zeros((MAX_PLAYERS, N_PARAMS), np.float64),  # 12 ... with these parameters
+    )
+
+
+def new_search_scratch():
+    """Work arrays of the search player, apart from the game's and the rollout player's."""
+    return (
+        new_tree(MAX_PLAYERS, MAX_OPTIONS),  # 0 the tree
+        np.zeros(PUB_SIZE, np.int32),  # 1 a re-deal's state ...
+        np.zeros(HID_SIZE, np.int64),  # 2
+        np.zeros((MAX_PLAYERS, CT_SIZE), np.int64),  # 3
+        np.zeros((MAX_OPTIONS, N_COLS), np.int32),  # 4 ... and option table
+        np.zeros(MAX_PLAYERS, np.int64),  # 5 every playout seat's strategy ...
+        np.zeros((MAX_PLAYERS, N_PARAMS), np.float64),  # 6 ... and its parameters
+        np.zeros((2, MAX_PLAYERS), np.float64),  # 7 a playout's ranking keys, points
+        new_trace_stub(N_COLS),  # 8 searches are never traced
     )
 
 
@@ -145,10 +162,63 @@ def rollout_play(t, n_players, state, opts, cand, k, i, params, rng, work, keys,
         pts[s] = points(t, rpub, rhid, rcnt, s)
 
 
+# The search player's hooks (simkit/kernels/search.py, bound with the loop): a decision's
+# `state` is (pub, hid, cnt, new_search_scratch()).
+def search_work(t, n_players, state, params):
+    """The re-deal's arrays, tree and ranking, every playout seat playing strategy
+    `params[3]` with the parameters that follow the search player's own four."""
+    ss = state[3]
+    policy = np.int64(params[3] + 0.5)
+    for s in range(n_players):
+        ss[5][s] = policy
+        for k in range(N_PARAMS - 4):
+            ss[6][s, k] = params[k + 4]
+    return ss, ss[0], ss[7]
+
+
+def search_deal(t, n_players, state, opts, n, work, rng):
+    """A copy of the state with what the seat cannot see re-dealt (the game's `redeal`),
+    the decision's rows pending."""
+    pub = state[0]
+    work[1][:] = pub
+    work[2][:] = state[1]
+    work[3][:] = state[2]
+    work[4][:n] = opts[:n]
+    redeal(t, n_players, work[1], work[2], work[3], pub[SEAT], rng)
+
+
+def search_seat(t, work):
+    return work[1][SEAT]
+
+
+def search_key(t, work, i):
+    return action_key(t, work[4], i)
+
+
+def search_apply(t, n_players, work, i, rng):
+    apply_option(t, n_players, work[1], work[2], work[3], work[4], i, rng, work[8], False)
+
+
+def search_next(t, n_players, work, rng):
+    n = next_decision(t, n_players, work[1], work[2], work[3], work[4], rng, work[8], False)
+    return n if n <= MAX_OPTIONS else 0
+
+
+def search_playout(t, n_players, work, params, rng):
+    playout(t, n_players, work[1], work[2], work[3], work[4], work[5], work[6], rng,
+            np.int64(params[2] + 0.5), work[8])
+
+
+def search_end(t, n_players, work, keys, pts):
+    for s in range(n_players):
+        keys[s] = ranking_key(t, n_players, work[1], work[2], work[3], s)
+        pts[s] = points(t, work[1], work[2], work[3], s)
+
+
 def play_game(t, n_players, seed, sids, params, out, g, scratch, trace, tracing, lookahead):
     """Play one game from `seed` into row g of `out`; seat s plays strategy sids[s]. With
     `lookahead` None the rollout player's code is left out (simulate_batch says why)."""
-    pub, opts, hid, cnt, rngs, ranking, rs = scratch
+    pub, opts, hid, cnt, rngs, ranking, rs, ss = scratch
     rngs[0, 0] = stream_state(seed, np.uint64(0))
     for s in range(n_players):
         rngs[1 + s, 0] = stream_state(seed, np.uint64(1 + s))
@@ -165,6 +235,9 @@ def play_game(t, n_players, seed, sids, params, out, g, scratch, trace, tracing,
         if lookahead is not None and sids[s] == ROLLOUT:
             c = rollout_choice(t, n_players, s, (pub, hid, cnt, rs), opts, n, params[s],
                                rngs[1 + s])
+        elif lookahead is not None and sids[s] == SEARCH:
+            c = searched(lookahead, t, n_players, s, (pub, hid, cnt, ss), opts, n, params[s],
+                         rngs[1 + s])
         else:
             c = choose(sids[s], opts, n, pub, t, params[s], rngs[1 + s])
             if c < 0 or c >= n:  # `ask`'s fallback to row 0; a traced game reports it

@@ -148,9 +148,13 @@ class KernelGame(Game):
     def players(self, compiled: Compiled) -> list[int]:
         return compiled.names.players
 
-    def lookahead(self, lineup: Lineup) -> bool | None:
-        """The kernel's `lookahead` argument: True when a seat plays a lookahead player,
-        else None, for which numba compiles the kernel without the playouts."""
+    def lookahead(self, lineup: Lineup) -> bool | int | None:
+        """The kernel's `lookahead` argument, whose type picks the variant numba compiles:
+        None when no seat plays a lookahead player (no playouts compiled), 1 when a seat
+        plays the search player (its tree search compiled too), else True (the rollout
+        player's playouts alone)."""
+        if np.isin(lineup.ids, getattr(self.kernel, "SEARCHING", ())).any():
+            return 1
         return True if np.isin(lineup.ids, self.kernel.LOOKAHEAD).any() else None
 
     def needs_compile(self, lineup: Lineup | None = None) -> bool:
@@ -159,7 +163,8 @@ class KernelGame(Game):
         a source of the game. Callers say so while it happens."""
         fn = self.kernel.simulate_batch
         # The kernel is compiled once per type of its last argument, `lookahead`.
-        variant = "none" if lineup is None or self.lookahead(lineup) is None else "bool"
+        kind = None if lineup is None else self.lookahead(lineup)
+        variant = {type(None): "none", bool: "bool", int: "int64"}[type(kind)]
         if any(str(sig[-1]) == variant for sig in getattr(fn, "signatures", ())):
             return False  # compiled in this process already
         try:

@@ -12,8 +12,9 @@ module; simkit/jitcache.py drops it with the game's own when a source changes. A
 folder's copies are compiled from copies of the templates in a folder keyed by the game
 folder's path (simkit/gamekit/cache.py), as two folders may share a package name.
 
-The templates: `rollout.py` (the rollout player, over the game's `rollout_*` hooks) and
-`batch.py` (a block of games, over the game's `new_scratch` and `play_game`).
+The templates: `rollout.py` (the rollout player, over the game's `rollout_*` hooks),
+`search.py` (the search player, over the game's `search_*` hooks) and `batch.py` (a block
+of games, over the game's `new_scratch` and `play_game`).
 """
 
 from __future__ import annotations
@@ -27,9 +28,12 @@ import numba
 from simkit.errors import SimkitError
 
 ROLLOUT = Path(__file__).with_name("rollout.py")
+SEARCH = Path(__file__).with_name("search.py")
 BATCH = Path(__file__).with_name("batch.py")
 NEEDS = {
     ROLLOUT: ("rollout_work", "rollout_candidates", "rollout_deal", "rollout_play"),
+    SEARCH: ("search_work", "search_deal", "search_seat", "search_key", "search_apply",
+             "search_next", "search_playout", "search_end"),
     BATCH: ("new_scratch", "play_game"),
 }
 
@@ -67,6 +71,17 @@ def bind_rollout(namespace: MutableMapping[str, Any],
     `compile_into`."""
     compile_into(namespace, ROLLOUT, {"rollout_choice": decorate}, source)
     return namespace["rollout_choice"]
+
+
+def bind_search(namespace: MutableMapping[str, Any],
+                decorate: Callable[[Any], Any], source: Path | None = None) -> Any:
+    """The search player compiled into a game's play.py with `decorate`, as
+    `search_choice` there; returns `searched`, the call a game's loop makes
+    (`searched = bind_search(globals(), njit_with_refcounts)`), which compiles the search
+    only into the kernel variant for lineups with a searching seat. `source` as in
+    `compile_into`."""
+    compile_into(namespace, SEARCH, {"search_choice": decorate}, source)
+    return namespace["searched"]
 
 
 def bind_batch(namespace: MutableMapping[str, Any], source: Path | None = None,

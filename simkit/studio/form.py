@@ -11,6 +11,7 @@ from typing import Any
 from simkit.config import GameConfig, flatten
 from simkit.errors import ConfigError, SimkitError
 from simkit.games import Game
+from simkit.ladders import load_ladder
 
 CHOICES = "must be one of: "  # how `Reader.choice` names a named option's choices
 _PROBE = "\x00not-a-choice"
@@ -85,7 +86,16 @@ def override(field: Field, text: str) -> str:
     return f"{field.key}={text}"
 
 
-def players_offered(game: Game) -> list[str]:
-    """The players the page offers for each seat: the game's strategies. This is where
-    the skill ladder's rungs join, once they can be named as players."""
-    return list(game.strategies())
+def players_offered(game: Game) -> list[tuple[str, str]]:
+    """The players the page offers, as (token, label): the game's strategies, then each
+    rung of its skill ladder (docs/ladder.md), whose token alone puts that rung's player
+    in every seat ("tuned planner players")."""
+    offered = [(name, name) for name in game.strategies()]
+    try:
+        rungs = load_ladder(game.name).rungs
+    except SimkitError:  # a game without a ladder offers its strategies
+        rungs = ()
+    known = {token for token, _ in offered}
+    offered += [(r.strategy, f"rung: {r.name} players") for r in rungs
+                if r.strategy not in known]
+    return offered

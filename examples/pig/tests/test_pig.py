@@ -104,7 +104,7 @@ def test_playout_replays_whole_games(game):
             lu = build_lineup(game, ["greedy"], players)
             cols = game.simulate(compiled, lu, 11, 0, 20)
             for g in range(20):
-                pub, opts, hid, cnt, rngs, _ranking, _rs = P.new_scratch(t)
+                pub, opts, hid, cnt, rngs, *_work = P.new_scratch(t)
                 seed = py_game_seed(11, g)
                 rng = np.array([py_stream_state(seed, 0)], np.uint64)
                 trace = new_trace_stub(P.N_COLS)

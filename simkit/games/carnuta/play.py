@@ -20,8 +20,9 @@ from simkit.jitcache import drop_stale_cache
 from simkit.kernels import SOURCES
 from simkit.kernels.jit import njit_with_refcounts, njit_without_refcounts
 from simkit.kernels.lookahead import canonical
+from simkit.kernels.search_tree import new_tree
 from simkit.kernels.seating import rank_seats
-from simkit.kernels.templates import bind_batch, bind_rollout
+from simkit.kernels.templates import bind_batch, bind_rollout, bind_search
 from simkit.kernels.trace import new_trace_stub, record_decision
 from simkit.outputs import allocate
 from simkit.rng import next_u64, stream_state
@@ -34,6 +35,7 @@ from strategies.carnuta import (
     ROLLOUT,
     ROLLOUT_TIES,
     ROLLOUT_WEIGHTS,
+    SEARCH,
     choose,
     greedy_score,
     planner_values,
@@ -161,7 +163,8 @@ drop_stale_cache(__file__, strategies.carnuta.__file__, strategies.ties.__file__
                  _config.__file__, _options.__file__, _rules.__file__, _scoring.__file__,
                  *SOURCES)
 
-LOOKAHEAD = (ROLLOUT,)  # the strategies whose seats need the playouts compiled
+LOOKAHEAD = (ROLLOUT, SEARCH)  # the strategies whose seats need the playouts compiled
+SEARCHING = (SEARCH,)  # ... and of them, those that need the search (base.py)
 
 
 def new_outputs(n_games: int, n_players: int, n_types: int, n_cards: int) -> tuple:
@@ -190,6 +193,7 @@ def new_scratch(t):
         np.zeros((MAX_PLAYERS, 2), np.int64),  # 11 per seat: tableau version, of 9 and 10
         np.zeros((MAX_PLAYERS, n, 3), np.int64),  # 12 per seat and card: gain, column, version
         np.zeros(MAX_TYPES + MAX_TABLEAU, np.int64),  # 13 final scoring: points per column, card
+        new_tree(MAX_PLAYERS, MAX_OPTIONS),  # 14 the search player's tree
     )
 
 
@@ -426,6 +430,112 @@ def rollout_play(t, n_players, state, opts, cand, k, i, params, rng, work, keys,
 rollout_choice = bind_rollout(globals(), njit_with_refcounts)
 
 
+# ---------------------------------------------------------------- search player
+# The search player's hooks (simkit/kernels/search.py, bound below): a decision's `state`
+# is (pub, hid, deck, discard, tops, tree). It decides every decision of its seat.
+@njit(cache=True, inline="always")
+def search_work(t, n_players, state, params):
+    """The re-deals' arrays (the game's own are never touched), the policy (`params[3]`
+    with the weights after the search's own four), and what the seat knows of the Day and
+    Night decks: their contents (every other card is in sight or was), never their order."""
+    pub, hid, deck, discard, tops = state[0], state[1], state[2], state[3], state[4]
+    n_cards = t.card.shape[0]
+    prm = np.zeros(8, np.float64)
+    prm[:] = params[4:12]
+    work = (
+        np.zeros((2, n_cards), np.int64),  # 0 the decks' contents (sorted) ...
+        np.zeros((2, n_cards), np.int64),  # 1 ... discards (sorted)
+        np.zeros((4, 2), np.int64),  # 2 ... and pile sizes
+        np.empty_like(pub),  # 3 a re-deal's state ...
+        np.empty((2, n_cards), np.int64),  # 4
+        np.empty((2, n_cards), np.int64),  # 5
+        np.empty((4, 2), np.int64),  # 6
+        np.empty_like(hid),  # 7
+        np.zeros((MAX_PLAYERS, CT_SIZE), np.int64),  # 8
+        np.zeros((MAX_OPTIONS, N_COLS), np.int32),  # 9 ... its option table
+        np.zeros((MAX_PLAYERS, MAX_TYPES, 3), np.int64),  # 10 ... and option caches
+        np.zeros((MAX_PLAYERS, MAX_TYPES), np.int64),  # 11
+        np.zeros((MAX_PLAYERS, 2), np.int64),  # 12
+        np.zeros((MAX_PLAYERS, n_cards, 3), np.int64),  # 13
+        np.zeros(MAX_TYPES + MAX_TABLEAU, np.int64),  # 14 final scoring's columns
+        np.full(1, np.int64(params[3] + 0.5), np.int64),  # 15 the policy ...
+        prm,  # 16 ... and its weights
+        new_trace_stub(N_COLS),  # 17 searches are never traced
+    )
+    for d in range(2):
+        work[2][1, d] = canonical(deck[d], tops[0, d], tops[1, d], work[0][d])
+        work[2][2, d] = canonical(discard[d], 0, tops[2, d], work[1][d])
+    return work, state[5], np.zeros((2, MAX_PLAYERS), np.int64)
+
+
+@njit(cache=True, inline="always")
+def search_deal(t, n_players, state, opts, n, work, rng):
+    """The decision's state with the decks shuffled anew from their contents."""
+    rpub, rdeck, rdisc, rtops, rhid, ver, memo = work[3], work[4], work[5], work[6], \
+        work[7], work[12], work[13]
+    rpub[:] = state[0]
+    rhid[:] = state[1]
+    rdeck[:, :] = work[0]
+    rdisc[:, :] = work[1]
+    rtops[:, :] = work[2]
+    for d in range(2):
+        shuffle_range(rdeck, d, rtops[1, d], rng)
+    ver[:, 0] = 0
+    ver[:, 1] = -1
+    memo[:, :, 2] = -1
+    work[9][:n] = opts[:n]
+
+
+@njit(cache=True, inline="always")
+def search_seat(t, work):
+    return work[3][SEAT]
+
+
+@njit(cache=True, inline="always")
+def search_key(t, work, i):
+    """A row's move: its kind and the card, runes or token it names."""
+    row = work[9][i]
+    return ((np.int64(row[KIND]) * 1024 + row[A] + 1) * 1024 + row[B] + 1) * 1024 + row[C] + 1
+
+
+@njit(cache=True, inline="always")
+def search_apply(t, n_players, work, i, rng):
+    apply_option(t, work[3], work[7], work[8], work[4], work[5], work[6], rng, work[9], i,
+                 work[12], work[17], False)
+
+
+@njit(cache=True, inline="always")
+def search_next(t, n_players, work, rng):
+    return next_decision(t, n_players, work[3], work[7], work[8], work[4], work[5], work[6],
+                         rng, work[9], work[10], work[11], work[12], work[13], work[14],
+                         work[17], False)
+
+
+@njit(cache=True, inline="always")
+def search_playout(t, n_players, work, params, rng):
+    """On from the state reached, every seat playing the policy, to the end of the game or
+    for `params[2]` decisions."""
+    horizon = np.int64(params[2] + 0.5)
+    steps = 0
+    while horizon == 0 or steps < horizon:
+        n = search_next(t, n_players, work, rng)
+        if n == 0:
+            return
+        c = ask(work[15][0], work[9], n, work[3], t, work[16], rng)
+        search_apply(t, n_players, work, c, rng)
+        steps += 1
+
+
+@njit(cache=True, inline="always")
+def search_end(t, n_players, work, keys, points):
+    for q in range(n_players):
+        points[q], best = final_score(t, work[3], q, work[14])
+        keys[q] = ranking_key(t, q, points[q], best)
+
+
+searched = bind_search(globals(), njit_with_refcounts)
+
+
 # ---------------------------------------------------------------- one game
 @njit_without_refcounts
 def play_game(t, n_players, seed, sids, params, out, g, scratch, trace, tracing,
@@ -433,7 +543,7 @@ def play_game(t, n_players, seed, sids, params, out, g, scratch, trace, tracing,
     """Play one game from `seed` into row g of `out`; seat s plays strategy sids[s]. With
     `lookahead` None the rollout player's code is left out (simulate_batch says why)."""
     (pub, opts, deck, discard, tops, starts, rngs, hid, cnt, caches, hass, ver, memo,
-     cols) = scratch
+     cols, tree) = scratch
     for s in range(n_players):
         rngs[1 + s, 0] = stream_state(seed, np.uint64(1 + s))
     rng = rngs[0]  # the deal
@@ -453,6 +563,9 @@ def play_game(t, n_players, seed, sids, params, out, g, scratch, trace, tracing,
         if lookahead is not None and sids[s] == ROLLOUT and pub[STEP] == STEP_ACTION:
             c = rollout_choice(t, n_players, s, (pub, hid, deck, discard, tops), opts, n,
                                params[s], rngs[1 + s])
+        elif lookahead is not None and sids[s] == SEARCH:
+            c = searched(lookahead, t, n_players, s, (pub, hid, deck, discard, tops, tree),
+                         opts, n, params[s], rngs[1 + s])
         else:
             c = ask(sids[s], opts, n, pub, t, params[s], rngs[1 + s])
         if tracing:

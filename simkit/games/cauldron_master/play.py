@@ -19,12 +19,13 @@ import strategies.ties
 from simkit.jitcache import drop_stale_cache
 from simkit.kernels import SOURCES
 from simkit.kernels.jit import njit_with_refcounts, njit_without_refcounts
+from simkit.kernels.search_tree import new_tree
 from simkit.kernels.seating import rank_seats
-from simkit.kernels.templates import bind_batch, bind_rollout
+from simkit.kernels.templates import bind_batch, bind_rollout, bind_search
 from simkit.kernels.trace import new_trace_stub, record_decision
 from simkit.outputs import allocate
 from simkit.rng import randint, stream_state
-from strategies.cauldron_master import GREEDY, GREEDY_TIES, ROLLOUT, ROLLOUT_TIES, choose
+from strategies.cauldron_master import GREEDY, GREEDY_TIES, ROLLOUT, ROLLOUT_TIES, SEARCH, choose
 
 from . import config as _config
 from . import layout as _layout
@@ -32,6 +33,7 @@ from . import options as _options
 from . import rules as _rules
 from . import scoring as _scoring
 from .layout import (
+    CHOSEN,
     CT_BONUS,
     CT_POTIONS,
     CT_SCORED,
@@ -91,7 +93,8 @@ drop_stale_cache(__file__, strategies.cauldron_master.__file__, strategies.ties.
                  _layout.__file__, _config.__file__, _options.__file__, _rules.__file__,
                  _scoring.__file__, *SOURCES)
 
-LOOKAHEAD = (ROLLOUT,)  # the strategies whose seats need the playouts compiled
+LOOKAHEAD = (ROLLOUT, SEARCH)  # the strategies whose seats need the playouts compiled
+SEARCHING = (SEARCH,)  # ... and of them, those that need the search (base.py)
 
 
 def new_outputs(n_games: int, n_players: int, n_witches: int, n_types: int) -> tuple:
@@ -114,6 +117,7 @@ def new_scratch(t):
         np.zeros((2, MAX_COLOURS), np.int64),  # 7 colour counts, colour limits left
         np.zeros(MAX_TYPES, np.int64),  # 8 ingredient types on offer (compact list)
         new_rollout_scratch(t),  # 9 the rollout player's playouts
+        new_search_scratch(t),  # 10 the search player's tree and re-deals
     )
 
 
@@ -136,6 +140,27 @@ def new_rollout_scratch(t):
         np.full(MAX_PLAYERS, GREEDY, np.int64),  # 11 the playouts' strategies: greedy ...
         np.ones((MAX_PLAYERS, GREEDY_TIES + 1), np.float64),  # 12 ... with weights 1 and 1,
         # and the rollout player's `ties` (rollout_work)
+    )
+
+
+@njit(cache=True)
+def new_search_scratch(t):
+    """Work arrays of the search player, apart from the game's and the rollout player's."""
+    return (
+        new_tree(MAX_PLAYERS, MAX_OPTIONS),  # 0 the tree
+        np.zeros(PUB_SIZE, np.int32),  # 1 a re-deal's state
+        np.empty(t.deck.shape[0], np.int64),  # 2 its undealt deck
+        np.zeros(HID_SIZE, np.int64),  # 3 its hidden state
+        np.zeros((MAX_PLAYERS, CT_SIZE), np.int64),  # 4 its counters
+        np.zeros((2, MAX_COLOURS), np.int64),  # 5 colour counts, colour limits left
+        np.zeros(MAX_TYPES, np.int64),  # 6 ingredient types on offer (compact list)
+        np.zeros(MAX_TYPES, np.int64),  # 7 undealt cards per type (what the seat knows)
+        np.zeros((MAX_OPTIONS, N_COLS), np.int32),  # 8 option table
+        np.zeros(MAX_PLAYERS, np.int64),  # 9 the playouts' strategy per seat ...
+        np.zeros((MAX_PLAYERS, 12), np.float64),  # 10 ... and its parameters
+        np.zeros((2, MAX_PLAYERS), np.int64),  # 11 a playout's ranking keys, points
+        new_trace_stub(N_COLS),  # 12 searches are never traced
+        np.zeros(1, np.int64),  # 13 the searching seat
     )
 
 
@@ -290,13 +315,127 @@ def rollout_play(t, n_players, state, opts, cand, k, i, params, rng, work, keys,
 rollout_choice = bind_rollout(globals(), njit_with_refcounts)
 
 
+# ---------------------------------------------------------------- search player
+# The search player's hooks (simkit/kernels/search.py, bound below): a decision's `state`
+# is (pub, hid, cnt, deck, new_search_scratch()). It decides every decision of its seat.
+@njit(cache=True, inline="always")
+def search_work(t, n_players, state, params):
+    """The re-deal's arrays, tree and ranking; the playouts' policy (`params[3]`, with the
+    parameters after the search's own four); what the seat knows of the deck: how many
+    cards of each type are undealt (every dealt card is face up), never their order."""
+    hid, deck, ss = state[1], state[3], state[4]
+    policy = np.int64(params[3] + 0.5)
+    for s in range(n_players):
+        ss[9][s] = policy
+        for k in range(8):
+            ss[10][s, k] = params[k + 4]
+    ss[13][0] = state[0][SEAT]
+    undealt = ss[7]
+    undealt[:] = 0
+    for i in range(hid[TOP], deck.shape[0]):
+        undealt[deck[i]] += 1
+    return ss, ss[0], ss[11]
+
+
+@njit(cache=True, inline="always")
+def search_deal(t, n_players, state, opts, n, work, rng):
+    """The decision's state with the undealt cards shuffled anew (from their counts) and,
+    while witches are chosen, the earlier seats' secret witches chosen again by the
+    playout policy: the seat never sees either."""
+    rpub, rdeck, rhid, rcnt, undealt, ropts = work[1], work[2], work[3], work[4], work[7], \
+        work[8]
+    rpub[:] = state[0]
+    rhid[:] = state[1]
+    rcnt[:] = state[2]
+    m = 0
+    for x in range(t.types.shape[0]):
+        for _j in range(undealt[x]):
+            rdeck[m] = x
+            m += 1
+    for i in range(m - 1, 0, -1):
+        j = randint(rng, i + 1)
+        rdeck[i], rdeck[j] = rdeck[j], rdeck[i]
+    rhid[TOP] = 0
+    seat = rpub[SEAT]
+    if rpub[PHASE] == PHASE_WITCH:
+        for q in range(seat):
+            rpub[SEAT] = q
+            k = pending_options(t, rpub, ropts, work[5], work[6])
+            c = ask(work[9][q], ropts, k, rpub, t, work[10][q], rng)
+            choose_witch(rhid, q, ropts[c, A])
+        rpub[SEAT] = seat
+        for q in range(seat, n_players):
+            rhid[CHOSEN + q] = 0
+    ropts[:n] = opts[:n]
+
+
+@njit(cache=True, inline="always")
+def search_seat(t, work):
+    return work[1][SEAT]
+
+
+@njit(cache=True, inline="always")
+def search_key(t, work, i):
+    """A row's move: its kind, witch or ingredient type and cauldron (or recipe)."""
+    row = work[8][i]
+    return (np.int64(row[KIND]) * 64 + row[A] + 1) * 64 + row[B] + 1
+
+
+@njit(cache=True, inline="always")
+def search_apply(t, n_players, work, i, rng):
+    apply_option(t, n_players, work[1], work[3], work[4], work[8], i, work[12], False)
+
+
+@njit(cache=True, inline="always")
+def search_next(t, n_players, work, rng):
+    """The next decision of the re-deal the tree has a node for. Another seat's witch is
+    chosen by the playout policy, off the tree: a node would let it answer the searching
+    seat's secret witch (or let the searching seat answer its own), which the rules hide."""
+    while True:
+        n = next_decision(t, n_players, work[1], work[3], work[4], work[2], work[8], work[5],
+                          work[6], work[12], False)
+        s = work[1][SEAT]
+        if n == 0 or work[1][PHASE] != PHASE_WITCH or s == work[13][0]:
+            return n
+        c = ask(work[9][s], work[8], n, work[1], t, work[10][s], rng)
+        apply_option(t, n_players, work[1], work[3], work[4], work[8], c, work[12], False)
+
+
+@njit(cache=True, inline="always")
+def search_playout(t, n_players, work, params, rng):
+    """On from the state reached, every seat playing the policy, to the end of the game or
+    for `params[2]` decisions."""
+    rpub, rdeck, rhid, rcnt, ropts = work[1], work[2], work[3], work[4], work[8]
+    horizon = np.int64(params[2] + 0.5)
+    steps = 0
+    while horizon == 0 or steps < horizon:
+        n = next_decision(t, n_players, rpub, rhid, rcnt, rdeck, ropts, work[5], work[6],
+                          work[12], False)
+        if n == 0:
+            return
+        s = rpub[SEAT]
+        c = ask(work[9][s], ropts, n, rpub, t, work[10][s], rng)
+        apply_option(t, n_players, rpub, rhid, rcnt, ropts, c, work[12], False)
+        steps += 1
+
+
+@njit(cache=True, inline="always")
+def search_end(t, n_players, work, keys, points):
+    for s in range(n_players):
+        points[s] = final_score(t, work[1], s)
+        keys[s] = ranking_key(t, work[1], work[4], s)
+
+
+searched = bind_search(globals(), njit_with_refcounts)
+
+
 # ---------------------------------------------------------------- one game
 @njit_without_refcounts
 def play_game(t, n_players, seed, sids, params, out, g, scratch, trace, tracing,
               lookahead):
     """Play one game from `seed` into row g of `out`; seat s plays strategy sids[s]. With
     `lookahead` None the rollout player's code is left out (simulate_batch says why)."""
-    pub, opts, deck, recipe_deck, hid, cnt, rngs, colours, offer, rs = scratch
+    pub, opts, deck, recipe_deck, hid, cnt, rngs, colours, offer, rs, ss = scratch
     for s in range(n_players):
         rngs[1 + s, 0] = stream_state(seed, np.uint64(1 + s))
     rngs[0, 0] = stream_state(seed, np.uint64(0))
@@ -313,6 +452,9 @@ def play_game(t, n_players, seed, sids, params, out, g, scratch, trace, tracing,
         if lookahead is not None and sids[s] == ROLLOUT and pub[PHASE] == PHASE_WITCH:
             c = rollout_choice(t, n_players, s, (pub, hid, cnt, deck, rs), opts, n,
                                params[s], rngs[1 + s])
+        elif lookahead is not None and sids[s] == SEARCH:
+            c = searched(lookahead, t, n_players, s, (pub, hid, cnt, deck, ss), opts, n,
+                         params[s], rngs[1 + s])
         else:
             c = ask(sids[s], opts, n, pub, t, params[s], rngs[1 + s])
         record_decision(trace, tracing, pub[ROUND], s, opts[0, KIND], opts, n, c)

@@ -21,8 +21,9 @@ from simkit.jitcache import drop_stale_cache
 from simkit.kernels import SOURCES
 from simkit.kernels.jit import keep_alive, njit_with_refcounts, njit_without_refcounts, unowned
 from simkit.kernels.lookahead import canonical
+from simkit.kernels.search_tree import new_tree
 from simkit.kernels.seating import prepare_game, rank_seats, seat_buffers
-from simkit.kernels.templates import bind_rollout
+from simkit.kernels.templates import bind_rollout, bind_search
 from simkit.kernels.trace import record_decision
 from simkit.outputs import allocate
 from simkit.rng import next_u64, seat_stream, shuffle, stream_state
@@ -32,6 +33,7 @@ from strategies.inori import (
     PLANNER_DEFAULTS,
     ROLLOUT,
     ROLLOUT_WEIGHTS,
+    SEARCH,
     choose,
     greedy_score,
 )
@@ -163,7 +165,8 @@ drop_stale_cache(__file__, strategies.inori.__file__, strategies.ties.__file__,
                  _rules.__file__, _scoring.__file__, *SOURCES)
 
 N_SOURCES = len(SCORE_SOURCES)
-LOOKAHEAD = (ROLLOUT,)  # the strategies whose seats need the playouts compiled
+LOOKAHEAD = (ROLLOUT, SEARCH)  # the strategies whose seats need the playouts compiled
+SEARCHING = (SEARCH,)  # ... and of them, those that need the search (base.py)
 N_RUNE_KINDS = len(RUNE_KINDS)
 
 
@@ -506,6 +509,135 @@ def rollout_play(t, n_players, state, opts, cand, k, i, params, rng, work, keys,
 rollout_choice = bind_rollout(globals(), njit_with_refcounts)
 
 
+# ---------------------------------------------------------------- search player
+# The search player's hooks (simkit/kernels/search.py, bound below): a decision's `state`
+# is the rollout player's. It decides every decision of its seat. Its arrays are made once
+# per decision, as the rollout player's are: Inori's per-thread scratch is handed to the
+# loop as views without reference counts, which a tree of arrays would have to join.
+@njit(cache=True, inline="always")
+def search_work(t, n_players, state, params):
+    """The re-deals' arrays and tree; the policy (`params[3]`, with the weights after the
+    search's own four); what the seat knows of the hidden piles: their contents (every
+    card that left one was shown), never their order."""
+    pub, hid, decks, discards, tops = state[0], state[1], state[2], state[3], state[4]
+    new_starts, stack, rtops = state[5], state[6], state[7]
+    k = PLANNER_DEFAULTS.shape[0]
+    sids = np.full(MAX_PLAYERS, np.int64(params[3] + 0.5), np.int64)
+    prms = np.empty((MAX_PLAYERS, k), np.float64)
+    for q in range(MAX_PLAYERS):
+        prms[q] = params[4:4 + k]
+    n_col = t.rules[R_N_COLOURS]
+    n_cards = t.card.shape[0]
+    work = (
+        np.zeros((n_col, n_cards), np.int64),  # 0 what the seat knows: decks (sorted)
+        np.zeros((n_col, n_cards), np.int64),  # 1 ... discards (sorted)
+        np.zeros((3, n_col), np.int64),  # 2 ... their sizes
+        np.zeros(new_starts.shape[0], np.int64),  # 3 ... the New Start deck (sorted)
+        np.zeros(stack.shape[0], np.int64),  # 4 ... the Rune stack (sorted)
+        np.zeros(4, np.int64),  # 5 ... and their sizes
+        np.empty_like(pub),  # 6 a re-deal's state ...
+        np.empty_like(hid),  # 7
+        np.empty((n_col, n_cards), np.int64),  # 8
+        np.empty((n_col, n_cards), np.int64),  # 9
+        np.empty((3, n_col), np.int64),  # 10
+        np.empty(new_starts.shape[0], np.int64),  # 11
+        np.empty(stack.shape[0], np.int64),  # 12
+        np.empty(4, np.int64),  # 13
+        np.zeros((MAX_OPTIONS, N_COLS), np.int32),  # 14 ... its option table
+        np.zeros((MAX_PLAYERS, CT_SIZE), np.int64),  # 15
+        np.zeros((MAX_PLAYERS, n_cards), np.int64),  # 16
+        np.zeros(MAX_COLOURS, np.int64),  # 17
+        np.zeros(MAX_PLAYERS, np.int64),  # 18
+        sids,  # 19 the policy, for every seat ...
+        prms,  # 20 ... with its weights
+        state[8],  # 21 the trace (never recorded into)
+    )
+    kdecks, kdisc, ktops, knew, kstack, krt = work[0:6]
+    for x in range(n_col):
+        ktops[1, x] = canonical(decks[x], tops[0, x], tops[1, x], kdecks[x])
+        ktops[2, x] = canonical(discards[x], 0, tops[2, x], kdisc[x])
+    krt[1] = canonical(new_starts, rtops[0], rtops[1], knew)
+    krt[3] = canonical(stack, rtops[2], rtops[3], kstack)
+    return work, new_tree(MAX_PLAYERS, MAX_OPTIONS), np.zeros((2, MAX_PLAYERS), np.int64)
+
+
+@njit(cache=True, inline="always")
+def search_deal(t, n_players, state, opts, n, work, rng):
+    """The decision's state with the hidden piles shuffled anew from their contents."""
+    rpub, rhid, rdecks, rdisc, rtops3, rnew, rstack, rrt = work[6:14]
+    rpub[:] = state[0]
+    rhid[:] = state[1]
+    rdecks[:, :] = work[0]
+    rdisc[:, :] = work[1]
+    rtops3[:, :] = work[2]
+    rnew[:] = work[3]
+    rstack[:] = work[4]
+    rrt[:] = work[5]
+    for x in range(t.rules[R_N_COLOURS]):
+        shuffle(rdecks[x], rtops3[1, x], rng)
+    shuffle(rnew, rrt[1], rng)
+    shuffle(rstack, rrt[3], rng)
+    work[14][:n] = opts[:n]
+
+
+@njit(cache=True, inline="always")
+def search_seat(t, work):
+    return work[6][SEAT]
+
+
+@njit(cache=True, inline="always")
+def search_key(t, work, i):
+    """A row's move: its kind and what it names."""
+    row = work[14][i]
+    return ((np.int64(row[KIND]) * 1024 + row[A] + 1) * 1024 + row[B] + 1) * 1024 + row[C] + 1
+
+
+@njit(cache=True, inline="always")
+def search_apply(t, n_players, work, i, rng):
+    apply_option(t, work[6], work[7], work[15], work[12], work[13], work[14], i, work[17],
+                 work[21], False)
+
+
+@njit(cache=True, inline="always")
+def search_step(t, n_players, work, rng, fusing):
+    """next_decision on the re-deal: (options, fused)."""
+    return next_decision(t, n_players, work[6], work[7], work[15], work[16], work[8],
+                         work[9], work[10], work[11], work[12], work[13], rng, work[18],
+                         work[14], work[17], work[19], work[20], fusing, work[21], False)
+
+
+@njit(cache=True, inline="always")
+def search_next(t, n_players, work, rng):
+    n, _fused = search_step(t, n_players, work, rng, False)
+    return n
+
+
+@njit(cache=True, inline="always")
+def search_playout(t, n_players, work, params, rng):
+    """On from the state reached, every seat playing the policy, to the end of the game or
+    for `params[2]` decisions."""
+    horizon = np.int64(params[2] + 0.5)
+    steps = 0
+    while horizon == 0 or steps < horizon:
+        n, fz = search_step(t, n_players, work, rng, True)
+        if n == 0:
+            return
+        s = work[6][SEAT]
+        c = 0 if fz else ask(work[19][s], work[14], n, work[6], t, work[20][s], rng)
+        search_apply(t, n_players, work, c, rng)
+        steps += 1
+
+
+@njit(cache=True, inline="always")
+def search_end(t, n_players, work, keys, points):
+    for q in range(n_players):
+        points[q] = final_score(t, work[6], q)
+        keys[q] = ranking_key(t, work[6], q)
+
+
+searched = bind_search(globals(), njit_with_refcounts)
+
+
 # ---------------------------------------------------------------- one game
 @njit_without_refcounts
 def play_game(t, n_players, seed, sids, params, out, g, scratch, trace, tracing,
@@ -537,6 +669,10 @@ def play_game(t, n_players, seed, sids, params, out, g, scratch, trace, tracing,
             c = rollout_choice(t, n_players, s, (pub, hid, decks, discards, tops, new_starts,
                                                  stack, rtops, trace), opts, n, params[s],
                                rngs[1 + s])
+        elif lookahead is not None and sids[s] == SEARCH:
+            c = searched(lookahead, t, n_players, s, (pub, hid, decks, discards, tops,
+                                                      new_starts, stack, rtops, trace), opts,
+                         n, params[s], rngs[1 + s])
         else:
             c = ask(sids[s], opts, n, pub, t, params[s], rngs[1 + s])
         if tracing:

@@ -1,0 +1,132 @@
+"""The search player, written once for every game: information-set Monte Carlo tree search.
+
+This file is a template, not an importable module: `simkit.kernels.templates.bind_search`
+compiles it into a game's `play.py` namespace (as rollout.py), where these hooks are the
+game's own:
+
+    search_work(t, n_players, state, params) -> (work, tree, ranking)
+        the determinization's arrays (its state, option table, policy), the tree
+        (simkit/kernels/search_tree.new_tree) and a playout's ranking keys and points
+        (2 x MAX_PLAYERS), kept in the game's per-thread scratch; sets the playout policy
+        from `params` (the search's own first four, then the policy's weights)
+    search_deal(t, n_players, state, opts, n, work, rng)
+        a copy of the decision's state with everything the seat cannot see re-dealt (and
+        other seats' secret choices re-chosen) from `rng`, its options opts[:n] pending
+    search_seat(t, work) -> the seat deciding in the determinization
+    search_key(t, work, i) -> int64: the action identity of row i of the pending decision
+        (the same move in every re-deal)
+    search_apply(t, n_players, work, i, rng)   play row i
+    search_next(t, n_players, work, rng) -> n  play on to the next decision and list its
+        options (n <= 0: the game is over)
+    search_playout(t, n_players, work, params, rng)   play on with the policy to the end,
+        or for `params[2]` decisions
+    search_end(t, n_players, work, keys, points)   the ranking keys and points reached
+
+Each iteration re-deals, descends the tree of the seat's information sets by UCB over
+availability counts (Cowling, Powley & Whitehouse 2012, open loop as in TAG: a node is a
+sequence of moves, whatever chance did between them), adds one node, plays out with the
+policy and backs up every seat's value (`playout_value`). The budget is a number of
+iterations, so a decision is the same at any thread count. Line numbers in numba errors
+are this file's.
+"""
+# ruff: noqa: F821  (the game's hooks arrive when `bind_search` compiles this)
+
+import numpy as np
+from numba import types
+from numba.extending import overload
+
+from simkit.kernels.lookahead import playout_value
+from simkit.kernels.search_tree import (
+    AVAIL,
+    MAX_ITERATIONS,
+    PATH,
+    ROOT_KEYS,
+    SEAT_VALUE,
+    STREAM,
+    add_child,
+    back_up,
+    child,
+    clear,
+    most_visited,
+    ucb,
+)
+from simkit.rng import next_u64, randint
+
+
+def search_choice(t, n_players, seat, state, opts, n, params, rng):
+    """The search player's choice for `seat`: the row of `opts[:n]` searched most in
+    `params[0]` iterations (exploration constant `params[1]`). A single option is taken
+    without searching."""
+    if n <= 1:
+        return 0
+    work, tree, ranking = search_work(t, n_players, state, params)
+    iterations = min(max(np.int64(params[0] + 0.5), 1), MAX_ITERATIONS)
+    explore = params[1]
+    clear(tree)
+    path, stream, seat_value = tree[PATH], tree[STREAM], tree[SEAT_VALUE]
+    path[0] = 0
+    for it in range(iterations):
+        stream[0] = next_u64(rng)
+        search_deal(t, n_players, state, opts, n, work, stream)
+        if it == 0:
+            for i in range(n):
+                tree[ROOT_KEYS][i] = search_key(t, work, i)
+        node, depth, m, fresh = 0, 1, n, False
+        while True:
+            s = search_seat(t, work)
+            # the untried move (one at random among them), else the best by UCB; every
+            # tried move offered here counts as available
+            row, pick, key, untried, best = -1, -1, np.int64(0), 0, -np.inf
+            for i in range(m):
+                k = search_key(t, work, i)
+                c = child(tree, node, k)
+                if c < 0:
+                    untried += 1
+                    if untried == 1 or randint(stream, untried) == 0:
+                        row, key = i, k
+                elif untried == 0:
+                    tree[AVAIL][c] += 1
+                    score = ucb(tree, c, s, explore)
+                    if score > best:
+                        best, pick = score, i
+                        key = k
+                else:
+                    tree[AVAIL][c] += 1
+            if untried > 0:
+                c = add_child(tree, node, key)
+                search_apply(t, n_players, work, row, stream)
+                if c >= 0:
+                    path[depth] = c
+                    depth += 1
+                fresh = True
+                break
+            search_apply(t, n_players, work, pick, stream)
+            node = child(tree, node, key)
+            path[depth] = node
+            depth += 1
+            m = search_next(t, n_players, work, stream)
+            if m <= 0:
+                break
+        if fresh:
+            search_playout(t, n_players, work, params, stream)
+        search_end(t, n_players, work, ranking[0], ranking[1])
+        for q in range(n_players):
+            seat_value[q] = playout_value(ranking[0], ranking[1], q, n_players)
+        back_up(tree, depth, n_players)
+    return most_visited(tree, n, seat)
+
+
+def searched(lookahead, t, n_players, seat, state, opts, n, params, rng):
+    """`search_choice`, compiled only into the kernel variant whose `lookahead` is an
+    integer (a seat plays the search player); 0 in the others, which never ask it."""
+
+
+@overload(searched)
+def _searched(lookahead, t, n_players, seat, state, opts, n, params, rng):
+    if isinstance(lookahead, types.Integer):
+        def impl(lookahead, t, n_players, seat, state, opts, n, params, rng):
+            return search_choice(t, n_players, seat, state, opts, n, params, rng)
+    else:
+        def impl(lookahead, t, n_players, seat, state, opts, n, params, rng):
+            return 0
+    return impl

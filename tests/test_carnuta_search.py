@@ -1,0 +1,93 @@
+"""The search player in Carnuta: it never reads hidden information (the order of the
+decks' undrawn cards and of the discard piles), plays legal options, replays identically
+through batch and traced play, and is deterministic."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from simkit.engine import build_lineup
+from simkit.errors import SimkitError
+from simkit.games import get_game
+from simkit.games.carnuta import layout as L
+from simkit.games.carnuta import options as O
+from simkit.games.carnuta import play as P
+from simkit.rng import py_stream_state
+from simkit.testing import assert_same_across_threads_and_chunks
+from strategies.carnuta import GREEDY, STRATEGIES
+from tests.test_carnuta_rollout import GREEDY_PRM, _permute_hidden, _playout, _start
+
+SEARCH = next(s for s in STRATEGIES if s.name == "search")
+
+
+@pytest.fixture(scope="module")
+def cn():
+    game = get_game("carnuta")
+    return game, game.compile(game.load_config())
+
+
+def test_never_reads_hidden_orders(cn):
+    """Permuting what is face down never changes a decision, state by state and stream by
+    stream; changing the seat's stream does (so the test can see differences)."""
+    _, compiled = cn
+    t = compiled.tables
+    params = SEARCH.vector({"iterations": 6, "horizon": 30})
+    rng = np.random.default_rng(4)
+    differ = 0
+    for case in range(16):
+        players = 2 + case % 3
+        scratch = _start(t, players, int(rng.integers(1 << 62)))
+        rounds = case % 6
+        if rounds:
+            _playout(t, players, scratch, GREEDY, GREEDY_PRM, rounds)
+        pub, opts, deck, discard, tops = scratch[:5]
+        hid, caches, hass, ver, memo, tree = scratch[7], scratch[9], scratch[10], \
+            scratch[11], scratch[12], scratch[14]
+        if pub[L.FINAL] and rounds:
+            continue
+        pub[L.ROUND] = rounds
+        pub[L.SEAT] = 0
+        pub[L.STEP] = L.STEP_ACTION
+        pub[L.ACTIONS_LEFT] = 2 - case % 2
+        n = O.action_options(t.card, t.rules[L.R_TAKE_CHOOSE], t.rules[L.R_FLIP_SOME], pub, 0,
+                             opts, caches[0], hass[0], ver, memo, -1)
+        hidden = _permute_hidden(scratch, rng)
+        before = [a.copy() for a in (pub, opts, deck, discard, tops, hid)]
+        choices = []
+        for stream in range(4):
+            state = np.array([py_stream_state(case, 1 + stream)], np.uint64)
+            picks = []
+            for dk, dc in ((deck, discard), hidden):
+                picks.append(P.search_choice(t, players, 0, (pub, hid, dk, dc, tops, tree),
+                                             opts, n, params, state.copy()))
+            for a, b in zip(before, (pub, opts, deck, discard, tops, hid), strict=True):
+                np.testing.assert_array_equal(a, b)  # the real state is left untouched
+            assert picks[0] == picks[1], f"case {case}: a hidden order changed a decision"
+            assert 0 <= picks[0] < n
+            choices.append(picks[0])
+        differ += len(set(choices)) > 1
+    assert differ > 0
+
+
+def test_legal_replayed_identically_and_deterministic(cn):
+    game, compiled = cn
+    lineup = build_lineup(game, ["search", "planner", "greedy"], 3,
+                          ["search.iterations=2", "search.horizon=20"])
+    cols = assert_same_across_threads_and_chunks(game, compiled, lineup, 5, 9)
+    for g in range(0, 9, 4):
+        replay = game.replay(compiled, lineup, 5, g)
+        chosen, offered = replay.decisions[:, 4], replay.decisions[:, 3]
+        assert ((chosen >= 0) & (chosen < offered)).all()
+        for col, values in game.columns(compiled, replay.out).items():
+            assert np.array_equal(values[0], cols[col][g]), (g, col)
+
+
+@pytest.mark.parametrize("setting, message", [
+    ("search.iterations=4097", "iterations = 4097.0 is out of range [1.0, 4096.0]"),
+    ("search.policy=3", "policy = 3.0 is out of range [0.0, 2.0]"),
+])
+def test_parameter_errors(cn, setting, message):
+    game, _ = cn
+    with pytest.raises(SimkitError, match=message.replace("[", r"\[").replace("]", r"\]")):
+        build_lineup(game, ["search", "greedy"], 2, [setting])
