@@ -121,3 +121,16 @@ def test_from_python(tmp_path):
     seats = lad.verdicts().filter(pl.col("metric") == "seat_advantage").row(0, named=True)
     assert seats["across"] == DEPENDS
     assert lad.report().is_file()
+
+
+def test_value_verdicts_that_change_with_skill_are_named(tmp_path):
+    from reports.value_ladder import changes_with_skill
+
+    rows = pl.DataFrame({
+        "kind": ["Card"] * 6, "name": ["a", "a", "a", "b", "b", "b"],
+        "verdict": ["stronger", "not yet sure", "weaker",  # a: decided two ways
+                    "about average", "not yet sure", "about average"],  # b: one way
+        "rung": ["random", "greedy", "rollout"] * 2, "order": [0, 1, 2] * 2})
+    changed = changes_with_skill(rows)
+    assert changed["name"].to_list() == ["a"]
+    assert changed["verdicts"][0] == "stronger to random players, weaker to rollout players"
