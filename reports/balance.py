@@ -107,6 +107,22 @@ def _candidates(search: Any, result: dict[str, Any]) -> list[list[str]]:
     return out
 
 
+def _rungs(result: dict[str, Any]) -> list[list[str]]:
+    """Each rung's searched targets before and after the change (its player in every seat)."""
+    from simkit.balancing import SEARCHED
+
+    out = []
+    for r in result.get("rungs") or []:
+        for m in SEARCHED:
+            if m in r["after"]:
+                out.append([f"{r['rung']} (every seat)", f"{r['games']:,}", m,
+                            r["before"].get(m, ""), r["before_estimate"].get(m, ""),
+                            r["after"][m], r["after_estimate"].get(m, "")])
+    return out
+
+
+RUNG_HEAD = ["Whose play", "Games", "Target", "Before", "Before: estimate", "After",
+             "After: estimate"]
 CAND_HEAD = ["#", "Change", "Keys", "Size", "Games", "Worst seat (points)", "Ties",
              "Length", "Misses by"]
 CARD_HEAD = ["Target", "Before", "Before: estimate", "After", "After: estimate"]
@@ -138,6 +154,8 @@ def markdown(search: Any, result: dict[str, Any], verified: dict[str, pl.DataFra
     lines = ["# Balance search", "", f"**{result['verdict']}**", "", *_intro(
         search, result, targets_source), "", "## Scorecard on fresh deals", "",
         *table(CARD_HEAD, _scorecards(verified)), "",
+        *(["## At every skill level", "", f"**{result['across_sentence']}**", "",
+           *table(RUNG_HEAD, _rungs(result)), ""] if result.get("rungs") else []),
         "## The best candidates (search games)", "",
         *table(CAND_HEAD, _candidates(search, result)), "",
         "![Search trajectory](trajectory.png)", "",
@@ -166,6 +184,9 @@ def page_html(search: Any, result: dict[str, Any], verified: dict[str, pl.DataFr
         "text-align:left}.verdict{font-size:1.2em;font-weight:bold}</style></head><body>"
         f"<h1>Balance search</h1><p class='verdict'>{e(result['verdict'])}</p>{intro}"
         f"<h2>Scorecard on fresh deals</h2>{table(CARD_HEAD, _scorecards(verified))}"
+        + (f"<h2>At every skill level</h2><p class='verdict'>"
+           f"{e(result['across_sentence'])}</p>{table(RUNG_HEAD, _rungs(result))}"
+           if result.get("rungs") else "") +
         f"<h2>The best candidates (search games)</h2>"
         f"{table(CAND_HEAD, _candidates(search, result))}"
         f"<h2>Search trajectory</h2><img alt='search trajectory' "

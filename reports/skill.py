@@ -22,7 +22,8 @@ margin).
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from reports.targets import FAIL, PASS, UNSURE
 
@@ -118,3 +119,43 @@ def between(a_lo: float, a_hi: float, b_lo: float, b_hi: float, d_lo: float,
     if sign(a_lo, a_hi) * sign(b_lo, b_hi) < 0:
         return "sign flips"
     return "changes"
+
+
+def across_rungs(rows: list[Mapping[str, Any]]) -> tuple[str, str]:
+    """A change judged at every rung of the ladder: (one word, the sentence). Each row is
+    a rung's {"rung", "games", "after": {metric: verdict}}; a rung passes when every
+    searched target does, fails when one FAILs, and is undecided otherwise."""
+    from simkit import balancing as bal
+
+    def state(r: Mapping[str, Any]) -> str:
+        verdicts = [v for m, v in r["after"].items() if m in bal.SEARCHED]
+        return ("fail" if FAIL in verdicts else
+                "pass" if verdicts and all(v == PASS for v in verdicts) else "unsure")
+
+    def players(rs: list[Mapping[str, Any]]) -> str:
+        return ", ".join(r["rung"] for r in rs) + " players"
+
+    by: dict[str, list[Mapping[str, Any]]] = {"pass": [], "fail": [], "unsure": []}
+    for r in rows:
+        by[state(r)].append(r)
+    games = sorted({r["games"] for r in rows})
+    on = (f" ({'/'.join(f'{g:,}' for g in games)} fresh games a rung, each rung's player "
+          "in every seat)")
+    if by["pass"] and by["fail"]:
+        failing = "; ".join(
+            f"{r['rung']}: " + ", ".join(m for m in bal.SEARCHED if r["after"].get(m) == FAIL)
+            for r in by["fail"])
+        return "depends on skill", (f"Depends on skill: the change passes for "
+                                    f"{players(by['pass'])} and fails for "
+                                    f"{players(by['fail'])} ({failing}){on}.")
+    if by["fail"]:
+        return "fails at every decided rung", (
+            f"The change fails for {players(by['fail'])}"
+            + (f" and is not yet sure for {players(by['unsure'])}" if by["unsure"] else "")
+            + f"{on}.")
+    if by["unsure"]:
+        return "not yet sure", (
+            "Not yet sure at every skill level: the change passes for "
+            + (players(by["pass"]) if by["pass"] else "no rung")
+            + f" and is undecided for {players(by['unsure'])}{on}.")
+    return "every skill level", f"The change passes at every skill level ({players(rows)}){on}."

@@ -432,6 +432,8 @@ class BalanceResult:
     before: pl.DataFrame
     after: pl.DataFrame
     candidates: pl.DataFrame
+    across: str = ""  # at every rung of the ladder: "every skill level", "depends on skill", ...
+    rungs: list[dict[str, Any]] = field(default_factory=list)  # each rung's verdicts
 
     @property
     def set(self) -> dict[str, Any]:
@@ -446,12 +448,14 @@ def balance(game: str, *, tune: Mapping[str, str] | Sequence[str], budget: int,
             players: int = 4, strategies: str | Sequence[str] = ("greedy",), seed: int = 0,
             targets: str | Path | None = None, set_targets: Mapping[str, float] | None = None,
             games_per_candidate: int | None = None, verify_games: int = 20_000,
+            rung: str | None = None, rung_games: int = 2_000,
             set: Overrides = None, params: Params = None, config: str | Path | None = None,
             out: str | Path | None = None, force: bool = False, threads: int | None = None,
             progress: bool = True) -> BalanceResult:
     """Search config keys for the smallest change that meets the balance targets, then
-    judge it on fresh deals (`simkit balance`). `tune` maps a key to "LO..HI" or
-    "A|B|C" (or is a list of "KEY=..." items)."""
+    judge it on fresh deals (`simkit balance`) and at every rung of the game's ladder
+    (`rung_games` each; 0: not). `tune` maps a key to "LO..HI" or "A|B|C" (or is a list
+    of "KEY=..." items); `rung` searches at that rung in place of `strategies`."""
     from reports.targets import load_targets
     from simkit import balancing as bal
     from simkit import engine
@@ -460,17 +464,22 @@ def balance(game: str, *, tune: Mapping[str, str] | Sequence[str], budget: int,
     items = tuple(tune) if not isinstance(tune, Mapping) else tuple(
         f"{k}={v}" for k, v in tune.items())
     loaded = load_targets(_path(targets), game, _set_targets(set_targets))
+    if rung is not None:
+        from simkit.ladders import rung_named
+
+        strategies = rung_named(game, rung).strategy
     spec = bal.BalanceSpec(game, players, _names(strategies), items, budget, seed,
                            loaded.settings, _overrides(set), _params(params),
                            None if config is None else str(config), games_per_candidate,
-                           verify_games)
+                           verify_games, rung_games)
     engine.set_threads(threads)
     folder = _folder(out, "balance")
     result, verified, _ = run_balance(spec, loaded, folder, force, "simkit.balance(...)",
                                       (lambda _: None) if progress else None, progress)
     return BalanceResult(folder, result["verdict"], result["passed"], dict(result["changes"]),
                          verified["before"], verified["after"],
-                         pl.read_csv(folder / "candidates.csv"))
+                         pl.read_csv(folder / "candidates.csv"),
+                         result.get("across_sentence", ""), result.get("rungs", []))
 
 
 # ------------------------------------------------------------------ value
@@ -536,5 +545,6 @@ def value(game: str, *, players: int = 4, strategies: str | Sequence[str] = ("gr
     return ValueResult(folder, result)
 
 
-__all__ = ["CompareResult", "RunResult", "SweepResult", "TournamentResult", "TuneResult",
-           "ValueResult", "compare", "open_run", "run", "sweep", "tournament", "tune", "value"]
+__all__ = ["BalanceResult", "CompareResult", "RunResult", "SweepResult", "TournamentResult",
+           "TuneResult", "ValueResult", "balance", "compare", "open_run", "run", "sweep",
+           "tournament", "tune", "value"]

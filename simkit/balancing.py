@@ -47,6 +47,7 @@ SEARCHED = ("seat_advantage", "tie_rate", "game_length")  # targets the search s
 VERIFY_SEED_MIX = 0x9E3779B97F4A7C15  # fresh deals: the verification's master seed
 CHANGE_COST = 0.02  # per unit of change (a whole range, or one option), in target units
 Z = 1.959963984540054
+RUNG_GAMES = 2_000  # the winner at every rung: fewer games than the main verification
 
 
 @dataclass(frozen=True)
@@ -147,6 +148,7 @@ class BalanceSpec:
     config_path: str | None = None
     games_per_candidate: int | None = None  # rung 0 (default: from the budget)
     verify_games: int = 20_000
+    rung_games: int = RUNG_GAMES  # fresh games per ladder rung judging the winner (0: none)
 
     def as_dict(self) -> dict[str, Any]:
         out = dict(self.__dict__)
@@ -368,6 +370,9 @@ def prepare(spec: BalanceSpec) -> Search:
                           f"at least {4 * per:,} (2 candidates x {per:,} games, then more "
                           "games for the better one); raise --budget or lower "
                           "--games-per-candidate")
+    if spec.rung_games and spec.rung_games < spec.players:
+        raise SimkitError(f"--rung-games must be 0 (no check at every rung) or at least "
+                          f"{spec.players}, not {spec.rung_games}")
     if spec.verify_games < spec.players:
         raise SimkitError(f"--verify-games must be at least {spec.players}, not "
                           f"{spec.verify_games}")
@@ -562,3 +567,4 @@ def write_manifest(path: Path, spec: BalanceSpec, command: str,
     data = {"kind": "balance", "command": command, "spec": spec.as_dict(),
             "result": outcome}
     write_text_atomic(path, json.dumps(data, indent=1, default=str) + "\n")
+

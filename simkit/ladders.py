@@ -272,14 +272,15 @@ class LadderSpec:
     summary_only: bool = False  # never: the report pairs the fields deal by deal
 
 
-def _slug(text: str) -> str:
+def slug(text: str) -> str:
+    """A rung name as a folder name."""
     return re.sub(r"[^A-Za-z0-9._+-]+", "-", text).strip("-") or "rung"
 
 
 def point_kinds(ladder: Ladder) -> list[tuple[str, str, tuple[int, ...]]]:
     """(point name, kind, rung indices) of every point: the fields, the climb, the budget."""
-    out = [(f"field_{i}_{_slug(r.name)}", "field", (i,)) for i, r in enumerate(ladder.rungs)]
-    out += [(f"climb_{i}_{_slug(r.name)}", "climb", (i, i - 1))
+    out = [(f"field_{i}_{slug(r.name)}", "field", (i,)) for i, r in enumerate(ladder.rungs)]
+    out += [(f"climb_{i}_{slug(r.name)}", "climb", (i, i - 1))
             for i, r in enumerate(ladder.rungs) if i > 0]
     if ladder.top.budget is not None:
         out.append(("budget_x2", "budget", (len(ladder.rungs) - 1,)))

@@ -76,7 +76,7 @@ def test_no_import_cycles():
 
 # The front doors (the command line and its commands, the Python API) hand the reports in.
 WIRING = {"simkit.cli", "simkit.commands.common", "simkit.commands.runs", "simkit.commands.balance",
-          "simkit.commands.studies", "simkit.commands.ladder", "simkit.api",
+          "simkit.commands.studies", "simkit.commands.ladder", "simkit.api", "simkit.api_ladder",
           # the studio's page shows the report's figures (its session and games do not)
           "simkit.studio.figures", "simkit.studio.live", "simkit.studio.actions",
           "simkit.studio.app", "simkit.studio.serve", "simkit.commands.studio"}

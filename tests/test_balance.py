@@ -18,7 +18,9 @@ from simkit.games import get_game
 
 ROOT = Path(__file__).resolve().parent.parent
 PIG = str(ROOT / "examples" / "pig")
-ARGS = ["--players", "2", "--strategies", "greedy", "--seed", "1", "--verify-games", "8000"]
+# the search alone: the check at every rung is tests/test_balance_ladder.py's
+ARGS = ["--players", "2", "--strategies", "greedy", "--seed", "1", "--verify-games", "8000",
+        "--rung-games", "0"]
 
 
 def balance(*args: str) -> tuple[int, str]:
@@ -129,7 +131,7 @@ def test_from_python(tmp_path):
     r = simkit.balance(PIG, players=2, strategies="greedy",
                        tune={"compensation.start.1": "0..15"}, budget=20_000, seed=2,
                        set_targets={"seat_advantage.max_points": 3}, verify_games=4000,
-                       out=tmp_path / "api", progress=False)
+                       rung_games=0, out=tmp_path / "api", progress=False)
     assert r.folder == tmp_path / "api" and (r.folder / "balance.md").exists()
     assert set(r.after["metric"]) >= {"seat_advantage", "tie_rate", "game_length"}
     assert r.passed == (r.after.filter(r.after["metric"] == "seat_advantage")["verdict"][0]

@@ -39,6 +39,10 @@ from .common import CONTEXT, config_option, param_option, set_option, split
               help="Games per candidate on the first rung (default: budget / 100).")
 @click.option("--verify-games", type=int, default=20_000, show_default=True,
               help="Fresh games played by the winner and by the original config.")
+@click.option("--rung-games", type=int, default=2_000, show_default=True,
+              help="Fresh games the winner and the original play at every rung of the "
+                   "game's skill ladder (capped by a rung's own `games`); 0: not judged "
+                   "at every rung.")
 @click.option("--targets", "targets_path", type=click.Path(path_type=Path, dir_okay=False),
               default=None, help="Balance targets (default: configs/targets.toml).")
 @click.option("--set-target", "set_targets", multiple=True, metavar="METRIC.SETTING=VALUE",
@@ -53,16 +57,21 @@ from .common import CONTEXT, config_option, param_option, set_option, split
 @config_option
 def balance(game: str, tune: tuple[str, ...], players: int, strategy_list: str,
             rung: str | None, budget: int,
-            games_per_candidate: int | None, verify_games: int, targets_path: Path | None,
+            games_per_candidate: int | None, verify_games: int, rung_games: int,
+            targets_path: Path | None,
             set_targets: tuple[str, ...], seed: int, out_dir: Path, threads: int | None,
             force: bool, overrides: tuple[str, ...], params: tuple[str, ...],
             config_path: str | None) -> None:
     """Search config keys for a change where every balance target passes, smallest
-    change first; then play the winner and the original on fresh deals and judge both.
+    change first; then play the winner and the original on fresh deals and judge both,
+    in the searched lineup and at every rung of the game's skill ladder (docs/ladder.md):
+    a change that passes for one skill level and fails for another says so.
 
     \b
     Example:
       simkit balance examples/pig --players 2 --strategies greedy \\
+          --tune compensation.start.1=0..15 --budget 100000 --seed 1 --out runs/balance
+      simkit balance examples/pig --players 2 --rung rollout --rung-games 1000 \\
           --tune compensation.start.1=0..15 --budget 100000 --seed 1 --out runs/balance
     """
     from reports.targets import load_targets
@@ -76,18 +85,24 @@ def balance(game: str, tune: tuple[str, ...], players: int, strategy_list: str,
         strategy_list = rung_named(game, rung).strategy
     spec = bal.BalanceSpec(game, players, tuple(split(strategy_list)), tune, budget, seed,
                            targets.settings, overrides, params, config_path,
-                           games_per_candidate, verify_games)
+                           games_per_candidate, verify_games, rung_games)
     engine.set_threads(threads)
     command = shlex.join(["simkit", "balance", *sys.argv[2:]])
     result, verified, files = run_balance(spec, targets, out_dir, force, command, click.echo)
     click.echo(result["verdict"])
     for row in verified["after"].iter_rows(named=True):
         click.echo(shown(f"  {row['verdict']:13} {row['title']}: {row['estimate']}"))
-    click.echo(f"Wrote {', '.join(str(f) for f in files)}.")
-    if result["changes"]:  # judged at one skill level: the ladder judges it at all of them
+    if result.get("rungs"):
+        for r in result["rungs"]:
+            verdicts = ", ".join(f"{m} {v}" for m, v in r["after"].items()
+                                 if m in bal.SEARCHED)
+            click.echo(f"  {r['rung'] + ' players':22} {verdicts}")
+        click.echo(result["across_sentence"])
+    elif result["changes"]:  # judged at one skill level: the ladder judges it at all of them
         from simkit.ladders import verify_command
 
         click.echo("Judged with " + verify_command(spec, result["changes"], out_dir))
+    click.echo(f"Wrote {', '.join(str(f) for f in files)}.")
 
 
 def run_balance(spec: Any, targets: Any, out_dir: Path, force: bool, command: str,
@@ -99,11 +114,14 @@ def run_balance(spec: Any, targets: Any, out_dir: Path, force: bool, command: st
     from reports.balance import write_balance
     from reports.build import scorecard_only
     from reports.load import open_run
+    from reports.skill import across_rungs
     from simkit import balancing as bal
     from simkit import engine
     from simkit.folders import BALANCE, RUN, check_writable, kind_of, locked, remove_owned
+    from simkit.ladders import slug
 
     search = bal.prepare(spec)
+    ladder = rungs_to_judge(spec, say)
     state = check_writable(out_dir, BALANCE)
     quiet = say is None or not progress
 
@@ -122,8 +140,7 @@ def run_balance(spec: Any, targets: Any, out_dir: Path, force: bool, command: st
                     raise SimkitError(f"--out {out_dir} holds another balance search; "
                                       "use --force to replace it, or another folder")
                 remove_owned(out_dir, BALANCE)
-                for label in ("before", "after"):  # its verification runs
-                    run_dir = out_dir / f"verify_{label}"
+                for run_dir in verify_folders(out_dir):  # its verification runs
                     if kind_of(run_dir) is RUN:
                         remove_owned(run_dir, RUN)
                         with contextlib.suppress(OSError):
@@ -160,6 +177,59 @@ def run_balance(spec: Any, targets: Any, out_dir: Path, force: bool, command: st
                            progress=None if b is None else b.update)
             verified[label] = scorecard_only(open_run(folder), targets)
         result = bal.result(search, outcome, verified)
+        if ladder is not None:
+            if say is not None:
+                say(f"Judging the winner and the original at every rung of the ladder "
+                    f"({', '.join(r.name for r in ladder.rungs)}), up to "
+                    f"{spec.rung_games:,} fresh games each...")
+            rows = []
+            for i, r in enumerate(ladder.rungs):
+                games = min(spec.rung_games, r.games or spec.rung_games)
+                games -= games % spec.players  # whole deals: every seat order alike
+                row: dict[str, Any] = {"rung": r.name, "strategy": r.strategy, "games": games}
+                for label, values in (("before", search.start), ("after", winner.values)):
+                    run_spec = engine.RunSpec(spec.game, spec.players,
+                                              (r.strategy,) * spec.players, games,
+                                              bal.verify_seed(spec.seed),
+                                              search.overrides(values), spec.params,
+                                              spec.config_path)
+                    folder = out_dir / f"rung_{i}_{slug(r.name)}_{label}"
+                    with bar(games, f"{spec.game} {r.name} {label}") as b:
+                        engine.run(run_spec, folder, force=True,
+                                   progress=None if b is None else b.update)
+                    card = scorecard_only(open_run(folder), targets)
+                    row[label] = {c["metric"]: c["verdict"] for c in card.iter_rows(named=True)}
+                    row[f"{label}_estimate"] = {c["metric"]: c["estimate"]
+                                                for c in card.iter_rows(named=True)}
+                    row["folder_" + label] = folder.name
+                rows.append(row)
+            result["rungs"] = rows
+            result["across"], result["across_sentence"] = across_rungs(rows)
         bal.write_manifest(manifest_path, spec, command, result)
         files = write_balance(out_dir, search, outcome, verified, result, targets.source)
     return result, verified, files
+
+
+def rungs_to_judge(spec: Any, say: Callable[[str], None] | None) -> Any:
+    """The ladder the winner is judged at (checked before a game is played), or None: no
+    --rung-games, or a game without a ladder (said)."""
+    from simkit.ladders import check_ladder, load_ladder
+
+    if not spec.rung_games:
+        return None
+    try:
+        ladder = load_ladder(spec.game)
+    except SimkitError as exc:
+        if "has no skill ladder" not in str(exc):
+            raise
+        if say is not None:
+            say(f"Not judged at every skill level: {exc}.")
+        return None
+    check_ladder(ladder, spec.players)
+    return ladder
+
+
+def verify_folders(out_dir: Path) -> list[Path]:
+    """A balance folder's verification runs: the searched lineup's and every rung's."""
+    return [out_dir / "verify_before", out_dir / "verify_after",
+            *sorted(out_dir.glob("rung_*_before")), *sorted(out_dir.glob("rung_*_after"))]

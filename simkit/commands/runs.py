@@ -266,6 +266,10 @@ def report(run_dir: Path, out_dir: Path | None, targets: Path | None,
 @click.option("--rung", default=None, metavar="NAME",
               help="Value at this rung of the game's skill ladder (docs/ladder.md): its "
                    "strategy in every seat, in place of --strategies.")
+@click.option("--ladder", "over_ladder", is_flag=True,
+              help="Value at every rung of the game's skill ladder, one value run per rung "
+                   "on the same deals (OUT/rung_<i>_<rung>/), and name the components "
+                   "whose verdict changes with skill (OUT/value_ladder.md).")
 @click.option("--kind", "kinds", multiple=True,
               help="Value only this component kind, e.g. --kind 'Recipe card' (repeatable).")
 @click.option("--component", "components", multiple=True, metavar="ID",
@@ -285,7 +289,7 @@ def report(run_dir: Path, out_dir: Path | None, targets: Path | None,
 @param_option
 @config_option
 def value(game: str, strategy_list: str, players: int, seed: int, n_games: int,
-          out_dir: Path | None, rung: str | None, kinds: tuple[str, ...],
+          out_dir: Path | None, rung: str | None, over_ladder: bool, kinds: tuple[str, ...],
           components: tuple[str, ...], precision: float | None, threads: int | None,
           chunk_size: int, force: bool,
           workers: int | None, scheduler: str | None, overrides: tuple[str, ...],
@@ -305,11 +309,9 @@ def value(game: str, strategy_list: str, players: int, seed: int, n_games: int,
       simkit value runs/cm --games 20000
       simkit value carnuta --players 4 --strategies greedy --kind Card \\
           --precision 0.01 --games 400000 --out runs/carnuta-value
+      simkit value examples/pig --players 2 --ladder --games 4000 --out runs/pig-value
     """
-    from reports.render import write_value_report
-    from reports.value import VALUE_DIR, verdict_lines
-    from simkit import engine
-    from simkit import valuation as value_lib
+    from reports.value import VALUE_DIR
     from simkit.rerun import refuse_with_run, run_folder, settings_of
 
     run_dir = run_folder(game)
@@ -336,10 +338,59 @@ def value(game: str, strategy_list: str, players: int, seed: int, n_games: int,
         raise SimkitError("--out is required with a game (with a run folder in place of the "
                           "game, the value run goes into RUN_FOLDER/value)")
 
+    if over_ladder:
+        if run_dir is not None or rung is not None or ctx_given("strategy_list"):
+            raise SimkitError("--ladder values at every rung of the game's ladder: give a "
+                              "game, without a run folder, --rung or --strategies")
+        from reports.value_ladder import write_value_ladder
+        from simkit.ladders import check_ladder, load_ladder, slug
+
+        ladder = load_ladder(game)
+        check_ladder(ladder, players)
+        folders = []
+        for i, r in enumerate(ladder.rungs):
+            click.echo(f"Rung {r.name} ({r.strategy} in every seat):", err=True)
+            folder = out_dir / f"rung_{i}_{slug(r.name)}"
+            _value_once(game, players, r.strategy, min(n_games, r.games or n_games), seed,
+                        overrides, params, config_path, kinds, components, precision,
+                        folder, threads, chunk_size, force, workers, scheduler)
+            folders.append((r.name, folder))
+        page, changed = write_value_ladder(out_dir, folders)
+        click.echo(changed)
+        click.echo(f"Wrote the value ladder {page}.")
+        return
     if rung is not None:
         from simkit.ladders import rung_named
 
         strategy_list = rung_named(game, rung).strategy
+    _value_once(game, players, strategy_list, n_games, seed, overrides, params, config_path,
+                kinds, components, precision, out_dir, threads, chunk_size, force, workers,
+                scheduler)
+    if run_dir is not None and out_dir == run_dir / VALUE_DIR:
+        if (run_dir / "report.html").is_file():  # the run's report judges by it now
+            with folders.locked(run_dir):
+                report_run(run_dir)
+        else:
+            click.echo(f"`simkit report {run_dir}` adds it to the run's balance report.")
+
+
+def ctx_given(name: str) -> bool:
+    """Whether the command line gave option `name` (not its default)."""
+    ctx = click.get_current_context()
+    return ctx.get_parameter_source(name) == click.core.ParameterSource.COMMANDLINE
+
+
+def _value_once(game: str, players: int, strategy_list: str, n_games: int, seed: int,
+                overrides: tuple[str, ...], params: tuple[str, ...], config_path: str | None,
+                kinds: tuple[str, ...], components: tuple[str, ...], precision: float | None,
+                out_dir: Path, threads: int | None, chunk_size: int, force: bool,
+                workers: int | None, scheduler: str | None) -> None:
+    """One value run into `out_dir` with its report and verdict lines."""
+    from reports.render import write_value_report
+    from reports.value import verdict_lines
+    from simkit import engine
+    from simkit import valuation as value_lib
+
     spec = value_lib.ValueSpec(game, players, tuple(split(strategy_list)), n_games, seed,
                                overrides, params, config_path, kinds, components, precision)
     if n_games < 1:
@@ -370,12 +421,6 @@ def value(game: str, strategy_list: str, players: int, seed: int, n_games: int,
     for line in verdict_lines(result):
         click.echo(line)  # plain text already (reports.value.verdict_lines)
     click.echo(f"Wrote the value report {html}.")
-    if run_dir is not None and out_dir == run_dir / VALUE_DIR:
-        if (run_dir / "report.html").is_file():  # the run's report judges by it now
-            with folders.locked(run_dir):
-                report_run(run_dir)
-        else:
-            click.echo(f"`simkit report {run_dir}` adds it to the run's balance report.")
 
 
 def verdict_table(csv: Path) -> str:

@@ -1,0 +1,96 @@
+"""`simkit.ladder` (`simkit ladder` from Python): every balance verdict at every skill
+level. Apart from simkit/api.py, whose helpers it shares, to keep each module short."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from simkit.api import (
+    Overrides,
+    RunResult,
+    _compiling,
+    _folder,
+    _overrides,
+    _path,
+    _progress,
+    _set_targets,
+    _stop_rule,
+    _update,
+    open_run,
+)
+
+
+@dataclass
+class LadderResult:
+    """A skill ladder played (`simkit ladder`): every rung's field, the climb and the
+    convergence point, each a run folder in `folder`."""
+
+    folder: Path
+    record: dict[str, Any]  # ladder.json: the rungs and what each point plays
+
+    @property
+    def points(self) -> dict[str, RunResult]:
+        """Each point's run (field_<i>_<rung>, climb_<i>_<rung>, budget_x2) by name."""
+        return {p["name"]: open_run(self.folder / p["name"]) for p in self.record["points"]}
+
+    def verdicts(self, targets: str | Path | None = None,
+                 set_targets: Mapping[str, float] | None = None) -> pl.DataFrame:
+        """One row per balance target: its verdict at every rung and across skill
+        ("FAIL at every skill level", "depends on skill", ...); writes the report too."""
+        return self._report(targets, set_targets)[1]
+
+    def report(self, targets: str | Path | None = None,
+               set_targets: Mapping[str, float] | None = None) -> Path:
+        """Write the ladder report into the folder; returns report.html."""
+        return self._report(targets, set_targets)[0].html
+
+    def _report(self, targets: str | Path | None,
+                set_targets: Mapping[str, float] | None) -> tuple[Any, pl.DataFrame]:
+        from reports.ladder import make_ladder_report
+
+        return make_ladder_report(self.folder, None, _path(targets), _set_targets(set_targets))
+
+    def __repr__(self) -> str:
+        rungs = ", ".join(r["name"] for r in self.record["rungs"])
+        return (f"LadderResult({self.record['game']}, rungs {rungs}, "
+                f"folder {str(self.folder)!r})")
+
+
+def ladder(game: str, *, players: int = 4, games: int = 20_000, seed: int = 0,
+           ladder: str | Path | None = None, margin: float = 2.0,
+           until_sure: bool = False, precision: float | None = None,
+           targets: str | Path | None = None, set_targets: Mapping[str, float] | None = None,
+           set: Overrides = None, config: str | Path | None = None,
+           out: str | Path | None = None, threads: int | None = None,
+           chunk_size: int | None = None, workers: int | None = None,
+           scheduler: str | None = None, progress: bool = True) -> LadderResult:
+    """Every balance verdict at every skill level (`simkit ladder`): each rung of the
+    game's ladder (or the `ladder` file's) in every seat on the same deals, each rung
+    against the one below, the top with its budget doubled. `margin` in points."""
+    from reports.analysis import ANALYSIS
+    from simkit import engine
+    from simkit import ladders as ld
+
+    stop = _stop_rule(until_sure, precision, targets, set_targets)
+    spec = ld.LadderSpec(ld.load_ladder(game, _path(ladder)), players, games, seed,
+                         _overrides(set), None if config is None else str(config),
+                         margin / 100, stop, None if ladder is None else str(ladder))
+    engine.set_threads(threads)
+    engine.check_run_options(chunk_size, workers)
+    folder = _folder(out, "ladder")
+    plan = ld.plan(spec, folder)
+    _compiling(progress, plan.prepared[0].game, [x.lineup for x in plan.prepared])
+    total = sum(pt.run.games for pt in plan.points)
+    with _progress(progress, total, f"{spec.ladder.game} ladder") as bar:
+        ld.run_ladder(plan, folder, threads=threads, chunk_size=chunk_size,
+                      progress=_update(bar), analysis=ANALYSIS,
+                      workers=workers, scheduler=scheduler)
+    return LadderResult(folder, ld.read_ladder(folder) or {})
+
+
+__all__ = ["LadderResult", "ladder"]
