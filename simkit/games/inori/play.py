@@ -613,6 +613,13 @@ def search_next(t, n_players, work, rng):
 
 
 @njit(cache=True, inline="always")
+def search_prefer(t, n_players, work, n, rng):
+    """The policy's own row of the pending decision (of the seat to play)."""
+    s = work[6][SEAT]
+    return ask(work[19][s], work[14], n, work[6], t, work[20][s], rng)
+
+
+@njit(cache=True, inline="always")
 def search_playout(t, n_players, work, params, rng):
     """On from the state reached, every seat playing the policy, to the end of the game or
     for `params[2]` decisions."""
@@ -622,8 +629,7 @@ def search_playout(t, n_players, work, params, rng):
         n, fz = search_step(t, n_players, work, rng, True)
         if n == 0:
             return
-        s = work[6][SEAT]
-        c = 0 if fz else ask(work[19][s], work[14], n, work[6], t, work[20][s], rng)
+        c = 0 if fz else search_prefer(t, n_players, work, n, rng)
         search_apply(t, n_players, work, c, rng)
         steps += 1
 
