@@ -629,7 +629,8 @@ def search_playout(t, n_players, work, params, rng):
         n, fz = search_step(t, n_players, work, rng, True)
         if n == 0:
             return
-        c = 0 if fz else search_prefer(t, n_players, work, n, rng)
+        s = work[6][SEAT]
+        c = 0 if fz else ask(work[19][s], work[14], n, work[6], t, work[20][s], rng)
         search_apply(t, n_players, work, c, rng)
         steps += 1
 
