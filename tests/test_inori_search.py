@@ -50,7 +50,7 @@ def test_never_reads_hidden_orders(ino):
         R.begin_turn(pub, hid, cnt, seat)
         hid[L.PHASE] = L.PH_END_TURN
         pub[L.STEP] = L.STEP_OFFER
-        n = O.offer_rows(t, pub, seat, opts, hv, False, np.zeros(0))
+        n = O.offer_rows(t, pub, seat, opts, hv, False, np.zeros(0), np.zeros(1, np.uint64))
         hidden = _permute_hidden(scratch, rng)
         before = [a.copy() for a in (pub, hid, opts, decks, discards, tops, new_starts, stack,
                                      rtops)]

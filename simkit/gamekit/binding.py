@@ -60,6 +60,7 @@ JITTED = {
     "search_key": {"inline": "always"},
     "search_apply": {"inline": "always"},
     "search_next": {"inline": "always"},
+    "search_prefer": {"inline": "always"},
     "search_playout": {"inline": "always"},
     "search_end": {"inline": "always"},
     "play_game": {"_nrt": False},

@@ -204,6 +204,12 @@ def search_next(t, n_players, work, rng):
     return n if n <= MAX_OPTIONS else 0
 
 
+def search_prefer(t, n_players, work, n, rng):
+    """The policy's own row of the pending decision (of the seat to play)."""
+    s = work[1][SEAT]
+    return ask(work[5][s], work[4], n, work[1], t, work[6][s], rng)
+
+
 def search_playout(t, n_players, work, params, rng):
     playout(t, n_players, work[1], work[2], work[3], work[4], work[5], work[6], rng,
             np.int64(params[2] + 0.5), work[8])

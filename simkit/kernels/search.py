@@ -18,6 +18,8 @@ game's own:
     search_apply(t, n_players, work, i, rng)   play row i
     search_next(t, n_players, work, rng) -> n  play on to the next decision and list its
         options (n <= 0: the game is over)
+    search_prefer(t, n_players, work, n, rng) -> the playout policy's own row of the
+        pending decision (of the seat to play)
     search_playout(t, n_players, work, params, rng)   play on with the policy to the end,
         or for `params[2]` decisions
     search_end(t, n_players, work, keys, points)   the ranking keys and points reached
@@ -25,7 +27,10 @@ game's own:
 Each iteration re-deals, descends the tree of the seat's information sets by UCB over
 availability counts (Cowling, Powley & Whitehouse 2012, open loop as in TAG: a node is a
 sequence of moves, whatever chance did between them), adds one node, plays out with the
-policy and backs up every seat's value (`playout_value`). The budget is a number of
+policy and backs up every seat's value (`playout_value`). A node widens progressively
+(search_tree.width: 1 + sqrt(its visits) moves tried), the policy's own move first, so a
+decision of 100 options spends a small budget on few moves rather than one noisy playout
+each. The budget is a number of
 iterations, so a decision is the same at any thread count. Line numbers in numba errors
 are this file's.
 """
@@ -43,12 +48,14 @@ from simkit.kernels.search_tree import (
     ROOT_KEYS,
     SEAT_VALUE,
     STREAM,
+    VISITS,
     add_child,
     back_up,
     child,
     clear,
     most_visited,
     ucb,
+    width,
 )
 from simkit.rng import next_u64, randint
 
@@ -74,32 +81,35 @@ def search_choice(t, n_players, seat, state, opts, n, params, rng):
         node, depth, m, fresh = 0, 1, n, False
         while True:
             s = search_seat(t, work)
-            # the untried move (one at random among them), else the best by UCB; every
-            # tried move offered here counts as available
-            row, pick, key, untried, best = -1, -1, np.int64(0), 0, -np.inf
+            # UCB over the tried moves offered here (each counts as available); one
+            # untried move (at random among them) kept in case the node may widen
+            row, pick, key, untried, tried, best = -1, -1, np.int64(0), 0, 0, -np.inf
             for i in range(m):
                 k = search_key(t, work, i)
                 c = child(tree, node, k)
                 if c < 0:
                     untried += 1
                     if untried == 1 or randint(stream, untried) == 0:
-                        row, key = i, k
-                elif untried == 0:
+                        row = i
+                else:
+                    tried += 1
                     tree[AVAIL][c] += 1
                     score = ucb(tree, c, s, explore)
                     if score > best:
                         best, pick = score, i
-                        key = k
-                else:
-                    tree[AVAIL][c] += 1
-            if untried > 0:
-                c = add_child(tree, node, key)
+            if untried > 0 and tried < width(tree[VISITS][node]):
+                # widen: the policy's own move first, else the untried one drawn above
+                own = search_prefer(t, n_players, work, m, stream)
+                if child(tree, node, search_key(t, work, own)) < 0:
+                    row = own
+                c = add_child(tree, node, search_key(t, work, row))
                 search_apply(t, n_players, work, row, stream)
                 if c >= 0:
                     path[depth] = c
                     depth += 1
                 fresh = True
                 break
+            key = search_key(t, work, pick)
             search_apply(t, n_players, work, pick, stream)
             node = child(tree, node, key)
             path[depth] = node

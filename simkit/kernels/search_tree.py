@@ -15,6 +15,8 @@ import numpy as np
 from numba import njit
 
 MAX_ITERATIONS = 4096  # the search player's budget limit (its `iterations` parameter)
+WIDEN = 1.0  # progressive widening: a node reached v times may have tried ...
+WIDEN_POWER = 0.5  # ... 1 + WIDEN * v ** WIDEN_POWER of its moves
 KEY, FIRST, NEXT, VISITS, AVAIL, VALUE, PATH, ROOT_KEYS, SEAT_VALUE, STREAM, USED = range(11)
 
 
@@ -79,6 +81,13 @@ def ucb(tree, c, seat, explore):
     visits = tree[VISITS][c]
     return (tree[VALUE][c, seat] / visits
             + explore * np.sqrt(np.log(max(tree[AVAIL][c], 1)) / visits))
+
+
+@njit(cache=True, inline="always")
+def width(visits):
+    """How many moves a node reached `visits` times may have tried (progressive widening:
+    a new move only once the tried ones have been visited enough to compare)."""
+    return 1 + np.int64(WIDEN * visits ** WIDEN_POWER)
 
 
 @njit(cache=True, inline="always")

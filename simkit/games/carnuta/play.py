@@ -402,6 +402,12 @@ def search_next(t, n_players, work, rng):
 
 
 @njit(cache=True, inline="always")
+def search_prefer(t, n_players, work, n, rng):
+    """The policy's own row of the pending decision."""
+    return ask(work[15][0], work[9], n, work[3], t, work[16], rng)
+
+
+@njit(cache=True, inline="always")
 def search_playout(t, n_players, work, params, rng):
     """On from the state reached, every seat playing the policy, to the end of the game or
     for `params[2]` decisions."""
@@ -411,8 +417,7 @@ def search_playout(t, n_players, work, params, rng):
         n = search_next(t, n_players, work, rng)
         if n == 0:
             return
-        c = ask(work[15][0], work[9], n, work[3], t, work[16], rng)
-        search_apply(t, n_players, work, c, rng)
+        search_apply(t, n_players, work, search_prefer(t, n_players, work, n, rng), rng)
         steps += 1
 
 

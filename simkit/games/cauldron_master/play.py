@@ -352,6 +352,13 @@ def search_next(t, n_players, work, rng):
 
 
 @njit(cache=True, inline="always")
+def search_prefer(t, n_players, work, n, rng):
+    """The policy's own row of the pending decision (of the seat to play)."""
+    s = work[1][SEAT]
+    return ask(work[9][s], work[8], n, work[1], t, work[10][s], rng)
+
+
+@njit(cache=True, inline="always")
 def search_playout(t, n_players, work, params, rng):
     """On from the state reached, every seat playing the policy, to the end of the game or
     for `params[2]` decisions."""

@@ -424,16 +424,25 @@ def search_apply(t, n_players, work, i, rng):
 
 @njit(cache=True, inline="always")
 def search_step(t, n_players, work, rng, fusing):
-    """next_decision on the re-deal: (options, fused)."""
+    """next_decision on the re-deal: (options, fused); the iteration's stream stands for
+    every seat's (rng.seat_stream: a playout's streams are one row)."""
     return next_decision(t, n_players, work[6], work[7], work[15], work[16], work[8],
                          work[9], work[10], work[11], work[12], work[13], rng, work[18],
-                         work[14], work[17], work[19], work[20], fusing, work[21], False)
+                         work[14], work[17], work[19], work[20],
+                         rng.reshape((1, rng.shape[0])), fusing, work[21], False)
 
 
 @njit(cache=True, inline="always")
 def search_next(t, n_players, work, rng):
     n, _fused = search_step(t, n_players, work, rng, False)
     return n
+
+
+@njit(cache=True, inline="always")
+def search_prefer(t, n_players, work, n, rng):
+    """The policy's own row of the pending decision (of the seat to play)."""
+    s = work[6][SEAT]
+    return ask(work[19][s], work[14], n, work[6], t, work[20][s], rng)
 
 
 @njit(cache=True, inline="always")
