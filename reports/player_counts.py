@@ -21,7 +21,8 @@ import polars as pl
 
 from reports.document import Column, Note, Section, Table
 from reports.files import atomic_write
-from reports.render import CSS, _html_section, _md_block, _md_escape, _md_table
+from reports.markdown import md_block, md_escape, md_table
+from reports.render import CSS, _html_section
 from simkit.results import write_csv
 
 MD_FILE = "player_counts.md"
@@ -128,19 +129,19 @@ def sections(records: list[dict[str, Any]], rows: list[dict[str, Any]]) -> list[
 
 def render_markdown(records: list[dict[str, Any]], command: str, line: str,
                     secs: list[Section]) -> str:
-    e = _md_escape
+    e = md_escape
     first = records[0]
     out = [f"# {e(first['title'])} tournament by player count", "",
            f"**{e(line)}**", "",
            f"Players {', '.join(str(r['players']) for r in records)}, seed {first['seed']}, "
            f"{first['games_per_lineup']:,} games per lineup at each count (rounded up to whole "
            "deals); each count's own tournament is in its players-N folder.", "",
-           "Reproduce:", "", *_md_block(command)]
+           "Reproduce:", "", *md_block(command)]
     for s in secs:
         out += ["", f"## {e(s.title)}", "", e(s.intro)]
         for b in s.blocks:
             if isinstance(b, Table):
-                out += ["", f"### {e(b.title)}", "", e(b.explain), "", _md_table(b)]
+                out += ["", f"### {e(b.title)}", "", e(b.explain), "", md_table(b)]
             elif isinstance(b, Note):
                 out += ["", f"_{e(b.text)}_"]
     return "\n".join(out) + "\n"
