@@ -347,15 +347,15 @@ def value(game: str, strategy_list: str, players: int, seed: int, n_games: int,
 
         ladder = load_ladder(game)
         check_ladder(ladder, players)
-        folders = []
+        rung_folders = []
         for i, r in enumerate(ladder.rungs):
             click.echo(f"Rung {r.name} ({r.strategy} in every seat):", err=True)
             folder = out_dir / f"rung_{i}_{slug(r.name)}"
             _value_once(game, players, r.strategy, min(n_games, r.games or n_games), seed,
                         overrides, params, config_path, kinds, components, precision,
                         folder, threads, chunk_size, force, workers, scheduler)
-            folders.append((r.name, folder))
-        page, changed = write_value_ladder(out_dir, folders)
+            rung_folders.append((r.name, folder))
+        page, changed = write_value_ladder(out_dir, rung_folders)
         click.echo(changed)
         click.echo(f"Wrote the value ladder {page}.")
         return
