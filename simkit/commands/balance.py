@@ -72,7 +72,7 @@ def balance(game: str, tune: tuple[str, ...], players: int, strategy_list: str,
       simkit balance examples/pig --players 2 --strategies greedy \\
           --tune compensation.start.1=0..15 --budget 100000 --seed 1 --out runs/balance
       simkit balance examples/pig --players 2 --rung rollout --rung-games 1000 \\
-          --tune compensation.start.1=0..15 --budget 100000 --seed 1 --out runs/balance
+          --tune compensation.start.1=0..15 --budget 100000 --seed 1 --out runs/balance-rollout
     """
     from reports.targets import load_targets
     from simkit import balancing as bal
