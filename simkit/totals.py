@@ -9,11 +9,14 @@ from __future__ import annotations
 import itertools
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import polars as pl
 import pyarrow as pa
+from numba.typed import List as TypedList
 
+from simkit import summing
 from simkit.errors import SimkitError
 from simkit.summary import (
     KINDS,
@@ -194,69 +197,124 @@ def _plans(lf: pl.LazyFrame, shape: _Shape, schema: Mapping[str, pl.DataType],
     return out.select(*casts, *([SIZE] if q.by_size else []), *STATS, *ys), opened
 
 
-def _whole_cluster(shape: _Shape) -> bool:
-    """Whether `_cluster_totals` sums this shape: one group (no `by`, no size, no filter)
-    of whole-number values over the deals of the rows (the card-value table's ~280 values,
-    half a chunk's reduction time as one polars group-by)."""
+_GROUPS = 1 << 22  # key combinations a compiled group-by looks up in a table, at most
+
+
+def _compiled(shape: _Shape, frame: pl.DataFrame) -> bool:
+    """Whether `_compiled_totals` sums this shape: exact integer values only, grouped by
+    integer, boolean or categorical columns without nulls."""
     q = shape.query
-    return (q.level == "row" and q.cluster == "deal" and not q.by and not q.by_size
-            and q.where is None
-            and all(s for _, s in (*shape.values.values(), *shape.terms.values())))
+    if q.cluster not in (None, "deal", "game") or not all(
+            s for _, s in (*shape.values.values(), *shape.terms.values())):
+        return False
+    for b in q.by:
+        dtype = frame.schema[b]
+        if not (isinstance(dtype, pl.Categorical | pl.Enum) or dtype == pl.Boolean
+                or (dtype.is_integer() and dtype != pl.UInt64)) or frame[b].null_count():
+            return False
+    return True
 
 
-def _cluster_totals(frame: pl.DataFrame, shape: _Shape, open_deals: list[int],
-                    one_game_deals: bool) -> tuple[list[tuple[int, ...]], list[tuple[int, ...]]]:
-    """The rows `_plans` gives for a `_whole_cluster` shape (closed totals; open deals'
-    "deal", "_m", "_g", "_y{i}"), from one numpy pass over the summands: the rows come
-    deal by deal, so a deal's sums are one `np.add.reduceat` per column. The same int64
-    arithmetic as polars's (and its wrapping), so the same integers."""
-    keys = [key for key in shape.values if key not in shape.combined]
-    keys += [key for key in shape.terms if key not in keys]
-    summed = {key: i for i, key in enumerate(keys)}  # each summed once, a row of `per`
-    found = shape.values | shape.terms
-    cols = frame.select(_summand(*found[key]).alias(f"_t{i}") for key, i in summed.items())
-    deal = frame["deal"].to_numpy()
-    starts = np.concatenate(([0], np.flatnonzero(np.diff(deal)) + 1)).astype(np.intp)
-    m = np.diff(np.append(starts, frame.height)).astype(np.int64)
-    if one_game_deals:
-        g = np.ones(len(starts), np.int64)
-    else:  # games of a deal: the rows where a new game begins (each game's rows together)
-        game = frame["game"].to_numpy()
-        g = np.add.reduceat(np.concatenate(([1], (np.diff(game) != 0).astype(np.int64))),
-                            starts)
-    # One array per table, each row filled in place: a deal-long temporary per value
-    # (128 KB at 16,384 deals, glibc's fixed mmap threshold: simkit.memory) was mapped
-    # afresh hundreds of times a chunk, costing more system time than polars saved.
-    per = np.empty((len(summed), len(starts)), np.int64)
-    for i in summed.values():
-        np.add.reduceat(cols[f"_t{i}"].to_numpy().astype(np.int64, copy=False), starts,
-                        out=per[i])
-    ys = np.empty((len(shape.values), len(starts)), np.int64)
-    term = np.empty(len(starts), np.int64)
-    for j, (key, (_, s)) in enumerate(shape.values.items()):
-        combo = shape.combined.get(key)
-        if combo is None:
-            ys[j] = per[summed[key]]
+def _compiled_totals(frame: pl.DataFrame, shapes: Mapping[str, _Shape],
+                     open_deals: list[int], one_game_deals: bool
+                     ) -> dict[str, tuple[list[tuple[Any, ...]], list[tuple[Any, ...]]]]:
+    """The rows `_plans` gives (closed totals; open deals' "deal", keys, "_m", "_g",
+    "_y{i}") of each shape, from one polars `select` of every shape's summands, filters
+    and key codes, then one compiled pass per shape over those arrays
+    (`simkit.kernels.sums`): the same int64 arithmetic as polars's, so the same integers.
+    A shape whose keys take too many combinations is left out (to `_plans`)."""
+    if not shapes:
+        return {}
+    columns: dict[str, pl.Expr] = {}
+
+    def column(key: str, e: pl.Expr) -> str:
+        return columns.setdefault(key, e.alias(f"_e{len(columns)}")).meta.output_name()
+
+    need = {}
+    for sig, shape in shapes.items():
+        q = shape.query
+        summed = [key for key in shape.values if key not in shape.combined]
+        summed += [key for key in shape.terms if key not in summed]
+        found = shape.values | shape.terms
+        need[sig] = (
+            [column(f"{found[k][1]}:{k}", _summand(*found[k])) for k in summed],
+            None if q.where is None else column(f"where:{q.where}",
+                                               q.where.fill_null(False)),
+            [column(f"key:{b}", _key_code(frame.schema[b], b)) for b in q.by],
+            {k: i for i, k in enumerate(summed)})
+    ev = frame.select(columns.values())
+    n = frame.height
+    deal = frame["deal"].to_numpy().astype(np.int64, copy=False)
+    game = frame["game"].to_numpy().astype(np.int64, copy=False)
+    rows = np.arange(n, dtype=np.int64)
+    is_open = np.isin(deal, np.asarray(open_deals, np.int64))
+    none_open = np.zeros(n, np.bool_)
+    out = {}
+    for sig, shape in shapes.items():
+        q = shape.query
+        sums, where, keys, index = need[sig]
+        kept = (np.ones(n, np.bool_) if where is None
+                else ev[where].to_numpy().astype(np.bool_, copy=False))
+        codes = (np.stack([ev[k].to_numpy() for k in keys]) if keys
+                 else np.zeros((0, n), np.int64))
+        gid, first = summing.group_ids(codes, kept, _GROUPS)
+        if len(gid) != n:
             continue
-        np.multiply(m, combo.const * s, out=ys[j])
-        for t, coef in combo.terms:
-            np.multiply(per[summed[str(t)]], coef * (s // shape.terms[str(t)][1]), out=term)
-            ys[j] += term
-    split = np.isin(deal[starts], np.asarray(open_deals, dtype=deal.dtype))
-    opened = [(int(deal[starts[k]]), int(m[k]), int(g[k]), *(int(y) for y in ys[:, k]))
-              for k in np.flatnonzero(split)]
-    if split.all():
-        return [], opened
-    if split.any():
-        keep = ~split
-        m, g, ys = m[keep], g[keep], ys[:, keep]
-    y_sums = ys.sum(axis=1)
-    yy_sums = np.einsum("ij,ij->i", ys, ys)
-    ym_sums = np.einsum("ij,j->i", ys, m)
-    closed: list[int] = [len(m), int(m.sum()), int((m * m).sum()), int(g.sum())]
-    for j in range(len(ys)):
-        closed += [int(y_sums[j]), int(yy_sums[j]), int(ym_sums[j])]
-    return [tuple(closed)], opened
+        if any(ev[k].null_count() for k in sums):
+            continue
+        summed = TypedList([_frozen(ev[k].to_numpy()) for k in sums]
+                           or [_frozen(np.zeros(n, np.int64))])
+        ptr, term, coef, const = [0], [], [], []
+        for key, (_, s) in shape.values.items():
+            combo = shape.combined.get(key)
+            if combo is None:
+                term.append(index[key])
+                coef.append(1)
+                const.append(0)
+            else:
+                for t, c in combo.terms:
+                    term.append(index[str(t)])
+                    coef.append(c * (s // shape.terms[str(t)][1]))
+                const.append(combo.const * s)
+            ptr.append(len(term))
+        if q.level == "game" or "seat" in q.by or q.cluster is None:
+            games = summing.ROWS
+        elif q.cluster == "game" or "game" in q.by or (one_game_deals and q.cluster == "deal"):
+            games = summing.ONE
+        else:
+            games = summing.DISTINCT
+        cluster = rows if q.cluster is None else deal if q.cluster == "deal" else game
+        sizes = int(np.diff(np.flatnonzero(np.diff(cluster)), prepend=-1, append=n - 1).max()
+                    ) + 1 if q.by_size and n else 0
+        closed, opened = summing.cluster_totals(
+            cluster, game, gid, len(first), summed,
+            np.asarray(ptr, np.int64), np.asarray(term, np.int64),
+            np.asarray(coef, np.int64), np.asarray(const, np.int64), games, sizes,
+            is_open if q.cluster == "deal" else none_open)
+        names = frame.select(pl.col(b).cast(KINDS[_kind(frame.schema[b])]) for b in q.by
+                             )[first].rows() if q.by else [()] * len(first)
+        if sizes:
+            live = np.flatnonzero(closed[:, 0])
+            out_closed = [(*names[k // sizes], int(k % sizes), *closed[k].tolist())
+                          for k in live.tolist()]
+        else:
+            out_closed = [(*names[k], *row) for k, row in enumerate(closed.tolist()) if row[0]]
+        out_open = [(r[0], *names[r[1]], *r[2:]) for r in opened.tolist()]
+        out[sig] = (out_closed, out_open)
+    return out
+
+
+def _frozen(a: np.ndarray) -> np.ndarray:
+    """`a` read-only, as polars hands out its columns: one type for the compiled code."""
+    a.flags.writeable = False
+    return a
+
+
+def _key_code(dtype: pl.DataType, b: str) -> pl.Expr:
+    """A group key column as int64 codes (categories by their physical codes)."""
+    e = pl.col(b)
+    return (e.to_physical() if isinstance(dtype, pl.Categorical | pl.Enum) else e
+            ).cast(pl.Int64)
 
 
 def _summand(e: pl.Expr, scale: int) -> pl.Expr:
@@ -298,9 +356,10 @@ def reduce(rows: pl.DataFrame, queries: Sequence[Query], *, scale: int,
     (`_value_scales`; `reduce_whole_deals` decides it once for all its slices).
     """
     queries = list({q.key: q for q in queries}.values())
-    frames = {"row": rows.lazy()}
+    eager = {"row": rows}
     if any(q.level == "game" for q in queries):
-        frames["game"] = (games if games is not None else game_rows(rows).collect()).lazy()
+        eager["game"] = games if games is not None else game_rows(rows).collect()
+    frames = {level: frame.lazy() for level, frame in eager.items()}
     open_deals: dict[int, int] = {}
     if rotation is not None and rotation > 1 and rows.height:
         # Rows come in game order, so only the first and the last deal can be cut short.
@@ -323,12 +382,16 @@ def reduce(rows: pl.DataFrame, queries: Sequence[Query], *, scale: int,
         for name, e in q.values:
             shape.add(e, combos.get(name), scales)
     plans: list[pl.LazyFrame] = []
-    # Shapes summed in numpy, when the deals and games come in order (as simkit writes
-    # them: each deal's rows, and each game's, together).
+    # Shapes summed in compiled code, when the deals and games come in order (as simkit
+    # writes them: each deal's rows, and each game's, together).
     dealt = bool(rows.height) and {"deal", "game"} <= set(schemas["row"]) and all(
         bool((np.diff(rows[c].to_numpy()) >= 0).all()) for c in ("deal", "game"))
-    direct = {sig: _cluster_totals(rows, shape, list(open_deals), rotation == 1)
-              for sig, shape in shapes.items() if dealt and _whole_cluster(shape)}
+    direct = {}
+    for level, frame in eager.items() if dealt else ():
+        direct |= _compiled_totals(
+            frame, {sig: shape for sig, shape in shapes.items()
+                    if shape.query.level == level and _compiled(shape, frame)},
+            list(open_deals), rotation == 1)
     for sig, shape in shapes.items():
         if sig in direct:
             continue

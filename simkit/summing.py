@@ -1,0 +1,187 @@
+"""Compiled sums behind a summary-only run's totals (`simkit.totals`): a chunk's rows, one
+pass per group-by, summed per cluster and group, then into the totals a ratio mean and
+its cluster-robust interval need. Plain arrays in, plain arrays out: no dataframe here.
+
+Every sum is int64, with the same wrapping arithmetic as polars's, so the same integers.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from numba import njit
+
+ROWS, ONE, DISTINCT = 0, 1, 2  # how a group's games are counted: its rows, 1, distinct games
+
+
+@njit(cache=True, nogil=True)
+def group_ids(keys: np.ndarray, kept: np.ndarray, limit: int
+              ) -> tuple[np.ndarray, np.ndarray]:
+    """Each kept row's group (0, 1, ... in order of first appearance; -1 for a row not
+    kept) of its key codes `keys` (keys x rows, int64), and each group's first row.
+    Groups are looked up in a table over the codes' ranges: empty arrays when that table
+    would exceed `limit` entries (the caller then groups another way)."""
+    n_keys, n = keys.shape
+    gid = np.full(n, -1, np.int64)
+    lo = np.zeros(n_keys, np.int64)
+    stride = np.ones(n_keys, np.int64)
+    size = 1
+    for k in range(n_keys):
+        a, b = np.int64(0), np.int64(-1)
+        for r in range(n):
+            if kept[r]:
+                v = keys[k, r]
+                if b < a:
+                    a, b = v, v
+                elif v < a:
+                    a = v
+                elif v > b:
+                    b = v
+        lo[k] = a
+        stride[k] = size
+        span = b - a + 1 if b >= a else 1
+        if span > limit or size * span > limit:
+            return np.empty(0, np.int64), np.empty(0, np.int64)
+        size *= span
+    table = np.full(size, -1, np.int64)
+    first = np.empty(n, np.int64)
+    groups = 0
+    for r in range(n):
+        if not kept[r]:
+            continue
+        code = 0
+        for k in range(n_keys):
+            code += (keys[k, r] - lo[k]) * stride[k]
+        g = table[code]
+        if g < 0:
+            g = groups
+            table[code] = g
+            first[g] = r
+            groups += 1
+        gid[r] = g
+    return gid, first[:groups]
+
+
+BLOCK = 1024  # rows summed a block at a time: their partial sums stay in the cache
+
+
+@njit(cache=True, nogil=True)
+def cluster_totals(cluster: np.ndarray, game: np.ndarray, gid: np.ndarray, groups: int,
+                   summed: Any, ptr: np.ndarray, term: np.ndarray, coef: np.ndarray,
+                   const: np.ndarray, games: int, sizes: int, opened: np.ndarray
+                   ) -> tuple[np.ndarray, np.ndarray]:
+    """The totals of one group-by over rows that come cluster by cluster.
+
+    `summed` (a typed list of int64 columns, one per summand) holds what is summed per
+    cluster and group. Value j's cluster sum is const[j] * m + sum(coef[e] * sum of
+    summand term[e]) over its entries e in ptr[j]..ptr[j+1] (a plain value: one entry,
+    coefficient 1). `games`: ROWS, ONE or DISTINCT (each game's rows together). `sizes`
+    > 0 groups the clusters by their size too (group g, size m -> g * sizes + m; sizes
+    exceeds every cluster's rows). A cluster whose first row is `opened` is kept apart,
+    per cluster and group.
+
+    Returns (closed, open): closed[key] = c, m, mm, games, then per value y, yy, ym;
+    open rows = cluster, group, m, games, then per value y.
+    """
+    n = cluster.shape[0]
+    n_sum = len(summed)
+    n_val = ptr.shape[0] - 1
+    keys = groups * sizes if sizes > 0 else groups
+    closed = np.zeros((keys, 4 + 3 * n_val), np.int64)
+    starts = [0]  # each cluster's first row, then n
+    n_open = 0
+    longest = 0
+    for r in range(1, n + 1):
+        if r == n or cluster[r] != cluster[r - 1]:
+            longest = max(longest, r - starts[-1])
+            if opened[starts[-1]]:
+                n_open += 1
+            starts.append(r)
+    out_open = np.zeros((n_open * max(groups, 1), 4 + n_val), np.int64)
+    k_open = 0
+    # The block's (cluster, group) pairs: partial sums, group, first row, rows, games.
+    cap = max(BLOCK, longest)
+    part = np.zeros((cap, n_sum), np.int64)
+    pair_group = np.empty(cap, np.int64)
+    pair_start = np.empty(cap, np.int64)
+    pair_rows = np.zeros(cap, np.int64)
+    pair_games = np.zeros(cap, np.int64)
+    pair_of_row = np.empty(cap, np.int64)
+    slot = np.full(max(groups, 1), -1, np.int64)  # a group's pair in the current cluster
+    last = np.full(max(groups, 1), -1, np.int64)
+    ys = np.empty(n_val, np.int64)
+    c = 0
+    while c < len(starts) - 1:
+        a = starts[c]  # the block: whole clusters c..d-1, rows a..b-1
+        d = c + 1
+        while d < len(starts) - 1 and starts[d + 1] - a <= cap:
+            d += 1
+        b = starts[d]
+        pairs = 0
+        for k in range(c, d):
+            for r in range(starts[k], starts[k + 1]):
+                g = gid[r]
+                if g < 0:
+                    pair_of_row[r - a] = -1
+                    continue
+                p = slot[g]
+                if p < 0:
+                    p = pairs
+                    pairs += 1
+                    slot[g] = p
+                    pair_group[p] = g
+                    pair_start[p] = starts[k]
+                    last[g] = -1
+                pair_of_row[r - a] = p
+                pair_rows[p] += 1
+                if game[r] != last[g]:
+                    pair_games[p] += 1
+                    last[g] = game[r]
+            for r in range(starts[k], starts[k + 1]):
+                if gid[r] >= 0:
+                    slot[gid[r]] = -1
+        for s in range(n_sum):  # a column at a time, through the block
+            col = summed[s]
+            for r in range(a, b):
+                p = pair_of_row[r - a]
+                if p >= 0:
+                    part[p, s] += col[r]
+        for p in range(pairs):
+            g = pair_group[p]
+            m = pair_rows[p]
+            for j in range(n_val):
+                y = const[j] * m
+                for e in range(ptr[j], ptr[j + 1]):
+                    y += coef[e] * part[p, term[e]]
+                ys[j] = y
+            if games == ROWS:
+                n_games = m
+            elif games == ONE:
+                n_games = 1
+            else:
+                n_games = pair_games[p]
+            if opened[pair_start[p]]:
+                out_open[k_open, 0] = cluster[pair_start[p]]
+                out_open[k_open, 1] = g
+                out_open[k_open, 2] = m
+                out_open[k_open, 3] = n_games
+                for j in range(n_val):
+                    out_open[k_open, 4 + j] = ys[j]
+                k_open += 1
+            else:
+                key = g * sizes + m if sizes > 0 else g
+                closed[key, 0] += 1
+                closed[key, 1] += m
+                closed[key, 2] += m * m
+                closed[key, 3] += n_games
+                for j in range(n_val):
+                    y = ys[j]
+                    closed[key, 4 + 3 * j] += y
+                    closed[key, 5 + 3 * j] += y * y
+                    closed[key, 6 + 3 * j] += y * m
+            pair_rows[p] = 0
+            pair_games[p] = 0
+            part[p, :] = 0
+        c = d
+    return closed, out_open[:k_open]
