@@ -7,12 +7,29 @@ Every sum is int64, with the same wrapping arithmetic as polars's, so the same i
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
-from numba import njit
+from llvmlite import ir
+from numba import carray, njit, types
+from numba.extending import intrinsic
 
 ROWS, ONE, DISTINCT = 0, 1, 2  # how a group's games are counted: its rows, 1, distinct games
+
+
+@intrinsic
+def _int64_pointer(typingctx, address):
+    """The uint64 `address` as a pointer to int64s."""
+    def codegen(context, builder, signature, args):
+        return builder.inttoptr(args[0], ir.IntType(64).as_pointer())
+    return types.CPointer(types.int64)(types.uint64), codegen
+
+
+def addresses(columns: list[np.ndarray]) -> np.ndarray:
+    """The data addresses of C-contiguous int64 `columns`, as `cluster_totals` reads
+    them (polars's own buffers, without a copy into one array, or a typed list: its
+    first use in a process compiles for half a second). The caller keeps the columns
+    alive through the call."""
+    assert all(c.dtype == np.int64 and c.flags.c_contiguous for c in columns)
+    return np.array([c.ctypes.data for c in columns], np.uint64)
 
 
 @njit(cache=True, nogil=True)
@@ -68,12 +85,13 @@ BLOCK = 1024  # rows summed a block at a time: their partial sums stay in the ca
 
 @njit(cache=True, nogil=True)
 def cluster_totals(cluster: np.ndarray, game: np.ndarray, gid: np.ndarray, groups: int,
-                   summed: Any, ptr: np.ndarray, term: np.ndarray, coef: np.ndarray,
+                   summed: np.ndarray, ptr: np.ndarray, term: np.ndarray, coef: np.ndarray,
                    const: np.ndarray, games: int, sizes: int, opened: np.ndarray
                    ) -> tuple[np.ndarray, np.ndarray]:
     """The totals of one group-by over rows that come cluster by cluster.
 
-    `summed` (a typed list of int64 columns, one per summand) holds what is summed per
+    `summed` (the addresses of int64 columns as long as `cluster`, one per summand,
+    `addresses`) holds what is summed per
     cluster and group. Value j's cluster sum is const[j] * m + sum(coef[e] * sum of
     summand term[e]) over its entries e in ptr[j]..ptr[j+1] (a plain value: one entry,
     coefficient 1). `games`: ROWS, ONE or DISTINCT (each game's rows together). `sizes`
@@ -85,7 +103,7 @@ def cluster_totals(cluster: np.ndarray, game: np.ndarray, gid: np.ndarray, group
     open rows = cluster, group, m, games, then per value y.
     """
     n = cluster.shape[0]
-    n_sum = len(summed)
+    n_sum = summed.shape[0]
     n_val = ptr.shape[0] - 1
     keys = groups * sizes if sizes > 0 else groups
     closed = np.zeros((keys, 4 + 3 * n_val), np.int64)
@@ -142,7 +160,7 @@ def cluster_totals(cluster: np.ndarray, game: np.ndarray, gid: np.ndarray, group
                 if gid[r] >= 0:
                     slot[gid[r]] = -1
         for s in range(n_sum):  # a column at a time, through the block
-            col = summed[s]
+            col = carray(_int64_pointer(summed[s]), n)
             for r in range(a, b):
                 p = pair_of_row[r - a]
                 if p >= 0:

@@ -14,7 +14,6 @@ from typing import Any
 import numpy as np
 import polars as pl
 import pyarrow as pa
-from numba.typed import List as TypedList
 
 from simkit import summing
 from simkit.errors import SimkitError
@@ -225,6 +224,7 @@ def _compiled_totals(frame: pl.DataFrame, shapes: Mapping[str, _Shape],
     A shape whose keys take too many combinations is left out (to `_plans`)."""
     if not shapes:
         return {}
+    frame = frame.rechunk()  # one buffer per column: the compiled code reads them in place
     columns: dict[str, pl.Expr] = {}
 
     def column(key: str, e: pl.Expr) -> str:
@@ -262,8 +262,7 @@ def _compiled_totals(frame: pl.DataFrame, shapes: Mapping[str, _Shape],
             continue
         if any(ev[k].null_count() for k in sums):
             continue
-        summed = TypedList([_frozen(ev[k].to_numpy()) for k in sums]
-                           or [_frozen(np.zeros(n, np.int64))])
+        columns_of = [np.ascontiguousarray(ev[k].to_numpy(), np.int64) for k in sums]
         ptr, term, coef, const = [0], [], [], []
         for key, (_, s) in shape.values.items():
             combo = shape.combined.get(key)
@@ -287,7 +286,7 @@ def _compiled_totals(frame: pl.DataFrame, shapes: Mapping[str, _Shape],
         sizes = int(np.diff(np.flatnonzero(np.diff(cluster)), prepend=-1, append=n - 1).max()
                     ) + 1 if q.by_size and n else 0
         closed, opened = summing.cluster_totals(
-            cluster, game, gid, len(first), summed,
+            cluster, game, gid, len(first), summing.addresses(columns_of),
             np.asarray(ptr, np.int64), np.asarray(term, np.int64),
             np.asarray(coef, np.int64), np.asarray(const, np.int64), games, sizes,
             is_open if q.cluster == "deal" else none_open)
@@ -302,12 +301,6 @@ def _compiled_totals(frame: pl.DataFrame, shapes: Mapping[str, _Shape],
         out_open = [(r[0], *names[r[1]], *r[2:]) for r in opened.tolist()]
         out[sig] = (out_closed, out_open)
     return out
-
-
-def _frozen(a: np.ndarray) -> np.ndarray:
-    """`a` read-only, as polars hands out its columns: one type for the compiled code."""
-    a.flags.writeable = False
-    return a
 
 
 def _key_code(dtype: pl.DataType, b: str) -> pl.Expr:
