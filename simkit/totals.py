@@ -46,11 +46,13 @@ def _kind(dtype: pl.DataType) -> str:
 
 
 def _value_scales(frames: Mapping[str, pl.LazyFrame], queries: Sequence[Query], scale: int,
-                  exact: bool) -> dict[tuple[str, str], int]:
+                  exact: bool, checked: dict[str, dict[str, pl.Expr]] | None = None
+                  ) -> dict[tuple[str, str], int]:
     """How each value is summed: 1 (integers, booleans), `scale` (floats that are multiples
     of 1/scale, i.e. win shares) or 0 (other floats: summed as floats, not exact). The
     terms of a value's `Combination` are scaled too; a float combination of whole terms
-    is whole without being evaluated."""
+    is whole without being evaluated. `checked` receives the float values whose rows
+    were checked."""
     floats: dict[str, dict[str, pl.Expr]] = {}
     combined: dict[tuple[str, str], tuple[pl.Expr, Combination]] = {}
     out: dict[tuple[str, str], int] = {}
@@ -81,7 +83,29 @@ def _value_scales(frames: Mapping[str, pl.LazyFrame], queries: Sequence[Query], 
         else:
             rest.setdefault(level, {})[key] = e
     _check_whole(frames, rest, scale, exact, out)
+    if checked is not None:
+        for level, exprs in (*floats.items(), *rest.items()):
+            checked.setdefault(level, {}).update(exprs)
     return out
+
+
+def _decided_scales(frames: Mapping[str, pl.LazyFrame], queries: Sequence[Query], scale: int,
+                    exact: bool, memo: dict[str, Any] | None
+                    ) -> Mapping[tuple[str, str], int]:
+    """`_value_scales`, decided once for rows of the same columns (a chunk's slices):
+    with `exact` a value's scale follows from its type alone, unless a float value is not
+    a whole number of 1/scale, which is an error; so the next slices only check that
+    (one select, not a schema per query)."""
+    if memo is None or not exact:
+        return _value_scales(frames, queries, scale, exact)
+    key = tuple((level, tuple(lf.collect_schema().items())) for level, lf in frames.items())
+    if memo.get("key") != key:
+        floats: dict[str, dict[str, pl.Expr]] = {}
+        scales = _value_scales(frames, queries, scale, exact, floats)
+        memo.update(key=key, scales=scales, floats=floats)
+        return scales
+    _check_whole(frames, memo["floats"], scale, exact, {})
+    return memo["scales"]
 
 
 def _check_whole(frames: Mapping[str, pl.LazyFrame], floats: Mapping[str, Mapping[str, pl.Expr]],
@@ -290,8 +314,9 @@ def _compiled_totals(frame: pl.DataFrame, shapes: Mapping[str, _Shape],
             np.asarray(ptr, np.int64), np.asarray(term, np.int64),
             np.asarray(coef, np.int64), np.asarray(const, np.int64), games, sizes,
             is_open if q.cluster == "deal" else none_open)
-        names = frame.select(pl.col(b).cast(KINDS[_kind(frame.schema[b])]) for b in q.by
-                             )[first].rows() if q.by else [()] * len(first)
+        names = frame.select(q.by)[first].select(
+            pl.col(b).cast(KINDS[_kind(frame.schema[b])]) for b in q.by
+        ).rows() if q.by else [()] * len(first)
         if sizes:
             live = np.flatnonzero(closed[:, 0])
             out_closed = [(*names[k // sizes], int(k % sizes), *closed[k].tolist())
@@ -337,7 +362,8 @@ def _group(lf: pl.LazyFrame, by: list[str], aggs: list[pl.Expr]) -> pl.LazyFrame
 def reduce(rows: pl.DataFrame, queries: Sequence[Query], *, scale: int,
            rotation: int | None = None, exact: bool = True,
            games: pl.DataFrame | None = None,
-           scales: Mapping[tuple[str, str], int] | None = None) -> Aggregate:
+           scales: Mapping[tuple[str, str], int] | None = None,
+           memo: dict[str, Any] | None = None) -> Aggregate:
     """The exact totals of `queries` over `rows` (one row per game and seat, whole games,
     in game order as simkit writes them).
 
@@ -346,7 +372,9 @@ def reduce(rows: pl.DataFrame, queries: Sequence[Query], *, scale: int,
     is folded). With `exact`, a float value that is not a win share is an error (a summary
     must merge exactly); without, it is summed as a float. `games` may pass in
     `game_rows(rows)` when it is already known, and `scales` how each value is summed
-    (`_value_scales`; `reduce_whole_deals` decides it once for all its slices).
+    (`_value_scales`; `reduce_whole_deals` decides it once for all its slices); `memo`
+    keeps that decision for the next call over rows of the same columns
+    (`_decided_scales`).
     """
     queries = list({q.key: q for q in queries}.values())
     eager = {"row": rows}
@@ -361,7 +389,7 @@ def reduce(rows: pl.DataFrame, queries: Sequence[Query], *, scale: int,
             pl.col("game").n_unique().alias("n")).filter(pl.col("n") < rotation)
         open_deals = dict(zip(counts["deal"].to_list(), counts["n"].to_list(), strict=True))
     if scales is None:
-        scales = _value_scales(frames, queries, scale, exact)
+        scales = _decided_scales(frames, queries, scale, exact, memo)
     schemas = {level: lf.collect_schema() for level, lf in frames.items()}
     shapes: dict[str, _Shape] = {}
     members: dict[str, list[Query]] = {}  # the queries of each shape
@@ -484,9 +512,11 @@ def chunk_reducer(queries: Sequence[Query], players: int, rotate: bool
     scale = win_scale(players)
     rotation = players if rotate else 1
 
+    memo: dict[str, Any] = {}  # how each value is summed, decided at the first slice
+
     def reducer(rows: pa.Table) -> Aggregate:
         step = REDUCE_GAMES * players  # rows
-        total = merge_all(_reduce_rows(rows.slice(at, step), queries, scale, rotation)
+        total = merge_all(_reduce_rows(rows.slice(at, step), queries, scale, rotation, memo)
                           for at in range(0, max(rows.num_rows, 1), step))
         assert total is not None
         return total
@@ -497,8 +527,8 @@ REDUCE_GAMES = 16384  # games reduced at once: a few hundred MB of polars at mos
 REPORT_CELLS = 1 << 25  # values (rows times values summed) a report reduces at once
 
 
-def _reduce_rows(rows: pa.Table, queries: Sequence[Query], scale: int, rotation: int
-                 ) -> Aggregate:
+def _reduce_rows(rows: pa.Table, queries: Sequence[Query], scale: int, rotation: int,
+                 memo: dict[str, Any] | None = None) -> Aggregate:
     frame = pl.from_arrow(rows)
     assert isinstance(frame, pl.DataFrame)
-    return reduce(frame, queries, scale=scale, rotation=rotation)
+    return reduce(frame, queries, scale=scale, rotation=rotation, memo=memo)

@@ -561,3 +561,26 @@ def test_cli_summary_only_run_and_report(cm, tmp_path):
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["command"].endswith("--summary-only")
     assert (out / "report.html").exists()
+
+
+def test_a_chunk_reducer_decides_the_scales_once_and_still_checks_every_slice(monkeypatch):
+    """A chunk is reduced a slice at a time, how each value is summed decided at the
+    first slice (`totals._decided_scales`): the totals are those of one reduce over the
+    whole chunk, and a win share that is not a whole number of twelfths in a later slice
+    is still the error it is in a first one."""
+    from simkit import totals
+    from simkit.summary import Query
+    from simkit.totals import chunk_reducer
+
+    frame = _random_rows(9, 2000, 1)
+    queries = [Query.of(["strategy"], ["win_share", "score"]),
+               Query.of([], {"half": pl.col("win_share") * 2}),
+               Query.of(["tie"], ["rounds"], level="game")]
+    monkeypatch.setattr(totals, "REDUCE_GAMES", 300)
+    got = chunk_reducer(queries, 4, rotate=False)(frame.to_arrow())
+    want = reduce(frame, queries, scale=12, rotation=1)
+    assert json.dumps(got.to_json()) == json.dumps(want.to_json())
+    bad = frame.with_columns(win_share=pl.when(pl.col("game") == 1500).then(0.3)
+                             .otherwise(pl.col("win_share")).cast(pl.Float32))
+    with pytest.raises(SimkitError, match="not a multiple of 1/12"):
+        chunk_reducer(queries, 4, rotate=False)(bad.to_arrow())
