@@ -244,7 +244,7 @@ def _compiled_totals(frame: pl.DataFrame, shapes: Mapping[str, _Shape],
     """The rows `_plans` gives (closed totals; open deals' "deal", keys, "_m", "_g",
     "_y{i}") of each shape, from one polars `select` of every shape's summands, filters
     and key codes, then one compiled pass per shape over those arrays
-    (`simkit.kernels.sums`): the same int64 arithmetic as polars's, so the same integers.
+    (`simkit.summing`): the same int64 arithmetic as polars's, so the same integers.
     A shape whose keys take too many combinations is left out (to `_plans`)."""
     if not shapes:
         return {}
@@ -314,9 +314,9 @@ def _compiled_totals(frame: pl.DataFrame, shapes: Mapping[str, _Shape],
             np.asarray(ptr, np.int64), np.asarray(term, np.int64),
             np.asarray(coef, np.int64), np.asarray(const, np.int64), games, sizes,
             is_open if q.cluster == "deal" else none_open)
-        names = frame.select(q.by)[first].select(
-            pl.col(b).cast(KINDS[_kind(frame.schema[b])]) for b in q.by
-        ).rows() if q.by else [()] * len(first)
+        names = list(zip(*(_key_values(frame, b, codes[i, first], first)
+                           for i, b in enumerate(q.by)), strict=True)
+                     ) if q.by else [()] * len(first)
         if sizes:
             live = np.flatnonzero(closed[:, 0])
             out_closed = [(*names[k // sizes], int(k % sizes), *closed[k].tolist())
@@ -326,6 +326,18 @@ def _compiled_totals(frame: pl.DataFrame, shapes: Mapping[str, _Shape],
         out_open = [(r[0], *names[r[1]], *r[2:]) for r in opened.tolist()]
         out[sig] = (out_closed, out_open)
     return out
+
+
+def _key_values(frame: pl.DataFrame, b: str, codes: np.ndarray, rows: np.ndarray
+                ) -> list[Any]:
+    """Key column b's values at `rows` as the totals store them (`KINDS`): integers and
+    booleans are their own codes; categories are read from the rows."""
+    kind = _kind(frame.schema[b])
+    if kind == "int":
+        return codes.tolist()
+    if kind == "bool":
+        return codes.astype(bool).tolist()
+    return frame[b].gather(rows).cast(KINDS[kind]).to_list()
 
 
 def _key_code(dtype: pl.DataType, b: str) -> pl.Expr:
@@ -523,7 +535,7 @@ def chunk_reducer(queries: Sequence[Query], players: int, rotate: bool
     return reducer
 
 
-REDUCE_GAMES = 16384  # games reduced at once: a few hundred MB of polars at most
+REDUCE_GAMES = 8192  # games reduced at once: about 36 MB of summands (Cauldron Master)
 REPORT_CELLS = 1 << 25  # values (rows times values summed) a report reduces at once
 
 
