@@ -313,7 +313,8 @@ def _compiled_totals(frame: pl.DataFrame, shapes: Mapping[str, _Shape],
             cluster, game, gid, len(first), summing.addresses(columns_of),
             np.asarray(ptr, np.int64), np.asarray(term, np.int64),
             np.asarray(coef, np.int64), np.asarray(const, np.int64), games, sizes,
-            is_open if q.cluster == "deal" else none_open)
+            is_open if q.cluster == "deal" else none_open,
+            *_products(ptr, term, coef, const, len(sums)))
         names = list(zip(*(_key_values(frame, b, codes[i, first], first)
                            for i, b in enumerate(q.by)), strict=True)
                      ) if q.by else [()] * len(first)
@@ -326,6 +327,53 @@ def _compiled_totals(frame: pl.DataFrame, shapes: Mapping[str, _Shape],
         out_open = [(r[0], *names[r[1]], *r[2:]) for r in opened.tolist()]
         out[sig] = (out_closed, out_open)
     return out
+
+
+PRODUCTS = 1.0  # sum products of summands when that takes under this share of the operations
+
+
+def _products(ptr: list[int], term: list[int], coef: list[int], const: list[int],
+              n_sum: int) -> tuple[np.ndarray, ...]:
+    """`summing.cluster_totals`'s products and the values' weights on them, when summing
+    those pairs' products per cluster takes fewer operations than forming every value
+    per cluster (else empty arrays). Value j = sum over its terms e of a_e x_e (x_n_sum
+    is the cluster's size m, a_n_sum the constant): its sum of squares is
+    sum a_e a_f (x_e x_f) over pairs e <= f, twice for e < f, and its sum times m
+    sum a_e (x_e m)."""
+    values = []
+    for j in range(len(ptr) - 1):
+        a: dict[int, int] = {}
+        for e in range(ptr[j], ptr[j + 1]):
+            a[term[e]] = a.get(term[e], 0) + coef[e]
+        if const[j]:
+            a[n_sum] = a.get(n_sum, 0) + const[j]
+        values.append(a)
+    pairs: dict[tuple[int, int], int] = {}
+    for a in values:
+        for e in a:
+            pairs.setdefault((min(e, n_sum), n_sum), len(pairs))
+            for f in a:
+                if e <= f:
+                    pairs.setdefault((e, f), len(pairs))
+    direct = sum(ptr[j + 1] - ptr[j] + 3 for j in range(len(ptr) - 1))
+    if not values or n_sum + 1 + len(pairs) >= PRODUCTS * direct:
+        empty = np.zeros(0, np.int64)
+        return np.zeros((0, 2), np.int64), *([np.zeros(1, np.int64), empty, empty] * 2)
+    yy: list[list[tuple[int, int]]] = []
+    ym: list[list[tuple[int, int]]] = []
+    for a in values:
+        yy.append([(pairs[(e, f)], a[e] * a[f] * (1 if e == f else 2))
+                   for e in a for f in a if e <= f])
+        ym.append([(pairs[(e, n_sum)], a[e]) for e in a])
+    return (np.array(list(pairs), np.int64).reshape(-1, 2), *_csr(yy), *_csr(ym))
+
+
+def _csr(rows: list[list[tuple[int, int]]]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Rows of (index, weight) as offsets, indices and weights."""
+    ptr = np.cumsum([0] + [len(r) for r in rows], dtype=np.int64)
+    flat = [x for r in rows for x in r]
+    return (ptr, np.array([i for i, _ in flat], np.int64),
+            np.array([w for _, w in flat], np.int64))
 
 
 def _key_values(frame: pl.DataFrame, b: str, codes: np.ndarray, rows: np.ndarray

@@ -199,14 +199,18 @@ def _random_rows(seed: int, games: int, rotation: int) -> pl.DataFrame:
     })
 
 
+@pytest.mark.parametrize("products", [0.0, 1.0, 1e9])
 @pytest.mark.parametrize("seed", range(4))
-def test_compiled_sums_of_every_kind_of_query_equal_polars(seed, monkeypatch):
+def test_compiled_sums_of_every_kind_of_query_equal_polars(seed, products, monkeypatch):
     """Random rows and queries of every kind (keys of each type, filters, no cluster,
     clusters by deal and by game, cluster sizes, the game level, combinations), cut into
     random chunks with deals split: the compiled sums give the polars totals, to the bit,
-    chunk by chunk and merged."""
+    chunk by chunk and merged; each value formed per cluster, or from sums of products
+    (`totals.PRODUCTS`: never, when fewer operations, always)."""
     from simkit import totals
     from simkit.summary import Combination, Query
+
+    monkeypatch.setattr(totals, "PRODUCTS", products)
 
     rotation = 1 + seed % 3
     frame = _random_rows(seed, 3000, rotation)
@@ -220,8 +224,12 @@ def test_compiled_sums_of_every_kind_of_query_equal_polars(seed, monkeypatch):
         Query.of(["strategy"], ["score", "flag"], where=pl.col("rounds") < 5),
         Query.of(["strategy"], ["win_share"], cluster="game"),
         Query.of(["flag"], ["score"], cluster=None),
-        Query.of([], {"w0": (1 - flag) * y, "w1": flag * y, "n": flag},
-                 combinations={"w0": Combination(((y, 1), (flag * y, -1)))}),
+        Query.of([], {"w0": (1 - flag) * y, "w1": flag * y, "n": flag,
+                      "u": flag * y + 1 - flag, "x": flag * pl.col("score") + flag - 3},
+                 combinations={"w0": Combination(((y, 1), (flag * y, -1))),
+                               "u": Combination(((flag * y, 1), (flag, -1)), 1),
+                               "x": Combination(((flag * pl.col("score"), 1), (flag, 1)),
+                                                -3)}),
         Query.of(["rounds"], level="game", cluster=None),
         Query.of([], ["tie", "margin"], level="game"),
         Query.of(["tie"], ["rounds"], level="game", by_size=True),
