@@ -8,15 +8,15 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 import polars as pl
 import pyarrow as pa
 
-from simkit import summing
+from simkit.compiled_totals import compiled_totals, summable
 from simkit.errors import SimkitError
+from simkit.shapes import Shape, kind, shapes_of, summand
 from simkit.summary import (
     KINDS,
     SIZE,
@@ -31,18 +31,6 @@ from simkit.summary import (
 )
 
 _TOLERANCE = 1e-3  # a float32 win share times the scale lies this close to an integer
-
-
-def _kind(dtype: pl.DataType) -> str:
-    if isinstance(dtype, pl.Categorical | pl.Enum | pl.String):
-        return "str"
-    if dtype == pl.Boolean:
-        return "bool"
-    if dtype.is_integer():
-        return "int"
-    if dtype.is_float():
-        return "float"
-    raise SimkitError(f"cannot group results by a column of type {dtype}")
 
 
 def _value_scales(frames: Mapping[str, pl.LazyFrame], queries: Sequence[Query], scale: int,
@@ -102,6 +90,7 @@ def _decided_scales(frames: Mapping[str, pl.LazyFrame], queries: Sequence[Query]
     if memo.get("key") != key:
         floats: dict[str, dict[str, pl.Expr]] = {}
         scales = _value_scales(frames, queries, scale, exact, floats)
+        memo.clear()  # what was planned for other columns
         memo.update(key=key, scales=scales, floats=floats)
         return scales
     _check_whole(frames, memo["floats"], scale, exact, {})
@@ -124,35 +113,7 @@ def _check_whole(frames: Mapping[str, pl.LazyFrame], floats: Mapping[str, Mappin
             out[(level, name)] = scale if whole else 0
 
 
-@dataclass
-class _Shape:
-    """Queries that differ only in their values share one group-by."""
-
-    query: Query  # the first of them: level, by, where, cluster, by_size
-    values: dict[str, tuple[pl.Expr, int]] = field(default_factory=dict)  # str(e) -> (e, scale)
-    # Values summed per cluster as combinations of their terms' sums (clustered shapes
-    # only), and those terms: str(e) -> Combination, str(term) -> (term, scale).
-    combined: dict[str, Combination] = field(default_factory=dict)
-    terms: dict[str, tuple[pl.Expr, int]] = field(default_factory=dict)
-
-    def add(self, e: pl.Expr, combo: Combination | None,
-            scales: Mapping[tuple[str, str], int]) -> None:
-        """Value e, summed as `scales` says (`_value_scales`), a combination if it can be
-        one: clustered, exact, and each term's scale dividing the value's."""
-        level = self.query.level
-        how = scales[(level, str(e))]
-        self.values.setdefault(str(e), (e, how))
-        if combo is None or self.query.cluster is None or not how:
-            return
-        term_scales = [scales[(level, str(t))] for t, _ in combo.terms]
-        if not all(term_scales) or any(how % s for s in term_scales):
-            return
-        self.combined.setdefault(str(e), combo)
-        for (t, _), s in zip(combo.terms, term_scales, strict=True):
-            self.terms.setdefault(str(t), (t, s))
-
-
-def _plans(lf: pl.LazyFrame, shape: _Shape, schema: Mapping[str, pl.DataType],
+def _plans(lf: pl.LazyFrame, shape: Shape, schema: Mapping[str, pl.DataType],
            open_deals: list[int], one_game_deals: bool = False
            ) -> tuple[pl.LazyFrame, pl.LazyFrame | None]:
     """(closed totals, open per-deal rows or None) of one shape, as lazy queries.
@@ -162,8 +123,8 @@ def _plans(lf: pl.LazyFrame, shape: _Shape, schema: Mapping[str, pl.DataType],
         lf = lf.filter(q.where)
     # Keys stay as they are while grouping (categories group by their codes); the few
     # result rows are cast to their stored type at the end.
-    casts = [pl.col(b).cast(KINDS[_kind(schema[b])]) for b in q.by]
-    vals = [_summand(e, s).alias(f"_v{i}") for i, (e, s) in enumerate(shape.values.values())]
+    casts = [pl.col(b).cast(KINDS[kind(schema[b])]) for b in q.by]
+    vals = [summand(e, s).alias(f"_v{i}") for i, (e, s) in enumerate(shape.values.values())]
     n = len(vals)
     ys = [f"{s}{i}" for i in range(n) for s in ("_y", "_yy", "_ym")]
     if q.cluster is None:
@@ -192,7 +153,7 @@ def _plans(lf: pl.LazyFrame, shape: _Shape, schema: Mapping[str, pl.DataType],
         summed.setdefault(key, f"_t{len(summed)}")
     found = shape.values | shape.terms
     sel = lf.select(pl.col(q.cluster), *extra, *q.by,
-                    *[_summand(*found[key]).alias(col) for key, col in summed.items()])
+                    *[summand(*found[key]).alias(col) for key, col in summed.items()])
     per = sel.group_by(q.cluster, *q.by).agg(
         *[pl.col(col).sum() for col in summed.values()], _m=pl.len(), _g=games.cast(pl.Int64))
     if shape.combined:
@@ -218,189 +179,6 @@ def _plans(lf: pl.LazyFrame, shape: _Shape, schema: Mapping[str, pl.DataType],
                  (y * m).sum().alias(f"_ym{i}")]
     out = _group(per, group, aggs)
     return out.select(*casts, *([SIZE] if q.by_size else []), *STATS, *ys), opened
-
-
-_GROUPS = 1 << 22  # key combinations a compiled group-by looks up in a table, at most
-
-
-def _compiled(shape: _Shape, frame: pl.DataFrame) -> bool:
-    """Whether `_compiled_totals` sums this shape: exact integer values only, grouped by
-    integer, boolean or categorical columns without nulls."""
-    q = shape.query
-    if q.cluster not in (None, "deal", "game") or not all(
-            s for _, s in (*shape.values.values(), *shape.terms.values())):
-        return False
-    for b in q.by:
-        dtype = frame.schema[b]
-        if not (isinstance(dtype, pl.Categorical | pl.Enum) or dtype == pl.Boolean
-                or (dtype.is_integer() and dtype != pl.UInt64)) or frame[b].null_count():
-            return False
-    return True
-
-
-def _compiled_totals(frame: pl.DataFrame, shapes: Mapping[str, _Shape],
-                     open_deals: list[int], one_game_deals: bool
-                     ) -> dict[str, tuple[list[tuple[Any, ...]], list[tuple[Any, ...]]]]:
-    """The rows `_plans` gives (closed totals; open deals' "deal", keys, "_m", "_g",
-    "_y{i}") of each shape, from one polars `select` of every shape's summands, filters
-    and key codes, then one compiled pass per shape over those arrays
-    (`simkit.summing`): the same int64 arithmetic as polars's, so the same integers.
-    A shape whose keys take too many combinations is left out (to `_plans`)."""
-    if not shapes:
-        return {}
-    frame = frame.rechunk()  # one buffer per column: the compiled code reads them in place
-    columns: dict[str, pl.Expr] = {}
-
-    def column(key: str, e: pl.Expr) -> str:
-        return columns.setdefault(key, e.alias(f"_e{len(columns)}")).meta.output_name()
-
-    need = {}
-    for sig, shape in shapes.items():
-        q = shape.query
-        summed = [key for key in shape.values if key not in shape.combined]
-        summed += [key for key in shape.terms if key not in summed]
-        found = shape.values | shape.terms
-        need[sig] = (
-            [column(f"{found[k][1]}:{k}", _summand(*found[k])) for k in summed],
-            None if q.where is None else column(f"where:{q.where}",
-                                               q.where.fill_null(False)),
-            [column(f"key:{b}", _key_code(frame.schema[b], b)) for b in q.by],
-            {k: i for i, k in enumerate(summed)})
-    ev = frame.select(columns.values())
-    n = frame.height
-    deal = frame["deal"].to_numpy().astype(np.int64, copy=False)
-    game = frame["game"].to_numpy().astype(np.int64, copy=False)
-    rows = np.arange(n, dtype=np.int64)
-    is_open = np.isin(deal, np.asarray(open_deals, np.int64))
-    none_open = np.zeros(n, np.bool_)
-    out = {}
-    for sig, shape in shapes.items():
-        q = shape.query
-        sums, where, keys, index = need[sig]
-        kept = (np.ones(n, np.bool_) if where is None
-                else ev[where].to_numpy().astype(np.bool_, copy=False))
-        codes = (np.stack([ev[k].to_numpy() for k in keys]) if keys
-                 else np.zeros((0, n), np.int64))
-        gid, first = summing.group_ids(codes, kept, _GROUPS)
-        if len(gid) != n:
-            continue
-        if any(ev[k].null_count() for k in sums):
-            continue
-        columns_of = [np.ascontiguousarray(ev[k].to_numpy(), np.int64) for k in sums]
-        ptr, term, coef, const = [0], [], [], []
-        for key, (_, s) in shape.values.items():
-            combo = shape.combined.get(key)
-            if combo is None:
-                term.append(index[key])
-                coef.append(1)
-                const.append(0)
-            else:
-                for t, c in combo.terms:
-                    term.append(index[str(t)])
-                    coef.append(c * (s // shape.terms[str(t)][1]))
-                const.append(combo.const * s)
-            ptr.append(len(term))
-        if q.level == "game" or "seat" in q.by or q.cluster is None:
-            games = summing.ROWS
-        elif q.cluster == "game" or "game" in q.by or (one_game_deals and q.cluster == "deal"):
-            games = summing.ONE
-        else:
-            games = summing.DISTINCT
-        cluster = rows if q.cluster is None else deal if q.cluster == "deal" else game
-        sizes = int(np.diff(np.flatnonzero(np.diff(cluster)), prepend=-1, append=n - 1).max()
-                    ) + 1 if q.by_size and n else 0
-        closed, opened = summing.cluster_totals(
-            cluster, game, gid, len(first), summing.addresses(columns_of),
-            np.asarray(ptr, np.int64), np.asarray(term, np.int64),
-            np.asarray(coef, np.int64), np.asarray(const, np.int64), games, sizes,
-            is_open if q.cluster == "deal" else none_open,
-            *_products(ptr, term, coef, const, len(sums)))
-        names = list(zip(*(_key_values(frame, b, codes[i, first], first)
-                           for i, b in enumerate(q.by)), strict=True)
-                     ) if q.by else [()] * len(first)
-        if sizes:
-            live = np.flatnonzero(closed[:, 0])
-            out_closed = [(*names[k // sizes], int(k % sizes), *closed[k].tolist())
-                          for k in live.tolist()]
-        else:
-            out_closed = [(*names[k], *row) for k, row in enumerate(closed.tolist()) if row[0]]
-        out_open = [(r[0], *names[r[1]], *r[2:]) for r in opened.tolist()]
-        out[sig] = (out_closed, out_open)
-    return out
-
-
-PRODUCTS = 1.0  # sum products of summands when that takes under this share of the operations
-
-
-def _products(ptr: list[int], term: list[int], coef: list[int], const: list[int],
-              n_sum: int) -> tuple[np.ndarray, ...]:
-    """`summing.cluster_totals`'s products and the values' weights on them, when summing
-    those pairs' products per cluster takes fewer operations than forming every value
-    per cluster (else empty arrays). Value j = sum over its terms e of a_e x_e (x_n_sum
-    is the cluster's size m, a_n_sum the constant): its sum of squares is
-    sum a_e a_f (x_e x_f) over pairs e <= f, twice for e < f, and its sum times m
-    sum a_e (x_e m)."""
-    values = []
-    for j in range(len(ptr) - 1):
-        a: dict[int, int] = {}
-        for e in range(ptr[j], ptr[j + 1]):
-            a[term[e]] = a.get(term[e], 0) + coef[e]
-        if const[j]:
-            a[n_sum] = a.get(n_sum, 0) + const[j]
-        values.append(a)
-    pairs: dict[tuple[int, int], int] = {}
-    for a in values:
-        for e in a:
-            pairs.setdefault((min(e, n_sum), n_sum), len(pairs))
-            for f in a:
-                if e <= f:
-                    pairs.setdefault((e, f), len(pairs))
-    direct = sum(ptr[j + 1] - ptr[j] + 3 for j in range(len(ptr) - 1))
-    if not values or n_sum + 1 + len(pairs) >= PRODUCTS * direct:
-        empty = np.zeros(0, np.int64)
-        return np.zeros((0, 2), np.int64), *([np.zeros(1, np.int64), empty, empty] * 2)
-    yy: list[list[tuple[int, int]]] = []
-    ym: list[list[tuple[int, int]]] = []
-    for a in values:
-        yy.append([(pairs[(e, f)], a[e] * a[f] * (1 if e == f else 2))
-                   for e in a for f in a if e <= f])
-        ym.append([(pairs[(e, n_sum)], a[e]) for e in a])
-    return (np.array(list(pairs), np.int64).reshape(-1, 2), *_csr(yy), *_csr(ym))
-
-
-def _csr(rows: list[list[tuple[int, int]]]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Rows of (index, weight) as offsets, indices and weights."""
-    ptr = np.cumsum([0] + [len(r) for r in rows], dtype=np.int64)
-    flat = [x for r in rows for x in r]
-    return (ptr, np.array([i for i, _ in flat], np.int64),
-            np.array([w for _, w in flat], np.int64))
-
-
-def _key_values(frame: pl.DataFrame, b: str, codes: np.ndarray, rows: np.ndarray
-                ) -> list[Any]:
-    """Key column b's values at `rows` as the totals store them (`KINDS`): integers and
-    booleans are their own codes; categories are read from the rows."""
-    kind = _kind(frame.schema[b])
-    if kind == "int":
-        return codes.tolist()
-    if kind == "bool":
-        return codes.astype(bool).tolist()
-    return frame[b].gather(rows).cast(KINDS[kind]).to_list()
-
-
-def _key_code(dtype: pl.DataType, b: str) -> pl.Expr:
-    """A group key column as int64 codes (categories by their physical codes)."""
-    e = pl.col(b)
-    return (e.to_physical() if isinstance(dtype, pl.Categorical | pl.Enum) else e
-            ).cast(pl.Int64)
-
-
-def _summand(e: pl.Expr, scale: int) -> pl.Expr:
-    """Value e as it is summed: a whole number of 1/scale (scale > 1), an integer (1), or a
-    float (0)."""
-    if scale > 1:
-        return (e.cast(pl.Float64) * scale).round().cast(pl.Int64)
-    return e.cast(pl.Float64) if scale == 0 else e.cast(pl.Int64)
 
 
 def _combined(combo: Combination, scale: int, summed: Mapping[str, str],
@@ -451,17 +229,12 @@ def reduce(rows: pl.DataFrame, queries: Sequence[Query], *, scale: int,
     if scales is None:
         scales = _decided_scales(frames, queries, scale, exact, memo)
     schemas = {level: lf.collect_schema() for level, lf in frames.items()}
-    shapes: dict[str, _Shape] = {}
-    members: dict[str, list[Query]] = {}  # the queries of each shape
-    for q in queries:
-        missing = [b for b in q.by if b not in schemas[q.level]]
-        if missing:
-            raise SimkitError(f"summary query by {', '.join(missing)}: no such result column")
-        shape = shapes.setdefault(q.shape_key, _Shape(q))
-        members.setdefault(q.shape_key, []).append(q)
-        combos = dict(q.combinations)
-        for name, e in q.values:
-            shape.add(e, combos.get(name), scales)
+    planned = memo.get("shapes") if memo is not None and scales is memo.get("scales") else None
+    if planned is None:
+        planned = shapes_of(queries, schemas, scales)
+        if memo is not None and scales is memo.get("scales"):
+            memo["shapes"] = planned
+    shapes, members, picks = planned
     plans: list[pl.LazyFrame] = []
     # Shapes summed in compiled code, when the deals and games come in order (as simkit
     # writes them: each deal's rows, and each game's, together).
@@ -469,10 +242,11 @@ def reduce(rows: pl.DataFrame, queries: Sequence[Query], *, scale: int,
         bool((np.diff(rows[c].to_numpy()) >= 0).all()) for c in ("deal", "game"))
     direct = {}
     for level, frame in eager.items() if dealt else ():
-        direct |= _compiled_totals(
+        direct |= compiled_totals(
             frame, {sig: shape for sig, shape in shapes.items()
-                    if shape.query.level == level and _compiled(shape, frame)},
-            list(open_deals), rotation == 1)
+                    if shape.query.level == level and summable(shape, frame)},
+            list(open_deals), rotation == 1,
+            None if memo is None else memo.setdefault(f"passes {level} {rotation}", {}))
     for sig, shape in shapes.items():
         if sig in direct:
             continue
@@ -489,11 +263,10 @@ def reduce(rows: pl.DataFrame, queries: Sequence[Query], *, scale: int,
         else:
             closed = next(results).rows()
             opened = next(results).rows() if open_deals and q0.cluster == "deal" else []
-        index = {v: i for i, v in enumerate(shape.values)}
-        kinds = [_kind(schemas[q0.level][b]) for b in q0.by] + (["int"] if q0.by_size else [])
+        kinds = [kind(schemas[q0.level][b]) for b in q0.by] + (["int"] if q0.by_size else [])
         for q in members[sig]:
-            pick = [index[str(e)] for _, e in q.values]
-            part = Part(kinds, [shape.values[str(e)][1] for _, e in q.values], q.by_size)
+            pick, part_scales = picks[q.key]
+            part = Part(kinds, list(part_scales), q.by_size)
             for r in closed:
                 part.closed[tuple(r[:nk])] = [*r[nk:nk + 4],
                                               *(r[nk + 4 + 3 * i + j] for i in pick
@@ -567,12 +340,12 @@ def chunk_reducer(queries: Sequence[Query], players: int, rotate: bool
 
     A chunk is reduced REDUCE_GAMES games at a time and the totals added (exactly, a deal
     cut between two slices included, as between two chunks): the same totals, with the
-    memory of the report's many group-bys held to a slice's.
+    memory of the report's many group-bys held to a slice's. The first slice decides how
+    each value is summed and plans the compiled passes; the next ones reuse that.
     """
     scale = win_scale(players)
     rotation = players if rotate else 1
-
-    memo: dict[str, Any] = {}  # how each value is summed, decided at the first slice
+    memo: dict[str, Any] = {}  # decided and planned at the first slice
 
     def reducer(rows: pa.Table) -> Aggregate:
         step = REDUCE_GAMES * players  # rows

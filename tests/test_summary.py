@@ -147,7 +147,7 @@ def test_values_summed_as_combinations_give_the_same_totals(cm_rows):
 
 
 def test_the_compiled_sums_equal_the_polars_group_bys(cm_rows, monkeypatch):
-    """The report's queries are summed in compiled code (`totals._compiled_totals`,
+    """The report's queries are summed in compiled code (`compiled_totals`,
     `simkit.summing`): over random chunks, deals cut at either end or not, with and
     without rotation, their totals are the polars group-bys', to the bit."""
     from simkit import totals
@@ -160,14 +160,14 @@ def test_the_compiled_sums_equal_the_polars_group_bys(cm_rows, monkeypatch):
     cuts = [(0, games), (0, 1), (3, 5)] + [tuple(sorted(rng.sample(range(games + 1), 2)))
                                            for _ in range(25)]
     compiled = []
-    monkeypatch.setattr(totals, "_compiled_totals", _counting(totals._compiled_totals,
+    monkeypatch.setattr(totals, "compiled_totals", _counting(totals.compiled_totals,
                                                               compiled))
     for rot in (rotation, 1):
         for a, b in cuts:
             chunk = frame.filter(pl.col("game").is_between(a, b - 1))
             fast = reduce(chunk, queries, scale=scale, rotation=rot)
             with monkeypatch.context() as m:
-                m.setattr(totals, "_compiled", lambda shape, frame: False)
+                m.setattr(totals, "summable", lambda shape, frame: False)
                 slow = reduce(chunk, queries, scale=scale, rotation=rot)
             assert json.dumps(fast.to_json()) == json.dumps(slow.to_json()), (rot, a, b)
     assert max(compiled) >= 20  # every shape of the report's, but the empty chunk's
@@ -206,11 +206,11 @@ def test_compiled_sums_of_every_kind_of_query_equal_polars(seed, products, monke
     clusters by deal and by game, cluster sizes, the game level, combinations), cut into
     random chunks with deals split: the compiled sums give the polars totals, to the bit,
     chunk by chunk and merged; each value formed per cluster, or from sums of products
-    (`totals.PRODUCTS`: never, when fewer operations, always)."""
-    from simkit import totals
+    (`compiled_totals.PRODUCTS`: never, when fewer operations, always)."""
+    from simkit import compiled_totals, totals
     from simkit.summary import Combination, Query
 
-    monkeypatch.setattr(totals, "PRODUCTS", products)
+    monkeypatch.setattr(compiled_totals, "PRODUCTS", products)
 
     rotation = 1 + seed % 3
     frame = _random_rows(seed, 3000, rotation)
@@ -238,13 +238,13 @@ def test_compiled_sums_of_every_kind_of_query_equal_polars(seed, products, monke
     games = frame["game"].max() + 1
     bounds = [0, *sorted(rng.sample(range(1, games), 6)), games]
     compiled = []
-    monkeypatch.setattr(totals, "_compiled_totals", _counting(totals._compiled_totals,
+    monkeypatch.setattr(totals, "compiled_totals", _counting(totals.compiled_totals,
                                                               compiled))
     fast, slow = [], []
     for chunk in chunks(frame, bounds):
         fast.append(reduce(chunk, queries, scale=12, rotation=rotation))
         with monkeypatch.context() as m:
-            m.setattr(totals, "_compiled", lambda shape, frame: False)
+            m.setattr(totals, "summable", lambda shape, frame: False)
             slow.append(reduce(chunk, queries, scale=12, rotation=rotation))
         assert json.dumps(fast[-1].to_json()) == json.dumps(slow[-1].to_json())
     assert sum(compiled) == len(queries) * (len(bounds) - 1)
@@ -255,7 +255,8 @@ def test_compiled_sums_of_every_kind_of_query_equal_polars(seed, products, monke
 
 
 def _shapes(frame, queries, scale):
-    from simkit.totals import _Shape, _value_scales
+    from simkit.shapes import Shape as _Shape
+    from simkit.totals import _value_scales
 
     scales = _value_scales({"row": frame.lazy()}, [q for q in queries if q.level == "row"],
                            scale, True)
