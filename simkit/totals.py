@@ -338,17 +338,21 @@ def chunk_reducer(queries: Sequence[Query], players: int, rotate: bool
                   ) -> Callable[[pa.Table], Aggregate]:
     """Rows of a chunk (Arrow) -> the exact totals of `queries` (those the report asks).
 
-    A chunk is reduced REDUCE_GAMES games at a time and the totals added (exactly, a deal
-    cut between two slices included, as between two chunks): the same totals, with the
-    memory of the report's many group-bys held to a slice's. The first slice decides how
-    each value is summed and plans the compiled passes; the next ones reuse that.
+    A chunk is reduced a slice at a time and the totals added (exactly, a deal cut
+    between two slices included, as between two chunks): the same totals, with the
+    memory of the report's many group-bys held to a slice's (REDUCE_GAMES games, fewer
+    when its summands would exceed REDUCE_CELLS values: Carnuta's 72 cards). The first
+    slice decides how each value is summed and plans the compiled passes; the next ones
+    reuse that.
     """
     scale = win_scale(players)
     rotation = players if rotate else 1
     memo: dict[str, Any] = {}  # decided and planned at the first slice
 
+    games = REDUCE_CELLS // max(1, players * _summed(queries))
+    step = players * max(256, min(REDUCE_GAMES, games))  # rows
+
     def reducer(rows: pa.Table) -> Aggregate:
-        step = REDUCE_GAMES * players  # rows
         total = merge_all(_reduce_rows(rows.slice(at, step), queries, scale, rotation, memo)
                           for at in range(0, max(rows.num_rows, 1), step))
         assert total is not None
@@ -356,7 +360,8 @@ def chunk_reducer(queries: Sequence[Query], players: int, rotate: bool
     return reducer
 
 
-REDUCE_GAMES = 8192  # games reduced at once: about 36 MB of summands (Cauldron Master)
+REDUCE_GAMES = 8192  # games reduced at once, at most
+REDUCE_CELLS = 1 << 22  # summands (rows times values summed) of a slice: 32 MB
 REPORT_CELLS = 1 << 25  # values (rows times values summed) a report reduces at once
 
 
