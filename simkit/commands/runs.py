@@ -229,7 +229,7 @@ def report(run_dir: Path, out_dir: Path | None, targets: Path | None,
     from simkit.sweeps import read_sweep
 
     if (run_dir / "value.json").is_file() and not (run_dir / "manifest.json").exists():
-        from reports.render import write_value_report
+        from reports.value_page import write_value_report
 
         html, _ = write_value_report(run_dir)
         click.echo(f"Wrote the value report {html}.")
@@ -386,8 +386,8 @@ def _value_once(game: str, players: int, strategy_list: str, n_games: int, seed:
                 out_dir: Path, threads: int | None, chunk_size: int, force: bool,
                 workers: int | None, scheduler: str | None) -> None:
     """One value run into `out_dir` with its report and verdict lines."""
-    from reports.render import write_value_report
     from reports.value import verdict_lines
+    from reports.value_page import write_value_report
     from simkit import engine
     from simkit import valuation as value_lib
 
