@@ -394,7 +394,7 @@ def balance(game: str, *, tune: Mapping[str, str] | Sequence[str], budget: int,
     from reports.targets import load_targets
     from simkit import balancing as bal
     from simkit import engine
-    from simkit.commands.balance import run_balance
+    from simkit.balance_study import run_balance
 
     items = tuple(tune) if not isinstance(tune, Mapping) else tuple(
         f"{k}={v}" for k, v in tune.items())
