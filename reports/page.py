@@ -216,18 +216,19 @@ def section_html(section: Section) -> str:
 
 
 def page(title: str, eyebrow: str, lead: str, body: Sequence[str], *,
-         nav: Sequence[tuple[str, str]] = (), footer: str = "") -> str:
+         nav: Sequence[tuple[str, str]] = (), footer: str = "", heading: str = "") -> str:
     """A whole page: `title` as its title and heading under the `eyebrow` (what kind of
     page, if any), `lead` (HTML: subtitle, answer, facts) in the header, `nav` as (href, label)
-    links, `body` (HTML: the sections) and `footer` (HTML)."""
+    links, `body` (HTML: the sections) and `footer` (HTML); `heading`, if given, is the
+    heading in place of the title."""
     links = "".join(f'<a href="{escape(href)}">{escape(label)}</a>' for href, label in nav)
     toc = f'<nav class="toc"><div class="wrap">{links}</div></nav>' if nav else ""
     foot = f'<footer class="wrap">{footer}</footer>' if footer else ""
     kind = f'<div class="eyebrow">{escape(eyebrow)}</div>' if eyebrow else ""
+    h1 = f"<h1>{escape(heading or title)}</h1>"
     return "\n".join([
         "<!doctype html>", '<html lang="en"><head><meta charset="utf-8">',
         '<meta name="viewport" content="width=device-width, initial-scale=1">',
         f"<title>{escape(title)}</title><style>{CSS}</style></head><body>",
-        f'<header class="top"><div class="wrap">{kind}<h1>{escape(title)}</h1>{lead}</div>'
-        "</header>",
+        f'<header class="top"><div class="wrap">{kind}{h1}{lead}</div></header>',
         f'{toc}<main class="wrap">', *body, f"</main>{foot}</body></html>"])

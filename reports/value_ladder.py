@@ -78,7 +78,8 @@ def write_value_ladder(out: Path, folders: list[tuple[str, Path]]) -> tuple[Path
     write_text_atomic(out / "value_ladder.md", "\n".join(md))
     path = out / "value_ladder.html"
     write_text_atomic(path, page(
-        "What each component is worth, at every skill level", "",
+        "Value at every skill level", "",
         answer_line(sentence) + f'<p class="sub">{escape(intro)}</p>',
-        [plain_table(head, table)]) + "\n")
+        [plain_table(head, table)],
+        heading="What each component is worth, at every skill level") + "\n")
     return path, sentence
