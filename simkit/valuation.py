@@ -44,7 +44,7 @@ from simkit.results import (
     write_json,
 )
 from simkit.rng import py_mix64
-from simkit.slices import Slicer, join_along
+from simkit.slices import Slicer, join_along, stop_point
 from simkit.stopping import METHOD, look_z, schedule
 from simkit.summary import win_scale
 from simkit.threads import get_threads, set_threads
@@ -177,6 +177,7 @@ def play_chunk(p: ValuePlan, first: int, n: int,
     out = {f: np.zeros((len(p.interventions), n_deals), np.int64) for f in FIELDS}
     cols = dict(base) | {"_first_game": np.int64(first)}
     for i, (iv, compiled) in enumerate(zip(p.interventions, p.variants, strict=True)):
+        stop_point()  # Ctrl-C: one kernel call's wait, not the whole slice's
         vseed = py_mix64(seed ^ AA_SEED_SALT) if iv.fresh_deals else seed
         var = game.simulate(compiled, lineup, vseed, first, n)
         touched = np.asarray(iv.touched(cols), bool)
