@@ -63,7 +63,7 @@ class LadderData:
     budget: dict[str, Any] | None  # the convergence check
 
 
-def _strength(run: Run, token: str, players: int) -> dict[str, Any]:
+def strength(run: Run, token: str, players: int) -> dict[str, Any]:
     """A token's win share in a rotated lineup (clustered by deal) and its gain over the
     fair share."""
     ws = metrics.win_share_by(run.source, "strategy").filter(pl.col("strategy") == token)
@@ -72,6 +72,15 @@ def _strength(run: Run, token: str, players: int) -> dict[str, Any]:
     return {"win_share": r["win_share"], "lo": r["win_share_lo"], "hi": r["win_share_hi"],
             "gain": r["win_share"] - fair, "gain_lo": r["win_share_lo"] - fair,
             "gain_hi": r["win_share_hi"] - fair, "games": int(run.manifest["games"])}
+
+
+def budget_check(folder: Path, token: str, players: int, margin: float) -> dict[str, Any]:
+    """A convergence check's run (a budget doubled in one seat, `token`, against itself):
+    the doubled player's gain with its interval, and whether it stays under `margin`
+    (`simkit.strongest` borrows this: the library never imports the reports)."""
+    seen = strength(open_run(folder), token, players)
+    state = convergence(seen["gain_lo"], seen["gain_hi"], margin)
+    return seen | {"state": state, "converged": state == CONVERGED}
 
 
 def collect(folder: Path, targets: Targets) -> LadderData:
@@ -101,9 +110,9 @@ def collect(folder: Path, targets: Targets) -> LadderData:
         elif p["kind"] == "climb":
             i, below = p["rungs"]
             climb.append({"rung": names[i], "against": names[below], "point": i - 1}
-                         | _strength(run, p["strategies"][0], players))
+                         | strength(run, p["strategies"][0], players))
         else:
-            budget = _strength(run, p["strategies"][0], players) | {
+            budget = strength(run, p["strategies"][0], players) | {
                 "rung": names[p["rungs"][0]]}
             budget["state"] = convergence(budget["gain_lo"], budget["gain_hi"],
                                           float(record["margin"]))

@@ -235,18 +235,23 @@ def check_ladder(ladder: Ladder, players: int) -> None:
                               f"parameter; known: {', '.join(known) or 'none'}")
 
 
-def doubled_params(ladder: Ladder) -> dict[str, Any] | None:
-    """The top rung's parameter file with its budget doubled (None: the top has no budget).
-    A budget past the parameter's range is one `Error:` line."""
+def doubled_params(ladder: Ladder, rung: Rung | None = None) -> dict[str, Any] | None:
+    """A rung's parameter file (the top's by default) with its budget doubled (None: the
+    rung has no budget). An unknown budget, or one past the parameter's range, is one
+    `Error:` line."""
     from simkit.games import get_game
 
-    top = ladder.top
+    top = ladder.top if rung is None else rung
     if top.budget is None:
         return None
     name, path = split_token(top.strategy)
     spec = get_game(ladder.game).strategies()[name]
+    param = next((p for p in spec.params if p.name == top.budget), None)
+    if param is None:
+        raise SimkitError(f"{ladder.source}: rung '{top.name}': budget '{top.budget}': "
+                          f"strategy {name} has no such parameter; known: "
+                          f"{', '.join(p.name for p in spec.params) or 'none'}")
     values = read_params(path, spec, ladder.game) if path is not None else {}
-    param = next(p for p in spec.params if p.name == top.budget)
     budget = values.get(top.budget, param.default)
     if 2 * budget > param.hi:
         raise SimkitError(f"{ladder.source}: rung '{top.name}': its budget {top.budget} = "
