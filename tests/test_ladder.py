@@ -232,11 +232,12 @@ def test_components_whose_verdict_changes_with_skill_are_named():
         (2, "Stew", 0.09, 0.08, 0.10),
         (0, "Moss", 0.08, 0.07, 0.09), (1, "Moss", 0.09, 0.08, 0.10),
         (2, "Moss", 0.07, 0.06, 0.08)]
-    data = pl.DataFrame([{"point": p, "family": "component", "group": g, "estimate": e,
-                          "lo": lo, "hi": hi} for p, g, e, lo, hi in rows])
-    d = LadderData({}, ["random", "greedy", "rollout"], [], data, [], pl.DataFrame(),
-                   {"state": CONVERGED})
-    out = components_across(d, Targets("t", {"component_effect": {"max_points": 5.0}}))
+    parts = [pl.DataFrame([{"component": g, "kind": "Card", "estimate": e, "lo": lo,
+                            "hi": hi, "dealt": True} for p, g, e, lo, hi in rows if p == i])
+             for i in range(3)]
+    d = LadderData({}, ["random", "greedy", "rollout"], [], pl.DataFrame(), [],
+                   pl.DataFrame(), {"state": CONVERGED})
+    out = components_across(d, Targets("t", {"component_effect": {"max_points": 5.0}}), parts)
     by = {r["component"]: r for r in out.iter_rows(named=True)}
     assert by["Stew"]["changes"] and by["Stew"]["across"] == DEPENDS
     assert "flips between greedy and rollout" in by["Stew"]["detail"]

@@ -102,3 +102,41 @@ def test_convergence_is_rarely_claimed_when_the_top_still_gains_the_margin():
     gains = margin + rng.normal(0, SE, SIMS)  # the true gain exactly at the margin
     wrong = sum(convergence(g - Z * SE, g + Z * SE, margin) == CONVERGED for g in gains)
     assert wrong / SIMS <= _upper(0.025)
+
+
+def _components(rng: np.random.Generator, truths: list[float], se: float,
+                dealt: bool = True):
+    import polars as pl
+
+    est = np.asarray(truths) + rng.normal(0, se, len(truths))
+    return pl.DataFrame({"kind": ["Card"] * len(truths), "estimate": est,
+                         "lo": est - Z * se, "hi": est + Z * se, "dealt": [dealt] * len(truths)})
+
+
+def test_component_verdicts_at_each_rung_are_family_controlled():
+    """Nine identical components sitting on the component target's line at three rungs
+    (the worst case): judged one raw interval at a time, some rung FAILs one of them in
+    about half the ladders (1 - 0.975^27); held at a 5% false discovery rate within each
+    kind at each rung (reports/ladder.judge_components) at most about 1 - 0.95^3 = 14%."""
+    from reports.ladder import judge_components
+
+    rng = np.random.default_rng(45)
+    limit, sims = 0.02, 1000
+    raw = controlled = 0
+    for _ in range(sims):
+        rungs = [_components(rng, [limit] * 9, 0.005) for _ in range(3)]
+        raw += any(judge_item(Item("c", r["estimate"], r["lo"], r["hi"]), -limit, limit)[0]
+                   == FAIL for part in rungs for r in part.iter_rows(named=True))
+        controlled += any(v == FAIL for part in rungs for v in judge_components(part, limit))
+    assert raw / sims > 0.35, raw / sims  # the uncontrolled rate this replaces
+    assert controlled / sims < 0.14 + 3 * (0.14 * 0.86 / sims) ** 0.5, controlled / sims
+
+
+def test_component_verdicts_find_real_effects_and_spare_associations():
+    from reports.ladder import judge_components
+
+    rng = np.random.default_rng(47)
+    part = _components(rng, [0.10, -0.10, 0.0, 0.0], 0.005)
+    assert judge_components(part, 0.02) == [FAIL, FAIL, PASS, PASS]
+    chosen = _components(rng, [0.10, 0.0], 0.005, dealt=False)  # chosen: points, never convicts
+    assert judge_components(chosen, 0.02) == [UNSURE, PASS]
