@@ -17,7 +17,6 @@ from simkit.api import (
     _folder,
     _overrides,
     _path,
-    _progress,
     _set_targets,
     _stop_rule,
     _update,
@@ -72,9 +71,12 @@ def ladder(game: str, *, players: int = 4, games: int = 20_000, seed: int = 0,
     """Every balance verdict at every skill level (`simkit ladder`): each rung of the
     game's ladder (or the `ladder` file's) in every seat on the same deals, each rung
     against the one below, the top with its budget doubled. `margin` in points."""
+    from contextlib import nullcontext
+
     from reports.analysis import ANALYSIS
     from simkit import engine
     from simkit import ladders as ld
+    from simkit.ladder_cost import CostProgress, point_costs
 
     stop = _stop_rule(until_sure, precision, targets, set_targets)
     spec = ld.LadderSpec(ld.load_ladder(game, _path(ladder)), players, games, seed,
@@ -85,10 +87,14 @@ def ladder(game: str, *, players: int = 4, games: int = 20_000, seed: int = 0,
     folder = _folder(out, "ladder")
     plan = ld.plan(spec, folder)
     _compiling(progress, plan.prepared[0].game, [x.lineup for x in plan.prepared])
-    total = sum(pt.run.games for pt in plan.points)
-    with _progress(progress, total, f"{spec.ladder.game} ladder") as bar:
+    games = [pt.run.games for pt in plan.points]
+    label = f"{spec.ladder.game} ladder"
+    with (CostProgress(games, point_costs(plan, folder), label) if progress
+          else nullcontext(None)) as bar:  # the time left weighs each point's cost
         ld.run_ladder(plan, folder, threads=threads, chunk_size=chunk_size,
                       progress=_update(bar), analysis=ANALYSIS,
+                      on_point=None if bar is None else
+                      (lambda pt, _: bar.at(pt.index + 1)),
                       workers=workers, scheduler=scheduler)
     return LadderResult(folder, ld.read_ladder(folder) or {})
 
