@@ -298,6 +298,12 @@ def build(d: LadderData, targets: Targets) -> SweepReport:
                 f"about strong play\"; the top column ({top} players in every seat) is the "
                 "strongest play measured.")
     sec.blocks.append(Note(lead))
+    if rec.get("not_played"):
+        sec.blocks.append(Note(
+            f"A stronger player is on this game's ladder and was not played here: "
+            f"{', '.join(rec['not_played'])} (the ladder stopped at {top} with --up-to). "
+            f"Every verdict here is about play up to {top} players; stronger play may "
+            "change it (docs/ladder.md)."))
     for r in verdicts.iter_rows(named=True):
         sec.blocks.append(Note(f"{r['title']}: {r['across']}. {r['detail']}"))
     columns = [Column("title", "Target")] + [Column(name, f"{name} (all seats)")

@@ -61,7 +61,7 @@ class LadderResult:
 
 
 def ladder(game: str, *, players: int = 4, games: int = 20_000, seed: int = 0,
-           ladder: str | Path | None = None, margin: float = 2.0,
+           ladder: str | Path | None = None, up_to: str | None = None, margin: float = 2.0,
            until_sure: bool = False, precision: float | None = None,
            targets: str | Path | None = None, set_targets: Mapping[str, float] | None = None,
            set: Overrides = None, config: str | Path | None = None,
@@ -70,7 +70,8 @@ def ladder(game: str, *, players: int = 4, games: int = 20_000, seed: int = 0,
            scheduler: str | None = None, progress: bool = True) -> LadderResult:
     """Every balance verdict at every skill level (`simkit ladder`): each rung of the
     game's ladder (or the `ladder` file's) in every seat on the same deals, each rung
-    against the one below, the top with its budget doubled. `margin` in points."""
+    against the one below, the top with its budget doubled. `margin` in points; `up_to`
+    stops at that rung (the stronger ones are not played)."""
     from contextlib import nullcontext
 
     from reports.analysis import ANALYSIS
@@ -79,7 +80,8 @@ def ladder(game: str, *, players: int = 4, games: int = 20_000, seed: int = 0,
     from simkit.ladder_cost import CostProgress, point_costs
 
     stop = _stop_rule(until_sure, precision, targets, set_targets)
-    spec = ld.LadderSpec(ld.load_ladder(game, _path(ladder)), players, games, seed,
+    rungs = ld.load_ladder(game, _path(ladder))
+    spec = ld.LadderSpec(rungs if up_to is None else rungs.up_to(up_to), players, games, seed,
                          _overrides(set), None if config is None else str(config),
                          margin / 100, stop, None if ladder is None else str(ladder))
     engine.set_threads(threads)

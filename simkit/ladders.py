@@ -72,10 +72,22 @@ class Ladder:
     game: str
     rungs: tuple[Rung, ...]
     source: str
+    above: tuple[str, ...] = ()  # stronger rungs left out (`up_to`): not played
 
     @property
     def top(self) -> Rung:
         return self.rungs[-1]
+
+    def up_to(self, name: str) -> Ladder:
+        """The ladder stopped at the rung `name` (a dear top left out, e.g. for a demo);
+        the rungs above are named in `above`. An unknown rung is one `Error:` line."""
+        names = [r.name for r in self.rungs]
+        if name not in names:
+            raise SimkitError(f"--up-to {name!r}: {self.game}'s ladder ({self.source}) has "
+                              f"no such rung; its rungs: {', '.join(names)}")
+        i = names.index(name)
+        return Ladder(self.game, self.rungs[:i + 1], self.source,
+                      tuple(names[i + 1:]) + self.above)
 
 
 def _parse(source: str, rungs: Any, base: Path | None) -> tuple[Rung, ...]:
@@ -303,6 +315,8 @@ def command(spec: LadderSpec, out: str) -> str:
              str(spec.games), "--seed", str(spec.seed), "--out", out]
     if spec.ladder_path:
         parts += ["--ladder", spec.ladder_path]
+    if spec.ladder.above:
+        parts += ["--up-to", spec.ladder.top.name]
     if spec.margin != DEFAULT_MARGIN:
         parts += ["--margin", f"{spec.margin * 100:g}"]
     parts += engine.option_args(spec.config_path, spec.overrides, (), spec.until_sure)
@@ -368,6 +382,7 @@ def record_of(spec: LadderSpec, p: sw.Plan) -> dict[str, Any]:
         "source": ladder.source,
         "margin": spec.margin,
         "rungs": [vars(r) for r in ladder.rungs],
+        "not_played": list(ladder.above),  # stronger rungs of the ladder left out
         "points": [{"name": name, "kind": kind, "rungs": list(idx),
                     "games": pt.run.games, "strategies": list(pt.run.strategies)}
                    for (name, kind, idx), pt in zip(point_kinds(ladder), p.points, strict=True)],

@@ -25,6 +25,9 @@ from .common import CONTEXT, analysis, config_option, set_option, stop_options
 @click.option("--ladder", "ladder_path", type=click.Path(path_type=Path, dir_okay=False),
               default=None, help="A ladder file (rungs = [...]) instead of the game's own "
                                  "(configs/ladders.toml, or the game folder's ladder.toml).")
+@click.option("--up-to", "up_to", default=None, metavar="RUNG",
+              help="Stop at this rung: the rungs above it are not played (a dear top, e.g. "
+                   "the search player), and the report says a stronger player exists.")
 @click.option("--margin", type=float, default=2.0, show_default=True,
               help="The top has converged when doubling its budget gains less than this "
                    "many points of win share (the whole 95% interval).")
@@ -42,7 +45,8 @@ from .common import CONTEXT, analysis, config_option, set_option, stop_options
 @set_option
 @config_option
 def ladder(game: str, players: int, n_games: int, seed: int, ladder_path: Path | None,
-           margin: float, out_dir: Path, threads: int | None, chunk_size: int | None,
+           up_to: str | None, margin: float, out_dir: Path, threads: int | None,
+           chunk_size: int | None,
            workers: int | None, scheduler: str | None, no_report: bool, until_sure: bool,
            precision: float | None, targets_path: Path | None, set_targets: tuple[str, ...],
            overrides: tuple[str, ...], config_path: str | None) -> None:
@@ -66,7 +70,8 @@ def ladder(game: str, players: int, n_games: int, seed: int, ladder_path: Path |
     if precision is not None and not until_sure:
         raise SimkitError("--precision only applies with --until-sure")
     stop = StopRule(precision, targets_path, set_targets) if until_sure else None
-    spec = ld.LadderSpec(ld.load_ladder(game, ladder_path), players, n_games, seed,
+    rungs = ld.load_ladder(game, ladder_path)
+    spec = ld.LadderSpec(rungs if up_to is None else rungs.up_to(up_to), players, n_games, seed,
                          tuple(overrides), config_path, margin / 100, stop,
                          str(ladder_path) if ladder_path else None)
     engine.set_threads(threads)
