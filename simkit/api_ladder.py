@@ -84,14 +84,15 @@ def ladder(game: str, *, players: int = 4, games: int = 20_000, seed: int = 0,
     spec = ld.LadderSpec(rungs if up_to is None else rungs.up_to(up_to), players, games, seed,
                          _overrides(set), None if config is None else str(config),
                          margin / 100, stop, None if ladder is None else str(ladder))
-    engine.set_threads(threads)
+    used = engine.set_threads(threads)
     engine.check_run_options(chunk_size, workers)
     folder = _folder(out, "ladder")
     plan = ld.plan(spec, folder)
     _compiling(progress, plan.prepared[0].game, [x.lineup for x in plan.prepared])
     games = [pt.run.games for pt in plan.points]
     label = f"{spec.ladder.game} ladder"
-    with (CostProgress(games, point_costs(plan, folder), label) if progress
+    with (CostProgress(games, point_costs(plan, folder), label, threads=used * (workers or 1))
+          if progress
           else nullcontext(None)) as bar:  # the time left weighs each point's cost
         ld.run_ladder(plan, folder, threads=threads, chunk_size=chunk_size,
                       progress=_update(bar), analysis=ANALYSIS,

@@ -5,10 +5,11 @@ Before the ladder plays, each unfinished point plays its first deals (a game per
 in memory, after a first game that compiles its players, timed in CPU seconds: its cost
 per game (one deal of a dear point; a cheap one plays more, up to a thousand, until the
 timing is not the call's overhead).
-`CostProgress` counts games as the bar always has, but its rate and time left count cost:
-the work left is the games left of each point times that point's cost per game, and the
-pace is the cost done per second of wall time so far (which also takes in threads and a
-busy machine). Nothing here is written: a point's results are the engine's alone.
+`CostProgress` counts games as the bar always has, but its time left counts cost: the
+games left of each point times that point's time per game, modelled as its kernel cost
+times a speed plus a per-game overhead, both read from the points played so far (which
+takes in threads and a busy machine). Nothing here is written: a point's results are the
+engine's alone.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import IO, Any
 
-from simkit.progress import Progress, _duration
+from simkit.progress import Progress
 
 PROBE_SECONDS = 0.02  # a probe plays deals (4 times more each try) until it takes this
 PROBE_MAX_DEALS = 1024  # ...or this many deals: a cheap game's call overhead averaged out
@@ -49,48 +50,58 @@ def point_costs(plan: Any, out: Path) -> list[float]:
 
 class CostProgress(Progress):
     """A progress bar over points of unequal cost: `at(i)` names the point in play,
-    `update(n)` counts its games; the time left weighs each game by its point's cost."""
+    `update(n)` counts its games; the time left weighs each point's games by its cost.
+
+    A game of point i takes about `speed` x cost_i + `overhead` seconds of wall time: the
+    kernel's CPU cost spread over the threads, and what every game costs besides (its
+    rows written), which is most of a heuristic's time and nothing beside a search
+    player's. Both are read from the points played so far: the overhead from the points
+    whose kernel cost is the smaller part of their time, the speed from the dearest point
+    measured (1 / threads until one is).
+    """
 
     def __init__(self, games: Sequence[int], costs: Sequence[float], label: str,
-                 stream: IO[str] | None = None) -> None:
+                 stream: IO[str] | None = None, threads: int = 1) -> None:
         self.games, self.costs = list(games), list(costs)
         self.point = 0
-        self.cost_total = sum(g * c for g, c in zip(self.games, self.costs, strict=True))
-        self.cost_done = 0.0
-        self.cost_base = 0.0
+        self.speed0 = 1.0 / max(threads, 1)
+        # per point: [wall time its counting started, games then, games now, time now]
+        self.spans: dict[int, list[float]] = {}
+        self.counted = [0] * len(self.games)  # games of each point counted so far
         super().__init__(sum(self.games), label, stream)
 
     def at(self, index: int) -> None:
         with self.lock:
             self.point = min(index, len(self.costs) - 1)
+            now = time.perf_counter()
+            self.spans.setdefault(self.point, [now, self.counted[self.point], 0.0, now])
 
     def update(self, n: int, note: str = "") -> None:
         with self.lock:
-            if self.base is None and n > 0:  # the rate starts here, as Progress's does
-                self.cost_base = self.cost_done + n * self.costs[self.point]
-            self.cost_done += n * self.costs[self.point]
+            i, now = self.point, time.perf_counter()
+            if n > 0 and i not in self.spans:  # the first point: from its first slice on,
+                self.spans[i] = [now, self.counted[i] + n, 0.0, now]  # not its compile
+            self.counted[i] = min(self.counted[i] + n, self.games[i])
+            if i in self.spans:
+                self.spans[i][2:] = [self.counted[i], now]
         super().update(n, note)
 
-    def left(self) -> float | None:
-        """Seconds left at the cost pace so far (None before any is measured)."""
-        if self.base is None:
-            return None
-        elapsed = time.perf_counter() - self.base[0]
-        paced = self.cost_done - self.cost_base
-        if paced <= 0 or elapsed <= 0:
-            return None
-        return max(self.cost_total - self.cost_done, 0.0) / (paced / elapsed)
+    def model(self) -> tuple[float, float]:
+        """(speed, overhead): wall seconds per CPU-second of kernel cost, and per game."""
+        seen = [(self.costs[i], (t - t0) / (g - g0)) for i, (t0, g0, g, t) in
+                self.spans.items() if g > g0 and t > t0]
+        light = [w - self.speed0 * c for c, w in seen if self.speed0 * c < w / 2]
+        overhead = max(sorted(light)[len(light) // 2], 0.0) if light else 0.0
+        heavy = [(c, w) for c, w in seen if self.speed0 * c >= w / 2 and c > 0]
+        if not heavy:
+            return self.speed0, overhead
+        c, w = max(heavy)
+        return max(w - overhead, 0.0) / c, overhead
 
-    def line(self) -> str:
-        text = (f"{self.label}: {self.done:,}/{self.total:,} {self.unit} "
-                f"({self.cost_done / self.cost_total if self.cost_total else 0:.0%} of the "
-                "cost)")
-        if self.base is not None:
-            elapsed = time.perf_counter() - self.base[0]
-            played = self.done - self.base[1]
-            if played > 0 and elapsed > 0:
-                text += f", {played / elapsed:,.0f} {self.unit}/s"
-        left = self.left()
-        if left is not None and self.done < self.total:
-            text += f", {_duration(left)} left"
-        return text + (f" [{self.note}]" if self.note else "")
+    def time_left(self, rate: float) -> float | None:
+        """Seconds left by the cost model (None before a point has been timed)."""
+        if not any(g > g0 for _, g0, g, _ in self.spans.values()):
+            return None
+        speed, overhead = self.model()
+        return sum((g - done) * (speed * c + overhead) for g, done, c in
+                   zip(self.games, self.counted, self.costs, strict=True))

@@ -32,20 +32,33 @@ def clock(monkeypatch):
 
 
 def test_the_time_left_weighs_each_points_games_by_its_cost(clock):
-    # 1,000 cheap games (1 ms each), then 100 dear ones (100 ms): 1 s, then 10 s of work
-    bar = lc.CostProgress([1000, 100], [0.001, 0.1], "ladder", stream=io.StringIO())
-    bar.update(10)  # the first slice starts the pace, as in Progress
-    clock.now += 0.49
-    bar.update(490)  # half the cheap point in 0.49 s: the pace is 1 cost-second a second
-    assert bar.left() == pytest.approx(0.5 + 10.0, rel=1e-6)
-    # counting games would say 600 games left at 1,000 games/s: 0.6 s
-    assert "10 s left" in bar.line() or "11 s left" in bar.line()
-    clock.now += 0.5
-    bar.update(500)
+    # 1,000 cheap games (10 us of kernel each), then 100 dear ones (100 ms each)
+    bar = lc.CostProgress([1000, 100], [1e-5, 0.1], "ladder", stream=io.StringIO(),
+                          threads=1)
+    bar.update(100)  # the first slice starts the timing, as in Progress (not a compile)
+    clock.now += 0.09
+    bar.update(900)  # 100 us a game: 90 of them the rows written, not the kernel
+    speed, overhead = bar.model()
+    assert speed == 1.0 and overhead == pytest.approx(9e-5)
+    # the dear point at 1 CPU-second a second: 100 x (0.1 + 0.00009) s, where counting
+    # games (100 left at 10,000 games/s) would promise a hundredth of a second
+    assert bar.time_left(10_000.0) == pytest.approx(10.009)
     bar.at(1)
-    clock.now += 5.0
-    bar.update(50)  # half the dear point: 5 cost-seconds in 5 s
-    assert bar.left() == pytest.approx(5.0, rel=0.02)
+    clock.now += 10.0
+    bar.update(50)  # the machine is busy: 200 ms a game, twice the CPU measured
+    speed, _ = bar.model()
+    assert speed == pytest.approx((0.2 - 9e-5) / 0.1)
+    assert bar.time_left(1.0) == pytest.approx(10.0)
+    assert "10 s left" in bar.line()
+
+
+def test_a_bar_of_equal_points_is_a_plain_progress_bar(clock):
+    bar = lc.CostProgress([500, 500], [1e-3, 1e-3], "ladder", stream=io.StringIO(),
+                          threads=2)
+    bar.update(100)
+    clock.now += 0.2
+    bar.update(100)  # 2 ms a game on 2 threads: the kernel's CPU over two threads is 0.5
+    assert bar.time_left(500.0) == pytest.approx(800 * 0.002)
 
 
 def test_each_points_cost_is_measured_and_a_finished_point_costs_nothing(tmp_path):

@@ -74,7 +74,7 @@ def ladder(game: str, players: int, n_games: int, seed: int, ladder_path: Path |
     spec = ld.LadderSpec(rungs if up_to is None else rungs.up_to(up_to), players, n_games, seed,
                          tuple(overrides), config_path, margin / 100, stop,
                          str(ladder_path) if ladder_path else None)
-    engine.set_threads(threads)
+    used = engine.set_threads(threads)
     engine.check_run_options(chunk_size, workers)
     plan = ld.plan(spec, out_dir)
     total = sum(pt.run.games for pt in plan.points)
@@ -92,7 +92,8 @@ def ladder(game: str, players: int, n_games: int, seed: int, ladder_path: Path |
                            zip(plan.points, costs, strict=True) if c) + ").")
     playing = [plan.points[0].name]
 
-    with CostProgress(games, costs, f"{spec.ladder.game} ladder") as bar:
+    with CostProgress(games, costs, f"{spec.ladder.game} ladder",
+                      threads=used * (workers or 1)) as bar:
         def next_point(point: object, manifest: object) -> None:
             later = [p for p in plan.points if p.index > getattr(point, "index", 0)]
             playing[0] = later[0].name if later else "done"
