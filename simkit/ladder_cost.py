@@ -55,9 +55,9 @@ class CostProgress(Progress):
     A game of point i takes about `speed` x cost_i + `overhead` seconds of wall time: the
     kernel's CPU cost spread over the threads, and what every game costs besides (its
     rows written), which is most of a heuristic's time and nothing beside a search
-    player's. Both are read from the points played so far: the overhead from the points
-    whose kernel cost is the smaller part of their time, the speed from the dearest point
-    measured (1 / threads until one is).
+    player's. Both are read from the points played so far: the overhead from the cheapest
+    (within ten times the cheapest cost), the speed from the dearest point timed, when its
+    kernel outweighs the overhead (1 / threads until then).
     """
 
     def __init__(self, games: Sequence[int], costs: Sequence[float], label: str,
@@ -90,12 +90,14 @@ class CostProgress(Progress):
         """(speed, overhead): wall seconds per CPU-second of kernel cost, and per game."""
         seen = [(self.costs[i], (t - t0) / (g - g0)) for i, (t0, g0, g, t) in
                 self.spans.items() if g > g0 and t > t0]
-        light = [w - self.speed0 * c for c, w in seen if self.speed0 * c < w / 2]
-        overhead = max(sorted(light)[len(light) // 2], 0.0) if light else 0.0
-        heavy = [(c, w) for c, w in seen if self.speed0 * c >= w / 2 and c > 0]
-        if not heavy:
+        if not seen:
+            return self.speed0, 0.0
+        cheapest = min(c for c, _ in seen)
+        light = sorted(w - self.speed0 * c for c, w in seen if c <= 10 * cheapest)
+        overhead = max(light[len(light) // 2], 0.0)
+        c, w = max(seen)  # the dearest point timed: its kernel shows the machine's speed
+        if self.speed0 * c <= overhead:  # ...unless its rows cost more than its kernel
             return self.speed0, overhead
-        c, w = max(heavy)
         return max(w - overhead, 0.0) / c, overhead
 
     def time_left(self, rate: float) -> float | None:

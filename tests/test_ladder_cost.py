@@ -73,3 +73,23 @@ def test_each_points_cost_is_measured_and_a_finished_point_costs_nothing(tmp_pat
     assert costs["field_2_rollout"] < costs["budget_x2"] < 2.5 * costs["field_2_rollout"]
     ld.run_ladder(plan, out, threads=1)
     assert lc.point_costs(plan, out) == [0.0] * len(plan.points)
+
+
+def test_a_busy_machine_slows_the_dear_points_estimate(clock):
+    # on a loaded machine the dear point plays 5 times slower than its CPU cost: its own
+    # time per game sets the speed, not the cheap points' overhead
+    bar = lc.CostProgress([1000, 100, 100], [1e-5, 1e-5, 0.1], "ladder",
+                          stream=io.StringIO(), threads=1)
+    bar.update(100)
+    clock.now += 0.09
+    bar.update(900)
+    bar.at(1)
+    clock.now += 0.01
+    bar.update(100)
+    bar.at(2)
+    clock.now += 5.0
+    bar.update(10)
+    speed, overhead = bar.model()
+    assert overhead == pytest.approx(9e-5)
+    assert speed == pytest.approx((0.5 - 9e-5) / 0.1)
+    assert bar.time_left(1.0) == pytest.approx(90 * 0.5)
