@@ -134,8 +134,7 @@ def judged_with(game: str, strategy_list: str | None, rung: str | None, margin: 
     if strategy_list is not None and rung is not None:
         raise SimkitError("--strategies and --rung both name whose play judges the "
                           "candidates: give one")
-    if ladder_run is not None and rung not in (None, STRONGEST) or (
-            ladder_run is not None and strategy_list is not None):
+    if ladder_run is not None and (strategy_list is not None or rung not in (None, STRONGEST)):
         raise SimkitError(f"--ladder-run {ladder_run}: only --rung strongest reads a ladder "
                           "run")
     if strategy_list is not None:
