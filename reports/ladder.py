@@ -35,12 +35,12 @@ from reports.sweep import (
     TOP_COMPONENTS,
     Family,
     SweepReport,
-    _region,
     line_chart,
     render_html,
     render_markdown,
     run_metrics,
     sweep_record,
+    target_region,
 )
 from reports.targets import FAIL, PASS, UNSURE, Targets, load_targets
 from simkit import causal
@@ -410,7 +410,7 @@ def build(d: LadderData, targets: Targets) -> SweepReport:
             top5 = (part.group_by("group").agg(size=pl.col("estimate").abs().max())
                     .sort("size", descending=True).head(TOP_COMPONENTS)["group"].to_list())
             part = part.filter(pl.col("group").is_in(top5))
-        region = _region(family, targets)
+        region = target_region(family, targets)
         reference = 1.0 / n if family.key == "win_seat" else None
         fig = line_chart(part, family, d.rungs, "skill level (one strategy in every seat)",
                          region, passing, reference)

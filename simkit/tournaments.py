@@ -448,25 +448,9 @@ def _play_part(p: Plan, index: int, d0: int, cd: int, slicers: dict[int, Slicer]
 def check_folder(out: Path, p: Plan, force: bool) -> str:
     """"new", "resume" (this tournament, unfinished) or "done" (this tournament, finished);
     refuses a different tournament unless `force`, and a folder holding anything but a
-    simkit tournament unless it is empty (`simkit/folders.py`)."""
-    if folders.check_writable(out, folders.TOURNAMENT) == "new":
-        return "new"
-    record = read_record(out)
-    unfinished = _read_json(out / PROGRESS_FILE)
-    if record is not None and record.get("identity") == p.identity():
-        return "done"
-    if unfinished is not None:
-        if unfinished.get("identity") == p.identity():
-            return "resume"
-        if not force:
-            raise SimkitError(f"--out {out} holds an unfinished different tournament "
-                              f"({unfinished.get('command', '?')}); rerun that command to "
-                              "finish it, choose another folder, or pass --force to replace it")
-    elif not force:
-        raise SimkitError(f"--out {out} already holds a different tournament "
-                          f"({(record or {}).get('command', '?')}); choose another folder or "
-                          "pass --force to replace it")
-    return "new"
+    simkit tournament unless it is empty (`folders.claim`)."""
+    return folders.claim(out, folders.TOURNAMENT, p.identity(),
+                         lambda: (read_record(out), _read_json(out / PROGRESS_FILE)), force)
 
 
 def start(out: Path, p: Plan) -> None:

@@ -34,7 +34,6 @@ from simkit.engine import Prepared, RunSpec, option_args, prepare
 from simkit.errors import ConfigError, SimkitError, on_disk
 from simkit.interventions import Intervention, a_a
 from simkit.results import (
-    CorruptFile,
     check_coverage,
     damaged_chunk,
     missing_ranges,
@@ -309,27 +308,10 @@ def table(p: ValuePlan, totals: dict[str, np.ndarray]) -> pl.DataFrame:
 
 def check_folder(out: Path, p: ValuePlan, force: bool) -> str:
     """"new", "resume" or "done"; refuses another value run unless `force`, and a folder
-    holding anything but a simkit value run unless it is empty (`simkit/folders.py`)."""
-    if folders.check_writable(out, folders.VALUE) == "new":
-        return "new"
-    try:
-        done, partial = read_json(out / VALUE_FILE), read_json(out / PARTIAL_FILE)
-    except CorruptFile as exc:  # simkit's own record, damaged: --force plays the run again
-        if not force:
-            raise SimkitError(f"--out {out}: {exc}; pass --force to play the value run "
-                              "again") from None
-        return "new"
-    mine = identity(p)
-    if done is not None and done.get("identity") == mine:
-        return "done"
-    if partial is not None and partial.get("identity") == mine:
-        return "resume"
-    held = done or partial or {}
-    if not force:
-        raise SimkitError(f"--out {out} already holds another value run "
-                          f"({held.get('command', '?')}); choose another folder or pass "
-                          "--force to replace it")
-    return "new"
+    holding anything but a simkit value run unless it is empty (`folders.claim`)."""
+    return folders.claim(out, folders.VALUE, identity(p),
+                         lambda: (read_json(out / VALUE_FILE), read_json(out / PARTIAL_FILE)),
+                         force, "value run")
 
 
 def run(p: ValuePlan, out: Path, chunk_size: int = 20_000, force: bool = False,
