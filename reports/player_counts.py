@@ -20,7 +20,7 @@ import polars as pl
 
 from reports.document import Column, Note, Section, Table
 from reports.files import atomic_write
-from reports.markdown import md_block, md_escape, md_table
+from reports.markdown import md_block, md_escape, md_sections
 from reports.page import command_html, escape, facts_html, page, section_html
 from simkit.results import write_csv
 
@@ -136,13 +136,7 @@ def render_markdown(records: list[dict[str, Any]], command: str, line: str,
            f"{first['games_per_lineup']:,} games per lineup at each count (rounded up to whole "
            "deals); each count's own tournament is in its players-N folder.", "",
            "Reproduce:", "", *md_block(command)]
-    for s in secs:
-        out += ["", f"## {e(s.title)}", "", e(s.intro)]
-        for b in s.blocks:
-            if isinstance(b, Table):
-                out += ["", f"### {e(b.title)}", "", e(b.explain), "", md_table(b)]
-            elif isinstance(b, Note):
-                out += ["", f"_{e(b.text)}_"]
+    out += md_sections(secs, e)
     return "\n".join(out) + "\n"
 
 

@@ -15,11 +15,11 @@ import polars as pl
 
 from reports.build import Report, build
 from reports.cells import minus
-from reports.document import Note, Table
+from reports.document import csv_tables
 from reports.files import check_report_folder, write_report_files
 from reports.hooks import hooks_for
 from reports.load import open_run, read_run_manifest
-from reports.markdown import md_block, md_code, md_escape, md_next, md_table
+from reports.markdown import md_block, md_code, md_escape, md_next, md_sections
 from reports.page import (
     about_html,
     answer_html,
@@ -174,14 +174,7 @@ def render_markdown(report: Report) -> str:
                 "the placeholder data, not the published game.", ">"]
         out += [f"> - {e(k)} = {md_code(v)}" for k, v in report.placeholders]
         out += [f"> - {e(n)}" for n in report.placeholder_notes]
-    for section in report.sections:
-        out += ["", f"## {e(section.title)}", "", e(section.intro)]
-        for block in section.blocks:
-            if isinstance(block, Table):
-                out += ["", f"### {e(block.title)}", "", e(block.explain), "",
-                        md_table(block)]
-            elif isinstance(block, Note):
-                out += ["", f"_{e(block.text)}_"]
+    out += md_sections(report.sections, e)
     out += ["", "---", ""] + [f"{e(k)}: {e(v)}  " for k, v in report.footer]
     return "\n".join(out) + "\n"
 
@@ -189,11 +182,7 @@ def render_markdown(report: Report) -> str:
 # ------------------------------------------------------------------ files
 def tables_of(report: Report) -> list[tuple[str, str, pl.DataFrame]]:
     """(csv stem, title, frame) for the scorecard and every table with a CSV name."""
-    out = [("scorecard", "Balance scorecard", report.scorecard)]
-    for section in report.sections:
-        out += [(b.csv, b.title, b.frame) for b in section.blocks
-                if isinstance(b, Table) and b.csv]
-    return out
+    return [("scorecard", "Balance scorecard", report.scorecard), *csv_tables(report.sections)]
 
 
 def write(report: Report, out: Path) -> Written:

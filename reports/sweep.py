@@ -29,11 +29,11 @@ from reports import metrics  # noqa: E402
 from reports.answer import sweep_answer, whose_play  # noqa: E402
 from reports.charts import BAND, GRID, INK, MUTED, PALETTE, WIDTH, heat_map, styled  # noqa: E402
 from reports.context import components_of, context  # noqa: E402
-from reports.document import Chart, Column, Note, Section, Table  # noqa: E402
+from reports.document import Chart, Column, Note, Section, Table, csv_tables  # noqa: E402
 from reports.files import check_report_folder, write_report_files  # noqa: E402
 from reports.hooks import hooks_for  # noqa: E402
 from reports.load import Run, open_run, read_run_manifest  # noqa: E402
-from reports.markdown import md_table  # noqa: E402
+from reports.markdown import md_sections  # noqa: E402
 from reports.page import (  # noqa: E402
     about_html,
     answer_line,
@@ -478,13 +478,7 @@ def render_markdown(rep: SweepReport) -> str:
         out += [f"**{rep.answer}**", ""]
     out += [f"- **{k}**: {v}" for k, v in rep.facts]
     out += ["", f"Reproduce this {rep.kind}:", "", "```sh", rep.command, "```"]
-    for s in rep.sections:
-        out += ["", f"## {s.title}", "", s.intro]
-        for b in s.blocks:
-            if isinstance(b, Table):
-                out += ["", f"### {b.title}", "", b.explain, "", md_table(b)]
-            elif isinstance(b, Note):
-                out += ["", f"_{b.text}_"]
+    out += md_sections(rep.sections)
     return "\n".join(out) + "\n"
 
 
@@ -503,10 +497,9 @@ def make_sweep_report(sweep_dir: Path, out_dir: Path | None = None,
                       whose_play(first) if first else "these players")
     out = Path(out_dir) if out_dir is not None else sweep_dir
     check_report_folder(out, sweep_dir)
-    tables = [(b.csv, b.title, b.frame) for s in rep.sections for b in s.blocks
-              if isinstance(b, Table) and b.csv]
     written = write_report_files(out, [(REPORT_SUMMARY_FILE, render_markdown(rep)),
-                                       (REPORT_FILE, render_html(rep))], tables)
+                                       (REPORT_FILE, render_html(rep))],
+                                 csv_tables(rep.sections))
     return Written(out / REPORT_FILE, out / REPORT_SUMMARY_FILE, written)
 
 

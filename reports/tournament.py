@@ -20,7 +20,7 @@ import polars as pl  # noqa: E402
 from reports.charts import interval_bars, win_heat_map  # noqa: E402
 from reports.document import Chart, Column, Note, Section, Table  # noqa: E402
 from reports.files import atomic_write  # noqa: E402
-from reports.markdown import md_table  # noqa: E402
+from reports.markdown import md_sections, md_table  # noqa: E402
 from reports.page import command_html, escape, facts_html, page, section_html  # noqa: E402
 from reports.paths import shown_config
 from simkit.results import write_csv  # noqa: E402
@@ -128,13 +128,7 @@ def render_markdown(rec: dict[str, Any], secs: list[Section]) -> str:
            f"{rec['players']} players; {rec['games']:,} games; seed {rec['seed']}; "
            f"rating: {rec['rating']['model']}. Charts: `{HTML_FILE}`.", "",
            "Reproduce:", "", "```sh", rec["command"], "```"]
-    for s in secs:
-        out += ["", f"## {s.title}", "", s.intro]
-        for b in s.blocks:
-            if isinstance(b, Table):
-                out += ["", f"### {b.title}", "", b.explain, "", md_table(b)]
-            elif isinstance(b, Note):
-                out += ["", f"_{b.text}_"]
+    out += md_sections(secs)
     return "\n".join(out) + "\n"
 
 

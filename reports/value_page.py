@@ -11,7 +11,7 @@ from typing import Any
 
 import polars as pl
 
-from reports.document import Column, Note, Section, Table
+from reports.document import Column, Note, Section, Table, csv_tables
 from reports.files import write_report_files
 from reports.markdown import md_block, md_escape, md_table
 from reports.page import about_html, answer_line, command_html, escape, page, section_html
@@ -96,10 +96,8 @@ def write_value_report(folder: Path) -> tuple[Path, Path]:
                 "values describe the placeholder data, not the published game.")
         html_parts.append(f'<p class="note">{escape(note)}</p>')
         md += ["", f"_{e(note)}_"]
-    tables = [(b.csv, b.title, b.frame) for s in secs for b in s.blocks
-              if isinstance(b, Table) and b.csv]
     page_text = page(title, "simkit value report", lead, html_parts)
     write_report_files(folder, [(VALUE_MD, "\n".join(md) + "\n"), (VALUE_HTML, page_text)],
-                       tables, VALUE_TABLES)
+                       csv_tables(secs), VALUE_TABLES)
     return folder / VALUE_HTML, folder / VALUE_MD
 

@@ -44,6 +44,7 @@ from simkit.engine import MAX_SEED, build_lineup, option_args
 from simkit.errors import SimkitError, on_disk
 from simkit.games import Game, Lineup, get_game
 from simkit.paramfile import write_text_atomic
+from simkit.prepare import PlaySpec
 from simkit.ratings import RATING, RATING_ORDER, Ratings
 from simkit.results import versions
 from simkit.slices import Interrupted, Slicer
@@ -56,21 +57,15 @@ PARTS_DIR = "lineups.partial"  # lineups finished in the unfinished chunk, one f
 TIMING_FILE = "timing.json"  # when and how long: kept out of tournament.json
 DEFAULT_CHUNK_DEALS = 4096
 @dataclass(frozen=True)
-class TournamentSpec:
-    """Everything that determines a tournament's results."""
+class TournamentSpec(PlaySpec):
+    """Everything that determines a tournament's results. `games` is per lineup, rounded up
+    to whole deals (a multiple of players); `strategies` are the strategies to rank."""
 
-    game: str
-    players: int
-    strategies: tuple[str, ...]  # names or NAME@params.toml
-    games: int  # per lineup; rounded up to whole deals (a multiple of players)
-    seed: int
     overrides: tuple[str, ...] = ()
     config_path: str | None = None
 
     def command(self, out: str) -> str:
-        parts = ["simkit", "tournament", self.game, "--players", str(self.players),
-                 "--strategies", ",".join(self.strategies), "--games", str(self.games),
-                 "--seed", str(self.seed), "--out", out]
+        parts = ["simkit", "tournament", self.game, *self.play_args(out)]
         return shlex.join(parts + option_args(self.config_path, self.overrides, (), None))
 
 

@@ -33,6 +33,7 @@ from simkit import causal, folders
 from simkit.engine import Prepared, RunSpec, option_args, prepare
 from simkit.errors import ConfigError, SimkitError, on_disk
 from simkit.interventions import Intervention, a_a
+from simkit.prepare import PlaySpec
 from simkit.results import (
     check_coverage,
     damaged_chunk,
@@ -59,14 +60,9 @@ AA_SEED_SALT = 0xA5A5_0F0F_C3C3_3C3C  # the A/A control's deals: another seed en
 
 
 @dataclass(frozen=True)
-class ValueSpec:
+class ValueSpec(PlaySpec):
     """Everything that determines a value run's results."""
 
-    game: str
-    players: int
-    strategies: tuple[str, ...]
-    games: int
-    seed: int
     overrides: tuple[str, ...] = ()
     params: tuple[str, ...] = ()
     config_path: str | None = None
@@ -75,9 +71,7 @@ class ValueSpec:
     precision: float | None = None  # stop once every value interval is this narrow
 
     def command(self, out: str) -> str:
-        parts = ["simkit", "value", self.game, "--players", str(self.players), "--strategies",
-                 ",".join(self.strategies), "--games", str(self.games), "--seed",
-                 str(self.seed), "--out", out]
+        parts = ["simkit", "value", self.game, *self.play_args(out)]
         for k in self.kinds:
             parts += ["--kind", k]
         for c in self.components:

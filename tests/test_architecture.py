@@ -1,5 +1,7 @@
-"""The package's shape: no import cycles, the engine never imports the reports, and no
-module over 600 lines."""
+"""The package's shape: no import cycles; the library never imports the reports; only the
+command line imports the command line; no private helper is imported from another module;
+no new module of simkit imports the players; no module over 600 lines; little inlined
+into a kernel."""
 
 from __future__ import annotations
 
@@ -101,6 +103,24 @@ def test_only_the_command_line_imports_the_command_line():
     offenders = {m: sorted(t for t in ts if t.startswith(CLI))
                  for m, ts in graph.items() if not m.startswith(CLI)}
     assert {m: t for m, t in offenders.items() if t} == {}
+
+
+# The players sit above the engine: simkit should reach them without importing them (issue
+# 50). These modules still do, until the built-in games are bound as the game API's are;
+# no other module may start.
+REACHES_UP_TO_THE_PLAYERS = {
+    "simkit.plugins", "simkit.paramfile", "simkit.tuning", "simkit.gamekit",
+    "simkit.gamekit.folder", "simkit.games.base", "simkit.games.cauldron_master.play",
+    "simkit.games.carnuta.play", "simkit.games.inori.play", "simkit.games.inori.step",
+    "simkit.games.inori.options"}
+
+
+def test_no_new_module_of_simkit_imports_the_players():
+    graph = imports()
+    upward = {m for m, ts in graph.items()
+              if m.startswith("simkit") and any(t.split(".")[0] == "strategies" for t in ts)}
+    assert upward - REACHES_UP_TO_THE_PLAYERS == set()
+    assert REACHES_UP_TO_THE_PLAYERS - upward == set()  # one gone: take it off the list
 
 
 MAX_LINES = 600  # a module that grows past this does more than one job: split it
