@@ -140,3 +140,31 @@ def test_component_verdicts_find_real_effects_and_spare_associations():
     assert judge_components(part, 0.02) == [FAIL, FAIL, PASS, PASS]
     chosen = _components(rng, [0.10, 0.0], 0.005, dealt=False)  # chosen: points, never convicts
     assert judge_components(chosen, 0.02) == [UNSURE, PASS]
+
+
+def test_value_ladder_verdicts_are_each_rungs_family_controlled_calls(tmp_path):
+    """`value --ladder` reads each rung's verdicts as its value page does (causal.verdicts:
+    Benjamini-Hochberg within each kind), not raw: among nine cards on the margin, a card
+    2.1 standard errors past it is "stronger" on its own (p 0.036), and one 2 standard
+    errors inside it "about average" (p 0.023), so raw calls would say its verdict
+    changes with skill; in their families of ten both are "not yet sure"."""
+    import json
+
+    from reports.value_ladder import changes_with_skill, per_rung
+
+    def rung(folder, first):
+        rows = [{"kind": "Card", "key": f"c{i}", "name": f"c{i}", "a_a": False,
+                 "verdict": UNSURE, "vs_average": v, "vs_average_se": 0.01,
+                 "vs_average_lo": v - Z * 0.01, "vs_average_hi": v + Z * 0.01}
+                for i, v in enumerate([first] + [0.02] * 9)]
+        folder.mkdir()
+        (folder / "value.json").write_text(json.dumps(
+            {"kind": "value", "game": "cauldron-master", "table": rows}))
+        return folder
+
+    a = rung(tmp_path / "a", 0.02 + 2.1 * 0.01)  # alone: p_beyond = 0.036
+    b = rung(tmp_path / "b", 0.0)  # alone: p_within = 0.023
+    rows = per_rung([("greedy", a), ("rollout", b)])
+    verdicts = rows.filter(rows["name"] == "c0")["verdict"].to_list()
+    assert verdicts == ["not yet sure", "not yet sure"], verdicts
+    assert changes_with_skill(rows).height == 0
