@@ -103,7 +103,9 @@ CARD_HEAD = ["Target", "Before", "Before: estimate", "After", "After: estimate"]
 
 def _intro(search: Any, result: dict[str, Any], targets_source: str) -> list[str]:
     spec = search.spec
+    judged = result.get("judged_at")
     return [
+        *([f"Candidates judged at {judged['why']}"] if judged else []),
         f"{search.game.title}, {spec.players} players ({', '.join(spec.strategies)}); "
         f"searched {'; '.join(k.describe() for k in search.knobs)}; "
         f"{result['search_games']:,} games of search (seed {spec.seed}), then "

@@ -369,6 +369,7 @@ class BalanceResult:
     candidates: pl.DataFrame
     across: str = ""  # at every rung of the ladder: "every skill level", "depends on skill", ...
     rungs: list[dict[str, Any]] = field(default_factory=list)  # each rung's verdicts
+    judged_at: dict[str, Any] = field(default_factory=dict)  # rung="strongest": which, why
 
     @property
     def set(self) -> dict[str, Any]:
@@ -380,41 +381,45 @@ class BalanceResult:
 
 
 def balance(game: str, *, tune: Mapping[str, str] | Sequence[str], budget: int,
-            players: int = 4, strategies: str | Sequence[str] = ("greedy",), seed: int = 0,
+            players: int = 4, strategies: str | Sequence[str] | None = None, seed: int = 0,
             targets: str | Path | None = None, set_targets: Mapping[str, float] | None = None,
             games_per_candidate: int | None = None, verify_games: int = 20_000,
-            rung: str | None = None, rung_games: int = 2_000,
+            rung: str | None = None, rung_games: int = 2_000, margin: float = 2.0,
+            check_games: int = 4_000, ladder_run: str | Path | None = None,
             set: Overrides = None, params: Params = None, config: str | Path | None = None,
             out: str | Path | None = None, force: bool = False, threads: int | None = None,
             progress: bool = True) -> BalanceResult:
     """Search config keys for the smallest change that meets the balance targets, then
     judge it on fresh deals (`simkit balance`) and at every rung of the game's ladder
     (`rung_games` each; 0: not). `tune` maps a key to "LO..HI" or "A|B|C" (or is a list
-    of "KEY=..." items); `rung` searches at that rung in place of `strategies`."""
+    of "KEY=..." items); `rung` searches at that rung in place of `strategies`; without
+    either, at the strongest converged rung (`margin` points, `check_games` a check)."""
     from reports.targets import load_targets
     from simkit import balancing as bal
     from simkit import engine
-    from simkit.balance_study import run_balance
+    from simkit.balance_study import judged_with, run_balance
 
     items = tuple(tune) if not isinstance(tune, Mapping) else tuple(
         f"{k}={v}" for k, v in tune.items())
     loaded = load_targets(as_path(targets), game, target_args(set_targets))
-    if rung is not None:
-        from simkit.ladders import rung_named
-
-        strategies = rung_named(game, rung).strategy
-    spec = bal.BalanceSpec(game, players, strategy_names(strategies), items, budget, seed,
+    ladder_run = None if ladder_run is None else Path(ladder_run)
+    lineup, strongest = judged_with(game, None if strategies is None else
+                                    strategy_names(strategies), rung, margin, check_games,
+                                    ladder_run, None)
+    spec = bal.BalanceSpec(game, players, lineup, items, budget, seed,
                            loaded.settings, set_args(set), param_args(params),
                            None if config is None else str(config), games_per_candidate,
-                           verify_games, rung_games)
+                           verify_games, rung_games, strongest)
     engine.set_threads(threads)
     folder = out_folder(out, "balance")
     result, verified, _ = run_balance(spec, loaded, folder, force, "simkit.balance(...)",
-                                      (lambda _: None) if progress else None, progress)
+                                      (lambda _: None) if progress else None, progress,
+                                      ladder_run)
     return BalanceResult(folder, result["verdict"], result["passed"], dict(result["changes"]),
                          verified["before"], verified["after"],
                          pl.read_csv(folder / "candidates.csv"),
-                         result.get("across_sentence", ""), result.get("rungs", []))
+                         result.get("across_sentence", ""), result.get("rungs", []),
+                         result.get("judged_at", {}))
 
 
 # ------------------------------------------------------------------ value

@@ -1,5 +1,5 @@
-"""`simkit balance`: the command over simkit/balance_study.py (the search, its
-verification runs and the report)."""
+"""`simkit balance`: the command over simkit/balancing.py (the search) and the reports
+(targets, the verification runs' scorecards, the balance report)."""
 
 from __future__ import annotations
 
@@ -21,11 +21,23 @@ from .common import CONTEXT, config_option, param_option, set_option, split
                    "values A|B|C; any key --set takes, list elements too "
                    "(compensation.points.1=0..10).")
 @click.option("--players", type=int, default=4, show_default=True, help="Number of players.")
-@click.option("--strategies", "strategy_list", default="greedy", show_default=True,
-              help="Comma-separated strategy per seat (seat 0 first), or one for all.")
-@click.option("--rung", default=None, metavar="NAME",
+@click.option("--strategies", "strategy_list", default=None,
+              help="Comma-separated strategy per seat (seat 0 first), or one for all, in "
+                   "place of a rung (default: --rung strongest).")
+@click.option("--rung", default=None, metavar="NAME|strongest",
               help="Judge candidates at this rung of the game's skill ladder (its strategy "
-                   "in every seat; docs/ladder.md), in place of --strategies.")
+                   "in every seat; docs/ladder.md). 'strongest' (the default without "
+                   "--strategies): the strongest rung whose budget doubled gains under "
+                   "--margin, checked from the top down.")
+@click.option("--ladder-run", type=click.Path(path_type=Path, file_okay=False), default=None,
+              help="A finished `simkit ladder` folder of this game: --rung strongest reuses "
+                   "its check of the top rung.")
+@click.option("--check-games", type=int, default=4_000, show_default=True,
+              help="Games of each rung's convergence check for --rung strongest (capped by "
+                   "a rung's own `games`).")
+@click.option("--margin", type=float, default=2.0, show_default=True,
+              help="--rung strongest: a rung has converged when doubling its budget gains "
+                   "less than this many points of win share (the whole 95% interval).")
 @click.option("--budget", type=int, required=True,
               help="Games the search may play (the verification's are extra).")
 @click.option("--games-per-candidate", type=int, default=None,
@@ -48,8 +60,9 @@ from .common import CONTEXT, config_option, param_option, set_option, split
 @set_option
 @param_option
 @config_option
-def balance(game: str, tune: tuple[str, ...], players: int, strategy_list: str,
-            rung: str | None, budget: int,
+def balance(game: str, tune: tuple[str, ...], players: int, strategy_list: str | None,
+            rung: str | None, ladder_run: Path | None, check_games: int, margin: float,
+            budget: int,
             games_per_candidate: int | None, verify_games: int, rung_games: int,
             targets_path: Path | None,
             set_targets: tuple[str, ...], seed: int, out_dir: Path, threads: int | None,
@@ -61,6 +74,10 @@ def balance(game: str, tune: tuple[str, ...], players: int, strategy_list: str,
     a change that passes for one skill level and fails for another says so.
 
     \b
+    Without --strategies the candidates are judged at the strongest converged rung
+    (--rung strongest: docs/balance.md says why and what it costs).
+
+    \b
     Example:
       simkit balance examples/pig --players 2 --strategies greedy \\
           --tune compensation.start.1=0..15 --budget 100000 --seed 1 --out runs/balance
@@ -70,19 +87,19 @@ def balance(game: str, tune: tuple[str, ...], players: int, strategy_list: str,
     from reports.targets import load_targets
     from simkit import balancing as bal
     from simkit import engine
-    from simkit.balance_study import run_balance
+    from simkit.balance_study import judged_with, run_balance
 
     targets = load_targets(targets_path, game, set_targets)
-    if rung is not None:
-        from simkit.ladders import rung_named
-
-        strategy_list = rung_named(game, rung).strategy
-    spec = bal.BalanceSpec(game, players, tuple(split(strategy_list)), tune, budget, seed,
+    strategies, strongest = judged_with(
+        game, None if strategy_list is None else tuple(split(strategy_list)), rung, margin,
+        check_games, ladder_run, click.echo)
+    spec = bal.BalanceSpec(game, players, strategies, tune, budget, seed,
                            targets.settings, overrides, params, config_path,
-                           games_per_candidate, verify_games, rung_games)
+                           games_per_candidate, verify_games, rung_games, strongest)
     engine.set_threads(threads)
     command = shlex.join(["simkit", "balance", *sys.argv[2:]])
-    result, verified, files = run_balance(spec, targets, out_dir, force, command, click.echo)
+    result, verified, files = run_balance(spec, targets, out_dir, force, command, click.echo,
+                                          ladder_run=ladder_run)
     click.echo(result["verdict"])
     for row in verified["after"].iter_rows(named=True):
         click.echo(shown(f"  {row['verdict']:13} {row['title']}: {row['estimate']}"))
