@@ -408,7 +408,7 @@ def run_bench(n_games: int, repeats: int, run_games: int, echo: Callable[[str], 
             row(f"{prefix}simkit run --summary-only / kernel 2 threads",
                 run_games / seconds / kernel, "ratio", (">=", 0.9),
                 "the kernel measured just before and after")
-            row(f"{prefix}  the same without start-up", run_games / elapsed / kernel,
+            row(f"{prefix}  --summary-only without start-up", run_games / elapsed / kernel,
                 "ratio", note="play and the totals only")
             row(f"{prefix}simkit run --summary-only peak memory", peak, "MB", ("<", 500),
                 "flat in the games")

@@ -164,7 +164,9 @@ def test_the_run_rows_hold_summary_only_runs_to_the_kernels_pace(monkeypatch):
         runs.append((game, summary_only))
         return (5.0, 300.0, 4.0) if summary_only else (4.0, 350.0, 3.0)
     monkeypatch.setattr(bench, "full_run", full_run)
-    rows = {r.measure: r for r in bench.run_bench(1000, 1, 100, lambda line: None)}
+    table = bench.run_bench(1000, 1, 100, lambda line: None)
+    rows = {r.measure: r for r in table}
+    assert len(rows) == len(table)  # every measure named once (--compare pairs them by name)
     assert runs == [(g, so) for g in bench.SHARE for so in (False, True)]
     for game in bench.SHARE:
         prefix = "" if game == "cauldron-master" else f"{game} "
