@@ -204,11 +204,13 @@ def cards(game: str, out_dir: Path, value_dir: Path | None, overrides: tuple[str
               default=None, metavar="FILE",
               help="Show each row beside its value in FILE (an earlier --json) and the change.")
 @click.option("--game", default=None, metavar="GAME",
-              help="Only this game's kernel rows: CPU per game, 1 and 2 threads, the reference.")
+              help="Only this game's kernel rows: CPU per game and per decision, 1 and 2 "
+                   "threads, the reference.")
 def bench(n_games: int, repeats: int, run_games: int, json_path: Path | None,
           before_path: Path | None, game: str | None) -> None:
-    """Measure speed: CPU per game and games/s of each kernel on 1 and 2 threads, the
-    reference, start-up, a full run; marks every target met or not.
+    """Measure speed: CPU per game and per decision and games/s of each kernel on 1 and 2
+    threads, the reference, start-up, and of each game a full run writing every row and a
+    --summary-only one against the kernel's pace; marks every target met or not.
 
     \b
     Example: simkit bench --games 200000 --json bench.json

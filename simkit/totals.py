@@ -8,13 +8,15 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import polars as pl
 import pyarrow as pa
 
+from simkit.compiled_totals import compiled_totals, summable
 from simkit.errors import SimkitError
+from simkit.shapes import Shape, kind, shapes_of, summand
 from simkit.summary import (
     KINDS,
     SIZE,
@@ -31,24 +33,14 @@ from simkit.summary import (
 _TOLERANCE = 1e-3  # a float32 win share times the scale lies this close to an integer
 
 
-def _kind(dtype: pl.DataType) -> str:
-    if isinstance(dtype, pl.Categorical | pl.Enum | pl.String):
-        return "str"
-    if dtype == pl.Boolean:
-        return "bool"
-    if dtype.is_integer():
-        return "int"
-    if dtype.is_float():
-        return "float"
-    raise SimkitError(f"cannot group results by a column of type {dtype}")
-
-
 def _value_scales(frames: Mapping[str, pl.LazyFrame], queries: Sequence[Query], scale: int,
-                  exact: bool) -> dict[tuple[str, str], int]:
+                  exact: bool, checked: dict[str, dict[str, pl.Expr]] | None = None
+                  ) -> dict[tuple[str, str], int]:
     """How each value is summed: 1 (integers, booleans), `scale` (floats that are multiples
     of 1/scale, i.e. win shares) or 0 (other floats: summed as floats, not exact). The
     terms of a value's `Combination` are scaled too; a float combination of whole terms
-    is whole without being evaluated."""
+    is whole without being evaluated. `checked` receives the float values whose rows
+    were checked."""
     floats: dict[str, dict[str, pl.Expr]] = {}
     combined: dict[tuple[str, str], tuple[pl.Expr, Combination]] = {}
     out: dict[tuple[str, str], int] = {}
@@ -79,7 +71,30 @@ def _value_scales(frames: Mapping[str, pl.LazyFrame], queries: Sequence[Query], 
         else:
             rest.setdefault(level, {})[key] = e
     _check_whole(frames, rest, scale, exact, out)
+    if checked is not None:
+        for level, exprs in (*floats.items(), *rest.items()):
+            checked.setdefault(level, {}).update(exprs)
     return out
+
+
+def _decided_scales(frames: Mapping[str, pl.LazyFrame], queries: Sequence[Query], scale: int,
+                    exact: bool, memo: dict[str, Any] | None
+                    ) -> Mapping[tuple[str, str], int]:
+    """`_value_scales`, decided once for rows of the same columns (a chunk's slices):
+    with `exact` a value's scale follows from its type alone, unless a float value is not
+    a whole number of 1/scale, which is an error; so the next slices only check that
+    (one select, not a schema per query)."""
+    if memo is None or not exact:
+        return _value_scales(frames, queries, scale, exact)
+    key = tuple((level, tuple(lf.collect_schema().items())) for level, lf in frames.items())
+    if memo.get("key") != key:
+        floats: dict[str, dict[str, pl.Expr]] = {}
+        scales = _value_scales(frames, queries, scale, exact, floats)
+        memo.clear()  # what was planned for other columns
+        memo.update(key=key, scales=scales, floats=floats)
+        return scales
+    _check_whole(frames, memo["floats"], scale, exact, {})
+    return memo["scales"]
 
 
 def _check_whole(frames: Mapping[str, pl.LazyFrame], floats: Mapping[str, Mapping[str, pl.Expr]],
@@ -98,35 +113,7 @@ def _check_whole(frames: Mapping[str, pl.LazyFrame], floats: Mapping[str, Mappin
             out[(level, name)] = scale if whole else 0
 
 
-@dataclass
-class _Shape:
-    """Queries that differ only in their values share one group-by."""
-
-    query: Query  # the first of them: level, by, where, cluster, by_size
-    values: dict[str, tuple[pl.Expr, int]] = field(default_factory=dict)  # str(e) -> (e, scale)
-    # Values summed per cluster as combinations of their terms' sums (clustered shapes
-    # only), and those terms: str(e) -> Combination, str(term) -> (term, scale).
-    combined: dict[str, Combination] = field(default_factory=dict)
-    terms: dict[str, tuple[pl.Expr, int]] = field(default_factory=dict)
-
-    def add(self, e: pl.Expr, combo: Combination | None,
-            scales: Mapping[tuple[str, str], int]) -> None:
-        """Value e, summed as `scales` says (`_value_scales`), a combination if it can be
-        one: clustered, exact, and each term's scale dividing the value's."""
-        level = self.query.level
-        how = scales[(level, str(e))]
-        self.values.setdefault(str(e), (e, how))
-        if combo is None or self.query.cluster is None or not how:
-            return
-        term_scales = [scales[(level, str(t))] for t, _ in combo.terms]
-        if not all(term_scales) or any(how % s for s in term_scales):
-            return
-        self.combined.setdefault(str(e), combo)
-        for (t, _), s in zip(combo.terms, term_scales, strict=True):
-            self.terms.setdefault(str(t), (t, s))
-
-
-def _plans(lf: pl.LazyFrame, shape: _Shape, schema: Mapping[str, pl.DataType],
+def _plans(lf: pl.LazyFrame, shape: Shape, schema: Mapping[str, pl.DataType],
            open_deals: list[int], one_game_deals: bool = False
            ) -> tuple[pl.LazyFrame, pl.LazyFrame | None]:
     """(closed totals, open per-deal rows or None) of one shape, as lazy queries.
@@ -136,8 +123,8 @@ def _plans(lf: pl.LazyFrame, shape: _Shape, schema: Mapping[str, pl.DataType],
         lf = lf.filter(q.where)
     # Keys stay as they are while grouping (categories group by their codes); the few
     # result rows are cast to their stored type at the end.
-    casts = [pl.col(b).cast(KINDS[_kind(schema[b])]) for b in q.by]
-    vals = [_summand(e, s).alias(f"_v{i}") for i, (e, s) in enumerate(shape.values.values())]
+    casts = [pl.col(b).cast(KINDS[kind(schema[b])]) for b in q.by]
+    vals = [summand(e, s).alias(f"_v{i}") for i, (e, s) in enumerate(shape.values.values())]
     n = len(vals)
     ys = [f"{s}{i}" for i in range(n) for s in ("_y", "_yy", "_ym")]
     if q.cluster is None:
@@ -166,7 +153,7 @@ def _plans(lf: pl.LazyFrame, shape: _Shape, schema: Mapping[str, pl.DataType],
         summed.setdefault(key, f"_t{len(summed)}")
     found = shape.values | shape.terms
     sel = lf.select(pl.col(q.cluster), *extra, *q.by,
-                    *[_summand(*found[key]).alias(col) for key, col in summed.items()])
+                    *[summand(*found[key]).alias(col) for key, col in summed.items()])
     per = sel.group_by(q.cluster, *q.by).agg(
         *[pl.col(col).sum() for col in summed.values()], _m=pl.len(), _g=games.cast(pl.Int64))
     if shape.combined:
@@ -194,79 +181,6 @@ def _plans(lf: pl.LazyFrame, shape: _Shape, schema: Mapping[str, pl.DataType],
     return out.select(*casts, *([SIZE] if q.by_size else []), *STATS, *ys), opened
 
 
-def _whole_cluster(shape: _Shape) -> bool:
-    """Whether `_cluster_totals` sums this shape: one group (no `by`, no size, no filter)
-    of whole-number values over the deals of the rows (the card-value table's ~280 values,
-    half a chunk's reduction time as one polars group-by)."""
-    q = shape.query
-    return (q.level == "row" and q.cluster == "deal" and not q.by and not q.by_size
-            and q.where is None
-            and all(s for _, s in (*shape.values.values(), *shape.terms.values())))
-
-
-def _cluster_totals(frame: pl.DataFrame, shape: _Shape, open_deals: list[int],
-                    one_game_deals: bool) -> tuple[list[tuple[int, ...]], list[tuple[int, ...]]]:
-    """The rows `_plans` gives for a `_whole_cluster` shape (closed totals; open deals'
-    "deal", "_m", "_g", "_y{i}"), from one numpy pass over the summands: the rows come
-    deal by deal, so a deal's sums are one `np.add.reduceat` per column. The same int64
-    arithmetic as polars's (and its wrapping), so the same integers."""
-    keys = [key for key in shape.values if key not in shape.combined]
-    keys += [key for key in shape.terms if key not in keys]
-    summed = {key: i for i, key in enumerate(keys)}  # each summed once, a row of `per`
-    found = shape.values | shape.terms
-    cols = frame.select(_summand(*found[key]).alias(f"_t{i}") for key, i in summed.items())
-    deal = frame["deal"].to_numpy()
-    starts = np.concatenate(([0], np.flatnonzero(np.diff(deal)) + 1)).astype(np.intp)
-    m = np.diff(np.append(starts, frame.height)).astype(np.int64)
-    if one_game_deals:
-        g = np.ones(len(starts), np.int64)
-    else:  # games of a deal: the rows where a new game begins (each game's rows together)
-        game = frame["game"].to_numpy()
-        g = np.add.reduceat(np.concatenate(([1], (np.diff(game) != 0).astype(np.int64))),
-                            starts)
-    # One array per table, each row filled in place: a deal-long temporary per value
-    # (128 KB at 16,384 deals, glibc's fixed mmap threshold: simkit.memory) was mapped
-    # afresh hundreds of times a chunk, costing more system time than polars saved.
-    per = np.empty((len(summed), len(starts)), np.int64)
-    for i in summed.values():
-        np.add.reduceat(cols[f"_t{i}"].to_numpy().astype(np.int64, copy=False), starts,
-                        out=per[i])
-    ys = np.empty((len(shape.values), len(starts)), np.int64)
-    term = np.empty(len(starts), np.int64)
-    for j, (key, (_, s)) in enumerate(shape.values.items()):
-        combo = shape.combined.get(key)
-        if combo is None:
-            ys[j] = per[summed[key]]
-            continue
-        np.multiply(m, combo.const * s, out=ys[j])
-        for t, coef in combo.terms:
-            np.multiply(per[summed[str(t)]], coef * (s // shape.terms[str(t)][1]), out=term)
-            ys[j] += term
-    split = np.isin(deal[starts], np.asarray(open_deals, dtype=deal.dtype))
-    opened = [(int(deal[starts[k]]), int(m[k]), int(g[k]), *(int(y) for y in ys[:, k]))
-              for k in np.flatnonzero(split)]
-    if split.all():
-        return [], opened
-    if split.any():
-        keep = ~split
-        m, g, ys = m[keep], g[keep], ys[:, keep]
-    y_sums = ys.sum(axis=1)
-    yy_sums = np.einsum("ij,ij->i", ys, ys)
-    ym_sums = np.einsum("ij,j->i", ys, m)
-    closed: list[int] = [len(m), int(m.sum()), int((m * m).sum()), int(g.sum())]
-    for j in range(len(ys)):
-        closed += [int(y_sums[j]), int(yy_sums[j]), int(ym_sums[j])]
-    return [tuple(closed)], opened
-
-
-def _summand(e: pl.Expr, scale: int) -> pl.Expr:
-    """Value e as it is summed: a whole number of 1/scale (scale > 1), an integer (1), or a
-    float (0)."""
-    if scale > 1:
-        return (e.cast(pl.Float64) * scale).round().cast(pl.Int64)
-    return e.cast(pl.Float64) if scale == 0 else e.cast(pl.Int64)
-
-
 def _combined(combo: Combination, scale: int, summed: Mapping[str, str],
               terms: Mapping[str, tuple[pl.Expr, int]]) -> pl.Expr:
     """A cluster's sum of a combination, in units of 1/scale, from its terms' sums (each
@@ -286,7 +200,8 @@ def _group(lf: pl.LazyFrame, by: list[str], aggs: list[pl.Expr]) -> pl.LazyFrame
 def reduce(rows: pl.DataFrame, queries: Sequence[Query], *, scale: int,
            rotation: int | None = None, exact: bool = True,
            games: pl.DataFrame | None = None,
-           scales: Mapping[tuple[str, str], int] | None = None) -> Aggregate:
+           scales: Mapping[tuple[str, str], int] | None = None,
+           memo: dict[str, Any] | None = None) -> Aggregate:
     """The exact totals of `queries` over `rows` (one row per game and seat, whole games,
     in game order as simkit writes them).
 
@@ -295,12 +210,15 @@ def reduce(rows: pl.DataFrame, queries: Sequence[Query], *, scale: int,
     is folded). With `exact`, a float value that is not a win share is an error (a summary
     must merge exactly); without, it is summed as a float. `games` may pass in
     `game_rows(rows)` when it is already known, and `scales` how each value is summed
-    (`_value_scales`; `reduce_whole_deals` decides it once for all its slices).
+    (`_value_scales`; `reduce_whole_deals` decides it once for all its slices); `memo`
+    keeps that decision for the next call over rows of the same columns
+    (`_decided_scales`).
     """
     queries = list({q.key: q for q in queries}.values())
-    frames = {"row": rows.lazy()}
+    eager = {"row": rows}
     if any(q.level == "game" for q in queries):
-        frames["game"] = (games if games is not None else game_rows(rows).collect()).lazy()
+        eager["game"] = games if games is not None else game_rows(rows).collect()
+    frames = {level: frame.lazy() for level, frame in eager.items()}
     open_deals: dict[int, int] = {}
     if rotation is not None and rotation > 1 and rows.height:
         # Rows come in game order, so only the first and the last deal can be cut short.
@@ -309,26 +227,26 @@ def reduce(rows: pl.DataFrame, queries: Sequence[Query], *, scale: int,
             pl.col("game").n_unique().alias("n")).filter(pl.col("n") < rotation)
         open_deals = dict(zip(counts["deal"].to_list(), counts["n"].to_list(), strict=True))
     if scales is None:
-        scales = _value_scales(frames, queries, scale, exact)
+        scales = _decided_scales(frames, queries, scale, exact, memo)
     schemas = {level: lf.collect_schema() for level, lf in frames.items()}
-    shapes: dict[str, _Shape] = {}
-    members: dict[str, list[Query]] = {}  # the queries of each shape
-    for q in queries:
-        missing = [b for b in q.by if b not in schemas[q.level]]
-        if missing:
-            raise SimkitError(f"summary query by {', '.join(missing)}: no such result column")
-        shape = shapes.setdefault(q.shape_key, _Shape(q))
-        members.setdefault(q.shape_key, []).append(q)
-        combos = dict(q.combinations)
-        for name, e in q.values:
-            shape.add(e, combos.get(name), scales)
+    planned = memo.get("shapes") if memo is not None and scales is memo.get("scales") else None
+    if planned is None:
+        planned = shapes_of(queries, schemas, scales)
+        if memo is not None and scales is memo.get("scales"):
+            memo["shapes"] = planned
+    shapes, members, picks = planned
     plans: list[pl.LazyFrame] = []
-    # Shapes summed in numpy, when the deals and games come in order (as simkit writes
-    # them: each deal's rows, and each game's, together).
+    # Shapes summed in compiled code, when the deals and games come in order (as simkit
+    # writes them: each deal's rows, and each game's, together).
     dealt = bool(rows.height) and {"deal", "game"} <= set(schemas["row"]) and all(
         bool((np.diff(rows[c].to_numpy()) >= 0).all()) for c in ("deal", "game"))
-    direct = {sig: _cluster_totals(rows, shape, list(open_deals), rotation == 1)
-              for sig, shape in shapes.items() if dealt and _whole_cluster(shape)}
+    direct = {}
+    for level, frame in eager.items() if dealt else ():
+        direct |= compiled_totals(
+            frame, {sig: shape for sig, shape in shapes.items()
+                    if shape.query.level == level and summable(shape, frame)},
+            list(open_deals), rotation == 1,
+            None if memo is None else memo.setdefault(f"passes {level} {rotation}", {}))
     for sig, shape in shapes.items():
         if sig in direct:
             continue
@@ -345,11 +263,10 @@ def reduce(rows: pl.DataFrame, queries: Sequence[Query], *, scale: int,
         else:
             closed = next(results).rows()
             opened = next(results).rows() if open_deals and q0.cluster == "deal" else []
-        index = {v: i for i, v in enumerate(shape.values)}
-        kinds = [_kind(schemas[q0.level][b]) for b in q0.by] + (["int"] if q0.by_size else [])
+        kinds = [kind(schemas[q0.level][b]) for b in q0.by] + (["int"] if q0.by_size else [])
         for q in members[sig]:
-            pick = [index[str(e)] for _, e in q.values]
-            part = Part(kinds, [shape.values[str(e)][1] for _, e in q.values], q.by_size)
+            pick, part_scales = picks[q.key]
+            part = Part(kinds, list(part_scales), q.by_size)
             for r in closed:
                 part.closed[tuple(r[:nk])] = [*r[nk:nk + 4],
                                               *(r[nk + 4 + 3 * i + j] for i in pick
@@ -421,28 +338,35 @@ def chunk_reducer(queries: Sequence[Query], players: int, rotate: bool
                   ) -> Callable[[pa.Table], Aggregate]:
     """Rows of a chunk (Arrow) -> the exact totals of `queries` (those the report asks).
 
-    A chunk is reduced REDUCE_GAMES games at a time and the totals added (exactly, a deal
-    cut between two slices included, as between two chunks): the same totals, with the
-    memory of the report's many group-bys held to a slice's.
+    A chunk is reduced a slice at a time and the totals added (exactly, a deal cut
+    between two slices included, as between two chunks): the same totals, with the
+    memory of the report's many group-bys held to a slice's (REDUCE_GAMES games, fewer
+    when its summands would exceed REDUCE_CELLS values: Carnuta's 72 cards). The first
+    slice decides how each value is summed and plans the compiled passes; the next ones
+    reuse that.
     """
     scale = win_scale(players)
     rotation = players if rotate else 1
+    memo: dict[str, Any] = {}  # decided and planned at the first slice
+
+    games = REDUCE_CELLS // max(1, players * _summed(queries))
+    step = players * max(256, min(REDUCE_GAMES, games))  # rows
 
     def reducer(rows: pa.Table) -> Aggregate:
-        step = REDUCE_GAMES * players  # rows
-        total = merge_all(_reduce_rows(rows.slice(at, step), queries, scale, rotation)
+        total = merge_all(_reduce_rows(rows.slice(at, step), queries, scale, rotation, memo)
                           for at in range(0, max(rows.num_rows, 1), step))
         assert total is not None
         return total
     return reducer
 
 
-REDUCE_GAMES = 16384  # games reduced at once: a few hundred MB of polars at most
+REDUCE_GAMES = 8192  # games reduced at once, at most
+REDUCE_CELLS = 1 << 22  # summands (rows times values summed) of a slice: 32 MB
 REPORT_CELLS = 1 << 25  # values (rows times values summed) a report reduces at once
 
 
-def _reduce_rows(rows: pa.Table, queries: Sequence[Query], scale: int, rotation: int
-                 ) -> Aggregate:
+def _reduce_rows(rows: pa.Table, queries: Sequence[Query], scale: int, rotation: int,
+                 memo: dict[str, Any] | None = None) -> Aggregate:
     frame = pl.from_arrow(rows)
     assert isinstance(frame, pl.DataFrame)
-    return reduce(frame, queries, scale=scale, rotation=rotation)
+    return reduce(frame, queries, scale=scale, rotation=rotation, memo=memo)

@@ -7,6 +7,7 @@ import json
 import math
 import statistics
 
+import pytest
 from click.testing import CliRunner
 
 from simkit.bench import Row, table_json, table_text
@@ -49,7 +50,14 @@ def test_the_bench_command_writes_its_table_as_json(cm, tmp_path):
     names = [row["measure"] for row in data["rows"]]
     for game in ("carnuta", "inori"):
         assert f"{game} kernel 2 threads / reference" in names
+        assert f"{game} CPU per decision, 1 thread" in names
         assert f"{game} search in every seat, +-1-point verdict on 2 cores" in names
+    per_decision = next(row for row in data["rows"]
+                        if row["measure"] == "CPU per decision, 1 thread")
+    assert per_decision["unit"] == "ns" and 0 < per_decision["value"] < 1000 * next(
+        row["value"] for row in data["rows"] if row["measure"] == "CPU per game, 1 thread")
+    assert not any(row["measure"].endswith("/ reference") and row["target"]
+                   for row in data["rows"])  # the 1,000x target is withdrawn
     verdict = next(row for row in data["rows"]
                    if row["measure"] == "search in every seat, +-1-point verdict on 2 cores")
     per_game = next(row["value"] for row in data["rows"]
@@ -131,3 +139,41 @@ def test_a_ratio_is_taken_round_by_round_so_a_change_in_load_falls_on_both():
     firsts = [r[0] for r in alternated([one], 6, clock=lambda: now[0])]
     seconds = [r[0] for r in alternated([two], 6, clock=lambda: now[0])]
     assert statistics.median(firsts) / statistics.median(seconds) < 1.0
+
+
+def test_the_run_rows_hold_summary_only_runs_to_the_kernels_pace(monkeypatch):
+    """Every game gets a --summary-only row: its pace over the kernel's 2 threads measured
+    just before and after it, held to 0.9, and its peak memory, held under 500 MB; a run
+    writing every row is measured but held to no pace (games.parquet's encoding)."""
+    from simkit import bench
+
+    paces = iter([100.0, 300.0] * 6)  # the kernel's seconds before and after each run
+    monkeypatch.setattr(bench, "_median_time", lambda fn, repeats, clock=None: next(paces))
+    monkeypatch.setattr(bench, "alternated", lambda fns, repeats: [[2.0, 1.0, 500.0]])
+    monkeypatch.setattr(bench, "simulator", lambda *a: (lambda: None))
+    monkeypatch.setattr(bench, "reference_player", lambda *a: (lambda: None))
+    monkeypatch.setattr(bench, "cpu_per_game", lambda *a: 10.0)
+    monkeypatch.setattr(bench, "decisions_per_game", lambda *a: 40.0)
+    monkeypatch.setattr(bench, "kernel_rate", lambda *a: 1.0)
+    monkeypatch.setattr(bench, "search_cost", lambda *a: (1.0, 0.01))
+    monkeypatch.setattr(bench, "first_game_seconds", lambda repeats: 0.5)
+    monkeypatch.setattr(bench, "engine_seconds", lambda *a, **k: 1.0)
+    runs = []
+
+    def full_run(n, summary_only=False, game="cauldron-master"):
+        runs.append((game, summary_only))
+        return (5.0, 300.0, 4.0) if summary_only else (4.0, 350.0, 3.0)
+    monkeypatch.setattr(bench, "full_run", full_run)
+    table = bench.run_bench(1000, 1, 100, lambda line: None)
+    rows = {r.measure: r for r in table}
+    assert len(rows) == len(table)  # every measure named once (--compare pairs them by name)
+    assert runs == [(g, so) for g in bench.SHARE for so in (False, True)]
+    for game in bench.SHARE:
+        prefix = "" if game == "cauldron-master" else f"{game} "
+        pace = rows[f"{prefix}simkit run --summary-only / kernel 2 threads"]
+        kernel = ((1000 // bench.SHARE[game]) / 100 + (1000 // bench.SHARE[game]) / 300) / 2
+        assert pace.value == pytest.approx(100 / 5.0 / kernel)
+        assert pace.target == (">=", 0.9)
+        assert rows[f"{prefix}simkit run --summary-only peak memory"].target == ("<", 500)
+        assert rows[f"{prefix}simkit run / kernel 2 threads"].target is None
+        assert rows[f"{prefix}CPU per decision, 1 thread"].value == pytest.approx(250.0)

@@ -146,31 +146,117 @@ def test_values_summed_as_combinations_give_the_same_totals(cm_rows):
         assert json.dumps(got.fold_all().to_json()) == json.dumps(want.fold_all().to_json())
 
 
-def test_the_numpy_deal_sums_equal_the_polars_group_by(cm_rows, monkeypatch):
-    """The one-group deal-clustered shape (the card values) is summed in numpy
-    (`totals._cluster_totals`): over random chunks, deals cut at either end or not, with
-    and without rotation, its totals are the polars group-by's, to the bit."""
+def test_the_compiled_sums_equal_the_polars_group_bys(cm_rows, monkeypatch):
+    """The report's queries are summed in compiled code (`compiled_totals`,
+    `simkit.summing`): over random chunks, deals cut at either end or not, with and
+    without rotation, their totals are the polars group-bys', to the bit."""
     from simkit import totals
 
     frame, queries, rotation = cm_rows
     scale = win_scale(CM.players)
-    assert any(totals._whole_cluster(s) for s in _shapes(frame, queries, scale))
+    assert any(s.combined for s in _shapes(frame, queries, scale))
     rng = random.Random(51)
     games = CM.games
     cuts = [(0, games), (0, 1), (3, 5)] + [tuple(sorted(rng.sample(range(games + 1), 2)))
                                            for _ in range(25)]
+    compiled = []
+    monkeypatch.setattr(totals, "compiled_totals", _counting(totals.compiled_totals,
+                                                              compiled))
     for rot in (rotation, 1):
         for a, b in cuts:
             chunk = frame.filter(pl.col("game").is_between(a, b - 1))
             fast = reduce(chunk, queries, scale=scale, rotation=rot)
             with monkeypatch.context() as m:
-                m.setattr(totals, "_whole_cluster", lambda shape: False)
+                m.setattr(totals, "summable", lambda shape, frame: False)
                 slow = reduce(chunk, queries, scale=scale, rotation=rot)
             assert json.dumps(fast.to_json()) == json.dumps(slow.to_json()), (rot, a, b)
+    assert max(compiled) >= 20  # every shape of the report's, but the empty chunk's
+
+
+def _counting(fn, counts):
+    def counted(*args):
+        out = fn(*args)
+        counts.append(len(out))
+        return out
+    return counted
+
+
+def _random_rows(seed: int, games: int, rotation: int) -> pl.DataFrame:
+    """Rows laid out as simkit writes them (4 seats a game, `rotation` games a deal),
+    with keys of every kind, ties in twelfths and a few long games."""
+    rng = random.Random(seed)
+    n = games * 4
+    wins = [0.0, 1.0, 1 / 2, 1 / 3, 1 / 4]
+    return pl.DataFrame({
+        "game": [i // 4 for i in range(n)],
+        "deal": [i // (4 * rotation) for i in range(n)],
+        "seat": pl.Series([i % 4 for i in range(n)], dtype=pl.Int8),
+        "strategy": pl.Series([rng.choice("abc") for _ in range(n)], dtype=pl.Categorical),
+        "rounds": pl.Series([rng.choice([3, 4, 4, 5, 9]) for _ in range(n)], dtype=pl.UInt8),
+        "flag": [rng.random() < 0.4 for _ in range(n)],
+        "win_share": pl.Series([rng.choice(wins) for _ in range(n)], dtype=pl.Float32),
+        "score": pl.Series([rng.randrange(-3, 70) for _ in range(n)], dtype=pl.Int16),
+    })
+
+
+@pytest.mark.parametrize("products", [0.0, 1.0, 1e9])
+@pytest.mark.parametrize("seed", range(4))
+def test_compiled_sums_of_every_kind_of_query_equal_polars(seed, products, monkeypatch):
+    """Random rows and queries of every kind (keys of each type, filters, no cluster,
+    clusters by deal and by game, cluster sizes, the game level, combinations), cut into
+    random chunks with deals split: the compiled sums give the polars totals, to the bit,
+    chunk by chunk and merged; each value formed per cluster, or from sums of products
+    (`compiled_totals.PRODUCTS`: never, when fewer operations, always)."""
+    from simkit import compiled_totals, totals
+    from simkit.summary import Combination, Query
+
+    monkeypatch.setattr(compiled_totals, "PRODUCTS", products)
+
+    rotation = 1 + seed % 3
+    frame = _random_rows(seed, 3000, rotation)
+    flag = pl.col("flag").cast(pl.Int64)
+    y = pl.col("win_share")
+    queries = [
+        Query.of(["strategy"], ["win_share", "score"]),
+        Query.of(["seat"], ["win_share"], by_size=True),
+        Query.of(["rounds", "seat"], ["win_share"]),
+        Query.of(["strategy", "score"], cluster=None),
+        Query.of(["strategy"], ["score", "flag"], where=pl.col("rounds") < 5),
+        Query.of(["strategy"], ["win_share"], cluster="game"),
+        Query.of(["flag"], ["score"], cluster=None),
+        Query.of([], {"w0": (1 - flag) * y, "w1": flag * y, "n": flag,
+                      "u": flag * y + 1 - flag, "x": flag * pl.col("score") + flag - 3},
+                 combinations={"w0": Combination(((y, 1), (flag * y, -1))),
+                               "u": Combination(((flag * y, 1), (flag, -1)), 1),
+                               "x": Combination(((flag * pl.col("score"), 1), (flag, 1)),
+                                                -3)}),
+        Query.of(["rounds"], level="game", cluster=None),
+        Query.of([], ["tie", "margin"], level="game"),
+        Query.of(["tie"], ["rounds"], level="game", by_size=True),
+    ]
+    rng = random.Random(seed)
+    games = frame["game"].max() + 1
+    bounds = [0, *sorted(rng.sample(range(1, games), 6)), games]
+    compiled = []
+    monkeypatch.setattr(totals, "compiled_totals", _counting(totals.compiled_totals,
+                                                              compiled))
+    fast, slow = [], []
+    for chunk in chunks(frame, bounds):
+        fast.append(reduce(chunk, queries, scale=12, rotation=rotation))
+        with monkeypatch.context() as m:
+            m.setattr(totals, "summable", lambda shape, frame: False)
+            slow.append(reduce(chunk, queries, scale=12, rotation=rotation))
+        assert json.dumps(fast[-1].to_json()) == json.dumps(slow[-1].to_json())
+    assert sum(compiled) == len(queries) * (len(bounds) - 1)
+    a, b = merge_all(fast), merge_all(slow)
+    assert a is not None and b is not None
+    assert json.dumps(a.fold_all().to_json()) == json.dumps(b.fold_all().to_json())
+    assert a.open_deals == {} and a.games == games
 
 
 def _shapes(frame, queries, scale):
-    from simkit.totals import _Shape, _value_scales
+    from simkit.shapes import Shape as _Shape
+    from simkit.totals import _value_scales
 
     scales = _value_scales({"row": frame.lazy()}, [q for q in queries if q.level == "row"],
                            scale, True)
@@ -484,3 +570,26 @@ def test_cli_summary_only_run_and_report(cm, tmp_path):
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["command"].endswith("--summary-only")
     assert (out / "report.html").exists()
+
+
+def test_a_chunk_reducer_decides_the_scales_once_and_still_checks_every_slice(monkeypatch):
+    """A chunk is reduced a slice at a time, how each value is summed decided at the
+    first slice (`totals._decided_scales`): the totals are those of one reduce over the
+    whole chunk, and a win share that is not a whole number of twelfths in a later slice
+    is still the error it is in a first one."""
+    from simkit import totals
+    from simkit.summary import Query
+    from simkit.totals import chunk_reducer
+
+    frame = _random_rows(9, 2000, 1)
+    queries = [Query.of(["strategy"], ["win_share", "score"]),
+               Query.of([], {"half": pl.col("win_share") * 2}),
+               Query.of(["tie"], ["rounds"], level="game")]
+    monkeypatch.setattr(totals, "REDUCE_GAMES", 300)
+    got = chunk_reducer(queries, 4, rotate=False)(frame.to_arrow())
+    want = reduce(frame, queries, scale=12, rotation=1)
+    assert json.dumps(got.to_json()) == json.dumps(want.to_json())
+    bad = frame.with_columns(win_share=pl.when(pl.col("game") == 1500).then(0.3)
+                             .otherwise(pl.col("win_share")).cast(pl.Float32))
+    with pytest.raises(SimkitError, match="not a multiple of 1/12"):
+        chunk_reducer(queries, 4, rotate=False)(bad.to_arrow())

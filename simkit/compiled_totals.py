@@ -1,0 +1,222 @@
+"""A chunk's group-bys summed in compiled code (`simkit.summing`) over one polars select
+of their summands, filters and key codes: what `simkit.totals.reduce` does for every
+shape of exact integer values grouped by integer, boolean or categorical keys, when the
+rows come as simkit writes them. The same integers as the polars plans
+(`totals._plans`), which serve every other shape."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import polars as pl
+
+from simkit import summing
+from simkit.shapes import Shape, kind, summand
+from simkit.summary import KINDS
+
+_GROUPS = 1 << 22  # key combinations a compiled group-by looks up in a table, at most
+
+
+def summable(shape: Shape, frame: pl.DataFrame) -> bool:
+    """Whether `_compiled_totals` sums this shape: exact integer values only, grouped by
+    integer, boolean or categorical columns without nulls."""
+    q = shape.query
+    if q.cluster not in (None, "deal", "game") or not all(
+            s for _, s in (*shape.values.values(), *shape.terms.values())):
+        return False
+    for b in q.by:
+        dtype = frame.schema[b]
+        if not (isinstance(dtype, pl.Categorical | pl.Enum) or dtype == pl.Boolean
+                or (dtype.is_integer() and dtype != pl.UInt64)) or frame[b].null_count():
+            return False
+    return True
+
+
+@dataclass
+class Pass:
+    """What one shape's compiled pass needs that does not change from slice to slice:
+    its columns (summands, filter, key codes: key string -> expression) and how its
+    values are formed from the summands (`summing.cluster_totals`'s arrays)."""
+
+    sums: list[str]
+    where: str | None
+    keys: list[str]
+    exprs: dict[str, pl.Expr]
+    arrays: tuple[np.ndarray, ...]
+    games: int
+
+
+def pass_of(shape: Shape, schema: Mapping[str, pl.DataType], one_game_deals: bool
+             ) -> Pass:
+    q = shape.query
+    summed = [key for key in shape.values if key not in shape.combined]
+    summed += [key for key in shape.terms if key not in summed]
+    index = {k: i for i, k in enumerate(summed)}
+    found = shape.values | shape.terms
+    exprs = {f"{found[k][1]}:{k}": summand(*found[k]) for k in summed}
+    sums = list(exprs)
+    where = None
+    if q.where is not None:
+        where = f"where:{q.where}"
+        exprs[where] = q.where.fill_null(False)
+    keys = [f"key:{b}" for b in q.by]
+    exprs |= {f"key:{b}": key_code(schema[b], b) for b in q.by}
+    ptr, term, coef, const = [0], [], [], []
+    for key, (_, s) in shape.values.items():
+        combo = shape.combined.get(key)
+        if combo is None:
+            term.append(index[key])
+            coef.append(1)
+            const.append(0)
+        else:
+            for t, c in combo.terms:
+                term.append(index[str(t)])
+                coef.append(c * (s // shape.terms[str(t)][1]))
+            const.append(combo.const * s)
+        ptr.append(len(term))
+    if q.level == "game" or "seat" in q.by or q.cluster is None:
+        games = summing.ROWS
+    elif q.cluster == "game" or "game" in q.by or (one_game_deals and q.cluster == "deal"):
+        games = summing.ONE
+    else:
+        games = summing.DISTINCT
+    arrays = (np.asarray(ptr, np.int64), np.asarray(term, np.int64),
+              np.asarray(coef, np.int64), np.asarray(const, np.int64))
+    return Pass(sums, where, keys, exprs,
+                 arrays + products(ptr, term, coef, const, len(summed)), games)
+
+
+def compiled_totals(frame: pl.DataFrame, shapes: Mapping[str, Shape],
+                     open_deals: list[int], one_game_deals: bool,
+                     passes: dict[str, Pass] | None = None
+                     ) -> dict[str, tuple[list[tuple[Any, ...]], list[tuple[Any, ...]]]]:
+    """The rows `_plans` gives (closed totals; open deals' "deal", keys, "_m", "_g",
+    "_y{i}") of each shape, from one polars `select` of every shape's summands, filters
+    and key codes, then one compiled pass per shape over those arrays
+    (`simkit.summing`): the same int64 arithmetic as polars's, so the same integers.
+    A shape whose keys take too many combinations is left out (to `_plans`). `passes`
+    keeps each shape's `Pass` for the next slice (the same queries and columns): what
+    is left per slice is the select and the compiled code, which let go of the GIL, so
+    the kernel's threads are not kept waiting for it."""
+    if not shapes:
+        return {}
+    passes = {} if passes is None else passes
+    frame = frame.rechunk()  # one buffer per column: the compiled code reads them in place
+    names: dict[str, str] = {}  # key string -> its column in the select
+    exprs = []
+    for sig, shape in shapes.items():
+        if sig not in passes:
+            passes[sig] = pass_of(shape, frame.schema, one_game_deals)
+        for key, e in passes[sig].exprs.items():
+            if key not in names:
+                names[key] = f"_e{len(names)}"
+                exprs.append(e.alias(names[key]))
+    ev = frame.select(exprs)
+    n = frame.height
+    deal = frame["deal"].to_numpy().astype(np.int64, copy=False)
+    game = frame["game"].to_numpy().astype(np.int64, copy=False)
+    rows = np.arange(n, dtype=np.int64)
+    is_open = np.isin(deal, np.asarray(open_deals, np.int64))
+    none_open = np.zeros(n, np.bool_)
+    out = {}
+    for sig, shape in shapes.items():
+        q = shape.query
+        how = passes[sig]
+        kept = (np.ones(n, np.bool_) if how.where is None
+                else ev[names[how.where]].to_numpy().astype(np.bool_, copy=False))
+        codes = (np.stack([ev[names[k]].to_numpy() for k in how.keys]) if how.keys
+                 else np.zeros((0, n), np.int64))
+        gid, first = summing.group_ids(codes, kept, _GROUPS)
+        if len(gid) != n or any(ev[names[k]].null_count() for k in how.sums):
+            continue
+        columns_of = [np.ascontiguousarray(ev[names[k]].to_numpy(), np.int64)
+                      for k in how.sums]
+        cluster = rows if q.cluster is None else deal if q.cluster == "deal" else game
+        sizes = int(np.diff(np.flatnonzero(np.diff(cluster)), prepend=-1, append=n - 1).max()
+                    ) + 1 if q.by_size and n else 0
+        ptr, term, coef, const, *products = how.arrays
+        closed, opened = summing.cluster_totals(
+            cluster, game, gid, len(first), summing.addresses(columns_of), ptr, term, coef,
+            const, how.games, sizes, is_open if q.cluster == "deal" else none_open,
+            *products)
+        keys = list(zip(*(key_values(frame, b, codes[i, first], first)
+                          for i, b in enumerate(q.by)), strict=True)
+                    ) if q.by else [()] * len(first)
+        if sizes:
+            live = np.flatnonzero(closed[:, 0])
+            out_closed = [(*keys[k // sizes], int(k % sizes), *closed[k].tolist())
+                          for k in live.tolist()]
+        else:
+            out_closed = [(*keys[k], *row) for k, row in enumerate(closed.tolist()) if row[0]]
+        out_open = [(r[0], *keys[r[1]], *r[2:]) for r in opened.tolist()]
+        out[sig] = (out_closed, out_open)
+    return out
+
+
+PRODUCTS = 1.0  # sum products of summands when that takes under this share of the operations
+
+
+def products(ptr: list[int], term: list[int], coef: list[int], const: list[int],
+              n_sum: int) -> tuple[np.ndarray, ...]:
+    """`summing.cluster_totals`'s products and the values' weights on them, when summing
+    those pairs' products per cluster takes fewer operations than forming every value
+    per cluster (else empty arrays). Value j = sum over its terms e of a_e x_e (x_n_sum
+    is the cluster's size m, a_n_sum the constant): its sum of squares is
+    sum a_e a_f (x_e x_f) over pairs e <= f, twice for e < f, and its sum times m
+    sum a_e (x_e m)."""
+    values = []
+    for j in range(len(ptr) - 1):
+        a: dict[int, int] = {}
+        for e in range(ptr[j], ptr[j + 1]):
+            a[term[e]] = a.get(term[e], 0) + coef[e]
+        if const[j]:
+            a[n_sum] = a.get(n_sum, 0) + const[j]
+        values.append(a)
+    pairs: dict[tuple[int, int], int] = {}
+    for a in values:
+        for e in a:
+            pairs.setdefault((min(e, n_sum), n_sum), len(pairs))
+            for f in a:
+                if e <= f:
+                    pairs.setdefault((e, f), len(pairs))
+    direct = sum(ptr[j + 1] - ptr[j] + 3 for j in range(len(ptr) - 1))
+    if not values or n_sum + 1 + len(pairs) >= PRODUCTS * direct:
+        empty = np.zeros(0, np.int64)
+        return np.zeros((0, 2), np.int64), *([np.zeros(1, np.int64), empty, empty] * 2)
+    yy: list[list[tuple[int, int]]] = []
+    ym: list[list[tuple[int, int]]] = []
+    for a in values:
+        yy.append([(pairs[(e, f)], a[e] * a[f] * (1 if e == f else 2))
+                   for e in a for f in a if e <= f])
+        ym.append([(pairs[(e, n_sum)], a[e]) for e in a])
+    return (np.array(list(pairs), np.int64).reshape(-1, 2), *csr(yy), *csr(ym))
+
+
+def csr(rows: list[list[tuple[int, int]]]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Rows of (index, weight) as offsets, indices and weights."""
+    ptr = np.cumsum([0] + [len(r) for r in rows], dtype=np.int64)
+    flat = [x for r in rows for x in r]
+    return (ptr, np.array([i for i, _ in flat], np.int64),
+            np.array([w for _, w in flat], np.int64))
+
+
+def key_values(frame: pl.DataFrame, b: str, codes: np.ndarray, rows: np.ndarray
+                ) -> list[Any]:
+    """Key column b's values at `rows` as the totals store them (`KINDS`): integers and
+    booleans are their own codes; categories are read from the rows."""
+    of = kind(frame.schema[b])
+    if of == "int":
+        return codes.tolist()
+    if of == "bool":
+        return codes.astype(bool).tolist()
+    return frame[b].gather(rows).cast(KINDS[of]).to_list()
+
+
+def key_code(dtype: pl.DataType, b: str) -> pl.Expr:
+    """A group key column as int64 codes (categories by their physical codes)."""
+    e = pl.col(b)
+    return (e.to_physical() if isinstance(dtype, pl.Categorical | pl.Enum) else e
+            ).cast(pl.Int64)

@@ -1,0 +1,242 @@
+"""Compiled sums behind a summary-only run's totals (`simkit.totals`): a chunk's rows, one
+pass per group-by, summed per cluster and group, then into the totals a ratio mean and
+its cluster-robust interval need. Plain arrays in, plain arrays out: no dataframe here.
+
+Every sum is int64, with the same wrapping arithmetic as polars's, so the same integers.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from llvmlite import ir
+from numba import carray, njit, types
+from numba.extending import intrinsic
+
+ROWS, ONE, DISTINCT = 0, 1, 2  # how a group's games are counted: its rows, 1, distinct games
+
+
+@intrinsic
+def _int64_pointer(typingctx, address):
+    """The uint64 `address` as a pointer to int64s."""
+    def codegen(context, builder, signature, args):
+        return builder.inttoptr(args[0], ir.IntType(64).as_pointer())
+    return types.CPointer(types.int64)(types.uint64), codegen
+
+
+def addresses(columns: list[np.ndarray]) -> np.ndarray:
+    """The data addresses of C-contiguous int64 `columns`, as `cluster_totals` reads
+    them (polars's own buffers, without a copy into one array, or a typed list: its
+    first use in a process compiles for half a second). The caller keeps the columns
+    alive through the call."""
+    assert all(c.dtype == np.int64 and c.flags.c_contiguous for c in columns)
+    return np.array([c.ctypes.data for c in columns], np.uint64)
+
+
+@njit(cache=True, nogil=True)
+def group_ids(keys: np.ndarray, kept: np.ndarray, limit: int
+              ) -> tuple[np.ndarray, np.ndarray]:
+    """Each kept row's group (0, 1, ... in order of first appearance; -1 for a row not
+    kept) of its key codes `keys` (keys x rows, int64), and each group's first row.
+    Groups are looked up in a table over the codes' ranges: empty arrays when that table
+    would exceed `limit` entries (the caller then groups another way)."""
+    n_keys, n = keys.shape
+    gid = np.full(n, -1, np.int64)
+    lo = np.zeros(n_keys, np.int64)
+    stride = np.ones(n_keys, np.int64)
+    size = 1
+    for k in range(n_keys):
+        a, b = np.int64(0), np.int64(-1)
+        for r in range(n):
+            if kept[r]:
+                v = keys[k, r]
+                if b < a:
+                    a, b = v, v
+                elif v < a:
+                    a = v
+                elif v > b:
+                    b = v
+        lo[k] = a
+        stride[k] = size
+        span = b - a + 1 if b >= a else 1
+        if span > limit or size * span > limit:
+            return np.empty(0, np.int64), np.empty(0, np.int64)
+        size *= span
+    table = np.full(size, -1, np.int64)
+    first = np.empty(n, np.int64)
+    groups = 0
+    for r in range(n):
+        if not kept[r]:
+            continue
+        code = 0
+        for k in range(n_keys):
+            code += (keys[k, r] - lo[k]) * stride[k]
+        g = table[code]
+        if g < 0:
+            g = groups
+            table[code] = g
+            first[g] = r
+            groups += 1
+        gid[r] = g
+    return gid, first[:groups]
+
+
+BLOCK = 1024  # rows summed a block at a time: their partial sums stay in the cache
+
+
+@njit(cache=True, nogil=True)
+def cluster_totals(cluster: np.ndarray, game: np.ndarray, gid: np.ndarray, groups: int,
+                   summed: np.ndarray, ptr: np.ndarray, term: np.ndarray, coef: np.ndarray,
+                   const: np.ndarray, games: int, sizes: int, opened: np.ndarray,
+                   products: np.ndarray, yy_ptr: np.ndarray, yy_of: np.ndarray,
+                   yy_w: np.ndarray, ym_ptr: np.ndarray, ym_of: np.ndarray,
+                   ym_w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The totals of one group-by over rows that come cluster by cluster.
+
+    `summed` (the addresses of int64 columns as long as `cluster`, one per summand,
+    `addresses`) holds what is summed per
+    cluster and group. Value j's cluster sum is const[j] * m + sum(coef[e] * sum of
+    summand term[e]) over its entries e in ptr[j]..ptr[j+1] (a plain value: one entry,
+    coefficient 1). `games`: ROWS, ONE or DISTINCT (each game's rows together). `sizes`
+    > 0 groups the clusters by their size too (group g, size m -> g * sizes + m; sizes
+    exceeds every cluster's rows). A cluster whose first row is `opened` is kept apart,
+    per cluster and group.
+
+    With `products` (pairs of summands, the summand count standing for m), a closed
+    cluster adds its summands' sums and m, and those pairs' products, to its key's, and
+    the values' totals are formed from them at the end (`Products`): fewer operations
+    when many values share few summands (the card values: 278 from 101), and the same
+    integers, as int64 arithmetic wraps modulo 2^64 whatever the order.
+
+    Returns (closed, open): closed[key] = c, m, mm, games, then per value y, yy, ym;
+    open rows = cluster, group, m, games, then per value y.
+    """
+    n = cluster.shape[0]
+    n_sum = summed.shape[0]
+    n_val = ptr.shape[0] - 1
+    keys = groups * sizes if sizes > 0 else groups
+    closed = np.zeros((keys, 4 + 3 * n_val), np.int64)
+    starts = [0]  # each cluster's first row, then n
+    n_open = 0
+    longest = 0
+    for r in range(1, n + 1):
+        if r == n or cluster[r] != cluster[r - 1]:
+            longest = max(longest, r - starts[-1])
+            if opened[starts[-1]]:
+                n_open += 1
+            starts.append(r)
+    out_open = np.zeros((n_open * max(groups, 1), 4 + n_val), np.int64)
+    k_open = 0
+    # The block's (cluster, group) pairs: partial sums, group, first row, rows, games.
+    cap = max(BLOCK, longest)
+    part = np.zeros((cap, n_sum), np.int64)
+    pair_group = np.empty(cap, np.int64)
+    pair_start = np.empty(cap, np.int64)
+    pair_rows = np.zeros(cap, np.int64)
+    pair_games = np.zeros(cap, np.int64)
+    pair_of_row = np.empty(cap, np.int64)
+    slot = np.full(max(groups, 1), -1, np.int64)  # a group's pair in the current cluster
+    last = np.full(max(groups, 1), -1, np.int64)
+    ys = np.empty(n_val, np.int64)
+    n_prod = products.shape[0]
+    lin = np.zeros((keys if n_prod else 0, n_sum + 1), np.int64)  # summands' sums, then m
+    quad = np.zeros((keys if n_prod else 0, n_prod), np.int64)
+    sums = np.empty(n_sum + 1, np.int64)
+    c = 0
+    while c < len(starts) - 1:
+        a = starts[c]  # the block: whole clusters c..d-1, rows a..b-1
+        d = c + 1
+        while d < len(starts) - 1 and starts[d + 1] - a <= cap:
+            d += 1
+        b = starts[d]
+        pairs = 0
+        for k in range(c, d):
+            for r in range(starts[k], starts[k + 1]):
+                g = gid[r]
+                if g < 0:
+                    pair_of_row[r - a] = -1
+                    continue
+                p = slot[g]
+                if p < 0:
+                    p = pairs
+                    pairs += 1
+                    slot[g] = p
+                    pair_group[p] = g
+                    pair_start[p] = starts[k]
+                    last[g] = -1
+                pair_of_row[r - a] = p
+                pair_rows[p] += 1
+                if game[r] != last[g]:
+                    pair_games[p] += 1
+                    last[g] = game[r]
+            for r in range(starts[k], starts[k + 1]):
+                if gid[r] >= 0:
+                    slot[gid[r]] = -1
+        for s in range(n_sum):  # a column at a time, through the block
+            col = carray(_int64_pointer(summed[s]), n)
+            for r in range(a, b):
+                p = pair_of_row[r - a]
+                if p >= 0:
+                    part[p, s] += col[r]
+        for p in range(pairs):
+            g = pair_group[p]
+            m = pair_rows[p]
+            direct = n_prod == 0 or opened[pair_start[p]]
+            for j in range(n_val if direct else 0):
+                y = const[j] * m
+                for e in range(ptr[j], ptr[j + 1]):
+                    y += coef[e] * part[p, term[e]]
+                ys[j] = y
+            if games == ROWS:
+                n_games = m
+            elif games == ONE:
+                n_games = 1
+            else:
+                n_games = pair_games[p]
+            if opened[pair_start[p]]:
+                out_open[k_open, 0] = cluster[pair_start[p]]
+                out_open[k_open, 1] = g
+                out_open[k_open, 2] = m
+                out_open[k_open, 3] = n_games
+                for j in range(n_val):
+                    out_open[k_open, 4 + j] = ys[j]
+                k_open += 1
+            else:
+                key = g * sizes + m if sizes > 0 else g
+                closed[key, 0] += 1
+                closed[key, 1] += m
+                closed[key, 2] += m * m
+                closed[key, 3] += n_games
+                if n_prod:
+                    for s in range(n_sum):
+                        sums[s] = part[p, s]
+                    sums[n_sum] = m
+                    for s in range(n_sum + 1):
+                        lin[key, s] += sums[s]
+                    for q in range(n_prod):
+                        quad[key, q] += sums[products[q, 0]] * sums[products[q, 1]]
+                    continue
+                for j in range(n_val):
+                    y = ys[j]
+                    closed[key, 4 + 3 * j] += y
+                    closed[key, 5 + 3 * j] += y * y
+                    closed[key, 6 + 3 * j] += y * m
+        for p in range(pairs):
+            pair_rows[p] = 0
+            pair_games[p] = 0
+            part[p, :] = 0
+        c = d
+    for key in range(lin.shape[0]):
+        for j in range(n_val):
+            y = const[j] * lin[key, n_sum]
+            for e in range(ptr[j], ptr[j + 1]):
+                y += coef[e] * lin[key, term[e]]
+            yy = np.int64(0)
+            for e in range(yy_ptr[j], yy_ptr[j + 1]):
+                yy += yy_w[e] * quad[key, yy_of[e]]
+            ym = np.int64(0)
+            for e in range(ym_ptr[j], ym_ptr[j + 1]):
+                ym += ym_w[e] * quad[key, ym_of[e]]
+            closed[key, 4 + 3 * j] = y
+            closed[key, 5 + 3 * j] = yy
+            closed[key, 6 + 3 * j] = ym
+    return closed, out_open[:k_open]
