@@ -210,6 +210,11 @@ def search_prefer(t, n_players, work, n, rng):
     return ask(work[5][s], work[4], n, work[1], t, work[6][s], rng)
 
 
+def search_values(t, n_players, work, n, values):
+    """No values: the tree widens to a random untried move after the policy's own."""
+    return False
+
+
 def search_playout(t, n_players, work, params, rng):
     playout(t, n_players, work[1], work[2], work[3], work[4], work[5], work[6], rng,
             np.int64(params[2] + 0.5), work[8])

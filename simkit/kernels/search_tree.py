@@ -19,8 +19,8 @@ MAX_ITERATIONS = 4096  # the search player's budget limit (its `iterations` para
 SEARCH_PARAMS = 5  # its own parameters (strategies.search_strategy); its policy's follow
 WIDEN = 1.0  # progressive widening: a node reached v times may have tried ...
 WIDEN_POWER = 0.5  # ... 1 + WIDEN * v ** WIDEN_POWER of its moves
-KEY, FIRST, NEXT, VISITS, AVAIL, VALUE, PATH, ROOT_KEYS, SEAT_VALUE, STREAM, USED, HEAD = \
-    range(12)
+(KEY, FIRST, NEXT, VISITS, AVAIL, VALUE, PATH, ROOT_KEYS, SEAT_VALUE, STREAM, USED, HEAD,
+ ROW_VALUES) = range(13)
 
 
 @njit(cache=True)
@@ -40,6 +40,7 @@ def new_tree(max_players, max_options):
         np.zeros(1, np.uint64),  # STREAM    this iteration's random stream
         np.zeros(1, np.int64),  # USED      nodes in use
         np.zeros(n, np.float64),  # HEAD      added to its mean (the policy's own move)
+        np.zeros(max_options, np.float64),  # ROW_VALUES  the policy's values of a node's rows
     )
 
 

@@ -416,6 +416,21 @@ def search_prefer(t, n_players, work, n, rng):
 
 
 @njit(cache=True, inline="always")
+def search_values(t, n_players, work, n, values):
+    """The policy's values of the pending rows (the rollout player tries the best of
+    these), so the tree widens to the policy's next-best action, not a random one."""
+    sid, prm, opts = work[15][0], work[16], work[9]
+    if sid == PLANNER:
+        planner_values(opts, n, work[3], t, prm, values)
+        return True
+    if sid == GREEDY:
+        for i in range(n):
+            values[i] = greedy_score(opts, i, prm)
+        return True
+    return False
+
+
+@njit(cache=True, inline="always")
 def search_playout(t, n_players, work, params, rng):
     """On from the state reached, every seat playing the policy, to the end of the game or
     for `params[2]` actions."""

@@ -446,6 +446,12 @@ def search_prefer(t, n_players, work, n, rng):
 
 
 @njit(cache=True, inline="always")
+def search_values(t, n_players, work, n, values):
+    """No values: the tree widens to a random untried move after the policy's own."""
+    return False
+
+
+@njit(cache=True, inline="always")
 def search_playout(t, n_players, work, params, rng):
     """On from the state reached, every seat playing the policy, to the end of the game or
     for `params[2]` decisions."""
