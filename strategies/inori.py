@@ -68,7 +68,6 @@ from simkit.games.inori.layout import (
 )
 from simkit.kernels.jit import njit_with_refcounts, njit_without_refcounts
 from simkit.kernels.plugin_call import call_plugin
-from simkit.kernels.search_tree import SEARCH_PARAMS
 from simkit.rng import randint
 
 from . import Param, StrategySpec, policy_weights, search_strategy
@@ -387,21 +386,6 @@ def choose(sid, opts, n, pub, t, params, rng):
         return planner(opts, n, pub, t, params, rng)
     if sid == ROLLOUT:  # its offerings never get here: play.rollout_choice makes them
         return policy_choice(opts, n, pub, t, params, rng)
-    if sid == SEARCH:  # its runes, moves and offerings never get here: play.py searches them
-        return search_policy(opts, n, pub, t, params, rng)
-    return randint(rng, n)
-
-
-@njit(cache=True, inline="always")
-def search_policy(opts, n, pub, t, params, rng):
-    """The search player's own decisions other than runes, moves and offerings, by its
-    playout policy (`params[3]`: 0 random, 1 greedy, 2 planner) with the weights after its
-    own, as its playouts play them (play.py: search_prefer)."""
-    policy, weights = np.int64(params[3] + 0.5), params[SEARCH_PARAMS:]
-    if policy == PLANNER:
-        return planner(opts, n, pub, t, weights, rng)
-    if policy == GREEDY:
-        return greedy(opts, n, weights, rng)
     return randint(rng, n)
 
 

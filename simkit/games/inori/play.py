@@ -335,10 +335,7 @@ rollout_choice = bind_rollout(globals(), njit_with_refcounts)
 
 # ---------------------------------------------------------------- search player
 # The search player's hooks (simkit/kernels/search.py, bound below): a decision's `state`
-# is the rollout player's. It searches a turn's rune, move and offering; the choices that
-# follow one (a token, a block, a New Start, a tile) are its policy's, at the table and in
-# its tree (search_next plays them off the tree), as the rollout player leaves all but its
-# offerings to its policy: they were a fifth of its searches. Its arrays are made once
+# is the rollout player's. It decides every decision of its seat. Its arrays are made once
 # per decision, as the rollout player's are: Inori's per-thread scratch is handed to the
 # loop as views without reference counts, which a tree of arrays would have to join.
 @njit(cache=True, inline="always")
@@ -436,21 +433,9 @@ def search_step(t, n_players, work, rng, fusing):
 
 
 @njit(cache=True, inline="always")
-def searches(step):
-    """Whether the search player searches a decision of this step (its policy makes the
-    others)."""
-    return step <= STEP_OFFER  # STEP_RUNE, STEP_MOVE, STEP_OFFER: layout's steps 0-2
-
-
-@njit(cache=True, inline="always")
 def search_next(t, n_players, work, rng):
-    """The next decision of the re-deal that the search player searches (searches): the
-    others are played by the policy."""
-    while True:
-        n, _fused = search_step(t, n_players, work, rng, False)
-        if n == 0 or searches(work[6][STEP]):
-            return n
-        search_apply(t, n_players, work, search_prefer(t, n_players, work, n, rng), rng)
+    n, _fused = search_step(t, n_players, work, rng, False)
+    return n
 
 
 @njit(cache=True, inline="always")
@@ -523,7 +508,7 @@ def play_game(t, n_players, seed, sids, params, out, g, scratch, trace, tracing,
             c = rollout_choice(t, n_players, s, (pub, hid, decks, discards, tops, new_starts,
                                                  stack, rtops, trace), opts, n, params[s],
                                rngs[1 + s])
-        elif lookahead is not None and sids[s] == SEARCH and searches(pub[STEP]):
+        elif lookahead is not None and sids[s] == SEARCH:
             c = searched(lookahead, t, n_players, s, (pub, hid, decks, discards, tops,
                                                       new_starts, stack, rtops, trace), opts,
                          n, params[s], rngs[1 + s])
