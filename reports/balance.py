@@ -4,44 +4,17 @@ before and after on fresh deals, the best candidates and the search's trajectory
 from __future__ import annotations
 
 import copy
-import html
 import json
 from pathlib import Path
 from typing import Any
 
 import polars as pl
 
-from reports.charts import BLUE, MUTED, STYLE, WIDTH
-from reports.render import png_base64
+from reports.charts import trajectory_figure
+from reports.page import answer_line, escape, page, plain_table, png_base64
 from simkit import tomlwrite
 from simkit.config import apply_override
 from simkit.paramfile import write_text_atomic
-
-
-def trajectory_figure(trajectory: list[Any]) -> Any:
-    """Each evaluation's score (how far its intervals miss the targets, plus the change's
-    cost) against the games played so far, and the best so far."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    from matplotlib.figure import Figure
-    from matplotlib.ticker import FuncFormatter
-
-    with matplotlib.rc_context(STYLE):
-        fig = Figure(figsize=(WIDTH, 3.6))
-        ax = fig.add_subplot()
-        xs = [t[0] for t in trajectory]
-        ax.scatter(xs, [t[1] for t in trajectory], s=12, color=MUTED, label="candidate")
-        ax.step(xs, [t[2] for t in trajectory], where="post", color=BLUE, label="best so far")
-        ax.set_yscale("symlog", linthresh=0.05)
-        ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
-        ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:,.0f}"))
-        ax.set_xlabel("games played by the search")
-        ax.set_ylabel("score (0 = every target met)")
-        ax.set_title("Search trajectory")
-        ax.legend(frameon=False)
-        fig.tight_layout()
-    return fig
 
 
 def _value(v: Any) -> str:
@@ -130,7 +103,9 @@ CARD_HEAD = ["Target", "Before", "Before: estimate", "After", "After: estimate"]
 
 def _intro(search: Any, result: dict[str, Any], targets_source: str) -> list[str]:
     spec = search.spec
+    judged = result.get("judged_at")
     return [
+        *([f"Candidates judged at {judged['why']}"] if judged else []),
         f"{search.game.title}, {spec.players} players ({', '.join(spec.strategies)}); "
         f"searched {'; '.join(k.describe() for k in search.knobs)}; "
         f"{result['search_games']:,} games of search (seed {spec.seed}), then "
@@ -168,29 +143,23 @@ def markdown(search: Any, result: dict[str, Any], verified: dict[str, pl.DataFra
 
 def page_html(search: Any, result: dict[str, Any], verified: dict[str, pl.DataFrame],
               png: str, targets_source: str) -> str:
-    e = html.escape
+    def section(key: str, title: str, inside: str) -> str:
+        return f'<section id="{key}"><h2>{escape(title)}</h2>{inside}</section>'
 
-    def table(head: list[str], rows: list[Any]) -> str:
-        return ("<table><thead><tr>" + "".join(f"<th>{e(h)}</th>" for h in head)
-                + "</tr></thead><tbody>" + "".join(
-                    "<tr>" + "".join(f"<td>{e(str(c))}</td>" for c in r) + "</tr>"
-                    for r in rows) + "</tbody></table>")
-
-    intro = "".join(f"<p>{e(p)}</p>" for p in _intro(search, result, targets_source))
-    return (
-        "<!doctype html><html><head><meta charset='utf-8'><title>Balance search</title>"
-        "<style>body{font-family:sans-serif;max-width:980px;margin:2em auto;color:#1f2933}"
-        "table{border-collapse:collapse}td,th{border-bottom:1px solid #e4e7eb;padding:4px 8px;"
-        "text-align:left}.verdict{font-size:1.2em;font-weight:bold}</style></head><body>"
-        f"<h1>Balance search</h1><p class='verdict'>{e(result['verdict'])}</p>{intro}"
-        f"<h2>Scorecard on fresh deals</h2>{table(CARD_HEAD, _scorecards(verified))}"
-        + (f"<h2>At every skill level</h2><p class='verdict'>"
-           f"{e(result['across_sentence'])}</p>{table(RUNG_HEAD, _rungs(result))}"
-           if result.get("rungs") else "") +
-        f"<h2>The best candidates (search games)</h2>"
-        f"{table(CAND_HEAD, _candidates(search, result))}"
-        f"<h2>Search trajectory</h2><img alt='search trajectory' "
-        f"src='data:image/png;base64,{png}'>"
-        "<p>Play the change: patch.toml lists it; <code>--config balanced.toml</code> plays "
-        "the whole config; verify_before/ and verify_after/ are the two runs.</p>"
-        "</body></html>\n")
+    lead = (answer_line(result["verdict"])
+            + "".join(f'<p class="sub">{escape(p)}</p>'
+                      for p in _intro(search, result, targets_source)))
+    body = [section("scorecard", "Scorecard on fresh deals",
+                    plain_table(CARD_HEAD, _scorecards(verified)))]
+    if result.get("rungs"):
+        body.append(section("rungs", "At every skill level",
+                            f'<p class="intro">{escape(result["across_sentence"])}</p>'
+                            + plain_table(RUNG_HEAD, _rungs(result))))
+    body += [section("candidates", "The best candidates (search games)",
+                     plain_table(CAND_HEAD, _candidates(search, result))),
+             section("trajectory", "Search trajectory",
+                     f'<figure><img alt="search trajectory" src="data:image/png;base64,{png}">'
+                     "</figure><p>Play the change: patch.toml lists it; <code>--config "
+                     "balanced.toml</code> plays the whole config; verify_before/ and "
+                     "verify_after/ are the two runs.</p>")]
+    return page("Balance search", "", lead, body) + "\n"

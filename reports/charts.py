@@ -19,6 +19,7 @@ matplotlib.use("Agg")
 import matplotlib.ticker as mticker  # noqa: E402
 import numpy as np  # noqa: E402
 import polars as pl  # noqa: E402
+from matplotlib.colors import Normalize, TwoSlopeNorm  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 
 INK = "#1f2933"
@@ -60,7 +61,7 @@ def short_label(name: Any, width: int = LABEL_WIDTH) -> str:
     return text if len(text) <= width else text[:width - 1] + "\u2026"
 
 
-def _styled(fn: Callable[..., Figure]) -> Callable[..., Figure]:
+def styled(fn: Callable[..., Figure]) -> Callable[..., Figure]:
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Figure:
         with matplotlib.rc_context(STYLE):
@@ -72,7 +73,7 @@ def _scaled(frame: pl.DataFrame, key: str, scale: float) -> np.ndarray:
     return frame[key].cast(pl.Float64).fill_null(math.nan).to_numpy() * scale
 
 
-@_styled
+@styled
 def interval_bars(frame: pl.DataFrame, *, label: str, value: str, title: str, xlabel: str,
                   scale: float = 100.0, reference: float | None = None,
                   reference_label: str | None = None, band: float | None = None,
@@ -135,7 +136,7 @@ def interval_bars(frame: pl.DataFrame, *, label: str, value: str, title: str, xl
     return fig
 
 
-@_styled
+@styled
 def distribution_lines(hist: pl.DataFrame, *, group: str, value: str, title: str,
                        xlabel: str, ylabel: str = "share of players",
                        order: Sequence[str] | None = None) -> Figure:
@@ -161,7 +162,7 @@ def distribution_lines(hist: pl.DataFrame, *, group: str, value: str, title: str
     return fig
 
 
-@_styled
+@styled
 def count_bars(hist: pl.DataFrame, *, value: str, title: str, xlabel: str,
                ylabel: str = "share of games", mean: float | None = None) -> Figure:
     """Vertical bars: the share of each `value` (a `histogram` frame without a group)."""
@@ -192,7 +193,7 @@ def count_bars(hist: pl.DataFrame, *, value: str, title: str, xlabel: str,
     return fig
 
 
-@_styled
+@styled
 def grouped_bars(frame: pl.DataFrame, *, category: str, group: str, value: str, title: str,
                  xlabel: str, ylabel: str, scale: float = 100.0,
                  reference: float | None = None, reference_label: str | None = None,
@@ -228,4 +229,97 @@ def grouped_bars(frame: pl.DataFrame, *, category: str, group: str, value: str, 
     ax.set_ylabel(ylabel)
     ax.grid(axis="y", color=GRID, zorder=0)
     ax.legend(fontsize=8.5, frameon=False, loc="upper left", bbox_to_anchor=(1.01, 1))
+    return fig
+
+
+@styled
+def heat_map(values: np.ndarray, marks: np.ndarray, *, rows: Sequence[str],
+             cols: Sequence[str], row_label: str, col_label: str, title: str,
+             fmt: str, limits: tuple[float, float] | None = None,
+             signed: bool = False, counts: bool = False) -> Figure:
+    """A grid of two varied keys: colour = estimate, text = estimate and its verdict.
+
+    `limits` is the colour range (shared by every map of one metric, so that one colour
+    means one value across them); `signed` values (an advantage, an effect) get a
+    diverging map centred on zero, others a sequential one; `counts` get whole ticks."""
+    fig = Figure(layout="constrained", figsize=(min(WIDTH, 2.2 + 1.0 * len(cols)),
+                                                1.6 + 0.5 * len(rows)))
+    ax = fig.add_subplot()
+    masked = np.ma.masked_invalid(values)
+    finite = values[np.isfinite(values)]
+    lo, hi = limits if limits is not None else (
+        (float(finite.min()), float(finite.max())) if finite.size else (0.0, 1.0))
+    if hi <= lo:
+        lo, hi = lo - 0.5, hi + 0.5
+    if signed:
+        span = max(abs(lo), abs(hi), 1e-9)
+        norm = TwoSlopeNorm(0.0, -span, span)
+        im = ax.imshow(masked, cmap="RdBu_r", norm=norm, aspect="auto", origin="lower")
+    else:
+        norm = Normalize(lo, hi)
+        im = ax.imshow(masked, cmap="viridis", norm=norm, aspect="auto", origin="lower")
+    bar = fig.colorbar(im, ax=ax, shrink=0.9)
+    if counts:
+        bar.locator = mticker.MaxNLocator(integer=True)
+        bar.update_ticks()
+    for i in range(values.shape[0]):
+        for j in range(values.shape[1]):
+            v = values[i, j]
+            text = "—" if not math.isfinite(v) else fmt.format(v)
+            text += {"P": " ✓", "F": " ✗", "U": " ?"}.get(str(marks[i, j]), "")
+            shade = norm(v) if math.isfinite(v) else 1.0
+            dark = (abs(shade - 0.5) > 0.3) if signed else shade < 0.5
+            ax.text(j, i, text, ha="center", va="center", fontsize=8,
+                    color="white" if dark else INK)
+    ax.set_xticks(range(len(cols)), cols)
+    ax.set_yticks(range(len(rows)), rows)
+    ax.set_xlabel(col_label)
+    ax.set_ylabel(row_label)
+    ax.set_title(title)
+    return fig
+
+
+@styled
+def win_heat_map(names: list[str], share: np.ndarray, title: str) -> Figure:
+    """share[i, j]: how often row i finished ahead of column j; 0.5 is even (white)."""
+    k = len(names)
+    fig = Figure(layout="constrained", figsize=(min(WIDTH, 2.8 + 1.1 * k), 1.8 + 0.6 * k))
+    ax = fig.add_subplot()
+    im = ax.imshow(np.ma.masked_invalid(share * 100), cmap="RdBu",
+                   norm=TwoSlopeNorm(50, 0, 100), aspect="auto")
+    fig.colorbar(im, ax=ax, shrink=0.9, label="% of games row ahead of column")
+    for i in range(k):
+        for j in range(k):
+            v = share[i, j]
+            text = "—" if not math.isfinite(v) else f"{v * 100:.1f}"
+            strong = math.isfinite(v) and abs(v - 0.5) > 0.3
+            ax.text(j, i, text, ha="center", va="center", fontsize=9,
+                    color="white" if strong else INK)
+    shown = [short_label(n) for n in names]
+    crowded = k > 3 or max(len(n) for n in shown) > 10
+    ax.set_xticks(range(k), shown, rotation=90 if crowded else 0)  # upright: no overlap
+    ax.set_yticks(range(k), shown)
+    ax.set_xlabel("opponent (column)")
+    ax.set_ylabel("strategy (row)")
+    ax.set_title(title)
+    return fig
+
+
+@styled
+def trajectory_figure(trajectory: list[Any]) -> Figure:
+    """Each evaluation's score (how far its intervals miss the targets, plus the change's
+    cost) against the games played so far, and the best so far."""
+    fig = Figure(figsize=(WIDTH, 3.6))
+    ax = fig.add_subplot()
+    xs = [t[0] for t in trajectory]
+    ax.scatter(xs, [t[1] for t in trajectory], s=12, color=MUTED, label="candidate")
+    ax.step(xs, [t[2] for t in trajectory], where="post", color=BLUE, label="best so far")
+    ax.set_yscale("symlog", linthresh=0.05)
+    ax.yaxis.set_major_formatter(mticker.FuncFormatter(lambda v, _: f"{v:g}"))
+    ax.xaxis.set_major_formatter(mticker.FuncFormatter(lambda v, _: f"{v:,.0f}"))
+    ax.set_xlabel("games played by the search")
+    ax.set_ylabel("score (0 = every target met)")
+    ax.set_title("Search trajectory")
+    ax.legend(frameon=False)
+    fig.tight_layout()
     return fig

@@ -28,8 +28,10 @@ import polars as pl
 from reports import metrics
 from reports.answer import before_after, compare_answer, whose_play
 from reports.build import scorecard_only
+from reports.cells import minus
 from reports.hooks import Context, hooks_for
 from reports.load import Run, open_run, read_run_manifest
+from reports.page import answer_line, escape, facts_html, page, plain_table, tone_of, verdict_class
 from reports.paired import paired_difference
 from reports.stats import Z
 from reports.targets import load_targets
@@ -252,7 +254,6 @@ def write_compare(c: Comparison, out: Path) -> list[Path]:
     """compare.csv, compare.md and compare.html into `out` (a new folder, an empty one,
     or one simkit wrote a comparison into)."""
     from reports.files import atomic_write
-    from reports.render import render_compare_html
     from simkit import folders
 
     out = Path(out)
@@ -277,8 +278,48 @@ def write_compare(c: Comparison, out: Path) -> list[Path]:
                      for r in c.scorecards.iter_rows(named=True)]
         atomic_write(md, "\n".join(text) + "\n")
         page = out / "compare.html"
-        atomic_write(page, render_compare_html(c, HEADER, rows))
+        atomic_write(page, page_html(c, HEADER, rows))
     except OSError as exc:
         raise SimkitError(f"--out {out}: cannot write the comparison "
                           f"({on_disk(exc, out)})") from None
     return [csv, md, page]
+
+
+def page_html(c: Comparison, header: list[str], rows: list[list[str]]) -> str:
+    """compare.html: the scorecards before and after, then the table of compare.md."""
+    lead = (answer_line(c.answer, tone_of(set(c.scorecards["verdict_b"].to_list())
+                                          if c.scorecards is not None else set()))
+            + facts_html([("A", f"{c.a} ({c.a_label})"), ("B", f"{c.b} ({c.b_label})"),
+                          ("Games", f"{c.games:,} each, seed {c.seed}: the same deals")]))
+    metric = (
+        '<section id="compare"><h2>Metric by metric</h2>'
+        '<p class="intro">B minus A for every metric, with its 95% interval paired by deal '
+        "(the same deals in both runs make it much narrower than the unpaired one); "
+        "<em>real</em> marks differences that survive the false-discovery-rate control "
+        "(Benjamini-Hochberg, 5%).</p>"
+        + plain_table(header, [[minus(x) for x in r] for r in rows]) + "</section>")
+    return page(f"{c.game}: comparison of two runs", "simkit comparison", lead,
+                [_before_after_html(c.scorecards) + metric])
+
+
+def _before_after_html(cards: pl.DataFrame | None) -> str:
+    """The two scorecards, target by target: A's verdict, B's, and what changed."""
+    if cards is None or not cards.height:
+        return ""
+    e = escape
+    rows = []
+    for r in cards.iter_rows(named=True):
+        sides = []
+        for side in ("a", "b"):
+            v = r[f"verdict_{side}"] or ""
+            sides.append(f'<td><span class="pill {verdict_class(v)}">{e(v)}</span><br>'
+                         f'<span class="small">{e(minus(r[f"estimate_{side}"] or ""))}'
+                         "</span></td>")
+        rows.append(f"<tr><td><strong>{e(r['title'])}</strong><br><span class=\"small\">"
+                    f"{e(r['target'])}</span></td>{''.join(sides)}<td>{e(r['change'])}</td>"
+                    "</tr>")
+    return ('<section id="scorecards"><h2>Scorecard before and after</h2><p class="intro">'
+            "Each balance target judged on A (before) and on B (after), as in the balance "
+            "report.</p><div class=\"scroll\"><table class=\"scorecard\"><thead><tr>"
+            "<th>Target</th><th>A (before)</th><th>B (after)</th><th>Change</th></tr>"
+            f"</thead><tbody>{''.join(rows)}</tbody></table></div></section>")

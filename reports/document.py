@@ -63,3 +63,9 @@ class Section:
     title: str
     intro: str  # one sentence: what this section answers
     blocks: list[Block] = field(default_factory=list)
+
+
+def csv_tables(sections: list[Section]) -> list[tuple[str, str, pl.DataFrame]]:
+    """(csv stem, title, frame) of every table of `sections` that has a CSV name."""
+    return [(b.csv, b.title, b.frame) for s in sections for b in s.blocks
+            if isinstance(b, Table) and b.csv]

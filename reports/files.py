@@ -86,13 +86,13 @@ def report_is_current(run_dir: Path, game: str) -> bool:
     """Whether the run's report.html was written after everything it reads that a rerun
     could have changed: the results (manifest.json), a value run in RUN/value, and the
     targets files in force (simkit's and the game's own)."""
-    from reports.targets import DEFAULT_TARGETS, _game_targets
+    from reports.targets import DEFAULT_TARGETS, game_targets
 
     page = Path(run_dir) / "report.html"
     if not page.is_file() or not (Path(run_dir) / "report_tables" / "scorecard.csv").is_file():
         return False
     inputs = [Path(run_dir) / "manifest.json", Path(run_dir) / "value" / "value.json",
-              DEFAULT_TARGETS, _game_targets(game)]
+              DEFAULT_TARGETS, game_targets(game)]
     written = page.stat().st_mtime
     return all(p is None or not p.exists() or p.stat().st_mtime <= written for p in inputs)
 

@@ -21,6 +21,7 @@ from typing import Any
 import polars as pl
 
 from reports import metrics
+from reports.context import components_of, context
 from reports.document import Chart, Column, Note, Section, Table
 from reports.files import check_report_folder, write_report_files
 from reports.hooks import hooks_for
@@ -28,19 +29,21 @@ from reports.load import Run, open_run
 from reports.paired import paired_difference
 from reports.render import Written
 from reports.skill import CONVERGED, NOT_SURE, across_skill, between, convergence, flips
+from reports.stats import Z
 from reports.sweep import (
     FAMILIES,
     TOP_COMPONENTS,
     Family,
     SweepReport,
-    _region,
     line_chart,
     render_html,
     render_markdown,
     run_metrics,
     sweep_record,
+    target_region,
 )
-from reports.targets import PASS, Item, Targets, judge_item, load_targets
+from reports.targets import FAIL, PASS, UNSURE, Targets, load_targets
+from simkit import causal
 from simkit.errors import SimkitError
 from simkit.ladders import LADDER_FILE, read_ladder
 from simkit.results import REPORT_FILE, REPORT_SUMMARY_FILE
@@ -63,7 +66,7 @@ class LadderData:
     budget: dict[str, Any] | None  # the convergence check
 
 
-def _strength(run: Run, token: str, players: int) -> dict[str, Any]:
+def strength(run: Run, token: str, players: int) -> dict[str, Any]:
     """A token's win share in a rotated lineup (clustered by deal) and its gain over the
     fair share."""
     ws = metrics.win_share_by(run.source, "strategy").filter(pl.col("strategy") == token)
@@ -72,6 +75,15 @@ def _strength(run: Run, token: str, players: int) -> dict[str, Any]:
     return {"win_share": r["win_share"], "lo": r["win_share_lo"], "hi": r["win_share_hi"],
             "gain": r["win_share"] - fair, "gain_lo": r["win_share_lo"] - fair,
             "gain_hi": r["win_share_hi"] - fair, "games": int(run.manifest["games"])}
+
+
+def budget_check(folder: Path, token: str, players: int, margin: float) -> dict[str, Any]:
+    """A convergence check's run (a budget doubled in one seat, `token`, against itself):
+    the doubled player's gain with its interval, and whether it stays under `margin`
+    (`simkit.strongest` borrows this: the library never imports the reports)."""
+    seen = strength(open_run(folder), token, players)
+    state = convergence(seen["gain_lo"], seen["gain_hi"], margin)
+    return seen | {"state": state, "converged": state == CONVERGED}
 
 
 def collect(folder: Path, targets: Targets) -> LadderData:
@@ -101,9 +113,9 @@ def collect(folder: Path, targets: Targets) -> LadderData:
         elif p["kind"] == "climb":
             i, below = p["rungs"]
             climb.append({"rung": names[i], "against": names[below], "point": i - 1}
-                         | _strength(run, p["strategies"][0], players))
+                         | strength(run, p["strategies"][0], players))
         else:
-            budget = _strength(run, p["strategies"][0], players) | {
+            budget = strength(run, p["strategies"][0], players) | {
                 "rung": names[p["rungs"][0]]}
             budget["state"] = convergence(budget["gain_lo"], budget["gain_hi"],
                                           float(record["margin"]))
@@ -139,29 +151,67 @@ def across(d: LadderData) -> pl.DataFrame:
     return pl.DataFrame(rows, infer_schema_length=None)
 
 
-def components_across(d: LadderData, targets: Targets) -> pl.DataFrame:
-    """Each component's effect judged at every rung against the component target, and
-    across skill: which components' verdicts change with skill."""
+def judge_components(part: pl.DataFrame, limit: float) -> list[str]:
+    """One rung's component verdicts against the component target (effects within
+    ±`limit`), under the value page's family control (`simkit.causal.verdicts`): the
+    calls "beyond the limit" and "within it" are each held at a 5% false discovery rate
+    (Benjamini-Hochberg) within each kind, not judged one raw interval at a time. FAIL:
+    beyond; PASS: within; else NOT YET SURE. An association of a component players
+    choose points but never convicts (its FAIL reads NOT YET SURE), as on the scorecard.
+    `part`: kind, estimate, lo, hi (95%), dealt."""
+    if not part.height:
+        return []
+    table = part.select(
+        "kind", pl.lit(False).alias("a_a"), pl.lit(causal.UNSURE).alias("verdict"),
+        pl.col("estimate").alias("vs_average"),
+        ((pl.col("hi") - pl.col("lo")) / (2 * Z)).alias("vs_average_se"))
+    judged = causal.verdicts(table, limit)["verdict"].to_list()
+    return [FAIL if v in (causal.STRONGER, causal.WEAKER) and dealt else
+            PASS if v == causal.AVERAGE else UNSURE
+            for v, dealt in zip(judged, part["dealt"].to_list(), strict=True)]
+
+
+def field_components(run: Run, targets: Targets) -> pl.DataFrame:
+    """A field's compared components: component ("name (kind)"), kind, estimate, lo, hi,
+    dealt."""
+    hooks = hooks_for(run.game)
+    comps = components_of(run, hooks, context(run, targets, hooks)).filter(pl.col("compared"))
+    return comps.filter(pl.all_horizontal(
+        [pl.col(c).is_finite() for c in ("effect", "effect_lo", "effect_hi")])).select(
+        (pl.col("name") + " (" + pl.col("kind").str.to_lowercase() + ")").alias("component"),
+        "kind", pl.col("effect").alias("estimate"), pl.col("effect_lo").alias("lo"),
+        pl.col("effect_hi").alias("hi"), pl.col("dealt").cast(pl.Boolean))
+
+
+def components_across(d: LadderData, targets: Targets,
+                      parts: list[pl.DataFrame] | None = None) -> pl.DataFrame:
+    """Each component's effect judged at every rung against the component target, each
+    rung's kinds under family control (`judge_components`), and across skill: which
+    components' verdicts change with skill. `parts`: each rung's `field_components`
+    (default: read from its field)."""
     setting = targets.settings.get("component_effect")
-    part = d.data.filter(pl.col("family") == "component")
-    if setting is None or not part.height:
+    if parts is None:
+        if not d.data.filter(pl.col("family") == "component").height:
+            return pl.DataFrame()
+        parts = [field_components(run, targets) for run in d.runs]
+    if setting is None or not any(p.height for p in parts):
         return pl.DataFrame()
     limit = setting["max_points"] / 100
     top = d.budget["state"] if d.budget is not None else NOT_SURE
+    by_rung = [{r["component"]: (v, r["estimate"]) for r, v in zip(
+        part.iter_rows(named=True), judge_components(part, limit), strict=True)}
+        for part in parts]
     rows = []
-    for group in dict.fromkeys(part["group"].to_list()):
-        mine = {r["point"]: r for r in part.filter(pl.col("group") == group).iter_rows(
-            named=True)}
+    for group in dict.fromkeys(g for rung in by_rung for g in rung):
         verdicts, row = [], {"component": group}
-        for i, name in enumerate(d.rungs):
-            r = mine.get(i)
-            if r is None or not all(math.isfinite(r[k]) for k in ("estimate", "lo", "hi")):
+        for name, rung in zip(d.rungs, by_rung, strict=True):
+            if group not in rung:
                 verdicts.append("not judged")
                 row[name] = "not judged"
                 continue
-            v = judge_item(Item(group, r["estimate"], r["lo"], r["hi"]), -limit, limit)[0]
+            v, estimate = rung[group]
             verdicts.append(v)
-            row[name] = f"{v}: {r['estimate'] * 100:+.1f}"
+            row[name] = f"{v}: {estimate * 100:+.1f}"
         row["across"], row["detail"] = across_skill(d.rungs, verdicts, top)
         row["changes"] = bool(flips(d.rungs, verdicts))
         rows.append(row)
@@ -248,6 +298,12 @@ def build(d: LadderData, targets: Targets) -> SweepReport:
                 f"about strong play\"; the top column ({top} players in every seat) is the "
                 "strongest play measured.")
     sec.blocks.append(Note(lead))
+    if rec.get("not_played"):
+        sec.blocks.append(Note(
+            f"A stronger player is on this game's ladder and was not played here: "
+            f"{', '.join(rec['not_played'])} (the ladder stopped at {top} with --up-to). "
+            f"Every verdict here is about play up to {top} players; stronger play may "
+            "change it (docs/ladder.md)."))
     for r in verdicts.iter_rows(named=True):
         sec.blocks.append(Note(f"{r['title']}: {r['across']}. {r['detail']}"))
     columns = [Column("title", "Target")] + [Column(name, f"{name} (all seats)")
@@ -320,7 +376,9 @@ def build(d: LadderData, targets: Targets) -> SweepReport:
         sec = Section("components", "Components across skill",
                       "Each component's win-share effect (players who had or used it against "
                       "those who did not, points) in every rung's field, judged against the "
-                      "component target.")
+                      "component target with each rung's calls held at a 5% false discovery "
+                      "rate within each kind (Benjamini-Hochberg, as on the value page): "
+                      "among many equal components one is rarely called by chance.")
         sec.blocks.append(Note(
             ("Verdicts that change with skill: " + ", ".join(moved) + ".") if moved else
             "No component's verdict changes with skill (a PASS at one rung and a FAIL at "
@@ -352,7 +410,7 @@ def build(d: LadderData, targets: Targets) -> SweepReport:
             top5 = (part.group_by("group").agg(size=pl.col("estimate").abs().max())
                     .sort("size", descending=True).head(TOP_COMPONENTS)["group"].to_list())
             part = part.filter(pl.col("group").is_in(top5))
-        region = _region(family, targets)
+        region = target_region(family, targets)
         reference = 1.0 / n if family.key == "win_seat" else None
         fig = line_chart(part, family, d.rungs, "skill level (one strategy in every seat)",
                          region, passing, reference)

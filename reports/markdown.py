@@ -4,9 +4,10 @@ as written, never read as markup, and tables of a report's `Table` blocks."""
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Sequence
 
 from reports.cells import cells
-from reports.document import Table
+from reports.document import Note, Section, Table
 from simkit.words import ESCAPE, shown
 
 
@@ -50,3 +51,18 @@ def md_table(table: Table) -> str:
 
 def md_next(step: str | None) -> str:
     return " " + md_escape(step) if step else ""
+
+
+def md_sections(sections: Sequence[Section], e: Callable[[str], str] = str) -> list[str]:
+    """The sections as Markdown lines: each a heading and its intro, its tables under
+    their own headings with their explanations, its notes in italics (charts are on the
+    page only). `e` escapes text from a config (`md_escape`)."""
+    out: list[str] = []
+    for s in sections:
+        out += ["", f"## {e(s.title)}", "", e(s.intro)]
+        for b in s.blocks:
+            if isinstance(b, Table):
+                out += ["", f"### {e(b.title)}", "", e(b.explain), "", md_table(b)]
+            elif isinstance(b, Note):
+                out += ["", f"_{e(b.text)}_"]
+    return out

@@ -53,17 +53,6 @@ def n_players(frame: Data) -> int:
 
 
 # ------------------------------------------------------------------ from exact totals
-def _moments(n: Any, t: Any, tt: Any, scale: int) -> tuple[float, float]:
-    """Mean and sample variance from a count, a sum and a sum of squares (exact for ints)."""
-    div = scale or 1
-    if n < 1:
-        return math.nan, math.nan
-    mean = t / (n * div)
-    if n < 2:
-        return mean, math.nan
-    return mean, max(n * tt - t * t, 0) / (n * (n - 1) * div * div)
-
-
 def _query(src: Source, by: Sequence[str] = (), values: Sequence[str] | Mapping[str, pl.Expr]
            = (), **kw: Any) -> Query:
     return Query.of(by, values, level=src.level, **kw)
@@ -134,29 +123,6 @@ def clustered_mean(frame: Data, by: Sequence[str], values: Sequence[str] | Mappi
     total = clusters_total(src, cluster) if all_clusters else None
     return _means(table, list(by), total)
 
-
-def subgroup_means(frame: Data, groups: Mapping[str, pl.Expr], value: str,
-                   cluster: str = "deal") -> pl.DataFrame:
-    """Mean of `value` within each named subgroup of rows (a boolean expression each, the
-    subgroups may overlap), with cluster-robust 95% intervals over every cluster.
-
-    Columns: group, players, `<value>`, `<value>_se`, `<value>_lo`, `<value>_hi`.
-    """
-    src = source_of(frame)
-    queries = {name: _query(src, (), [value], where=expr, cluster=cluster)
-               for name, expr in groups.items()}
-    src.prefetch(list(queries.values()))
-    total = clusters_total(src, cluster)
-    rows = []
-    for name, q in queries.items():
-        means = _means(src.table(q), [], total)
-        r = means.row(0, named=True) if means.height else {}
-        rows.append({"group": name, "players": r.get("players", 0),
-                     value: r.get(value, math.nan), f"{value}_se": r.get(f"{value}_se"),
-                     f"{value}_lo": r.get(f"{value}_lo"), f"{value}_hi": r.get(f"{value}_hi")})
-    return pl.DataFrame(rows, schema={"group": pl.String, "players": pl.Int64,
-                                      value: pl.Float64, f"{value}_se": pl.Float64,
-                                      f"{value}_lo": pl.Float64, f"{value}_hi": pl.Float64})
 
 
 def as_proportion(frame: pl.DataFrame, value: str, n: str = "players",

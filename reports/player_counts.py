@@ -12,7 +12,6 @@ A pair clear at some counts and level at others FADES: said, not flagged.
 
 from __future__ import annotations
 
-import html
 import itertools
 from pathlib import Path
 from typing import Any
@@ -21,8 +20,8 @@ import polars as pl
 
 from reports.document import Column, Note, Section, Table
 from reports.files import atomic_write
-from reports.markdown import md_block, md_escape, md_table
-from reports.render import CSS, _html_section
+from reports.markdown import md_block, md_escape, md_sections
+from reports.page import command_html, escape, facts_html, page, section_html
 from simkit.results import write_csv
 
 MD_FILE = "player_counts.md"
@@ -137,37 +136,21 @@ def render_markdown(records: list[dict[str, Any]], command: str, line: str,
            f"{first['games_per_lineup']:,} games per lineup at each count (rounded up to whole "
            "deals); each count's own tournament is in its players-N folder.", "",
            "Reproduce:", "", *md_block(command)]
-    for s in secs:
-        out += ["", f"## {e(s.title)}", "", e(s.intro)]
-        for b in s.blocks:
-            if isinstance(b, Table):
-                out += ["", f"### {e(b.title)}", "", e(b.explain), "", md_table(b)]
-            elif isinstance(b, Note):
-                out += ["", f"_{e(b.text)}_"]
+    out += md_sections(secs, e)
     return "\n".join(out) + "\n"
 
 
 def render_html(records: list[dict[str, Any]], command: str, line: str,
                 secs: list[Section]) -> str:
-    e = html.escape
     first = records[0]
     counts = ", ".join(str(r["players"]) for r in records)
-    links = "".join(f'<a href="players-{r["players"]}/tournament.html">{r["players"]} '
-                    "players</a>" for r in records)
-    return "\n".join([
-        "<!doctype html>", '<html lang="en"><head><meta charset="utf-8">',
-        '<meta name="viewport" content="width=device-width, initial-scale=1">',
-        f"<title>{e(first['title'])} tournament by player count</title>"
-        f"<style>{CSS}</style></head><body>",
-        '<header class="top"><div class="wrap"><div class="eyebrow">simkit tournament</div>'
-        f"<h1>{e(first['title'])} tournament by player count</h1>"
-        f'<p class="sub"><strong>{e(line)}</strong></p>'
-        f'<dl class="facts"><dt>Players</dt><dd>{e(counts)}</dd><dt>Seed</dt>'
-        f"<dd>{first['seed']}</dd></dl><div class=\"cmd\"><span>Reproduce</span>"
-        f"<code>{e(command)}</code></div></div></header>",
-        f'<nav class="toc"><div class="wrap">{links}</div></nav><main class="wrap">',
-        *[_html_section(s) for s in secs],
-        f"</main><footer class=\"wrap\">Table as CSV: {CSV_FILE}.</footer></body></html>"])
+    lead = (f'<p class="sub"><strong>{escape(line)}</strong></p>'
+            + facts_html([("Players", counts), ("Seed", first["seed"])])
+            + command_html("Reproduce", command))
+    return page(f"{first['title']} tournament by player count", "simkit tournament", lead,
+                [section_html(s) for s in secs],
+                nav=[(f"players-{r['players']}/tournament.html", f"{r['players']} players")
+                     for r in records], footer=f"Table as CSV: {CSV_FILE}.")
 
 
 def write_report(records: list[dict[str, Any]], out: Path, command: str) -> str:

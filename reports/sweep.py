@@ -10,7 +10,6 @@ first. Files: report.html, summary.md and report_tables/*.csv in the sweep folde
 
 from __future__ import annotations
 
-import html
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -23,20 +22,28 @@ matplotlib.use("Agg")
 
 import numpy as np  # noqa: E402
 import polars as pl  # noqa: E402
-from matplotlib.colors import Normalize, TwoSlopeNorm  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 from matplotlib.ticker import MaxNLocator  # noqa: E402
 
 from reports import metrics  # noqa: E402
 from reports.answer import sweep_answer, whose_play  # noqa: E402
-from reports.charts import BAND, GRID, INK, MUTED, PALETTE, WIDTH, _styled  # noqa: E402
+from reports.charts import BAND, GRID, INK, MUTED, PALETTE, WIDTH, heat_map, styled  # noqa: E402
 from reports.context import components_of, context  # noqa: E402
-from reports.document import Chart, Column, Note, Section, Table  # noqa: E402
+from reports.document import Chart, Column, Note, Section, Table, csv_tables  # noqa: E402
 from reports.files import check_report_folder, write_report_files  # noqa: E402
 from reports.hooks import hooks_for  # noqa: E402
 from reports.load import Run, open_run, read_run_manifest  # noqa: E402
-from reports.markdown import md_table  # noqa: E402
-from reports.render import CSS, Written, _html_section, answer_html  # noqa: E402
+from reports.markdown import md_sections  # noqa: E402
+from reports.page import (  # noqa: E402
+    about_html,
+    answer_line,
+    command_html,
+    escape,
+    facts_html,
+    page,
+    section_html,
+)
+from reports.render import Written  # noqa: E402
 from reports.targets import FAIL, PASS, UNSURE, Targets, load_targets, scorecard  # noqa: E402
 from simkit.errors import SimkitError  # noqa: E402
 from simkit.results import (  # noqa: E402
@@ -73,7 +80,7 @@ FAMILIES = [
 ]
 
 
-def _region(family: Family, targets: Targets) -> tuple[float | None, float | None] | None:
+def target_region(family: Family, targets: Targets) -> tuple[float | None, float | None] | None:
     """The acceptable region of a family's estimates (in the frame's units), if any."""
     s = targets.settings.get(family.target or "", None)
     if not s:
@@ -175,7 +182,7 @@ def _numeric(values: Sequence[Any]) -> bool:
     return all(isinstance(v, int | float) and not isinstance(v, bool) for v in values)
 
 
-@_styled
+@styled
 def line_chart(data: pl.DataFrame, family: Family, x_values: Sequence[Any], x_label: str,
                region: tuple[float | None, float | None] | None, passing: Sequence[bool],
                reference: float | None = None) -> Figure:
@@ -224,53 +231,6 @@ def line_chart(data: pl.DataFrame, family: Family, x_values: Sequence[Any], x_la
     ax.set_ylabel(family.ylabel)
     ax.grid(color=GRID, zorder=0)
     ax.legend(fontsize=8, frameon=False, loc="upper left", bbox_to_anchor=(1.01, 1))
-    return fig
-
-
-@_styled
-def heat_map(values: np.ndarray, marks: np.ndarray, *, rows: Sequence[str],
-             cols: Sequence[str], row_label: str, col_label: str, title: str,
-             fmt: str, limits: tuple[float, float] | None = None,
-             signed: bool = False, counts: bool = False) -> Figure:
-    """A grid of two varied keys: colour = estimate, text = estimate and its verdict.
-
-    `limits` is the colour range (shared by every map of one metric, so that one colour
-    means one value across them); `signed` values (an advantage, an effect) get a
-    diverging map centred on zero, others a sequential one; `counts` get whole ticks."""
-    fig = Figure(layout="constrained", figsize=(min(WIDTH, 2.2 + 1.0 * len(cols)),
-                                                1.6 + 0.5 * len(rows)))
-    ax = fig.add_subplot()
-    masked = np.ma.masked_invalid(values)
-    finite = values[np.isfinite(values)]
-    lo, hi = limits if limits is not None else (
-        (float(finite.min()), float(finite.max())) if finite.size else (0.0, 1.0))
-    if hi <= lo:
-        lo, hi = lo - 0.5, hi + 0.5
-    if signed:
-        span = max(abs(lo), abs(hi), 1e-9)
-        norm = TwoSlopeNorm(0.0, -span, span)
-        im = ax.imshow(masked, cmap="RdBu_r", norm=norm, aspect="auto", origin="lower")
-    else:
-        norm = Normalize(lo, hi)
-        im = ax.imshow(masked, cmap="viridis", norm=norm, aspect="auto", origin="lower")
-    bar = fig.colorbar(im, ax=ax, shrink=0.9)
-    if counts:
-        bar.locator = MaxNLocator(integer=True)
-        bar.update_ticks()
-    for i in range(values.shape[0]):
-        for j in range(values.shape[1]):
-            v = values[i, j]
-            text = "—" if not math.isfinite(v) else fmt.format(v)
-            text += {"P": " ✓", "F": " ✗", "U": " ?"}.get(str(marks[i, j]), "")
-            shade = norm(v) if math.isfinite(v) else 1.0
-            dark = (abs(shade - 0.5) > 0.3) if signed else shade < 0.5
-            ax.text(j, i, text, ha="center", va="center", fontsize=8,
-                    color="white" if dark else INK)
-    ax.set_xticks(range(len(cols)), cols)
-    ax.set_yticks(range(len(rows)), rows)
-    ax.set_xlabel(col_label)
-    ax.set_ylabel(row_label)
-    ax.set_title(title)
     return fig
 
 
@@ -393,7 +353,7 @@ def build_sweep(record: dict[str, Any], data: pl.DataFrame, cards: pl.DataFrame,
             top = (part.group_by("group").agg(size=pl.col("estimate").abs().max())
                    .sort("size", descending=True).head(TOP_COMPONENTS)["group"].to_list())
             part = part.filter(pl.col("group").is_in(top))
-        region = _region(family, targets)
+        region = target_region(family, targets)
         reference = fair if family.key in ("win_strategy", "win_seat") else None
         sec = Section(family.key, family.title, _intro(family, region, x_values is None))
         if x_values is not None:
@@ -496,29 +456,20 @@ def _heat_maps(part: pl.DataFrame, family: Family, record: dict[str, Any],
 
 # ------------------------------------------------------------------ rendering
 def render_html(rep: SweepReport) -> str:
-    e = html.escape
-    facts = "".join(f"<dt>{e(k)}</dt><dd>{e(v)}</dd>" for k, v in rep.facts)
-    nav = "".join(f'<a href="#{s.key}">{e(s.title)}</a>' for s in rep.sections)
-    parts = [
-        "<!doctype html>", '<html lang="en"><head><meta charset="utf-8">',
-        '<meta name="viewport" content="width=device-width, initial-scale=1">',
-        f"<title>{e(rep.title)}</title><style>{CSS}</style></head><body>",
-        f'<header class="top"><div class="wrap"><div class="eyebrow">simkit {e(rep.kind)} '
-        f'report</div><h1>{e(rep.title)}</h1><p class="sub">{e(rep.subtitle)}</p>'
-        + (f'<p id="answer" class="answer {"pass" if rep.passing else "fail"}">'
-           f"{answer_html(rep.answer)}</p>" if rep.answer else "")
-        + f'<details class="about"><summary>About this {e(rep.kind)}: the varied keys, points, '
-        f'targets and the command that reproduces it</summary><dl class="facts">{facts}</dl>'
-        f'<div class="cmd"><span>Reproduce this {e(rep.kind)}</span>'
-        f"<code>{e(rep.command)}</code></div></details></div></header>",
-        f'<nav class="toc"><div class="wrap">{nav}</div></nav><main class="wrap">',
-    ]
-    parts += [_html_section(s) for s in rep.sections]
-    parts.append('<footer class="wrap">Each point is a full run folder: '
-                 f"<code>simkit report {e(rep.kind.upper().replace(' ', '_'))}/POINT</code> "
-                 "gives its balance report, <code>simkit compare A B</code> a paired "
-                 "comparison of two of them.</footer></body></html>")
-    return "\n".join(parts)
+    e = escape
+    lead = (f'<p class="sub">{e(rep.subtitle)}</p>'
+            + answer_line(rep.answer, "pass" if rep.passing else "fail")
+            + about_html(f"About this {rep.kind}: the varied keys, points, targets and the "
+                         "command that reproduces it",
+                         facts_html(rep.facts) + command_html(f"Reproduce this {rep.kind}",
+                                                              rep.command)))
+    footer = ("Each point is a full run folder: "
+              f"<code>simkit report {e(rep.kind.upper().replace(' ', '_'))}/POINT</code> "
+              "gives its balance report, <code>simkit compare A B</code> a paired "
+              "comparison of two of them.")
+    return page(rep.title, f"simkit {rep.kind} report", lead,
+                [section_html(s) for s in rep.sections],
+                nav=[(f"#{s.key}", s.title) for s in rep.sections], footer=footer)
 
 
 def render_markdown(rep: SweepReport) -> str:
@@ -527,13 +478,7 @@ def render_markdown(rep: SweepReport) -> str:
         out += [f"**{rep.answer}**", ""]
     out += [f"- **{k}**: {v}" for k, v in rep.facts]
     out += ["", f"Reproduce this {rep.kind}:", "", "```sh", rep.command, "```"]
-    for s in rep.sections:
-        out += ["", f"## {s.title}", "", s.intro]
-        for b in s.blocks:
-            if isinstance(b, Table):
-                out += ["", f"### {b.title}", "", b.explain, "", md_table(b)]
-            elif isinstance(b, Note):
-                out += ["", f"_{b.text}_"]
+    out += md_sections(rep.sections)
     return "\n".join(out) + "\n"
 
 
@@ -552,10 +497,9 @@ def make_sweep_report(sweep_dir: Path, out_dir: Path | None = None,
                       whose_play(first) if first else "these players")
     out = Path(out_dir) if out_dir is not None else sweep_dir
     check_report_folder(out, sweep_dir)
-    tables = [(b.csv, b.title, b.frame) for s in rep.sections for b in s.blocks
-              if isinstance(b, Table) and b.csv]
     written = write_report_files(out, [(REPORT_SUMMARY_FILE, render_markdown(rep)),
-                                       (REPORT_FILE, render_html(rep))], tables)
+                                       (REPORT_FILE, render_html(rep))],
+                                 csv_tables(rep.sections))
     return Written(out / REPORT_FILE, out / REPORT_SUMMARY_FILE, written)
 
 

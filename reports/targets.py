@@ -109,7 +109,7 @@ def load_targets(path: Path | None = None, game: str | None = None,
     """Read a targets file (default `configs/targets.toml`), take the [games.<game>] tables
     for `game` on top (and, with the default file, the game's own `targets.toml` when a
     game written to the game API has one), then apply `metric.setting=value` overrides."""
-    own = _game_targets(game) if path is None else None
+    own = game_targets(game) if path is None else None
     path = Path(path) if path is not None else DEFAULT_TARGETS
     source = shown_config(path)
     try:
@@ -165,7 +165,7 @@ def component_margin(targets: Targets) -> float:
     return MARGIN if points is None else points / 100
 
 
-def _game_targets(game: str | None) -> Path | None:
+def game_targets(game: str | None) -> Path | None:
     """A game's own targets file (games written to the game API may carry one)."""
     if game is None:
         return None

@@ -7,8 +7,6 @@ the renderer of the balance report), tournament.md, ratings.csv and win_matrix.c
 
 from __future__ import annotations
 
-import html
-import math
 from pathlib import Path
 from typing import Any
 
@@ -18,47 +16,19 @@ matplotlib.use("Agg")
 
 import numpy as np  # noqa: E402
 import polars as pl  # noqa: E402
-from matplotlib.colors import TwoSlopeNorm  # noqa: E402
-from matplotlib.figure import Figure  # noqa: E402
 
-from reports.charts import INK, WIDTH, _styled, interval_bars, short_label  # noqa: E402
+from reports.charts import interval_bars, win_heat_map  # noqa: E402
 from reports.document import Chart, Column, Note, Section, Table  # noqa: E402
 from reports.files import atomic_write  # noqa: E402
-from reports.markdown import md_table  # noqa: E402
+from reports.markdown import md_sections, md_table  # noqa: E402
+from reports.page import command_html, escape, facts_html, page, section_html  # noqa: E402
 from reports.paths import shown_config
-from reports.render import CSS, _html_section  # noqa: E402
 from simkit.results import write_csv  # noqa: E402
 
 HTML_FILE = "tournament.html"
 MD_FILE = "tournament.md"
 RATINGS_CSV = "ratings.csv"
 MATRIX_CSV = "win_matrix.csv"
-
-
-@_styled
-def win_heat_map(names: list[str], share: np.ndarray, title: str) -> Figure:
-    """share[i, j]: how often row i finished ahead of column j; 0.5 is even (white)."""
-    k = len(names)
-    fig = Figure(layout="constrained", figsize=(min(WIDTH, 2.8 + 1.1 * k), 1.8 + 0.6 * k))
-    ax = fig.add_subplot()
-    im = ax.imshow(np.ma.masked_invalid(share * 100), cmap="RdBu",
-                   norm=TwoSlopeNorm(50, 0, 100), aspect="auto")
-    fig.colorbar(im, ax=ax, shrink=0.9, label="% of games row ahead of column")
-    for i in range(k):
-        for j in range(k):
-            v = share[i, j]
-            text = "—" if not math.isfinite(v) else f"{v * 100:.1f}"
-            strong = math.isfinite(v) and abs(v - 0.5) > 0.3
-            ax.text(j, i, text, ha="center", va="center", fontsize=9,
-                    color="white" if strong else INK)
-    shown = [short_label(n) for n in names]
-    crowded = k > 3 or max(len(n) for n in shown) > 10
-    ax.set_xticks(range(k), shown, rotation=90 if crowded else 0)  # upright: no overlap
-    ax.set_yticks(range(k), shown)
-    ax.set_xlabel("opponent (column)")
-    ax.set_ylabel("strategy (row)")
-    ax.set_title(title)
-    return fig
 
 
 def frames(rec: dict[str, Any]) -> tuple[pl.DataFrame, pl.DataFrame]:
@@ -138,30 +108,19 @@ def sections(rec: dict[str, Any]) -> list[Section]:
 
 
 def render_html(rec: dict[str, Any], secs: list[Section]) -> str:
-    e = html.escape
     facts = [("Game", rec["title"]), ("Players", rec["players"]),
              ("Strategies", ", ".join(s["name"] for s in rec["strategies"])),
              ("Games", f"{rec['games']:,}"), ("Seed", rec["seed"]),
              ("Config", f"{shown_config(rec['config']['source'])} "
                         f"(hash {rec['config']['hash']})"),
              ("Rating", rec["rating"]["model"])]
-    dl = "".join(f"<dt>{e(str(k))}</dt><dd>{e(str(v))}</dd>" for k, v in facts)
-    nav = "".join(f'<a href="#{s.key}">{e(s.title)}</a>' for s in secs)
-    parts = [
-        "<!doctype html>", '<html lang="en"><head><meta charset="utf-8">',
-        '<meta name="viewport" content="width=device-width, initial-scale=1">',
-        f"<title>{e(rec['title'])} tournament</title><style>{CSS}</style></head><body>",
-        '<header class="top"><div class="wrap"><div class="eyebrow">simkit tournament</div>'
-        f"<h1>{e(rec['title'])} tournament</h1><p class=\"sub\">Every strategy in every "
-        f'seat over the same deals</p><dl class="facts">{dl}</dl><div class="cmd">'
-        f"<span>Reproduce this tournament</span><code>{e(rec['command'])}</code></div>"
-        "</div></header>",
-        f'<nav class="toc"><div class="wrap">{nav}</div></nav><main class="wrap">',
-    ]
-    parts += [_html_section(s) for s in secs]
-    parts.append(f'</main><footer class="wrap">{e(rec["rating"]["order"])}. Tables as CSV: '
-                 f"{RATINGS_CSV}, {MATRIX_CSV}.</footer></body></html>")
-    return "\n".join(parts)
+    lead = ('<p class="sub">Every strategy in every seat over the same deals</p>'
+            + facts_html(facts) + command_html("Reproduce this tournament", rec["command"]))
+    footer = (f'{escape(rec["rating"]["order"])}. Tables as CSV: {RATINGS_CSV}, '
+              f"{MATRIX_CSV}.")
+    return page(f"{rec['title']} tournament", "simkit tournament", lead,
+                [section_html(s) for s in secs],
+                nav=[(f"#{s.key}", s.title) for s in secs], footer=footer)
 
 
 def render_markdown(rec: dict[str, Any], secs: list[Section]) -> str:
@@ -169,13 +128,7 @@ def render_markdown(rec: dict[str, Any], secs: list[Section]) -> str:
            f"{rec['players']} players; {rec['games']:,} games; seed {rec['seed']}; "
            f"rating: {rec['rating']['model']}. Charts: `{HTML_FILE}`.", "",
            "Reproduce:", "", "```sh", rec["command"], "```"]
-    for s in secs:
-        out += ["", f"## {s.title}", "", s.intro]
-        for b in s.blocks:
-            if isinstance(b, Table):
-                out += ["", f"### {b.title}", "", b.explain, "", md_table(b)]
-            elif isinstance(b, Note):
-                out += ["", f"_{b.text}_"]
+    out += md_sections(secs)
     return "\n".join(out) + "\n"
 
 

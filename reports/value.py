@@ -1,6 +1,6 @@
 """The causal value report: what each component is worth, from a `simkit value` folder.
 
-Reads OUT/value.json (written by `simkit.valuation.run`); `reports.render.write_value_report`
+Reads OUT/value.json (written by `simkit.valuation.run`); `reports.value_page.write_value_report`
 writes OUT/value.html (one self-contained page) and OUT/value.md from these sections, and
 `reports.build` adds them to the balance report of a run that holds RUN/value. One section
 per component kind: a table sorted from strongest to weakest against the kind's average,

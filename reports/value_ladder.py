@@ -4,11 +4,11 @@ with skill (a decided verdict at one rung, another decided verdict at another)."
 
 from __future__ import annotations
 
-import html
 from pathlib import Path
 
 import polars as pl
 
+from reports.page import answer_line, escape, page, plain_table
 from reports.value import frame_of, read_value
 from simkit import causal
 from simkit.paramfile import write_text_atomic
@@ -76,15 +76,10 @@ def write_value_ladder(out: Path, folders: list[tuple[str, Path]]) -> tuple[Path
           intro, "", "| " + " | ".join(head) + " |", "|" + "---|" * len(head),
           *("| " + " | ".join(c.replace("|", "\\|") for c in r) + " |" for r in table), ""]
     write_text_atomic(out / "value_ladder.md", "\n".join(md))
-    e = html.escape
-    page = out / "value_ladder.html"
-    write_text_atomic(page, (
-        "<!doctype html><html><head><meta charset='utf-8'><title>Value at every skill "
-        "level</title><style>body{font-family:sans-serif;max-width:1100px;margin:2em auto}"
-        "table{border-collapse:collapse}td,th{border-bottom:1px solid #e4e7eb;padding:4px "
-        "8px;text-align:left}</style></head><body><h1>What each component is worth, at "
-        f"every skill level</h1><p><b>{e(sentence)}</b></p><p>{e(intro)}</p><table><thead>"
-        "<tr>" + "".join(f"<th>{e(h)}</th>" for h in head) + "</tr></thead><tbody>"
-        + "".join("<tr>" + "".join(f"<td>{e(c)}</td>" for c in r) + "</tr>" for r in table)
-        + "</tbody></table></body></html>\n"))
-    return page, sentence
+    path = out / "value_ladder.html"
+    write_text_atomic(path, page(
+        "Value at every skill level", "",
+        answer_line(sentence) + f'<p class="sub">{escape(intro)}</p>',
+        [plain_table(head, table)],
+        heading="What each component is worth, at every skill level") + "\n")
+    return path, sentence

@@ -18,8 +18,6 @@ Example:
 
 from __future__ import annotations
 
-import json
-import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -32,58 +30,21 @@ from simkit.errors import SimkitError
 if TYPE_CHECKING:
     import pandas as pd
 
-Overrides = Mapping[str, Any] | None
-Params = Mapping[str, Mapping[str, float]] | None
-
-
-# ------------------------------------------------------------------ arguments
-def _value_text(v: Any) -> str:
-    """A Python value as `--set` reads it (TOML)."""
-    if isinstance(v, bool):
-        return "true" if v else "false"
-    if isinstance(v, str):
-        return json.dumps(v)
-    if isinstance(v, (list, tuple)):
-        return "[" + ", ".join(_value_text(x) for x in v) + "]"
-    return repr(v)
-
-
-def _overrides(set_: Overrides) -> tuple[str, ...]:
-    return tuple(f"{k}={_value_text(v)}" for k, v in (set_ or {}).items())
-
-
-def _params(params: Params) -> tuple[str, ...]:
-    return tuple(f"{s}.{k}={v!r}" for s, values in (params or {}).items()
-                 for k, v in values.items())
-
-
-def _names(strategies: str | Sequence[str]) -> tuple[str, ...]:
-    if isinstance(strategies, str):
-        return tuple(s.strip() for s in strategies.split(",") if s.strip())
-    return tuple(strategies)
-
-
-def _folder(out: str | Path | None, what: str) -> Path:
-    return Path(out) if out is not None else Path(tempfile.mkdtemp(prefix=f"simkit-{what}-"))
-
-
-def _progress(show: bool, total: int, label: str, unit: str = "games") -> Any:
-    from contextlib import nullcontext
-
-    from simkit.progress import Progress
-
-    return Progress(total, label, unit=unit) if show else nullcontext(None)
-
-
-def _compiling(show: bool, game: Any, lineups: Any = ()) -> None:
-    if show:
-        from simkit.progress import say_if_compiling
-
-        say_if_compiling(game, lineups)
-
-
-def _update(bar: Any) -> Any:
-    return None if bar is None else bar.update
+from simkit.api_args import (
+    Overrides,
+    Params,
+    as_path,
+    bar_update,
+    out_folder,
+    param_args,
+    progress_bar,
+    say_compiling,
+    set_args,
+    stop_rule,
+    strategy_names,
+    target_args,
+    vary_args,
+)
 
 
 # ------------------------------------------------------------------ run
@@ -123,40 +84,22 @@ class RunResult:
         from reports.targets import load_targets
 
         run = open_run(self.folder)
-        return scorecard_only(run, load_targets(_path(targets), run.game,
-                                                _set_targets(set_targets)))
+        return scorecard_only(run, load_targets(as_path(targets), run.game,
+                                                target_args(set_targets)))
 
     def report(self, out: str | Path | None = None, targets: str | Path | None = None,
                set_targets: Mapping[str, float] | None = None) -> Path:
         """Write the balance report (into the run folder, or `out`); returns report.html."""
         from reports import make_report
 
-        return make_report(self.folder, None if out is None else Path(out), _path(targets),
-                           _set_targets(set_targets)).html
+        return make_report(self.folder, None if out is None else Path(out), as_path(targets),
+                           target_args(set_targets)).html
 
     def __repr__(self) -> str:
         m = self.manifest
         lineup = ", ".join(s["name"] for s in m["strategies"])
         return (f"RunResult({m['title']}, {m['players']} players [{lineup}], "
                 f"{m['games']:,} games, seed {m['seed']}, folder {str(self.folder)!r})")
-
-
-def _path(p: str | Path | None) -> Path | None:
-    return None if p is None else Path(p)
-
-
-def _set_targets(values: Mapping[str, float] | None) -> tuple[str, ...]:
-    return tuple(f"{k}={v}" for k, v in (values or {}).items())
-
-
-def _stop_rule(until_sure: bool, precision: float | None, targets: str | Path | None,
-               set_targets: Mapping[str, float] | None) -> Any:
-    from simkit.stopping import StopRule
-
-    if precision is not None and not until_sure:
-        raise SimkitError("precision only applies with until_sure=True")
-    return (StopRule(precision, _path(targets), _set_targets(set_targets)) if until_sure
-            else None)
 
 
 def run(game: str, *, players: int = 4, strategies: str | Sequence[str] = ("greedy",),
@@ -174,17 +117,17 @@ def run(game: str, *, players: int = 4, strategies: str | Sequence[str] = ("gree
     from reports.analysis import ANALYSIS
     from simkit import engine
 
-    spec = engine.RunSpec(game, players, _names(strategies), games, seed, _overrides(set),
-                          _params(params), None if config is None else str(config),
-                          _stop_rule(until_sure, precision, targets, set_targets),
+    spec = engine.RunSpec(game, players, strategy_names(strategies), games, seed, set_args(set),
+                          param_args(params), None if config is None else str(config),
+                          stop_rule(until_sure, precision, targets, set_targets),
                           summary_only)
     prepared = engine.prepare(spec)
-    folder = _folder(out, "run")
-    _compiling(progress, prepared.game, [prepared.lineup])
-    with _progress(progress, games, game) as bar:
+    folder = out_folder(out, "run")
+    say_compiling(progress, prepared.game, [prepared.lineup])
+    with progress_bar(progress, games, game) as bar:
         manifest = engine.run(spec, folder, threads=threads, force=force,
                               chunk_size=chunk_size,
-                              progress=_update(bar), prepared=prepared, analysis=ANALYSIS)
+                              progress=bar_update(bar), prepared=prepared, analysis=ANALYSIS)
     manifest.pop("skipped", None)
     return RunResult(folder, manifest)
 
@@ -225,19 +168,11 @@ class SweepResult:
         from reports.sweep import make_sweep_report
 
         return make_sweep_report(self.folder, None if out is None else Path(out),
-                                 _path(targets), _set_targets(set_targets)).html
+                                 as_path(targets), target_args(set_targets)).html
 
     def __repr__(self) -> str:
         return (f"SweepResult({self.record['game']}, {len(self.record['points'])} points x "
                 f"{self.record['games_per_point']:,} games, folder {str(self.folder)!r})")
-
-
-def _vary(vary: Mapping[str, Any]) -> tuple[str, ...]:
-    out = []
-    for key, values in vary.items():
-        text = values if isinstance(values, str) else ",".join(_value_text(v) for v in values)
-        out.append(f"{key}={text}")
-    return tuple(out)
 
 
 def sweep(game: str, *, vary: Mapping[str, Any], zip: bool = False, players: int = 4,
@@ -256,18 +191,18 @@ def sweep(game: str, *, vary: Mapping[str, Any], zip: bool = False, players: int
     from reports.analysis import ANALYSIS
     from simkit import sweeps as sw
 
-    spec = sw.make_spec(game, vary=_vary(vary), zipped=zip, players=players,
-                        strategies=_names(strategies), games=games, seed=seed,
-                        overrides=_overrides(set), params=_params(params),
+    spec = sw.make_spec(game, vary=vary_args(vary), zipped=zip, players=players,
+                        strategies=strategy_names(strategies), games=games, seed=seed,
+                        overrides=set_args(set), params=param_args(params),
                         config_path=None if config is None else str(config),
                         max_points=max_points)
-    spec = replace(spec, until_sure=_stop_rule(until_sure, precision, targets, set_targets),
+    spec = replace(spec, until_sure=stop_rule(until_sure, precision, targets, set_targets),
                    summary_only=summary_only)
     plan = sw.plan(spec, yes=yes)
-    folder = _folder(out, "sweep")
-    _compiling(progress, plan.prepared[0].game, [x.lineup for x in plan.prepared])
-    with _progress(progress, len(plan.points) * spec.games, spec.game) as bar:
-        record = sw.run_sweep(plan, folder, threads=threads, progress=_update(bar),
+    folder = out_folder(out, "sweep")
+    say_compiling(progress, plan.prepared[0].game, [x.lineup for x in plan.prepared])
+    with progress_bar(progress, len(plan.points) * spec.games, spec.game) as bar:
+        record = sw.run_sweep(plan, folder, threads=threads, progress=bar_update(bar),
                               analysis=ANALYSIS)
     return SweepResult(folder, record)
 
@@ -348,12 +283,12 @@ def tournament(game: str, *, strategies: str | Sequence[str], players: int = 4,
     from simkit import engine
     from simkit import tournaments as tn
 
-    spec = tn.TournamentSpec(game, players, _names(strategies), games, seed, _overrides(set),
+    spec = tn.TournamentSpec(game, players, strategy_names(strategies), games, seed, set_args(set),
                              None if config is None else str(config))
     plan = tn.plan(spec)
     engine.set_threads(threads)
-    folder = _folder(out, "tournament")
-    _compiling(progress, plan.game, plan.lineups)
+    folder = out_folder(out, "tournament")
+    say_compiling(progress, plan.game, plan.lineups)
     bars: list[Any] = []
 
     def started(state: str, done: int) -> Any:
@@ -401,20 +336,20 @@ def tune(game: str, *, strategy: str, against: str | Sequence[str], budget: int,
     from simkit import engine
     from simkit import tuning as tu
 
-    spec = tu.TuneSpec(game, strategy, _names(against), budget, seed, population,
-                       games_per_candidate, eval_games, _overrides(set),
+    spec = tu.TuneSpec(game, strategy, strategy_names(against), budget, seed, population,
+                       games_per_candidate, eval_games, set_args(set),
                        None if config is None else str(config))
     setup = tu.prepare(spec)
     engine.set_threads(threads)
-    path = Path(out) if out is not None else _folder(None, "tune") / "tuned.toml"
+    path = Path(out) if out is not None else out_folder(None, "tune") / "tuned.toml"
     done = None if force else tu.same_tune(path, setup)
     if done is not None:  # the same call again: its file, as the command finds it
         return TuneResult(path, dict(done["params"]), dict(done.get("start", {})),
                           dict(done.get("evaluation", {})))
     seen = tu.check_out(path, force)
-    _compiling(progress, setup.game, [setup.base])
-    with _progress(progress, setup.search_games + 3 * setup.eval_games, f"{game} tune") as bar:
-        outcome = tu.search(setup, progress=_update(bar))
+    say_compiling(progress, setup.game, [setup.base])
+    with progress_bar(progress, setup.search_games + 3 * setup.eval_games, f"{game} tune") as bar:
+        outcome = tu.search(setup, progress=bar_update(bar))
     tu.write(outcome, path, seen)
     return TuneResult(path, dict(outcome.params), dict(setup.start), dict(outcome.evaluation))
 
@@ -434,6 +369,7 @@ class BalanceResult:
     candidates: pl.DataFrame
     across: str = ""  # at every rung of the ladder: "every skill level", "depends on skill", ...
     rungs: list[dict[str, Any]] = field(default_factory=list)  # each rung's verdicts
+    judged_at: dict[str, Any] = field(default_factory=dict)  # rung="strongest": which, why
 
     @property
     def set(self) -> dict[str, Any]:
@@ -445,41 +381,45 @@ class BalanceResult:
 
 
 def balance(game: str, *, tune: Mapping[str, str] | Sequence[str], budget: int,
-            players: int = 4, strategies: str | Sequence[str] = ("greedy",), seed: int = 0,
+            players: int = 4, strategies: str | Sequence[str] | None = None, seed: int = 0,
             targets: str | Path | None = None, set_targets: Mapping[str, float] | None = None,
             games_per_candidate: int | None = None, verify_games: int = 20_000,
-            rung: str | None = None, rung_games: int = 2_000,
+            rung: str | None = None, rung_games: int = 2_000, margin: float = 2.0,
+            check_games: int = 4_000, ladder_run: str | Path | None = None,
             set: Overrides = None, params: Params = None, config: str | Path | None = None,
             out: str | Path | None = None, force: bool = False, threads: int | None = None,
             progress: bool = True) -> BalanceResult:
     """Search config keys for the smallest change that meets the balance targets, then
     judge it on fresh deals (`simkit balance`) and at every rung of the game's ladder
     (`rung_games` each; 0: not). `tune` maps a key to "LO..HI" or "A|B|C" (or is a list
-    of "KEY=..." items); `rung` searches at that rung in place of `strategies`."""
+    of "KEY=..." items); `rung` searches at that rung in place of `strategies`; without
+    either, at the strongest converged rung (`margin` points, `check_games` a check)."""
     from reports.targets import load_targets
     from simkit import balancing as bal
     from simkit import engine
-    from simkit.commands.balance import run_balance
+    from simkit.balance_study import judged_with, run_balance
 
     items = tuple(tune) if not isinstance(tune, Mapping) else tuple(
         f"{k}={v}" for k, v in tune.items())
-    loaded = load_targets(_path(targets), game, _set_targets(set_targets))
-    if rung is not None:
-        from simkit.ladders import rung_named
-
-        strategies = rung_named(game, rung).strategy
-    spec = bal.BalanceSpec(game, players, _names(strategies), items, budget, seed,
-                           loaded.settings, _overrides(set), _params(params),
+    loaded = load_targets(as_path(targets), game, target_args(set_targets))
+    ladder_run = None if ladder_run is None else Path(ladder_run)
+    lineup, strongest = judged_with(game, None if strategies is None else
+                                    strategy_names(strategies), rung, margin, check_games,
+                                    ladder_run, None)
+    spec = bal.BalanceSpec(game, players, lineup, items, budget, seed,
+                           loaded.settings, set_args(set), param_args(params),
                            None if config is None else str(config), games_per_candidate,
-                           verify_games, rung_games)
+                           verify_games, rung_games, strongest)
     engine.set_threads(threads)
-    folder = _folder(out, "balance")
+    folder = out_folder(out, "balance")
     result, verified, _ = run_balance(spec, loaded, folder, force, "simkit.balance(...)",
-                                      (lambda _: None) if progress else None, progress)
+                                      (lambda _: None) if progress else None, progress,
+                                      ladder_run)
     return BalanceResult(folder, result["verdict"], result["passed"], dict(result["changes"]),
                          verified["before"], verified["after"],
                          pl.read_csv(folder / "candidates.csv"),
-                         result.get("across_sentence", ""), result.get("rungs", []))
+                         result.get("across_sentence", ""), result.get("rungs", []),
+                         result.get("judged_at", {}))
 
 
 # ------------------------------------------------------------------ value
@@ -508,7 +448,7 @@ class ValueResult:
 
     def report(self) -> Path:
         """Write value.html and value.md into the folder; returns value.html."""
-        from reports.render import write_value_report
+        from reports.value_page import write_value_report
 
         return write_value_report(self.folder)[0]
 
@@ -529,18 +469,18 @@ def value(game: str, *, players: int = 4, strategies: str | Sequence[str] = ("gr
     from simkit import engine
     from simkit import valuation as va
 
-    spec = va.ValueSpec(game, players, _names(strategies), games, seed, _overrides(set),
-                        _params(params), None if config is None else str(config),
+    spec = va.ValueSpec(game, players, strategy_names(strategies), games, seed, set_args(set),
+                        param_args(params), None if config is None else str(config),
                         tuple(kinds), tuple(components), precision)
     if games < 1:
         raise SimkitError(f"games must be at least 1, not {games}")
     p = va.plan(spec)
     engine.set_threads(threads)
-    folder = _folder(out, "value")
-    _compiling(progress, p.base.game, [p.base.lineup])
+    folder = out_folder(out, "value")
+    say_compiling(progress, p.base.game, [p.base.lineup])
     per = len(p.interventions) + 1
-    with _progress(progress, games * per, game, unit="kernel games") as bar:
-        result = va.run(p, folder, chunk_size=chunk_size, force=force, progress=_update(bar))
+    with progress_bar(progress, games * per, game, unit="kernel games") as bar:
+        result = va.run(p, folder, chunk_size=chunk_size, force=force, progress=bar_update(bar))
     result.pop("skipped", None)
     return ValueResult(folder, result)
 

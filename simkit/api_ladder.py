@@ -1,5 +1,6 @@
 """`simkit.ladder` (`simkit ladder` from Python): every balance verdict at every skill
-level. Apart from simkit/api.py, whose helpers it shares, to keep each module short."""
+level. Apart from simkit/api.py, to keep each module short; both take their arguments
+through simkit/api_args.py."""
 
 from __future__ import annotations
 
@@ -10,18 +11,16 @@ from typing import Any
 
 import polars as pl
 
-from simkit.api import (
+from simkit.api import RunResult, open_run
+from simkit.api_args import (
     Overrides,
-    RunResult,
-    _compiling,
-    _folder,
-    _overrides,
-    _path,
-    _progress,
-    _set_targets,
-    _stop_rule,
-    _update,
-    open_run,
+    as_path,
+    bar_update,
+    out_folder,
+    say_compiling,
+    set_args,
+    stop_rule,
+    target_args,
 )
 
 
@@ -53,7 +52,7 @@ class LadderResult:
                 set_targets: Mapping[str, float] | None) -> tuple[Any, pl.DataFrame]:
         from reports.ladder import make_ladder_report
 
-        return make_ladder_report(self.folder, None, _path(targets), _set_targets(set_targets))
+        return make_ladder_report(self.folder, None, as_path(targets), target_args(set_targets))
 
     def __repr__(self) -> str:
         rungs = ", ".join(r["name"] for r in self.record["rungs"])
@@ -62,7 +61,7 @@ class LadderResult:
 
 
 def ladder(game: str, *, players: int = 4, games: int = 20_000, seed: int = 0,
-           ladder: str | Path | None = None, margin: float = 2.0,
+           ladder: str | Path | None = None, up_to: str | None = None, margin: float = 2.0,
            until_sure: bool = False, precision: float | None = None,
            targets: str | Path | None = None, set_targets: Mapping[str, float] | None = None,
            set: Overrides = None, config: str | Path | None = None,
@@ -71,24 +70,34 @@ def ladder(game: str, *, players: int = 4, games: int = 20_000, seed: int = 0,
            scheduler: str | None = None, progress: bool = True) -> LadderResult:
     """Every balance verdict at every skill level (`simkit ladder`): each rung of the
     game's ladder (or the `ladder` file's) in every seat on the same deals, each rung
-    against the one below, the top with its budget doubled. `margin` in points."""
+    against the one below, the top with its budget doubled. `margin` in points; `up_to`
+    stops at that rung (the stronger ones are not played)."""
+    from contextlib import nullcontext
+
     from reports.analysis import ANALYSIS
     from simkit import engine
     from simkit import ladders as ld
+    from simkit.ladder_cost import CostProgress, point_costs
 
-    stop = _stop_rule(until_sure, precision, targets, set_targets)
-    spec = ld.LadderSpec(ld.load_ladder(game, _path(ladder)), players, games, seed,
-                         _overrides(set), None if config is None else str(config),
+    stop = stop_rule(until_sure, precision, targets, set_targets)
+    rungs = ld.load_ladder(game, as_path(ladder))
+    spec = ld.LadderSpec(rungs if up_to is None else rungs.up_to(up_to), players, games, seed,
+                         set_args(set), None if config is None else str(config),
                          margin / 100, stop, None if ladder is None else str(ladder))
-    engine.set_threads(threads)
+    used = engine.set_threads(threads)
     engine.check_run_options(chunk_size, workers)
-    folder = _folder(out, "ladder")
+    folder = out_folder(out, "ladder")
     plan = ld.plan(spec, folder)
-    _compiling(progress, plan.prepared[0].game, [x.lineup for x in plan.prepared])
-    total = sum(pt.run.games for pt in plan.points)
-    with _progress(progress, total, f"{spec.ladder.game} ladder") as bar:
+    say_compiling(progress, plan.prepared[0].game, [x.lineup for x in plan.prepared])
+    games = [pt.run.games for pt in plan.points]
+    label = f"{spec.ladder.game} ladder"
+    with (CostProgress(games, point_costs(plan, folder), label, threads=used * (workers or 1))
+          if progress
+          else nullcontext(None)) as bar:  # the time left weighs each point's cost
         ld.run_ladder(plan, folder, threads=threads, chunk_size=chunk_size,
-                      progress=_update(bar), analysis=ANALYSIS,
+                      progress=bar_update(bar), analysis=ANALYSIS,
+                      on_point=None if bar is None else
+                      (lambda pt, _: bar.at(pt.index + 1)),
                       workers=workers, scheduler=scheduler)
     return LadderResult(folder, ld.read_ladder(folder) or {})
 

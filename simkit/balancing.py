@@ -149,10 +149,15 @@ class BalanceSpec:
     games_per_candidate: int | None = None  # rung 0 (default: from the budget)
     verify_games: int = 20_000
     rung_games: int = RUNG_GAMES  # fresh games per ladder rung judging the winner (0: none)
+    # judged at the strongest converged rung: (margin, games of a convergence check); the
+    # strategies are then () until simkit.strongest finds the rung
+    strongest: tuple[float, int] | None = None
 
     def as_dict(self) -> dict[str, Any]:
         out = dict(self.__dict__)
         out["targets"] = {k: dict(v) for k, v in self.targets.items()}
+        if self.strongest is None:  # a search's record from before --rung strongest
+            del out["strongest"]
         return out
 
 

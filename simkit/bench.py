@@ -139,13 +139,6 @@ def reference_player(n_games: int, game_name: str = "cauldron-master"
     return lambda: [play((), 4, 7, g, ["greedy"] * 4) for g in range(n_games)]
 
 
-def reference_rate(n_games: int, repeats: int, game_name: str = "cauldron-master"
-                   ) -> float | None:
-    """Games/s of tests/reference, greedy in 4 seats (a source checkout only)."""
-    player = reference_player(n_games, game_name)
-    return None if player is None else n_games / _median_time(player, repeats)
-
-
 def first_game_seconds(repeats: int) -> float:
     """Wall time from starting a fresh interpreter to its first simulated game: until the
     child says it has played, not until it has exited (its shutdown is not the wait)."""

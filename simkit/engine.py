@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -40,7 +39,6 @@ from simkit.results import (
     RUN_FILE,
     SUMMARY_DATA_FILE,
     SUMMARY_FILE,
-    CorruptFile,
     GamesFile,
     SeatTotals,
     chunk_path,
@@ -74,43 +72,22 @@ from simkit.totals import chunk_reducer
 
 
 def check_output(run_dir: Path, p: Prepared, force: bool) -> str:
-    """What `run_dir` holds for this run: "new", "resume" (same run, unfinished) or "done".
-
-    Refuses a folder holding a different run, finished or not, unless `force`, and a
-    folder holding anything but a simkit run unless it is empty (`simkit/folders.py`).
-    """
-    if folders.check_writable(run_dir, folders.RUN) == "new":
-        return "new"
-    if not os.access(run_dir, os.W_OK):
-        raise SimkitError(f"--out {run_dir}: the folder is not writable")
-    try:
-        manifest = read_manifest(run_dir)
-        unfinished = read_json(run_dir / RUN_FILE)
-    except CorruptFile as exc:
-        if not force:
-            raise SimkitError(f"--out {run_dir}: {exc}; choose another folder, or pass "
-                              "--force to replace the run in it") from None
-        return "new"
-    if manifest is not None:
-        if manifest.get("identity") == identity(p) and (run_dir / results_file(p)).exists():
-            damage = _damaged_results(run_dir, p, manifest)
-            if damage is None:
-                return "done"
-            if not force:  # the same run, but its results cannot be read back
-                raise SimkitError(f"--out {run_dir}: {damage}; pass --force to play the run "
-                                  "again")
-            return "new"
-        if not force:
-            raise SimkitError(f"--out {run_dir} already holds a different run "
-                              f"({manifest.get('command', '?')}); choose another folder "
-                              "or pass --force to replace it")
-    elif unfinished is not None:
-        if unfinished.get("identity") == identity(p):
-            return "resume"
-        if not force:
-            raise SimkitError(f"--out {run_dir} holds an unfinished different run "
-                              f"({unfinished.get('command', '?')}); rerun that command to "
-                              "finish it, choose another folder, or pass --force")
+    """What `run_dir` holds for this run: "new", "resume" (same run, unfinished) or "done"
+    (`folders.claim`: a different run, finished or not, is refused unless `force`, and a
+    folder holding anything but a simkit run unless it is empty). A finished run whose
+    results cannot be read back is played again with `force`, else refused."""
+    state = folders.claim(run_dir, folders.RUN, identity(p),
+                          lambda: (read_manifest(run_dir), read_json(run_dir / RUN_FILE)),
+                          force, "run")
+    if state != "done":
+        return state
+    manifest = read_manifest(run_dir)
+    assert manifest is not None
+    damage = _damaged_results(run_dir, p, manifest)
+    if damage is None:
+        return "done"
+    if not force:  # the same run, but its results cannot be read back
+        raise SimkitError(f"--out {run_dir}: {damage}; pass --force to play the run again")
     return "new"
 
 
@@ -119,7 +96,9 @@ def run(spec: RunSpec, run_dir: Path, threads: int | None = None,
         progress: Callable[[int], None] | None = None,
         prepared: Prepared | None = None, scheduler: str | None = None,
         workers: int | None = None, analysis: Analysis | None = None,
-        resumed: Callable[[int], None] | None = None) -> dict[str, Any]:
+        resumed: Callable[[int], None] | None = None,
+        started: Callable[[str, int], Callable[[int], None] | None] | None = None,
+        ) -> dict[str, Any]:
     """Simulate `spec` into `run_dir`; returns the manifest.
 
     Each chunk of games (`chunk_size`, by default `chunk_games`) is written atomically as
@@ -132,7 +111,10 @@ def run(spec: RunSpec, run_dir: Path, threads: int | None = None,
     that many processes) the chunks are played on the cluster; the results are the same.
     A --summary-only or --until-sure run needs `analysis` (see `Analysis`). The games an
     interrupted run had played are counted once through `resumed`, if given, else through
-    `progress`.
+    `progress`. `started(state, games played before)`, if given, is told once the folder
+    is claimed ("new" or "resume"; not for a finished run) and before any game is played,
+    and returns the progress callback (it replaces `progress` and `resumed`): the command
+    line says what it resumes and draws its bar from there, with no check of its own.
     """
     p = prepared or prepare(spec)
     used_threads = set_threads(threads)
@@ -146,11 +128,18 @@ def run(spec: RunSpec, run_dir: Path, threads: int | None = None,
 
         check_scheduler(scheduler)
     with folders.locked(run_dir):
-        state = check_output(run_dir, p, force)  # again, now that the folder is ours
+        state = check_output(run_dir, p, force)
         if state == "done":
             return _already_done(run_dir)
+        if started is not None:
+            progress = started(state, played_before(run_dir, p) if state == "resume" else 0)
+            resumed = _ignore  # counted from the start
         return _run(p, run_dir, state, used_threads, chunk_size, progress, scheduler,
                     workers, judge, queries, resumed or progress)
+
+
+def _ignore(_n: int) -> None:
+    pass
 
 
 def _damaged_results(run_dir: Path, p: Prepared, manifest: dict[str, Any]) -> str | None:

@@ -39,3 +39,7 @@ def naming(path: object) -> Iterator[None]:
         if exc.filename is None:
             exc.filename = str(path)
         raise
+
+
+class CorruptFile(SimkitError):
+    """A file simkit wrote is damaged (not JSON, or not a JSON object)."""

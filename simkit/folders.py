@@ -24,11 +24,12 @@ import re
 import socket
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
-from simkit.errors import SimkitError, on_disk
+from simkit.errors import CorruptFile, SimkitError, on_disk
 
 LOCK_FILE = ".simkit.lock"
 TABLES_INDEX = "index.csv"  # a report's tables folder lists its own files here
@@ -135,6 +136,49 @@ def check_writable(folder: Path, kind: Kind, flag: str = "--out") -> str:
         raise SimkitError(f"{flag} {folder} holds a simkit {found.name}, not a {kind.name}; "
                           "choose another folder")
     return "ours"
+
+
+Record = dict[str, Any] | None
+
+
+def claim(folder: Path, kind: Kind, identity: Any, records: Callable[[], tuple[Record, Record]],
+          force: bool, what: str = "") -> str:
+    """What `folder` holds for the work whose identity is `identity`, the one new / resume /
+    refuse rule of every resumable output folder: "new" (start afresh: absent, empty,
+    leftovers without a record, or what `force` replaces), "resume" (this work,
+    unfinished) or "done" (this work, finished); anything else is refused in one line.
+
+    `records()` reads the folder's record of finished work and its record of unfinished
+    work, each None where absent; a damaged one raises CorruptFile. Call it holding the
+    folder's lock (`locked`). `what` names the work in a refusal (default: the kind).
+    """
+    what = what or kind.name
+    if check_writable(folder, kind) == "new":
+        return "new"
+    if not os.access(folder, os.W_OK):
+        raise SimkitError(f"--out {folder}: the folder is not writable")
+    try:
+        finished, unfinished = records()
+    except CorruptFile as exc:
+        if not force:
+            raise SimkitError(f"--out {folder}: {exc}; choose another folder, or pass "
+                              f"--force to replace the {what} in it") from None
+        return "new"
+    if finished is not None:
+        if finished.get("identity") == identity:
+            return "done"
+        if not force:
+            raise SimkitError(f"--out {folder} already holds a different {what} "
+                              f"({finished.get('command', '?')}); choose another folder "
+                              "or pass --force to replace it")
+    elif unfinished is not None:
+        if unfinished.get("identity") == identity:
+            return "resume"
+        if not force:
+            raise SimkitError(f"--out {folder} holds an unfinished different {what} "
+                              f"({unfinished.get('command', '?')}); rerun that command to "
+                              "finish it, choose another folder, or pass --force")
+    return "new"
 
 
 def _names(names: list[str]) -> str:

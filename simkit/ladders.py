@@ -72,10 +72,22 @@ class Ladder:
     game: str
     rungs: tuple[Rung, ...]
     source: str
+    above: tuple[str, ...] = ()  # stronger rungs left out (`up_to`): not played
 
     @property
     def top(self) -> Rung:
         return self.rungs[-1]
+
+    def up_to(self, name: str) -> Ladder:
+        """The ladder stopped at the rung `name` (a dear top left out, e.g. for a demo);
+        the rungs above are named in `above`. An unknown rung is one `Error:` line."""
+        names = [r.name for r in self.rungs]
+        if name not in names:
+            raise SimkitError(f"--up-to {name!r}: {self.game}'s ladder ({self.source}) has "
+                              f"no such rung; its rungs: {', '.join(names)}")
+        i = names.index(name)
+        return Ladder(self.game, self.rungs[:i + 1], self.source,
+                      tuple(names[i + 1:]) + self.above)
 
 
 def _parse(source: str, rungs: Any, base: Path | None) -> tuple[Rung, ...]:
@@ -235,18 +247,23 @@ def check_ladder(ladder: Ladder, players: int) -> None:
                               f"parameter; known: {', '.join(known) or 'none'}")
 
 
-def doubled_params(ladder: Ladder) -> dict[str, Any] | None:
-    """The top rung's parameter file with its budget doubled (None: the top has no budget).
-    A budget past the parameter's range is one `Error:` line."""
+def doubled_params(ladder: Ladder, rung: Rung | None = None) -> dict[str, Any] | None:
+    """A rung's parameter file (the top's by default) with its budget doubled (None: the
+    rung has no budget). An unknown budget, or one past the parameter's range, is one
+    `Error:` line."""
     from simkit.games import get_game
 
-    top = ladder.top
+    top = ladder.top if rung is None else rung
     if top.budget is None:
         return None
     name, path = split_token(top.strategy)
     spec = get_game(ladder.game).strategies()[name]
+    param = next((p for p in spec.params if p.name == top.budget), None)
+    if param is None:
+        raise SimkitError(f"{ladder.source}: rung '{top.name}': budget '{top.budget}': "
+                          f"strategy {name} has no such parameter; known: "
+                          f"{', '.join(p.name for p in spec.params) or 'none'}")
     values = read_params(path, spec, ladder.game) if path is not None else {}
-    param = next(p for p in spec.params if p.name == top.budget)
     budget = values.get(top.budget, param.default)
     if 2 * budget > param.hi:
         raise SimkitError(f"{ladder.source}: rung '{top.name}': its budget {top.budget} = "
@@ -298,6 +315,8 @@ def command(spec: LadderSpec, out: str) -> str:
              str(spec.games), "--seed", str(spec.seed), "--out", out]
     if spec.ladder_path:
         parts += ["--ladder", spec.ladder_path]
+    if spec.ladder.above:
+        parts += ["--up-to", spec.ladder.top.name]
     if spec.margin != DEFAULT_MARGIN:
         parts += ["--margin", f"{spec.margin * 100:g}"]
     parts += engine.option_args(spec.config_path, spec.overrides, (), spec.until_sure)
@@ -363,6 +382,7 @@ def record_of(spec: LadderSpec, p: sw.Plan) -> dict[str, Any]:
         "source": ladder.source,
         "margin": spec.margin,
         "rungs": [vars(r) for r in ladder.rungs],
+        "not_played": list(ladder.above),  # stronger rungs of the ladder left out
         "points": [{"name": name, "kind": kind, "rungs": list(idx),
                     "games": pt.run.games, "strategies": list(pt.run.strategies)}
                    for (name, kind, idx), pt in zip(point_kinds(ladder), p.points, strict=True)],

@@ -28,14 +28,28 @@ MAX_GAMES = 10**12  # game indices are int64 in the kernels; a trillion is days 
 
 
 @dataclass(frozen=True)
-class RunSpec:
-    """Everything that determines a run's results (and nothing that does not)."""
+class PlaySpec:
+    """What every study that plays a lineup over many games shares (a run, a sweep, a
+    tournament, a value run), the first fields of each: the game, the player count, the
+    strategies (one per seat, seat 0 first, or one for all; NAME@params.toml), the games
+    and the master seed."""
 
     game: str
     players: int
     strategies: tuple[str, ...]
     games: int
     seed: int
+
+    def play_args(self, out: str) -> list[str]:
+        """These fields, and the output folder, as every such command takes them."""
+        return ["--players", str(self.players), "--strategies", ",".join(self.strategies),
+                "--games", str(self.games), "--seed", str(self.seed), "--out", out]
+
+
+@dataclass(frozen=True)
+class RunSpec(PlaySpec):
+    """Everything that determines a run's results (and nothing that does not)."""
+
     overrides: tuple[str, ...] = ()
     params: tuple[str, ...] = ()  # "strategy.param=value"
     config_path: str | None = None  # a config file other than configs/<game>.toml
@@ -44,9 +58,7 @@ class RunSpec:
 
     def command(self, out: str) -> str:
         """The shell command that reproduces this run."""
-        parts = ["simkit", "run", self.game, "--players", str(self.players), "--strategies",
-                 ",".join(self.strategies), "--games", str(self.games), "--seed", str(self.seed),
-                 "--out", out]
+        parts = ["simkit", "run", self.game, *self.play_args(out)]
         parts += option_args(self.config_path, self.overrides, self.params, self.until_sure,
                              self.summary_only)
         return shlex.join(parts)

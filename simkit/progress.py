@@ -65,9 +65,15 @@ class Progress:
         if played > 0 and elapsed > 0:
             rate = played / elapsed
             text += f", {rate:,.0f} {self.unit}/s"
-            if self.done < self.total:
-                text += f", {_duration((self.total - self.done) / rate)} left"
+            left = self.time_left(rate)
+            if self.done < self.total and left is not None:
+                text += f", {_duration(left)} left"
         return text + (f" [{self.note}]" if self.note else "")
+
+    def time_left(self, rate: float) -> float | None:
+        """Seconds left at `rate` units a second (a bar whose units differ in cost, e.g.
+        a ladder's points, says otherwise: simkit/ladder_cost.py)."""
+        return (self.total - self.done) / rate
 
     def _show(self, force: bool = False) -> None:
         now = time.perf_counter()

@@ -16,7 +16,7 @@ import polars as pl
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from simkit.errors import SimkitError, naming
+from simkit.errors import CorruptFile, SimkitError, naming
 from simkit.folders import RUN, clear_subfolder
 
 GAMES_FILE = "games.parquet"
@@ -409,10 +409,6 @@ def read_csv(path: Path, schema: Mapping[str, pl.DataType]) -> pl.DataFrame:
     return frame.with_columns(
         pl.when(pl.col(c).str.starts_with("'")).then(pl.col(c).str.slice(1))
         .otherwise(pl.col(c)).alias(c) for c in text)
-
-
-class CorruptFile(SimkitError):
-    """A file simkit wrote is damaged (not JSON, or not a JSON object)."""
 
 
 def read_json(path: Path) -> dict[str, Any] | None:

@@ -28,6 +28,24 @@ on_wait: Callable[[], None] | None = None
 abandoned = False
 
 
+# Set by a first Ctrl-C while a slice plays. A play made of several kernel calls (a value
+# run plays the game once per component) looks at it between calls, through
+# `stop_point()`, and gives its slice up: a dear player's slice of a value run was a
+# dozen seconds and more, and Ctrl-C waited for all of it.
+_stop = threading.Event()
+
+
+class SliceGivenUp(Exception):
+    """Raised in the playing thread by `stop_point()`: the slice's games are dropped
+    (a rerun plays them again; the games finished before the slice are kept)."""
+
+
+def stop_point() -> None:
+    """Give the slice in play up if Ctrl-C has asked to stop (call between kernel calls)."""
+    if _stop.is_set():
+        raise SliceGivenUp
+
+
 class Interrupted(KeyboardInterrupt):
     """Ctrl-C during a chunk: `columns` holds its first `done` games (None if none);
     `cause` is the interrupt itself, to raise again once they are saved."""
@@ -143,6 +161,7 @@ def _in_thread(play: Callable[[int, int], Columns], first: int, n: int) -> Colum
             done.set()
 
     # A daemon thread: a process that stops without waiting for it can still exit.
+    _stop.clear()
     threading.Thread(target=work, name="simkit-play", daemon=True).start()
     interrupted: BaseException | None = None
     while True:
@@ -156,9 +175,12 @@ def _in_thread(play: Callable[[int, int], Columns], first: int, n: int) -> Colum
                 global abandoned
                 abandoned = True
                 raise _Abandoned(exc) from None
-            interrupted = exc  # let the slice finish: its games are kept
+            interrupted = exc  # let the slice finish (its games are kept) or give up
+            _stop.set()
             if on_wait is not None:
                 on_wait()
+    if isinstance(box.get("error"), SliceGivenUp) and interrupted is not None:
+        raise _Abandoned(interrupted)  # its thread has ended: nothing is left playing
     if "error" in box:
         raise box["error"]
     if interrupted is not None:

@@ -33,6 +33,7 @@ from typing import Any
 from simkit import engine, folders
 from simkit.config import parse_value
 from simkit.errors import ConfigError, SimkitError
+from simkit.prepare import PlaySpec
 from simkit.results import read_json, write_json
 from simkit.stopping import StopRule
 
@@ -62,14 +63,9 @@ class Axis:
 
 
 @dataclass(frozen=True)
-class SweepSpec:
+class SweepSpec(PlaySpec):
     """Everything that determines a sweep's results, plus how many points it may have."""
 
-    game: str
-    players: int
-    strategies: tuple[str, ...]
-    games: int
-    seed: int
     axes: tuple[Axis, ...]
     zip: bool = False
     overrides: tuple[str, ...] = ()
@@ -451,8 +447,7 @@ def command(spec: SweepSpec, out: str) -> str:
         parts += ["--vary", f"{a.key}=" + ",".join(format_value(v) for v in a.values)]
     if spec.zip:
         parts.append("--zip")
-    parts += ["--players", str(spec.players), "--strategies", ",".join(spec.strategies),
-              "--games", str(spec.games), "--seed", str(spec.seed), "--out", out]
+    parts += spec.play_args(out)
     parts += engine.option_args(spec.config_path, spec.overrides, spec.params,
                                 spec.until_sure, spec.summary_only)
     return shlex.join(parts)

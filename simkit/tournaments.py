@@ -44,6 +44,7 @@ from simkit.engine import MAX_SEED, build_lineup, option_args
 from simkit.errors import SimkitError, on_disk
 from simkit.games import Game, Lineup, get_game
 from simkit.paramfile import write_text_atomic
+from simkit.prepare import PlaySpec
 from simkit.ratings import RATING, RATING_ORDER, Ratings
 from simkit.results import versions
 from simkit.slices import Interrupted, Slicer
@@ -56,21 +57,15 @@ PARTS_DIR = "lineups.partial"  # lineups finished in the unfinished chunk, one f
 TIMING_FILE = "timing.json"  # when and how long: kept out of tournament.json
 DEFAULT_CHUNK_DEALS = 4096
 @dataclass(frozen=True)
-class TournamentSpec:
-    """Everything that determines a tournament's results."""
+class TournamentSpec(PlaySpec):
+    """Everything that determines a tournament's results. `games` is per lineup, rounded up
+    to whole deals (a multiple of players); `strategies` are the strategies to rank."""
 
-    game: str
-    players: int
-    strategies: tuple[str, ...]  # names or NAME@params.toml
-    games: int  # per lineup; rounded up to whole deals (a multiple of players)
-    seed: int
     overrides: tuple[str, ...] = ()
     config_path: str | None = None
 
     def command(self, out: str) -> str:
-        parts = ["simkit", "tournament", self.game, "--players", str(self.players),
-                 "--strategies", ",".join(self.strategies), "--games", str(self.games),
-                 "--seed", str(self.seed), "--out", out]
+        parts = ["simkit", "tournament", self.game, *self.play_args(out)]
         return shlex.join(parts + option_args(self.config_path, self.overrides, (), None))
 
 
@@ -448,25 +443,9 @@ def _play_part(p: Plan, index: int, d0: int, cd: int, slicers: dict[int, Slicer]
 def check_folder(out: Path, p: Plan, force: bool) -> str:
     """"new", "resume" (this tournament, unfinished) or "done" (this tournament, finished);
     refuses a different tournament unless `force`, and a folder holding anything but a
-    simkit tournament unless it is empty (`simkit/folders.py`)."""
-    if folders.check_writable(out, folders.TOURNAMENT) == "new":
-        return "new"
-    record = read_record(out)
-    unfinished = _read_json(out / PROGRESS_FILE)
-    if record is not None and record.get("identity") == p.identity():
-        return "done"
-    if unfinished is not None:
-        if unfinished.get("identity") == p.identity():
-            return "resume"
-        if not force:
-            raise SimkitError(f"--out {out} holds an unfinished different tournament "
-                              f"({unfinished.get('command', '?')}); rerun that command to "
-                              "finish it, choose another folder, or pass --force to replace it")
-    elif not force:
-        raise SimkitError(f"--out {out} already holds a different tournament "
-                          f"({(record or {}).get('command', '?')}); choose another folder or "
-                          "pass --force to replace it")
-    return "new"
+    simkit tournament unless it is empty (`folders.claim`)."""
+    return folders.claim(out, folders.TOURNAMENT, p.identity(),
+                         lambda: (read_record(out), _read_json(out / PROGRESS_FILE)), force)
 
 
 def start(out: Path, p: Plan) -> None:

@@ -33,8 +33,8 @@ from simkit import causal, folders
 from simkit.engine import Prepared, RunSpec, option_args, prepare
 from simkit.errors import ConfigError, SimkitError, on_disk
 from simkit.interventions import Intervention, a_a
+from simkit.prepare import PlaySpec
 from simkit.results import (
-    CorruptFile,
     check_coverage,
     damaged_chunk,
     missing_ranges,
@@ -44,7 +44,7 @@ from simkit.results import (
     write_json,
 )
 from simkit.rng import py_mix64
-from simkit.slices import Slicer, join_along
+from simkit.slices import Slicer, join_along, stop_point
 from simkit.stopping import METHOD, look_z, schedule
 from simkit.summary import win_scale
 from simkit.threads import get_threads, set_threads
@@ -60,14 +60,9 @@ AA_SEED_SALT = 0xA5A5_0F0F_C3C3_3C3C  # the A/A control's deals: another seed en
 
 
 @dataclass(frozen=True)
-class ValueSpec:
+class ValueSpec(PlaySpec):
     """Everything that determines a value run's results."""
 
-    game: str
-    players: int
-    strategies: tuple[str, ...]
-    games: int
-    seed: int
     overrides: tuple[str, ...] = ()
     params: tuple[str, ...] = ()
     config_path: str | None = None
@@ -76,9 +71,7 @@ class ValueSpec:
     precision: float | None = None  # stop once every value interval is this narrow
 
     def command(self, out: str) -> str:
-        parts = ["simkit", "value", self.game, "--players", str(self.players), "--strategies",
-                 ",".join(self.strategies), "--games", str(self.games), "--seed",
-                 str(self.seed), "--out", out]
+        parts = ["simkit", "value", self.game, *self.play_args(out)]
         for k in self.kinds:
             parts += ["--kind", k]
         for c in self.components:
@@ -184,6 +177,7 @@ def play_chunk(p: ValuePlan, first: int, n: int,
     out = {f: np.zeros((len(p.interventions), n_deals), np.int64) for f in FIELDS}
     cols = dict(base) | {"_first_game": np.int64(first)}
     for i, (iv, compiled) in enumerate(zip(p.interventions, p.variants, strict=True)):
+        stop_point()  # Ctrl-C: one kernel call's wait, not the whole slice's
         vseed = py_mix64(seed ^ AA_SEED_SALT) if iv.fresh_deals else seed
         var = game.simulate(compiled, lineup, vseed, first, n)
         touched = np.asarray(iv.touched(cols), bool)
@@ -309,27 +303,10 @@ def table(p: ValuePlan, totals: dict[str, np.ndarray]) -> pl.DataFrame:
 
 def check_folder(out: Path, p: ValuePlan, force: bool) -> str:
     """"new", "resume" or "done"; refuses another value run unless `force`, and a folder
-    holding anything but a simkit value run unless it is empty (`simkit/folders.py`)."""
-    if folders.check_writable(out, folders.VALUE) == "new":
-        return "new"
-    try:
-        done, partial = read_json(out / VALUE_FILE), read_json(out / PARTIAL_FILE)
-    except CorruptFile as exc:  # simkit's own record, damaged: --force plays the run again
-        if not force:
-            raise SimkitError(f"--out {out}: {exc}; pass --force to play the value run "
-                              "again") from None
-        return "new"
-    mine = identity(p)
-    if done is not None and done.get("identity") == mine:
-        return "done"
-    if partial is not None and partial.get("identity") == mine:
-        return "resume"
-    held = done or partial or {}
-    if not force:
-        raise SimkitError(f"--out {out} already holds another value run "
-                          f"({held.get('command', '?')}); choose another folder or pass "
-                          "--force to replace it")
-    return "new"
+    holding anything but a simkit value run unless it is empty (`folders.claim`)."""
+    return folders.claim(out, folders.VALUE, identity(p),
+                         lambda: (read_json(out / VALUE_FILE), read_json(out / PARTIAL_FILE)),
+                         force, "value run")
 
 
 def run(p: ValuePlan, out: Path, chunk_size: int = 20_000, force: bool = False,

@@ -10,7 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 import simkit
-from simkit.api import _overrides, _params
+from simkit.api_args import param_args, set_args
 from simkit.cli import main
 from simkit.errors import SimkitError
 
@@ -24,12 +24,12 @@ def test_import_is_light_and_lists_the_api():
 
 
 def test_dict_arguments_become_the_cli_options():
-    assert _overrides({"supply.size.4": 10, "options.recipe_match": "exact",
+    assert set_args({"supply.size.4": 10, "options.recipe_match": "exact",
                        "options.picking_compulsory": False,
                        "ingredients.bats_heart.scores": [1, 2, 3, 4]}) == (
         "supply.size.4=10", 'options.recipe_match="exact"',
         "options.picking_compulsory=false", "ingredients.bats_heart.scores=[1, 2, 3, 4]")
-    assert _params({"planner": {"discount": 0.5}}) == ("planner.discount=0.5",)
+    assert param_args({"planner": {"discount": 0.5}}) == ("planner.discount=0.5",)
 
 
 def test_run_is_the_cli_run_and_its_tables(cm, tmp_path):

@@ -123,3 +123,63 @@ def test_float_rounding_with_a_spread_is_not_real():
                           "diff": [1.2e-10, 1e-3], "diff_lo": [1e-11, 9.9e-4],
                           "diff_hi": [2.3e-10, 1.01e-3]})
     assert real_after_fdr(frame) == [False, True]
+
+
+def _naive_paired(fa: pl.DataFrame, fb: pl.DataFrame, value: str, by: str) -> dict:
+    """The paired difference per group written out in plain Python (the module's formula)."""
+    out = {}
+    for g in sorted({str(x) for x in fa[by]} | {str(x) for x in fb[by]}):
+        sides = []
+        for f in (fa, fb):
+            y: dict[int, float] = {}
+            m: dict[int, int] = {}
+            for d, v, k in zip(f["deal"], f[value], f[by], strict=True):
+                if str(k) == g:
+                    y[d] = y.get(d, 0.0) + float(v)
+                    m[d] = m.get(d, 0) + 1
+            sides.append((y, m))
+        deals = sorted(set(sides[0][0]) | set(sides[1][0]))
+        (ya, ma), (yb, mb) = sides
+        mean_a, mean_b = sum(ya.values()) / sum(ma.values()), sum(yb.values()) / sum(mb.values())
+        e = [(yb.get(d, 0) - mean_b * mb.get(d, 0)) / sum(mb.values())
+             - (ya.get(d, 0) - mean_a * ma.get(d, 0)) / sum(ma.values()) for d in deals]
+        c = len(deals)
+        out[g] = (mean_b - mean_a, math.sqrt(c / (c - 1) * sum(x * x for x in e)), c)
+    return out
+
+
+def test_paired_difference_matches_a_plain_python_reference(runs):
+    from reports.load import open_run
+
+    _, a, b = runs
+    fa, fb = open_run(a).frame, open_run(b).frame
+    # A deal only one side played (B's first 40 games dropped) counts on its side alone.
+    fb = fb.filter(pl.col("game") >= 40)
+    d = paired_difference(fa, fb, "score", ["seat"])
+    naive = _naive_paired(fa, fb, "score", "seat")
+    assert d["seat"].to_list() == sorted(naive)
+    for r in d.iter_rows(named=True):
+        diff, se, deals = naive[r["seat"]]
+        assert r["deals"] == deals
+        assert r["diff"] == pytest.approx(diff, rel=1e-12, abs=1e-12)
+        assert r["diff_se"] == pytest.approx(se, rel=1e-9)
+
+
+def test_paired_difference_is_the_same_bytes_every_call(runs):
+    # polars' parallel group-by summed the floats in a varying order, so identical reruns
+    # of `simkit compare` differed in a last digit (3 hashes in 6 reruns).
+    from reports import metrics
+    from reports.load import open_run
+
+    _, a, b = runs
+    fa, fb = open_run(a).frame, open_run(b).frame
+    # 20,000 deals (the size that showed it): the runs' 400 deals copied under new numbers.
+    fa, fb = (pl.concat([f.with_columns(pl.col("deal") + 400 * k) for k in range(50)])
+              for f in (fa, fb))
+    ga, gb = (metrics.per_game(f).with_columns(pl.col("tie").cast(pl.Float64))
+              for f in (fa, fb))
+    for f, g, value, by in [(fa, fb, "win_share", ["seat"]), (ga, gb, "tie", None)]:
+        first = paired_difference(f, g, value, by)
+        for _ in range(8):
+            again = paired_difference(f, g, value, by)
+            assert again.equals(first, null_equal=True)  # every float equal to the last bit

@@ -177,8 +177,15 @@ def test_the_built_in_ladders_name_known_strategies_and_files():
     for game in ("cauldron-master", "carnuta", "inori"):
         ladder = ld.load_ladder(game)
         ld.check_ladder(ladder, 4)
-        assert ladder.rungs[0].name == "random" and ladder.top.budget == "rollouts"
-        assert ld.doubled_params(ladder)["params"]["rollouts"] == 16
+        assert ladder.rungs[0].name == "random"
+        rollout = next(r for r in ladder.rungs if r.name == "rollout")
+        assert rollout.budget == "rollouts"
+        assert ld.doubled_params(ladder, rollout)["params"]["rollouts"] == 16
+        # the search player tops the ladders where it beats the rollout rung
+        if game != "carnuta":
+            assert ladder.top.name == "search" and ladder.top.budget == "iterations"
+            assert ld.doubled_params(ladder)["params"]["iterations"] == 128
+            assert ladder.up_to("rollout").top == rollout
 
 
 def test_whose_play_names_the_rung_or_the_mixed_lineup():
@@ -232,11 +239,12 @@ def test_components_whose_verdict_changes_with_skill_are_named():
         (2, "Stew", 0.09, 0.08, 0.10),
         (0, "Moss", 0.08, 0.07, 0.09), (1, "Moss", 0.09, 0.08, 0.10),
         (2, "Moss", 0.07, 0.06, 0.08)]
-    data = pl.DataFrame([{"point": p, "family": "component", "group": g, "estimate": e,
-                          "lo": lo, "hi": hi} for p, g, e, lo, hi in rows])
-    d = LadderData({}, ["random", "greedy", "rollout"], [], data, [], pl.DataFrame(),
-                   {"state": CONVERGED})
-    out = components_across(d, Targets("t", {"component_effect": {"max_points": 5.0}}))
+    parts = [pl.DataFrame([{"component": g, "kind": "Card", "estimate": e, "lo": lo,
+                            "hi": hi, "dealt": True} for p, g, e, lo, hi in rows if p == i])
+             for i in range(3)]
+    d = LadderData({}, ["random", "greedy", "rollout"], [], pl.DataFrame(), [],
+                   pl.DataFrame(), {"state": CONVERGED})
+    out = components_across(d, Targets("t", {"component_effect": {"max_points": 5.0}}), parts)
     by = {r["component"]: r for r in out.iter_rows(named=True)}
     assert by["Stew"]["changes"] and by["Stew"]["across"] == DEPENDS
     assert "flips between greedy and rollout" in by["Stew"]["detail"]
@@ -254,3 +262,27 @@ def test_a_new_top_rung_is_one_more_line(tmp_path):
     ld.check_ladder(ladder, 2)
     assert ladder.top.name == "strong"
     assert ld.doubled_params(ladder)["params"]["rollouts"] == 200
+
+
+def test_a_ladder_stopped_below_a_rung_says_a_stronger_player_was_not_played(tmp_path):
+    out = tmp_path / "upto"
+    result = CliRunner().invoke(main, ["ladder", GAME, "--players", "2", "--games", "1000",
+                                       "--seed", "7", "--threads", "1", "--up-to", "greedy",
+                                       "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    record = ld.read_ladder(out)
+    assert [r["name"] for r in record["rungs"]] == ["random", "greedy"]
+    assert record["not_played"] == ["rollout"]
+    assert "--up-to greedy" in record["command"]
+    assert {p["name"] for p in record["points"]} == {"field_0_random", "field_1_greedy",
+                                                      "climb_1_greedy"}  # greedy: no budget
+    page = (out / "summary.md").read_text()
+    assert ("A stronger player is on this game's ladder and was not played here: rollout "
+            "(the ladder stopped at greedy with --up-to)") in page
+
+
+def test_up_to_an_unknown_rung_is_one_error_line(tmp_path):
+    line = _error(["ladder", GAME, "--players", "2", "--up-to", "expert", "--out",
+                   str(tmp_path / "out")])
+    assert "--up-to 'expert'" in line and "its rungs: random, greedy, rollout" in line
+    assert not (tmp_path / "out").exists()

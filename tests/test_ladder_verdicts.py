@@ -102,3 +102,69 @@ def test_convergence_is_rarely_claimed_when_the_top_still_gains_the_margin():
     gains = margin + rng.normal(0, SE, SIMS)  # the true gain exactly at the margin
     wrong = sum(convergence(g - Z * SE, g + Z * SE, margin) == CONVERGED for g in gains)
     assert wrong / SIMS <= _upper(0.025)
+
+
+def _components(rng: np.random.Generator, truths: list[float], se: float,
+                dealt: bool = True):
+    import polars as pl
+
+    est = np.asarray(truths) + rng.normal(0, se, len(truths))
+    return pl.DataFrame({"kind": ["Card"] * len(truths), "estimate": est,
+                         "lo": est - Z * se, "hi": est + Z * se, "dealt": [dealt] * len(truths)})
+
+
+def test_component_verdicts_at_each_rung_are_family_controlled():
+    """Nine identical components sitting on the component target's line at three rungs
+    (the worst case): judged one raw interval at a time, some rung FAILs one of them in
+    about half the ladders (1 - 0.975^27); held at a 5% false discovery rate within each
+    kind at each rung (reports/ladder.judge_components) at most about 1 - 0.95^3 = 14%."""
+    from reports.ladder import judge_components
+
+    rng = np.random.default_rng(45)
+    limit, sims = 0.02, 1000
+    raw = controlled = 0
+    for _ in range(sims):
+        rungs = [_components(rng, [limit] * 9, 0.005) for _ in range(3)]
+        raw += any(judge_item(Item("c", r["estimate"], r["lo"], r["hi"]), -limit, limit)[0]
+                   == FAIL for part in rungs for r in part.iter_rows(named=True))
+        controlled += any(v == FAIL for part in rungs for v in judge_components(part, limit))
+    assert raw / sims > 0.35, raw / sims  # the uncontrolled rate this replaces
+    assert controlled / sims < 0.14 + 3 * (0.14 * 0.86 / sims) ** 0.5, controlled / sims
+
+
+def test_component_verdicts_find_real_effects_and_spare_associations():
+    from reports.ladder import judge_components
+
+    rng = np.random.default_rng(47)
+    part = _components(rng, [0.10, -0.10, 0.0, 0.0], 0.005)
+    assert judge_components(part, 0.02) == [FAIL, FAIL, PASS, PASS]
+    chosen = _components(rng, [0.10, 0.0], 0.005, dealt=False)  # chosen: points, never convicts
+    assert judge_components(chosen, 0.02) == [UNSURE, PASS]
+
+
+def test_value_ladder_verdicts_are_each_rungs_family_controlled_calls(tmp_path):
+    """`value --ladder` reads each rung's verdicts as its value page does (causal.verdicts:
+    Benjamini-Hochberg within each kind), not raw: among nine cards on the margin, a card
+    2.1 standard errors past it is "stronger" on its own (p 0.036), and one 2 standard
+    errors inside it "about average" (p 0.023), so raw calls would say its verdict
+    changes with skill; in their families of ten both are "not yet sure"."""
+    import json
+
+    from reports.value_ladder import changes_with_skill, per_rung
+
+    def rung(folder, first):
+        rows = [{"kind": "Card", "key": f"c{i}", "name": f"c{i}", "a_a": False,
+                 "verdict": UNSURE, "vs_average": v, "vs_average_se": 0.01,
+                 "vs_average_lo": v - Z * 0.01, "vs_average_hi": v + Z * 0.01}
+                for i, v in enumerate([first] + [0.02] * 9)]
+        folder.mkdir()
+        (folder / "value.json").write_text(json.dumps(
+            {"kind": "value", "game": "cauldron-master", "table": rows}))
+        return folder
+
+    a = rung(tmp_path / "a", 0.02 + 2.1 * 0.01)  # alone: p_beyond = 0.036
+    b = rung(tmp_path / "b", 0.0)  # alone: p_within = 0.023
+    rows = per_rung([("greedy", a), ("rollout", b)])
+    verdicts = rows.filter(rows["name"] == "c0")["verdict"].to_list()
+    assert verdicts == ["not yet sure", "not yet sure"], verdicts
+    assert changes_with_skill(rows).height == 0

@@ -453,3 +453,33 @@ def test_damaged_partial_files_are_one_line_with_a_way_forward(tmp_path):
     (tmp_path / "sweep.json").write_text("{}")
     with pytest.raises(SimkitError, match="not a readable sweep record"):
         sweep_record(tmp_path)
+
+
+def test_ctrl_c_gives_up_a_long_slice_at_its_next_stop_point():
+    """A value run's slice plays the game once per component; on Ctrl-C it stops at the
+    next call instead of playing them all (a dear player's slice took a dozen seconds)."""
+    import _thread
+    import threading
+    import time
+
+    import numpy as np
+
+    from simkit.slices import Interrupted, Slicer, stop_point
+
+    calls: list[int] = []
+
+    def play(first: int, n: int) -> dict:
+        for _ in range(100):  # a slice of 100 "kernel calls" of 10 ms each
+            stop_point()
+            calls.append(first)
+            time.sleep(0.01)
+        return _fake_play(first, n)
+
+    threading.Timer(0.2, _thread.interrupt_main).start()
+    with pytest.raises(Interrupted) as stop:
+        Slicer(play, 4).chunk(4, 8)
+    assert len(calls) < 100  # given up at a stop point, not played to the end
+    assert stop.value.done == 0 and stop.value.columns is None  # its games: dropped
+    calls.clear()
+    got = Slicer(play, 4).chunk(0, 4)  # the next slice plays to its end again
+    assert len(calls) == 100 and np.array_equal(got["rounds"], _fake_play(0, 4)["rounds"])

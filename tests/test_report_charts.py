@@ -145,7 +145,7 @@ LONG = ["planner@runs/tuned/cauldron_master_planner_v2.toml", "greedy",
 def test_a_tournament_heat_map_of_long_names_has_room_for_its_labels():
     import numpy as np
 
-    from reports.tournament import win_heat_map
+    from reports.charts import win_heat_map
 
     k = len(LONG)
     share = np.full((k, k), 0.5)
@@ -182,7 +182,7 @@ def test_sweep_heat_maps_centre_signed_values_share_a_range_and_count_whole():
     import numpy as np
     from matplotlib.colors import TwoSlopeNorm
 
-    from reports.sweep import heat_map
+    from reports.charts import heat_map
 
     values = np.array([[-7.7, -7.9], [2.2, 3.6]])
     marks = np.full((2, 2), "U", dtype=object)

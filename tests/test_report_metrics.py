@@ -212,18 +212,6 @@ def test_component_effects_match_a_hand_computed_clustered_interval():
     assert row["players_with"] == had.sum() and row["share_with"] == pytest.approx(had.mean())
 
 
-def test_subgroup_means_equal_clustered_means():
-    rng = np.random.default_rng(5)
-    f = random_frame(rng, 800, 4, strength=[3, 2, 1, 1], rotate=True)
-    by = metrics.clustered_mean(f, ["seat"], ["win_share"])
-    sub = metrics.subgroup_means(f, {str(s): pl.col("seat") == s for s in range(4)},
-                                 "win_share")
-    for s in range(4):
-        for key in ("win_share", "win_share_lo", "win_share_hi"):
-            assert sub[key][s] == pytest.approx(by[key][s], rel=1e-9)
-    assert sub["players"].to_list() == by["players"].to_list()
-
-
 def test_proportion_intervals_stay_inside_0_1():
     f = pl.DataFrame({"players": [50, 50], "clusters": [50, 50], "x": [1.0, 0.3],
                       "x_se": [0.0, 0.065]})

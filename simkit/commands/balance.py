@@ -3,20 +3,13 @@
 
 from __future__ import annotations
 
-import contextlib
-import json
 import shlex
 import sys
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import click
 
-from simkit.errors import SimkitError
-from simkit.progress import Progress, say_if_compiling
-from simkit.results import CorruptFile, read_json
-from simkit.words import count, shown
+from simkit.words import shown
 
 from .common import CONTEXT, config_option, param_option, set_option, split
 
@@ -28,11 +21,23 @@ from .common import CONTEXT, config_option, param_option, set_option, split
                    "values A|B|C; any key --set takes, list elements too "
                    "(compensation.points.1=0..10).")
 @click.option("--players", type=int, default=4, show_default=True, help="Number of players.")
-@click.option("--strategies", "strategy_list", default="greedy", show_default=True,
-              help="Comma-separated strategy per seat (seat 0 first), or one for all.")
-@click.option("--rung", default=None, metavar="NAME",
+@click.option("--strategies", "strategy_list", default=None,
+              help="Comma-separated strategy per seat (seat 0 first), or one for all, in "
+                   "place of a rung (default: --rung strongest).")
+@click.option("--rung", default=None, metavar="NAME|strongest",
               help="Judge candidates at this rung of the game's skill ladder (its strategy "
-                   "in every seat; docs/ladder.md), in place of --strategies.")
+                   "in every seat; docs/ladder.md). 'strongest' (the default without "
+                   "--strategies): the strongest rung whose budget doubled gains under "
+                   "--margin, checked from the top down.")
+@click.option("--ladder-run", type=click.Path(path_type=Path, file_okay=False), default=None,
+              help="A finished `simkit ladder` folder of this game: --rung strongest reuses "
+                   "its check of the top rung.")
+@click.option("--check-games", type=int, default=4_000, show_default=True,
+              help="Games of each rung's convergence check for --rung strongest (capped by "
+                   "a rung's own `games`).")
+@click.option("--margin", type=float, default=2.0, show_default=True,
+              help="--rung strongest: a rung has converged when doubling its budget gains "
+                   "less than this many points of win share (the whole 95% interval).")
 @click.option("--budget", type=int, required=True,
               help="Games the search may play (the verification's are extra).")
 @click.option("--games-per-candidate", type=int, default=None,
@@ -55,8 +60,9 @@ from .common import CONTEXT, config_option, param_option, set_option, split
 @set_option
 @param_option
 @config_option
-def balance(game: str, tune: tuple[str, ...], players: int, strategy_list: str,
-            rung: str | None, budget: int,
+def balance(game: str, tune: tuple[str, ...], players: int, strategy_list: str | None,
+            rung: str | None, ladder_run: Path | None, check_games: int, margin: float,
+            budget: int,
             games_per_candidate: int | None, verify_games: int, rung_games: int,
             targets_path: Path | None,
             set_targets: tuple[str, ...], seed: int, out_dir: Path, threads: int | None,
@@ -68,6 +74,10 @@ def balance(game: str, tune: tuple[str, ...], players: int, strategy_list: str,
     a change that passes for one skill level and fails for another says so.
 
     \b
+    Without --strategies the candidates are judged at the strongest converged rung
+    (--rung strongest: docs/balance.md says why and what it costs).
+
+    \b
     Example:
       simkit balance examples/pig --players 2 --strategies greedy \\
           --tune compensation.start.1=0..15 --budget 100000 --seed 1 --out runs/balance
@@ -77,18 +87,19 @@ def balance(game: str, tune: tuple[str, ...], players: int, strategy_list: str,
     from reports.targets import load_targets
     from simkit import balancing as bal
     from simkit import engine
+    from simkit.balance_study import judged_with, run_balance
 
     targets = load_targets(targets_path, game, set_targets)
-    if rung is not None:
-        from simkit.ladders import rung_named
-
-        strategy_list = rung_named(game, rung).strategy
-    spec = bal.BalanceSpec(game, players, tuple(split(strategy_list)), tune, budget, seed,
+    strategies, strongest = judged_with(
+        game, None if strategy_list is None else tuple(split(strategy_list)), rung, margin,
+        check_games, ladder_run, click.echo)
+    spec = bal.BalanceSpec(game, players, strategies, tune, budget, seed,
                            targets.settings, overrides, params, config_path,
-                           games_per_candidate, verify_games, rung_games)
+                           games_per_candidate, verify_games, rung_games, strongest)
     engine.set_threads(threads)
     command = shlex.join(["simkit", "balance", *sys.argv[2:]])
-    result, verified, files = run_balance(spec, targets, out_dir, force, command, click.echo)
+    result, verified, files = run_balance(spec, targets, out_dir, force, command, click.echo,
+                                          ladder_run=ladder_run)
     click.echo(result["verdict"])
     for row in verified["after"].iter_rows(named=True):
         click.echo(shown(f"  {row['verdict']:13} {row['title']}: {row['estimate']}"))
@@ -103,133 +114,3 @@ def balance(game: str, tune: tuple[str, ...], players: int, strategy_list: str,
 
         click.echo("Judged with " + verify_command(spec, result["changes"], out_dir))
     click.echo(f"Wrote {', '.join(str(f) for f in files)}.")
-
-
-def run_balance(spec: Any, targets: Any, out_dir: Path, force: bool, command: str,
-                say: Callable[[str], None] | None,
-                progress: bool = True) -> tuple[dict[str, Any], dict[str, Any], list[Path]]:
-    """The balance search into `out_dir` (new, resumed, or replaced with `force`), its two
-    verification runs and their scorecards, and the report; (result, scorecards, files).
-    `say` prints what happens (None: nothing)."""
-    from reports.balance import write_balance
-    from reports.build import scorecard_only
-    from reports.load import open_run
-    from reports.skill import across_rungs
-    from simkit import balancing as bal
-    from simkit import engine
-    from simkit.folders import BALANCE, RUN, check_writable, kind_of, locked, remove_owned
-    from simkit.ladders import slug
-
-    search = bal.prepare(spec)
-    ladder = rungs_to_judge(spec, say)
-    state = check_writable(out_dir, BALANCE)
-    quiet = say is None or not progress
-
-    def bar(total: int, label: str) -> Any:
-        return contextlib.nullcontext(None) if quiet else Progress(total, label)
-
-    with locked(out_dir):
-        manifest_path = out_dir / "balance.json"
-        if state == "ours":
-            try:
-                old = read_json(manifest_path) or {}
-            except CorruptFile:  # damaged: taken for another search (--force replaces it)
-                old = {}
-            if old.get("spec") != json.loads(json.dumps(spec.as_dict())):
-                if not force:
-                    raise SimkitError(f"--out {out_dir} holds another balance search; "
-                                      "use --force to replace it, or another folder")
-                remove_owned(out_dir, BALANCE)
-                for run_dir in verify_folders(out_dir):  # its verification runs
-                    if kind_of(run_dir) is RUN:
-                        remove_owned(run_dir, RUN)
-                        with contextlib.suppress(OSError):
-                            run_dir.rmdir()
-        out_dir.mkdir(parents=True, exist_ok=True)
-        log = out_dir / "balance_log.jsonl"
-        search.cache = bal.read_log(log)
-        search.log = log
-        bal.write_manifest(manifest_path, spec, command, None)
-        resumed = len(search.cache)
-        if say is not None:
-            say(f"Balancing {search.game.title}, {spec.players} players "
-                f"({', '.join(spec.strategies)}): {count(len(search.knobs), 'key')} "
-                f"({'; '.join(k.describe() for k in search.knobs)}); up to "
-                f"{search.first_rung} candidates x {search.per:,} games, the best raced on "
-                f"more, within {spec.budget:,} games"
-                + (f" ({resumed} evaluations from the log)" if resumed else "") + ".")
-            say_if_compiling(search.game, [search.lineup])
-        with bar(spec.budget, f"{spec.game} balance") as b:
-            outcome = bal.search(search, progress=None if b is None else
-                                 (lambda n, what: b.update(n, what)))
-        winner = outcome.ranked[0]
-        if say is not None:
-            say(f"Verifying the winner and the original on {spec.verify_games:,} fresh "
-                "games each...")
-        verified = {}
-        for label, values in (("before", search.start), ("after", winner.values)):
-            run_spec = engine.RunSpec(spec.game, spec.players, spec.strategies,
-                                      spec.verify_games, bal.verify_seed(spec.seed),
-                                      search.overrides(values), spec.params, spec.config_path)
-            folder = out_dir / f"verify_{label}"
-            with bar(spec.verify_games, f"{spec.game} {label}") as b:
-                engine.run(run_spec, folder, force=True,
-                           progress=None if b is None else b.update)
-            verified[label] = scorecard_only(open_run(folder), targets)
-        result = bal.result(search, outcome, verified)
-        if ladder is not None:
-            if say is not None:
-                say(f"Judging the winner and the original at every rung of the ladder "
-                    f"({', '.join(r.name for r in ladder.rungs)}), up to "
-                    f"{spec.rung_games:,} fresh games each...")
-            rows = []
-            for i, r in enumerate(ladder.rungs):
-                games = min(spec.rung_games, r.games or spec.rung_games)
-                games -= games % spec.players  # whole deals: every seat order alike
-                row: dict[str, Any] = {"rung": r.name, "strategy": r.strategy, "games": games}
-                for label, values in (("before", search.start), ("after", winner.values)):
-                    run_spec = engine.RunSpec(spec.game, spec.players,
-                                              (r.strategy,) * spec.players, games,
-                                              bal.verify_seed(spec.seed),
-                                              search.overrides(values), spec.params,
-                                              spec.config_path)
-                    folder = out_dir / f"rung_{i}_{slug(r.name)}_{label}"
-                    with bar(games, f"{spec.game} {r.name} {label}") as b:
-                        engine.run(run_spec, folder, force=True,
-                                   progress=None if b is None else b.update)
-                    card = scorecard_only(open_run(folder), targets)
-                    row[label] = {c["metric"]: c["verdict"] for c in card.iter_rows(named=True)}
-                    row[f"{label}_estimate"] = {c["metric"]: c["estimate"]
-                                                for c in card.iter_rows(named=True)}
-                    row["folder_" + label] = folder.name
-                rows.append(row)
-            result["rungs"] = rows
-            result["across"], result["across_sentence"] = across_rungs(rows)
-        bal.write_manifest(manifest_path, spec, command, result)
-        files = write_balance(out_dir, search, outcome, verified, result, targets.source)
-    return result, verified, files
-
-
-def rungs_to_judge(spec: Any, say: Callable[[str], None] | None) -> Any:
-    """The ladder the winner is judged at (checked before a game is played), or None: no
-    --rung-games, or a game without a ladder (said)."""
-    from simkit.ladders import check_ladder, load_ladder
-
-    if not spec.rung_games:
-        return None
-    try:
-        ladder = load_ladder(spec.game)
-    except SimkitError as exc:
-        if "has no skill ladder" not in str(exc):
-            raise
-        if say is not None:
-            say(f"Not judged at every skill level: {exc}.")
-        return None
-    check_ladder(ladder, spec.players)
-    return ladder
-
-
-def verify_folders(out_dir: Path) -> list[Path]:
-    """A balance folder's verification runs: the searched lineup's and every rung's."""
-    return [out_dir / "verify_before", out_dir / "verify_after",
-            *sorted(out_dir.glob("rung_*_before")), *sorted(out_dir.glob("rung_*_after"))]

@@ -7,7 +7,8 @@ from pathlib import Path
 import click
 
 from simkit.errors import SimkitError
-from simkit.progress import Progress, say_if_compiling
+from simkit.ladder_cost import CostProgress, point_costs
+from simkit.progress import say_if_compiling
 from simkit.stopping import StopRule
 from simkit.words import shown
 
@@ -24,6 +25,9 @@ from .common import CONTEXT, analysis, config_option, set_option, stop_options
 @click.option("--ladder", "ladder_path", type=click.Path(path_type=Path, dir_okay=False),
               default=None, help="A ladder file (rungs = [...]) instead of the game's own "
                                  "(configs/ladders.toml, or the game folder's ladder.toml).")
+@click.option("--up-to", "up_to", default=None, metavar="RUNG",
+              help="Stop at this rung: the rungs above it are not played (a dear top, e.g. "
+                   "the search player), and the report says a stronger player exists.")
 @click.option("--margin", type=float, default=2.0, show_default=True,
               help="The top has converged when doubling its budget gains less than this "
                    "many points of win share (the whole 95% interval).")
@@ -41,7 +45,8 @@ from .common import CONTEXT, analysis, config_option, set_option, stop_options
 @set_option
 @config_option
 def ladder(game: str, players: int, n_games: int, seed: int, ladder_path: Path | None,
-           margin: float, out_dir: Path, threads: int | None, chunk_size: int | None,
+           up_to: str | None, margin: float, out_dir: Path, threads: int | None,
+           chunk_size: int | None,
            workers: int | None, scheduler: str | None, no_report: bool, until_sure: bool,
            precision: float | None, targets_path: Path | None, set_targets: tuple[str, ...],
            overrides: tuple[str, ...], config_path: str | None) -> None:
@@ -65,10 +70,11 @@ def ladder(game: str, players: int, n_games: int, seed: int, ladder_path: Path |
     if precision is not None and not until_sure:
         raise SimkitError("--precision only applies with --until-sure")
     stop = StopRule(precision, targets_path, set_targets) if until_sure else None
-    spec = ld.LadderSpec(ld.load_ladder(game, ladder_path), players, n_games, seed,
+    rungs = ld.load_ladder(game, ladder_path)
+    spec = ld.LadderSpec(rungs if up_to is None else rungs.up_to(up_to), players, n_games, seed,
                          tuple(overrides), config_path, margin / 100, stop,
                          str(ladder_path) if ladder_path else None)
-    engine.set_threads(threads)
+    used = engine.set_threads(threads)
     engine.check_run_options(chunk_size, workers)
     plan = ld.plan(spec, out_dir)
     total = sum(pt.run.games for pt in plan.points)
@@ -76,15 +82,23 @@ def ladder(game: str, players: int, n_games: int, seed: int, ladder_path: Path |
     click.echo(f"Ladder of {spec.ladder.game} ({rungs}; {spec.ladder.source}): "
                f"{len(plan.points)} points, {total:,} games into {out_dir}.")
     say_if_compiling(plan.prepared[0].game, [x.lineup for x in plan.prepared])
-    # The rate and time left count games, and a top rung's game costs far more than a
-    # heuristic's: the note names the point in play.
+    # A top rung's game costs hundreds of times a heuristic's: the time left weighs each
+    # point's games by its cost per game, measured on one deal of each before play.
+    costs = point_costs(plan, out_dir)
+    games = [pt.run.games for pt in plan.points]
+    click.echo(f"About {_cpu(sum(g * c for g, c in zip(games, costs, strict=True)))} of CPU "
+               "to play (each point's cost per game, measured on its first deals: "
+               + ", ".join(f"{pt.name} {_per_game(c)}" for pt, c in
+                           zip(plan.points, costs, strict=True) if c) + ").")
     playing = [plan.points[0].name]
 
-    def next_point(point: object, manifest: object) -> None:
-        later = [p.name for p in plan.points if p.index > getattr(point, "index", 0)]
-        playing[0] = later[0] if later else "done"
+    with CostProgress(games, costs, f"{spec.ladder.game} ladder",
+                      threads=used * (workers or 1)) as bar:
+        def next_point(point: object, manifest: object) -> None:
+            later = [p for p in plan.points if p.index > getattr(point, "index", 0)]
+            playing[0] = later[0].name if later else "done"
+            bar.at(later[0].index if later else len(plan.points) - 1)
 
-    with Progress(total, f"{spec.ladder.game} ladder") as bar:
         record = ld.run_ladder(plan, out_dir, threads=threads, chunk_size=chunk_size,
                                progress=lambda n: bar.update(n, playing[0]),
                                on_point=next_point, analysis=analysis(spec),
@@ -93,6 +107,14 @@ def ladder(game: str, players: int, n_games: int, seed: int, ladder_path: Path |
     click.echo(f"Played in {t['seconds']:.1f} s.")
     if not no_report:
         report_ladder(out_dir, None, targets_path, set_targets)
+
+
+def _per_game(seconds: float) -> str:
+    return f"{seconds * 1e6:.2g} µs" if seconds < 1e-3 else f"{seconds * 1e3:.3g} ms"
+
+
+def _cpu(seconds: float) -> str:
+    return f"{seconds:.0f} s" if seconds < 120 else f"{seconds / 60:.0f} min"
 
 
 def report_ladder(folder: Path, out_dir: Path | None = None, targets: Path | None = None,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Callable
 from pathlib import Path
 
 import click
@@ -109,23 +110,20 @@ def run(game: str, strategy_list: str, players: int, seed: int, n_games: int, ou
     spec = engine.RunSpec(game, players, tuple(split(strategy_list)), n_games, seed,
                           overrides, params, config_path, rule, summary_only)
     prepared = engine.prepare(spec)  # every input error surfaces before any work starts
-    engine.set_threads(threads)
-    engine.check_run_options(chunk_size, workers)
-    with folders.locked(out_dir):  # a folder another command writes: refused before any output
-        state = engine.check_output(out_dir, prepared, force)
-        done = state == "done"
-        compiles = not done and say_if_compiling(prepared.game, [prepared.lineup])
-        before = engine.played_before(out_dir, prepared) if state == "resume" else 0
-        if before:
-            click.echo(f"Resuming the interrupted run in {out_dir}: {before:,} of "
-                       f"{n_games:,} games were played before.", err=True)
-        with contextlib.nullcontext(None) if done else Progress(n_games, game,
-                                                                  done=before) as bar:
-            manifest = engine.run(spec, out_dir, threads=threads, chunk_size=chunk_size,
-                                  force=force, progress=None if bar is None else bar.update,
-                                  prepared=prepared, scheduler=scheduler, workers=workers,
-                                  analysis=analysis(spec),
-                                  resumed=lambda _n: None)  # counted in the bar already
+    compiles: list[bool] = []
+
+    with contextlib.ExitStack() as bar:  # the bar ends as the run does (finished or not)
+        def started(state: str, before: int) -> Callable[[int], None]:
+            """Told by the engine once the folder is claimed, before any game."""
+            compiles.append(say_if_compiling(prepared.game, [prepared.lineup]))
+            if before:
+                click.echo(f"Resuming the interrupted run in {out_dir}: {before:,} of "
+                           f"{n_games:,} games were played before.", err=True)
+            return bar.enter_context(Progress(n_games, game, done=before)).update
+
+        manifest = engine.run(spec, out_dir, threads=threads, chunk_size=chunk_size,
+                              force=force, prepared=prepared, scheduler=scheduler,
+                              workers=workers, analysis=analysis(spec), started=started)
     what = (f"the totals of {manifest['games']:,} games" if manifest.get("summary_only")
             else f"{manifest['rows']:,} rows")
     where = out_dir / engine.results_file(prepared)
@@ -135,7 +133,7 @@ def run(game: str, strategy_list: str, players: int, seed: int, n_games: int, ou
         click.echo(f"Finished the interrupted run: {what} in {where}.")
     else:
         rate = manifest["games"] / max(manifest["elapsed_seconds"], 1e-9)
-        first = ", the first compile included" if compiles else ""
+        first = ", the first compile included" if any(compiles) else ""
         click.echo(f"Wrote {what} to {where} "
                    f"in {manifest['elapsed_seconds']:.1f} s ({rate:,.0f} games/s{first}).")
     click.echo(summary_text(engine.summary_frame(out_dir)))
@@ -229,7 +227,7 @@ def report(run_dir: Path, out_dir: Path | None, targets: Path | None,
     from simkit.sweeps import read_sweep
 
     if (run_dir / "value.json").is_file() and not (run_dir / "manifest.json").exists():
-        from reports.render import write_value_report
+        from reports.value_page import write_value_report
 
         html, _ = write_value_report(run_dir)
         click.echo(f"Wrote the value report {html}.")
@@ -386,8 +384,8 @@ def _value_once(game: str, players: int, strategy_list: str, n_games: int, seed:
                 out_dir: Path, threads: int | None, chunk_size: int, force: bool,
                 workers: int | None, scheduler: str | None) -> None:
     """One value run into `out_dir` with its report and verdict lines."""
-    from reports.render import write_value_report
     from reports.value import verdict_lines
+    from reports.value_page import write_value_report
     from simkit import engine
     from simkit import valuation as value_lib
 

@@ -27,7 +27,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.templating import Jinja2Templates
 
-from reports.render import CSS
+from reports.page import CSS
 from simkit.config import parse_value
 from simkit.errors import SimkitError
 from simkit.studio import actions

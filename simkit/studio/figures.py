@@ -22,7 +22,7 @@ from reports.compare import Comparison, compare_frames, table_rows
 from reports.hooks import hooks_for
 from reports.load import Run
 from reports.metrics import seat_advantage, win_share_by
-from reports.render import section_html
+from reports.page import section_html
 from reports.targets import Targets
 from simkit.engine import manifest_stub
 from simkit.stopping import Z95, look_z

@@ -48,9 +48,6 @@ class Games:
             self.played = upto
             self._frame = None
 
-    def per_game_seconds(self) -> float:
-        return self.seconds / self.played if self.played else 0.0
-
     def frame(self, games: int | None = None) -> pl.DataFrame:
         """One row per game and seat of the first `games` games (all played by default),
         as `reports.load.open_run` reads games.parquet."""
