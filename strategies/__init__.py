@@ -79,17 +79,18 @@ def registry(module: str) -> dict[str, StrategySpec]:
     return {spec.name: spec for spec in mod.STRATEGIES}
 
 
-SEARCH_PARAMS = 4  # the search player's own parameters, before its policy's weights
-
-
 def search_strategy(sid: int, policies: list[StrategySpec], playout: int,
-                    iterations: float = 256.0) -> StrategySpec:
+                    iterations: float = 256.0, prior: float = 0.0) -> StrategySpec:
     """The search player (simkit/kernels/search.py) of a game whose heuristic strategies
     are `policies`, its playouts played by strategy id `playout` by default: its budget,
-    exploration, horizon and policy, then the default policy's weights (as many as fit).
+    exploration, horizon, policy and the policy's head start (`prior`), then the default
+    policy's weights (as many as fit).
     `simkit tune` keeps the budget and the policy (more iterations always look better; a
     policy is a pick, not a weight) and tunes the rest."""
-    from simkit.kernels.search_tree import MAX_ITERATIONS  # numba: only when a game asks
+    from simkit.kernels.search_tree import (  # numba: only when a game asks
+        MAX_ITERATIONS,
+        SEARCH_PARAMS,
+    )
 
     default = next((p for p in policies if p.sid == playout), None)
     if default is None:
@@ -104,6 +105,9 @@ def search_strategy(sid: int, policies: list[StrategySpec], playout: int,
               "decisions each playout plays past the tree (0: to the end)"),
         Param("policy", float(playout), 0.0, float(max(p.sid for p in policies)),
               f"strategy the playouts play ({names})", tune=False),
+        Param("prior", prior, 0.0, 1.0,
+              "value the policy's own move is given in advance at every node: another "
+              "move's playouts must beat it by more"),
     )
     weights = policy_weights(default.params)[:MAX_PARAMS - SEARCH_PARAMS]
     return StrategySpec("search", sid,

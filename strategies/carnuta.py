@@ -63,6 +63,7 @@ from simkit.games.carnuta.layout import (
 from simkit.games.carnuta.scoring import best_gain, gain_table
 from simkit.kernels.jit import njit_with_refcounts
 from simkit.kernels.plugin_call import call_plugin
+from simkit.kernels.search_tree import SEARCH_PARAMS
 from simkit.rng import randint
 
 from . import Param, StrategySpec, policy_weights, search_strategy
@@ -120,8 +121,10 @@ STRATEGIES = [
         # so that the planner reads it at its own column from params[ROLLOUT_WEIGHTS:]
     ),
 ]
-# The search player (simkit/kernels/search.py): every decision, planner playouts by default.
-STRATEGIES.append(search_strategy(SEARCH, STRATEGIES[:ROLLOUT], PLANNER, iterations=64.0))
+# The search player (simkit/kernels/search.py): actions, planner playouts by default; its
+# other decisions are its policy's (as the rollout player's are).
+STRATEGIES.append(search_strategy(SEARCH, STRATEGIES[:ROLLOUT], PLANNER, iterations=64.0,
+                                  prior=0.1))
 
 # The rollout player's policies: greedy with its default weights, or the planner with
 # the weights in the rollout's own parameters from column ROLLOUT_WEIGHTS on (a tuned
@@ -323,6 +326,21 @@ def choose(sid, opts, n, pub, t, params, rng):
         return planner(opts, n, pub, t, params, rng)
     if sid == ROLLOUT:  # its actions never get here: the kernel makes them by playouts
         return policy_choice(opts, n, pub, t, params, rng)
+    if sid == SEARCH:  # ... nor the search player's: the kernel searches them
+        return search_policy(opts, n, pub, t, params, rng)
+    return randint(rng, n)
+
+
+@njit(cache=True, inline="always")
+def search_policy(opts, n, pub, t, params, rng):
+    """The search player's own decisions other than actions, by its playout policy
+    (`params[3]`: 0 random, 1 greedy, 2 planner) with the weights after its own, as its
+    playouts play them (play.py: search_prefer)."""
+    policy, weights = np.int64(params[3] + 0.5), params[SEARCH_PARAMS:]
+    if policy == PLANNER:
+        return planner(opts, n, pub, t, weights, rng)
+    if policy == GREEDY:
+        return greedy(opts, n, weights, weights[GREEDY_TIES], rng)
     return randint(rng, n)
 
 

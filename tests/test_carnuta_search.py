@@ -13,9 +13,10 @@ from simkit.games import get_game
 from simkit.games.carnuta import layout as L
 from simkit.games.carnuta import options as O
 from simkit.games.carnuta import play as P
+from simkit.kernels.search_tree import FIRST, KEY, NEXT, SEARCH_PARAMS
 from simkit.rng import py_stream_state
 from simkit.testing import assert_same_across_threads_and_chunks
-from strategies.carnuta import GREEDY, STRATEGIES
+from strategies.carnuta import GREEDY, STRATEGIES, planner_values
 from tests.test_carnuta_rollout import GREEDY_PRM, _permute_hidden, _playout, _start
 
 SEARCH = next(s for s in STRATEGIES if s.name == "search")
@@ -81,6 +82,56 @@ def test_legal_replayed_identically_and_deterministic(cn):
         assert ((chosen >= 0) & (chosen < offered)).all()
         for col, values in game.columns(compiled, replay.out).items():
             assert np.array_equal(values[0], cols[col][g]), (g, col)
+
+
+def test_widens_to_the_policys_best_actions(cn):
+    """The root's tried actions are the planner's own pick and then its next-best by the
+    planner's values (the rollout player's candidates), never a random one: the moves of
+    the root's children in the order they were tried, at budgets that widen it to 2-6."""
+    _, compiled = cn
+    t = compiled.tables
+    rng = np.random.default_rng(11)
+    checked = 0
+    for case in range(12):
+        players = 2 + case % 3
+        scratch = _start(t, players, int(rng.integers(1 << 62)))
+        if case % 4:
+            _playout(t, players, scratch, GREEDY, GREEDY_PRM, case % 4)
+        pub, opts, deck, discard, tops = scratch[:5]
+        hid, caches, hass, ver, memo, tree = scratch[7], scratch[9], scratch[10], \
+            scratch[11], scratch[12], scratch[14]
+        if pub[L.FINAL]:
+            continue
+        pub[L.SEAT], pub[L.STEP], pub[L.ACTIONS_LEFT] = 0, L.STEP_ACTION, 2
+        n = O.action_options(t.card, t.rules[L.R_TAKE_CHOOSE], t.rules[L.R_FLIP_SOME], pub, 0,
+                             opts, caches[0], hass[0], ver, memo, -1)
+        iterations = 1 + case * 3
+        params = SEARCH.vector({"iterations": iterations, "horizon": 8})
+        P.search_choice(t, players, 0, (pub, hid, deck, discard, tops, tree), opts, n,
+                        params, np.array([py_stream_state(case, 1)], np.uint64))
+        values = np.empty(n)
+        planner_values(opts, n, pub, t, params[SEARCH_PARAMS:], values)
+        keys = [_key(opts[i]) for i in range(n)]
+        tried = []  # the root's children in the order tried (its list is newest first)
+        c = tree[FIRST][0]
+        while c >= 0:
+            tried.insert(0, int(tree[KEY][c]))
+            c = tree[NEXT][c]
+        own = tried[0]  # the first tried: the planner's own pick, one of its best
+        assert max(values[i] for i in range(n) if keys[i] == own) == values.max(), case
+        expected = [own]
+        for i in np.argsort(-values, kind="stable"):  # then the best-valued (first of equals)
+            if keys[i] not in expected:
+                expected.append(keys[i])
+        assert tried == expected[:len(tried)], case
+        checked += len(tried) > 2
+    assert checked >= 6
+
+
+def _key(row) -> int:
+    """play.search_key of an option row: its kind and the card, runes or token it names."""
+    return ((int(row[L.KIND]) * 1024 + int(row[L.A]) + 1) * 1024 + int(row[L.B]) + 1) \
+        * 1024 + int(row[L.C]) + 1
 
 
 @pytest.mark.parametrize("setting, message", [

@@ -61,6 +61,7 @@ JITTED = {
     "search_apply": {"inline": "always"},
     "search_next": {"inline": "always"},
     "search_prefer": {"inline": "always"},
+    "search_values": {"inline": "always"},
     "search_playout": {"inline": "always"},
     "search_end": {"inline": "always"},
     "play_game": {"_nrt": False},

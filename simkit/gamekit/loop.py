@@ -24,7 +24,7 @@ Line numbers in tracebacks and numba errors are this file's.
 
 import numpy as np
 
-from simkit.kernels.search_tree import new_tree
+from simkit.kernels.search_tree import SEARCH_PARAMS, new_tree
 from simkit.kernels.seating import rank_seats
 from simkit.kernels.trace import new_trace_stub, record_decision
 from simkit.rng import next_u64, stream_state
@@ -166,13 +166,13 @@ def rollout_play(t, n_players, state, opts, cand, k, i, params, rng, work, keys,
 # `state` is (pub, hid, cnt, new_search_scratch()).
 def search_work(t, n_players, state, params):
     """The re-deal's arrays, tree and ranking, every playout seat playing strategy
-    `params[3]` with the parameters that follow the search player's own four."""
+    `params[3]` with the parameters that follow the search player's own."""
     ss = state[3]
     policy = np.int64(params[3] + 0.5)
     for s in range(n_players):
         ss[5][s] = policy
-        for k in range(N_PARAMS - 4):
-            ss[6][s, k] = params[k + 4]
+        for k in range(N_PARAMS - SEARCH_PARAMS):
+            ss[6][s, k] = params[k + SEARCH_PARAMS]
     return ss, ss[0], ss[7]
 
 
@@ -208,6 +208,11 @@ def search_prefer(t, n_players, work, n, rng):
     """The policy's own row of the pending decision (of the seat to play)."""
     s = work[1][SEAT]
     return ask(work[5][s], work[4], n, work[1], t, work[6][s], rng)
+
+
+def search_values(t, n_players, work, n, values):
+    """No values: the tree widens to a random untried move after the policy's own."""
+    return False
 
 
 def search_playout(t, n_players, work, params, rng):

@@ -8,7 +8,7 @@ game's own:
         the determinization's arrays (its state, option table, policy), the tree
         (simkit/kernels/search_tree.new_tree) and a playout's ranking keys and points
         (2 x MAX_PLAYERS), kept in the game's per-thread scratch; sets the playout policy
-        from `params` (the search's own first four, then the policy's weights)
+        from `params` (the search's own first five, then the policy's weights)
     search_deal(t, n_players, state, opts, n, work, rng)
         a copy of the decision's state with everything the seat cannot see re-dealt (and
         other seats' secret choices re-chosen) from `rng`, its options opts[:n] pending
@@ -28,11 +28,13 @@ Each iteration re-deals, descends the tree of the seat's information sets by UCB
 availability counts (Cowling, Powley & Whitehouse 2012, open loop as in TAG: a node is a
 sequence of moves, whatever chance did between them), adds one node, plays out with the
 policy and backs up every seat's value (`playout_value`). A node widens progressively
-(search_tree.width: 1 + sqrt(its visits) moves tried), the policy's own move first, so a
+(search_tree.width: 1 + sqrt(its visits) moves tried), the policy's own move first, then
+the untried move the policy values most (`search_values`; at random without), so a
 decision of 100 options spends a small budget on few moves rather than one noisy playout
-each. The budget is a number of
-iterations, so a decision is the same at any thread count. Line numbers in numba errors
-are this file's.
+each; the policy's own move starts `params[4]` ahead (as the rollout player's `prior`:
+with few noisy playouts, the best-looking of several moves is often only the luckiest).
+The budget is a number of iterations, so a decision is the same at any thread count.
+Line numbers in numba errors are this file's.
 """
 # ruff: noqa: F821  (the game's hooks arrive when `bind_search` compiles this)
 
@@ -46,6 +48,7 @@ from simkit.kernels.search_tree import (
     MAX_ITERATIONS,
     PATH,
     ROOT_KEYS,
+    ROW_VALUES,
     SEAT_VALUE,
     STREAM,
     VISITS,
@@ -68,9 +71,10 @@ def search_choice(t, n_players, seat, state, opts, n, params, rng):
         return 0
     work, tree, ranking = search_work(t, n_players, state, params)
     iterations = min(max(np.int64(params[0] + 0.5), 1), MAX_ITERATIONS)
-    explore = params[1]
+    explore, prior = params[1], params[4]
     clear(tree)
-    path, stream, seat_value = tree[PATH], tree[STREAM], tree[SEAT_VALUE]
+    path, stream, seat_value, values = tree[PATH], tree[STREAM], tree[SEAT_VALUE], \
+        tree[ROW_VALUES]
     path[0] = 0
     for it in range(iterations):
         stream[0] = next_u64(rng)
@@ -98,11 +102,18 @@ def search_choice(t, n_players, seat, state, opts, n, params, rng):
                     if score > best:
                         best, pick = score, i
             if untried > 0 and tried < width(tree[VISITS][node]):
-                # widen: the policy's own move first, else the untried one drawn above
+                # widen: the policy's own move first, then the untried one it values
+                # most, else the untried one drawn above
                 own = search_prefer(t, n_players, work, m, stream)
+                head = 0.0
                 if child(tree, node, search_key(t, work, own)) < 0:
-                    row = own
-                c = add_child(tree, node, search_key(t, work, row))
+                    row, head = own, prior
+                elif search_values(t, n_players, work, m, values):
+                    best = -np.inf
+                    for i in range(m):
+                        if values[i] > best and child(tree, node, search_key(t, work, i)) < 0:
+                            row, best = i, values[i]
+                c = add_child(tree, node, search_key(t, work, row), head)
                 search_apply(t, n_players, work, row, stream)
                 if c >= 0:
                     path[depth] = c

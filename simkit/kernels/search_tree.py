@@ -5,7 +5,8 @@ The tree is open-loop: a node is a sequence of moves from the decision being mad
 move named by its action identity (the game's `search_key`), so a child means the same
 move in every re-deal. Each node keeps its visits, its availability (how often its move
 was legal when its parent was reached: the UCB of information-set MCTS counts those, not
-the parent's visits) and its summed value to every seat. One node is added per iteration,
+the parent's visits), its summed value to every seat and its head start (the policy's
+own move's `prior`, counted in its mean). One node is added per iteration,
 so MAX_ITERATIONS + 1 nodes always suffice: no allocation while searching.
 """
 
@@ -15,9 +16,11 @@ import numpy as np
 from numba import njit
 
 MAX_ITERATIONS = 4096  # the search player's budget limit (its `iterations` parameter)
+SEARCH_PARAMS = 5  # its own parameters (strategies.search_strategy); its policy's follow
 WIDEN = 1.0  # progressive widening: a node reached v times may have tried ...
 WIDEN_POWER = 0.5  # ... 1 + WIDEN * v ** WIDEN_POWER of its moves
-KEY, FIRST, NEXT, VISITS, AVAIL, VALUE, PATH, ROOT_KEYS, SEAT_VALUE, STREAM, USED = range(11)
+(KEY, FIRST, NEXT, VISITS, AVAIL, VALUE, PATH, ROOT_KEYS, SEAT_VALUE, STREAM, USED, HEAD,
+ ROW_VALUES) = range(13)
 
 
 @njit(cache=True)
@@ -36,6 +39,8 @@ def new_tree(max_players, max_options):
         np.zeros(max_players, np.float64),  # SEAT_VALUE  this iteration's value per seat
         np.zeros(1, np.uint64),  # STREAM    this iteration's random stream
         np.zeros(1, np.int64),  # USED      nodes in use
+        np.zeros(n, np.float64),  # HEAD      added to its mean (the policy's own move)
+        np.zeros(max_options, np.float64),  # ROW_VALUES  the policy's values of a node's rows
     )
 
 
@@ -59,8 +64,9 @@ def child(tree, node, key):
 
 
 @njit(cache=True, inline="always")
-def add_child(tree, node, key):
-    """A new child of `node` for move `key`; -1 when the tree is full."""
+def add_child(tree, node, key, head):
+    """A new child of `node` for move `key`, its mean `head` ahead; -1 when the tree is
+    full."""
     c = tree[USED][0]
     if c >= tree[KEY].shape[0]:
         return -1
@@ -72,14 +78,16 @@ def add_child(tree, node, key):
     tree[VISITS][c] = 0
     tree[AVAIL][c] = 1
     tree[VALUE][c, :] = 0.0
+    tree[HEAD][c] = head
     return c
 
 
 @njit(cache=True, inline="always")
 def ucb(tree, c, seat, explore):
-    """UCB1 of child `c` for the seat choosing at its parent, over its availability."""
+    """UCB1 of child `c` for the seat choosing at its parent, over its availability, its
+    head start added to its mean."""
     visits = tree[VISITS][c]
-    return (tree[VALUE][c, seat] / visits
+    return (tree[VALUE][c, seat] / visits + tree[HEAD][c]
             + explore * np.sqrt(np.log(max(tree[AVAIL][c], 1)) / visits))
 
 

@@ -33,7 +33,7 @@ BATCH = Path(__file__).with_name("batch.py")
 NEEDS = {
     ROLLOUT: ("rollout_work", "rollout_candidates", "rollout_deal", "rollout_play"),
     SEARCH: ("search_work", "search_deal", "search_seat", "search_key", "search_apply",
-             "search_next", "search_prefer", "search_playout", "search_end"),
+             "search_next", "search_prefer", "search_values", "search_playout", "search_end"),
     BATCH: ("new_scratch", "play_game"),
 }
 

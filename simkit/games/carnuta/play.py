@@ -20,7 +20,7 @@ from simkit.jitcache import drop_stale_cache
 from simkit.kernels import SOURCES
 from simkit.kernels.jit import njit_with_refcounts, njit_without_refcounts
 from simkit.kernels.lookahead import canonical
-from simkit.kernels.search_tree import new_tree
+from simkit.kernels.search_tree import SEARCH_PARAMS, new_tree
 from simkit.kernels.seating import rank_seats
 from simkit.kernels.templates import bind_batch, bind_rollout, bind_search
 from simkit.kernels.trace import new_trace_stub, record_decision
@@ -322,16 +322,19 @@ rollout_choice = bind_rollout(globals(), njit_with_refcounts)
 
 # ---------------------------------------------------------------- search player
 # The search player's hooks (simkit/kernels/search.py, bound below): a decision's `state`
-# is (pub, hid, deck, discard, tops, tree). It decides every decision of its seat.
+# is (pub, hid, deck, discard, tops, tree). It searches actions, as the rollout player
+# does; the end of a turn (Sickle, discards, tokens) is its policy's, at the table and in
+# its tree (search_next plays it off the tree): a node per discard would spread a small
+# budget over moves that matter little.
 @njit(cache=True, inline="always")
 def search_work(t, n_players, state, params):
     """The re-deals' arrays (the game's own are never touched), the policy (`params[3]`
-    with the weights after the search's own four), and what the seat knows of the Day and
+    with the weights after the search's own), and what the seat knows of the Day and
     Night decks: their contents (every other card is in sight or was), never their order."""
     pub, hid, deck, discard, tops = state[0], state[1], state[2], state[3], state[4]
     n_cards = t.card.shape[0]
     prm = np.zeros(8, np.float64)
-    prm[:] = params[4:12]
+    prm[:params.shape[0] - SEARCH_PARAMS] = params[SEARCH_PARAMS:]
     work = (
         np.zeros((2, n_cards), np.int64),  # 0 the decks' contents (sorted) ...
         np.zeros((2, n_cards), np.int64),  # 1 ... discards (sorted)
@@ -396,9 +399,14 @@ def search_apply(t, n_players, work, i, rng):
 
 @njit(cache=True, inline="always")
 def search_next(t, n_players, work, rng):
-    return next_decision(t, n_players, work[3], work[7], work[8], work[4], work[5], work[6],
-                         rng, work[9], work[10], work[11], work[12], work[13], work[14],
-                         work[17], False)
+    """The next action of the re-deal: the end of a turn is played by the policy."""
+    while True:
+        n = next_decision(t, n_players, work[3], work[7], work[8], work[4], work[5], work[6],
+                          rng, work[9], work[10], work[11], work[12], work[13], work[14],
+                          work[17], False)
+        if n == 0 or work[3][STEP] == STEP_ACTION:
+            return n
+        search_apply(t, n_players, work, search_prefer(t, n_players, work, n, rng), rng)
 
 
 @njit(cache=True, inline="always")
@@ -408,9 +416,24 @@ def search_prefer(t, n_players, work, n, rng):
 
 
 @njit(cache=True, inline="always")
+def search_values(t, n_players, work, n, values):
+    """The policy's values of the pending rows (the rollout player tries the best of
+    these), so the tree widens to the policy's next-best action, not a random one."""
+    sid, prm, opts = work[15][0], work[16], work[9]
+    if sid == PLANNER:
+        planner_values(opts, n, work[3], t, prm, values)
+        return True
+    if sid == GREEDY:
+        for i in range(n):
+            values[i] = greedy_score(opts, i, prm)
+        return True
+    return False
+
+
+@njit(cache=True, inline="always")
 def search_playout(t, n_players, work, params, rng):
     """On from the state reached, every seat playing the policy, to the end of the game or
-    for `params[2]` decisions."""
+    for `params[2]` actions."""
     horizon = np.int64(params[2] + 0.5)
     steps = 0
     while horizon == 0 or steps < horizon:
@@ -458,7 +481,7 @@ def play_game(t, n_players, seed, sids, params, out, g, scratch, trace, tracing,
         if lookahead is not None and sids[s] == ROLLOUT and pub[STEP] == STEP_ACTION:
             c = rollout_choice(t, n_players, s, (pub, hid, deck, discard, tops), opts, n,
                                params[s], rngs[1 + s])
-        elif lookahead is not None and sids[s] == SEARCH:
+        elif lookahead is not None and sids[s] == SEARCH and pub[STEP] == STEP_ACTION:
             c = searched(lookahead, t, n_players, s, (pub, hid, deck, discard, tops, tree),
                          opts, n, params[s], rngs[1 + s])
         else:

@@ -19,7 +19,7 @@ import strategies.ties
 from simkit.jitcache import drop_stale_cache
 from simkit.kernels import SOURCES
 from simkit.kernels.jit import njit_with_refcounts, njit_without_refcounts
-from simkit.kernels.search_tree import new_tree
+from simkit.kernels.search_tree import SEARCH_PARAMS, new_tree
 from simkit.kernels.seating import rank_seats
 from simkit.kernels.templates import bind_batch, bind_rollout, bind_search
 from simkit.kernels.trace import new_trace_stub, record_decision
@@ -271,14 +271,14 @@ rollout_choice = bind_rollout(globals(), njit_with_refcounts)
 @njit(cache=True, inline="always")
 def search_work(t, n_players, state, params):
     """The re-deal's arrays, tree and ranking; the playouts' policy (`params[3]`, with the
-    parameters after the search's own four); what the seat knows of the deck: how many
+    parameters after the search's own); what the seat knows of the deck: how many
     cards of each type are undealt (every dealt card is face up), never their order."""
     hid, deck, ss = state[1], state[3], state[4]
     policy = np.int64(params[3] + 0.5)
     for s in range(n_players):
         ss[9][s] = policy
-        for k in range(8):
-            ss[10][s, k] = params[k + 4]
+        for k in range(params.shape[0] - SEARCH_PARAMS):
+            ss[10][s, k] = params[k + SEARCH_PARAMS]
     ss[13][0] = state[0][SEAT]
     undealt = ss[7]
     undealt[:] = 0
@@ -356,6 +356,12 @@ def search_prefer(t, n_players, work, n, rng):
     """The policy's own row of the pending decision (of the seat to play)."""
     s = work[1][SEAT]
     return ask(work[9][s], work[8], n, work[1], t, work[10][s], rng)
+
+
+@njit(cache=True, inline="always")
+def search_values(t, n_players, work, n, values):
+    """No values: the tree widens to a random untried move after the policy's own."""
+    return False
 
 
 @njit(cache=True, inline="always")

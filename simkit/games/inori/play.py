@@ -21,7 +21,7 @@ from simkit.jitcache import drop_stale_cache
 from simkit.kernels import SOURCES
 from simkit.kernels.jit import keep_alive, njit_with_refcounts, njit_without_refcounts, unowned
 from simkit.kernels.lookahead import canonical
-from simkit.kernels.search_tree import new_tree
+from simkit.kernels.search_tree import SEARCH_PARAMS, new_tree
 from simkit.kernels.seating import prepare_game, rank_seats, seat_buffers
 from simkit.kernels.templates import bind_rollout, bind_search
 from simkit.kernels.trace import record_decision
@@ -341,7 +341,7 @@ rollout_choice = bind_rollout(globals(), njit_with_refcounts)
 @njit(cache=True, inline="always")
 def search_work(t, n_players, state, params):
     """The re-deals' arrays and tree; the policy (`params[3]`, with the weights after the
-    search's own four); what the seat knows of the hidden piles: their contents (every
+    search's own); what the seat knows of the hidden piles: their contents (every
     card that left one was shown), never their order."""
     pub, hid, decks, discards, tops = state[0], state[1], state[2], state[3], state[4]
     new_starts, stack, rtops = state[5], state[6], state[7]
@@ -349,7 +349,7 @@ def search_work(t, n_players, state, params):
     sids = np.full(MAX_PLAYERS, np.int64(params[3] + 0.5), np.int64)
     prms = np.empty((MAX_PLAYERS, k), np.float64)
     for q in range(MAX_PLAYERS):
-        prms[q] = params[4:4 + k]
+        prms[q] = params[SEARCH_PARAMS:SEARCH_PARAMS + k]
     n_col = t.rules[R_N_COLOURS]
     n_cards = t.card.shape[0]
     work = (
@@ -443,6 +443,12 @@ def search_prefer(t, n_players, work, n, rng):
     """The policy's own row of the pending decision (of the seat to play)."""
     s = work[6][SEAT]
     return ask(work[19][s], work[14], n, work[6], t, work[20][s], rng)
+
+
+@njit(cache=True, inline="always")
+def search_values(t, n_players, work, n, values):
+    """No values: the tree widens to a random untried move after the policy's own."""
+    return False
 
 
 @njit(cache=True, inline="always")
