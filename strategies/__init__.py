@@ -32,10 +32,11 @@ class Param:
     tune: bool = True  # False: a rule, not a weight (`ties`); `simkit tune` keeps its value
 
 
-def policy_weights(params: tuple[Param, ...]) -> tuple[Param, ...]:
+def policy_weights(params: tuple[Param, ...], policy: int = 1) -> tuple[Param, ...]:
     """A lookahead player's copies of its playout policy's parameters (same names, defaults
-    and ranges), so a tuned policy is a parameter file like any other strategy's."""
-    return tuple(Param(p.name, p.default, p.lo, p.hi, f"policy 1: {p.doc}", p.tune)
+    and ranges), so a tuned policy is a parameter file like any other strategy's; `policy`
+    is the value of its `policy` parameter that plays them."""
+    return tuple(Param(p.name, p.default, p.lo, p.hi, f"policy {policy}: {p.doc}", p.tune)
                  for p in params)
 
 
@@ -109,7 +110,7 @@ def search_strategy(sid: int, policies: list[StrategySpec], playout: int,
               "value the policy's own move is given in advance at every node: another "
               "move's playouts must beat it by more"),
     )
-    weights = policy_weights(default.params)[:MAX_PARAMS - SEARCH_PARAMS]
+    weights = policy_weights(default.params, default.sid)[:MAX_PARAMS - SEARCH_PARAMS]
     return StrategySpec("search", sid,
                         f"searches a tree of its information sets over re-deals, playing "
                         f"out with {default.name} players", (*own, *weights))
