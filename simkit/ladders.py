@@ -27,7 +27,6 @@ point shares its deals:
 
 from __future__ import annotations
 
-import math
 import os
 import re
 import shlex
@@ -398,13 +397,3 @@ def run_ladder(p: sw.Plan, out: Path, **options: Any) -> dict[str, Any]:
 def read_ladder(folder: Path) -> dict[str, Any] | None:
     """ladder.json of `folder`, or None if it is not a ladder folder."""
     return read_json(Path(folder) / LADDER_FILE)
-
-
-def cost_games(p: sw.Plan) -> dict[str, float]:
-    """Seat-games each strategy token plays over the whole ladder run (the cost model:
-    rungs x games x the cost of a game of each rung)."""
-    out: dict[str, float] = {}
-    for pt in p.points:
-        for token in pt.run.strategies:
-            out[token] = out.get(token, 0.0) + pt.run.games / len(pt.run.strategies)
-    return {k: math.ceil(v) for k, v in out.items()}

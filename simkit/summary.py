@@ -16,12 +16,11 @@ strategies, score values...), never on the number of games.
 
 A deal whose games fall into two chunks is kept as per-deal partial sums ("open") until
 its last game is merged, then folded into the totals; a run's last, incomplete deal is
-folded at the end (`Aggregate.folded`). `simkit/totals.py` reduces rows to these totals.
+folded at the end (`Aggregate.fold_all`). `simkit/totals.py` reduces rows to these totals.
 """
 
 from __future__ import annotations
 
-import copy
 import json
 import math
 import os
@@ -239,10 +238,6 @@ class Aggregate:
         last deal may be incomplete. Returns self."""
         self._fold(list(self.open_deals))
         return self
-
-    def folded(self) -> Aggregate:
-        """A copy with every open deal folded in."""
-        return copy.deepcopy(self).fold_all()
 
     def table(self, query: Query) -> Table | None:
         """The totals of `query` (None if this aggregate does not hold it)."""
