@@ -27,6 +27,7 @@ from reports.files import check_report_folder, write_report_files
 from reports.hooks import hooks_for
 from reports.load import Run, open_run
 from reports.paired import paired_difference
+from reports.paths import shown_config
 from reports.render import Written
 from reports.skill import CONVERGED, NOT_SURE, across_skill, between, convergence, flips
 from reports.stats import Z
@@ -422,7 +423,7 @@ def build(d: LadderData, targets: Targets) -> SweepReport:
                                        "rungs where every target passes.", fig)]))
     games = [int(r.manifest["games"]) for r in d.runs]
     facts = [("Game", str(rec["game"])), ("Players", str(n)),
-             ("Ladder", ", ".join(d.rungs) + f" (from {rec['source']})"),
+             ("Ladder", ", ".join(d.rungs) + f" (from {_shown_source(rec['source'])})"),
              ("Games per field", ", ".join(f"{name} {g:,}" for name, g in
                                            zip(d.rungs, games, strict=True))
               + "; all on one seed, so the fields share their deals"),
@@ -451,3 +452,9 @@ def make_ladder_report(folder: Path, out_dir: Path | None = None,
     written = write_report_files(out, [(REPORT_SUMMARY_FILE, render_markdown(rep)),
                                        (REPORT_FILE, render_html(rep))], tables)
     return Written(out / REPORT_FILE, out / REPORT_SUMMARY_FILE, written), across(d)
+
+
+def _shown_source(source: str) -> str:
+    """A ladder's source, "FILE [game]", with FILE as pages show a config (no home folder)."""
+    path, bracket, game = source.partition(" [")
+    return shown_config(path) + (f" [{game}" if bracket else "")
