@@ -14,6 +14,8 @@ from simkit.cli import main
 from simkit.engine import build_lineup
 from simkit.errors import SimkitError
 from simkit.games import get_game
+from simkit.kernels.search_tree import FIRST, NEXT, VISITS, add_child, clear, new_tree, settled
+from simkit.rng import GOLDEN
 from simkit.testing import assert_same_across_threads_and_chunks
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -57,6 +59,52 @@ def test_plays_nim_optimally(nim, pile):
         assert 1 <= take <= min(3, pile)
         if pile % 4:
             assert take == pile % 4, (pile, seed)
+
+
+def test_settled_when_no_move_can_overtake():
+    """Settled once the most-visited root move leads the next by more than the iterations
+    left; a move not tried yet counts as none."""
+    tree = new_tree(2, 4)
+    clear(tree)
+    for key, visits in ((7, 10), (8, 4), (9, 1)):
+        tree[VISITS][add_child(tree, 0, key, 0.0)] = visits
+    assert settled(tree, 5) and not settled(tree, 6)
+    clear(tree)
+    tree[VISITS][add_child(tree, 0, 7, 0.0)] = 3
+    assert settled(tree, 2) and not settled(tree, 3)
+
+
+def test_stops_early_with_the_full_budgets_choice_and_stream(nim):
+    """A search that stops early has a move leading by more than the iterations it left
+    (they could not change the most-visited move), and its seat's stream has still taken
+    one draw per iteration of the budget, so every later decision is the full budget's."""
+    game, compiled = nim
+    kernel, layout = game.kernel, game.layout
+    vector = game.strategies()["search"].vector({"iterations": 256})
+    stopped = 0
+    for pile in range(2, 10):
+        for seed in range(1, 11):
+            pub, opts, hid, cnt, _rngs, _ranking, _rs, ss = kernel.new_scratch(
+                compiled.tables)
+            pub[layout.N_PLAYERS], pub[layout.PILE], pub[layout.WINNER] = 2, pile, -1
+            n = kernel.next_decision(compiled.tables, 2, pub, hid, cnt, opts,
+                                     np.zeros(1, np.uint64), None, False)
+            rng = np.array([seed], np.uint64)
+            c = kernel.search_choice(compiled.tables, 2, 0, (pub, hid, cnt, ss), opts, n,
+                                     vector, rng)
+            assert int(rng[0]) == (seed + 256 * int(GOLDEN)) % 2**64
+            tree, visits = ss[0], []
+            child = tree[FIRST][0]
+            while child >= 0:
+                visits.append(int(tree[VISITS][child]))
+                child = tree[NEXT][child]
+            visits.sort(reverse=True)
+            done = int(tree[VISITS][0])
+            if done < 256:
+                stopped += 1
+                assert visits[0] - (visits[1] if len(visits) > 1 else 0) > 256 - done
+            assert int(opts[c, layout.TAKE]) == pile % 4 or pile % 4 == 0
+    assert stopped > 0
 
 
 def test_wins_whole_games_of_nim_against_greedy(nim):

@@ -34,6 +34,9 @@ decision of 100 options spends a small budget on few moves rather than one noisy
 each; the policy's own move starts `params[4]` ahead (as the rollout player's `prior`:
 with few noisy playouts, the best-looking of several moves is often only the luckiest).
 The budget is a number of iterations, so a decision is the same at any thread count.
+A search stops early once its most-visited move leads every other by more than the
+iterations left (`settled`): the choice and the seat's stream are those of the whole
+budget, only cheaper.
 Line numbers in numba errors are this file's.
 """
 # ruff: noqa: F821  (the game's hooks arrive when `bind_search` compiles this)
@@ -57,6 +60,7 @@ from simkit.kernels.search_tree import (
     child,
     clear,
     most_visited,
+    settled,
     ucb,
     width,
 )
@@ -134,6 +138,14 @@ def search_choice(t, n_players, seat, state, opts, n, params, rng):
         for q in range(n_players):
             seat_value[q] = playout_value(ranking[0], ranking[1], q, n_players)
         back_up(tree, depth, n_players)
+        left = iterations - 1 - it
+        if left > 0 and settled(tree, left):
+            # no move can overtake the most-visited one in the iterations left, so they
+            # would not change the choice; their draws are still taken from the seat's
+            # stream, so every later decision is the one the full search leads to
+            for _ in range(left):
+                next_u64(rng)
+            break
     return most_visited(tree, n, seat)
 
 

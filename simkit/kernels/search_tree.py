@@ -126,6 +126,23 @@ def most_visited(tree, n, seat):
 
 
 @njit(cache=True, inline="always")
+def settled(tree, left):
+    """Whether the root's most-visited move leads every other by more than `left` visits:
+    `left` more iterations cannot change `most_visited` (a move not yet tried, too, starts
+    from none)."""
+    first, second = 0, 0
+    c = tree[FIRST][0]
+    while c >= 0:
+        v = tree[VISITS][c]
+        if v > first:
+            first, second = v, first
+        elif v > second:
+            second = v
+        c = tree[NEXT][c]
+    return first - second > left
+
+
+@njit(cache=True, inline="always")
 def row_key(opts, i):
     """A row's action identity when the game gives none: a hash of the whole row (FNV-1a),
     the same move wherever the same row is offered."""
