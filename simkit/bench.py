@@ -24,6 +24,7 @@ from typing import Any
 
 from simkit.engine import build_lineup
 from simkit.games import get_game
+from simkit.ladders import load_ladder
 from simkit.threads import using
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -113,12 +114,13 @@ VERDICT_GAMES = 7200
 
 
 def search_cost(game_name: str, n_games: int) -> tuple[float, float]:
-    """The search player (its default budget) in every seat, 4 players, one thread: CPU
+    """The top of the game's ladder (configs/ladders.toml: the search player, Carnuta's
+    with its tuned planner playing the playouts) in every seat, 4 players, one thread: CPU
     seconds per game and per decision of a searching seat (a decision of one option is
     taken without searching and not counted)."""
     game = get_game(game_name)
     compiled = game.compile(game.load_config())
-    lineup = build_lineup(game, ["search"], 4)
+    lineup = build_lineup(game, [load_ladder(game_name).top.strategy], 4)
     game.simulate(compiled, lineup, 0, 0, 1)  # compile or load the cache
     start = time.process_time()
     with using(1):
@@ -371,7 +373,8 @@ def run_bench(n_games: int, repeats: int, run_games: int, echo: Callable[[str], 
         per_game, per_decision = search_cost(name, max(2, n_games // (20000 * SHARE[name])))
         row(f"{prefix}search in every seat, CPU per decision, 1 thread", per_decision * 1000,
             "ms")
-        row(f"{prefix}search in every seat, CPU per game, 1 thread", per_game, "s")
+        row(f"{prefix}search in every seat, CPU per game, 1 thread", per_game, "s",
+            note=f"the ladder's top, {load_ladder(name).top.strategy}")
         row(f"{prefix}search in every seat, +-1-point verdict on 2 cores",
             per_game * VERDICT_GAMES / 2 / 60, "min", ("<", 15),
             f"{VERDICT_GAMES:,} games")
