@@ -13,10 +13,11 @@ from simkit.games import get_game
 from simkit.games.carnuta import layout as L
 from simkit.games.carnuta import options as O
 from simkit.games.carnuta import play as P
+from simkit.games.carnuta import scoring as S
 from simkit.kernels.search_tree import FIRST, KEY, NEXT, SEARCH_PARAMS
 from simkit.rng import py_stream_state
 from simkit.testing import assert_same_across_threads_and_chunks
-from strategies.carnuta import GREEDY, STRATEGIES, planner_values
+from strategies.carnuta import GREEDY, PLANNER_DEFAULTS, STRATEGIES, planner_values
 from tests.test_carnuta_rollout import GREEDY_PRM, _permute_hidden, _playout, _start
 
 SEARCH = next(s for s in STRATEGIES if s.name == "search")
@@ -126,6 +127,61 @@ def test_widens_to_the_policys_best_actions(cn):
         assert tried == expected[:len(tried)], case
         checked += len(tried) > 2
     assert checked >= 6
+
+
+def test_a_playout_cut_short_is_judged_by_the_planners_hand_value(cn):
+    """With a `horizon`, a playout stops there and ranks the seats by their points so far
+    plus the planner's value of their hands (hand_weight x each card's gain x discount per
+    rune short), computed here card by card; played to the end, by the rules' ranking."""
+    _, compiled = cn
+    t = compiled.tables
+    rng = np.random.default_rng(5)
+    judged = 0
+    for case in range(8):
+        players = 2 + case % 3
+        scratch = _start(t, players, int(rng.integers(1 << 62)))
+        _playout(t, players, scratch, GREEDY, GREEDY_PRM, 1 + case % 3)
+        pub, opts, deck, discard, tops = scratch[:5]
+        hid, tree = scratch[7], scratch[14]
+        if pub[L.FINAL]:
+            continue
+        horizon = 1 + case % 4
+        params = SEARCH.vector({"horizon": horizon})
+        n = 1
+        work, _, ranking = P.search_work(t, players, (pub, hid, deck, discard, tops, tree),
+                                         params)
+        stream = np.array([py_stream_state(case, 1)], np.uint64)
+        P.search_deal(t, players, (pub, hid, deck, discard, tops, tree), opts, n, work,
+                      stream)
+        P.search_playout(t, players, work, params, stream)
+        assert work[18][0] == 1, case  # cut short: the game is far from over
+        keys, points = ranking
+        P.search_end(t, players, work, keys, points)
+        rpub, cols = work[3], np.zeros(L.MAX_TYPES + L.MAX_TABLEAU, np.int64)
+        discount, weight = PLANNER_DEFAULTS[0], PLANNER_DEFAULTS[1]  # the default policy
+        for q in range(players):
+            cache, has = np.zeros((L.MAX_TYPES, 3), np.int64), np.zeros(L.MAX_TYPES, np.int64)
+            S.gain_table(t.card, rpub, q, cache, has)
+            hand = 0.0
+            for h in range(rpub[L.player_at(q, L.P_HAND_N)]):
+                c = rpub[L.player_at(q, L.P_HAND + h)]
+                gain = S.best_gain(t.card, rpub, q, c, cache, has)[0]
+                short = sum(max(0, t.card[c, L.CARD_COST + flip] + t.card[c, L.CARD_COST + ret]
+                                - rpub[L.player_at(q, runes)])
+                            for flip, ret, runes in ((L.SUN_FLIP, L.SUN_RETURN, L.P_SUN),
+                                                     (L.MOON_FLIP, L.MOON_RETURN, L.P_MOON)))
+                if gain > 0:
+                    hand += gain * discount ** short
+            value = S.final_score(t, rpub, q, cols)[0] + weight * hand
+            assert keys[q] == int(value * 1024.0), (case, q)
+            assert points[q] == int(value + 0.5), (case, q)
+            judged += hand > 0
+        work[18][0] = 0  # played to the end: the rules' ranking, untouched
+        P.search_end(t, players, work, keys, points)
+        for q in range(players):
+            total, best = S.final_score(t, rpub, q, cols)
+            assert (keys[q], points[q]) == (S.ranking_key(t, q, total, best), total)
+    assert judged > 0
 
 
 def _key(row) -> int:

@@ -38,6 +38,7 @@ from strategies.carnuta import (
     SEARCH,
     choose,
     greedy_score,
+    hand_value,
     planner_values,
 )
 
@@ -69,6 +70,7 @@ from .layout import (
     CT_TURNS,
     HID_SIZE,
     KIND,
+    MAX_HAND,
     MAX_OPTIONS,
     MAX_PLAYERS,
     MAX_TABLEAU,
@@ -99,7 +101,11 @@ from .layout import (
     O_WIN_SHARE,
     OUTPUTS,
     P_CARDS,
+    P_HAND,
+    P_HAND_N,
+    P_MOON,
     P_N_CARDS,
+    P_SUN,
     PUB_SIZE,
     R_N_ING_CARDS,
     R_N_TYPES,
@@ -117,7 +123,7 @@ from .rules import (
     setup,
     shuffle_range,
 )
-from .scoring import final_score, ranking_key
+from .scoring import best_gain, final_score, gain_table, ranking_key
 from .step import apply_option, next_decision
 
 drop_stale_cache(__file__, strategies.carnuta.__file__, strategies.ties.__file__,
@@ -354,6 +360,11 @@ def search_work(t, n_players, state, params):
         np.full(1, np.int64(params[3] + 0.5), np.int64),  # 15 the policy ...
         prm,  # 16 ... and its weights
         new_trace_stub(N_COLS),  # 17 searches are never traced
+        np.zeros(1, np.int64),  # 18 1: this playout was cut short (`horizon`)
+        np.zeros((MAX_TYPES, 3), np.int64),  # 19 judging a hand then: its gain table ...
+        np.zeros(MAX_TYPES, np.int64),  # 20
+        np.zeros(MAX_HAND, np.int64),  # 21 ... its cards
+        np.zeros(MAX_HAND, np.float64),  # 22 ... and their gains
     )
     for d in range(2):
         work[2][1, d] = canonical(deck[d], tops[0, d], tops[1, d], work[0][d])
@@ -377,6 +388,7 @@ def search_deal(t, n_players, state, opts, n, work, rng):
     ver[:, 1] = -1
     memo[:, :, 2] = -1
     work[9][:n] = opts[:n]
+    work[18][0] = 0
 
 
 @njit(cache=True, inline="always")
@@ -442,13 +454,37 @@ def search_playout(t, n_players, work, params, rng):
             return
         search_apply(t, n_players, work, search_prefer(t, n_players, work, n, rng), rng)
         steps += 1
+    work[18][0] = 1
 
 
 @njit(cache=True, inline="always")
 def search_end(t, n_players, work, keys, points):
+    """The ranking reached. A playout cut short (`horizon`) ranks the seats as the planner
+    values a hand: its points so far plus `hand_weight` times what each card in its hand
+    would score, `discount` for each rune it is short of paying it (the policy's weights
+    if it is the planner, else the planner's defaults), in 1/1024 points: a half-played
+    game's tableau alone misjudges it (measured in docs/strategies.md)."""
+    pub, cols = work[3], work[14]
     for q in range(n_players):
-        points[q], best = final_score(t, work[3], q, work[14])
+        points[q], best = final_score(t, pub, q, cols)
         keys[q] = ranking_key(t, q, points[q], best)
+    if work[18][0] == 0:
+        return
+    discount, weight = PLANNER_DEFAULTS[0], PLANNER_DEFAULTS[1]
+    if work[15][0] == PLANNER:
+        discount, weight = work[16][0], work[16][1]
+    cache, has, hand, gains = work[19], work[20], work[21], work[22]
+    for q in range(n_players):
+        gain_table(t.card, pub, q, cache, has)
+        n_hand = pub[player_at(q, P_HAND_N)]
+        for h in range(n_hand):
+            hand[h] = pub[player_at(q, P_HAND + h)]
+            gains[h] = best_gain(t.card, pub, q, hand[h], cache, has)[0]
+        value = points[q] + weight * hand_value(t.card, hand, gains, n_hand, -1,
+                                                pub[player_at(q, P_SUN)],
+                                                pub[player_at(q, P_MOON)], discount)
+        keys[q] = np.int64(value * 1024.0)
+        points[q] = np.int64(value + 0.5)
 
 
 searched = bind_search(globals(), njit_with_refcounts)
