@@ -278,6 +278,8 @@ def test_a_ladder_stopped_below_a_rung_says_a_stronger_player_was_not_played(tmp
     page = (out / "summary.md").read_text()
     assert ("A stronger player is on this game's ladder and was not played here: rollout "
             "(the ladder stopped at greedy with --up-to)") in page
+    # the terminal says it too, after the verdicts, so a demo's reader sees it
+    assert "was not played here: rollout" in result.output.rsplit("Wrote the ladder", 1)[1]
 
 
 def test_up_to_an_unknown_rung_is_one_error_line(tmp_path):
