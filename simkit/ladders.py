@@ -352,13 +352,13 @@ def plan(spec: LadderSpec, out: Path) -> sw.Plan:
                          max_points=len(points), until_sure=spec.until_sure)
     p = sw.Plan(sweep, points, kind=folders.LADDER, shell=command(spec, str(out)))
     record = record_of(spec, p)
-    with folders.locked(out):
-        state = folders.check_writable(out, folders.LADDER)
-        saved = read_json(out / LADDER_FILE) if state == "ours" else None
-        if saved is not None and saved.get("identity") != record["identity"]:
-            raise SimkitError(f"--out {out} holds a different ladder run "
-                              f"({saved.get('command', '?')}); choose another folder, or "
-                              "rerun that exact command to finish it")
+    def records() -> tuple[folders.Record, folders.Record]:
+        saved = read_json(out / LADDER_FILE)
+        finished = (read_json(out / sw.SWEEP_FILE) or {}).get("finished") if saved else False
+        return (saved, None) if finished else (None, saved)
+
+    with folders.locked(out):  # the one folder rule (no --force: a ladder is never replaced)
+        folders.claim(out, folders.LADDER, record["identity"], records, None, "ladder run")
         write_json(out / LADDER_FILE, record)  # first: it marks the folder as a ladder's
         if doubled is not None:
             write_text_atomic(out / BUDGET_FILE, document(
