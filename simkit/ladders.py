@@ -40,6 +40,7 @@ from simkit import sweeps as sw
 from simkit.config import CONFIG_DIR
 from simkit.errors import SimkitError
 from simkit.paramfile import read_params, split_token, write_text_atomic
+from simkit.prepare import Settings
 from simkit.results import read_json, write_json
 from simkit.stopping import StopRule
 from simkit.tomlwrite import document
@@ -273,7 +274,7 @@ def doubled_params(ladder: Ladder, rung: Rung | None = None) -> dict[str, Any] |
 
 
 @dataclass(frozen=True)
-class LadderSpec:
+class LadderSpec(Settings):
     """Everything that determines a ladder run's results."""
 
     ladder: Ladder
@@ -318,8 +319,7 @@ def command(spec: LadderSpec, out: str) -> str:
         parts += ["--up-to", spec.ladder.top.name]
     if spec.margin != DEFAULT_MARGIN:
         parts += ["--margin", f"{spec.margin * 100:g}"]
-    parts += engine.option_args(spec.config_path, spec.overrides, (), spec.until_sure)
-    return shlex.join(parts)
+    return shlex.join(parts + spec.setting_args())
 
 
 def plan(spec: LadderSpec, out: Path) -> sw.Plan:

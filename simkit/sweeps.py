@@ -448,8 +448,7 @@ def command(spec: SweepSpec, out: str) -> str:
     if spec.zip:
         parts.append("--zip")
     parts += spec.play_args(out)
-    parts += engine.option_args(spec.config_path, spec.overrides, spec.params,
-                                spec.until_sure, spec.summary_only)
+    parts += spec.setting_args()
     return shlex.join(parts)
 
 
