@@ -10,8 +10,6 @@ from pathlib import Path
 
 import polars as pl
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 from reports import make_report
 from reports.analysis import ANALYSIS
@@ -572,28 +570,6 @@ def test_cli_summary_only_run_and_report(cm, tmp_path):
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["command"].endswith("--summary-only")
     assert (out / "report.html").exists()
-
-
-@settings(deadline=None)  # the first call loads the compiled function
-@given(st.lists(st.tuples(st.integers(-120, 120), st.sampled_from([0.0, 1e-9, -1e-7, 4e-4,
-                                                                      -2e-3, 0.3, 0.5])),
-                max_size=40))
-def test_whole_units_round_and_measure_as_polars_does(values):
-    """`summing.whole_units` (a win share's summand, rounded in compiled code) gives
-    polars's rounded integers and the largest distance `totals._check_whole` measures,
-    wherever the values are whole (the only rows ever summed)."""
-    import numpy as np
-
-    from simkit.summing import whole_units
-
-    x = np.array([k + d for k, d in values], np.float64)
-    units, worst = whole_units(x)
-    series = pl.Series(x)
-    want = (series - series.round()).abs().max()
-    assert worst == pytest.approx(0.0 if want is None else want, abs=1e-12)
-    whole = np.abs(x - np.round(x)) <= 1e-3
-    assert units[whole].tolist() == series.round().cast(pl.Int64).to_numpy()[whole].tolist()
-    assert np.isnan(whole_units(np.array([1.0, np.nan]))[1])
 
 
 def test_a_chunk_reducer_decides_the_scales_once_and_still_checks_every_slice(monkeypatch):
