@@ -28,7 +28,7 @@ def summable(shape: Shape, frame: pl.DataFrame) -> bool:
             s for _, s in (*shape.values.values(), *shape.terms.values())):
         return False
     for b in q.by:
-        dtype = frame.schema[b]
+        dtype = frame[b].dtype
         if not (isinstance(dtype, pl.Categorical | pl.Enum) or dtype == pl.Boolean
                 or (dtype.is_integer() and dtype != pl.UInt64)) or frame[b].null_count():
             return False
@@ -114,7 +114,6 @@ def compiled_totals(frame: pl.DataFrame, shapes: Mapping[str, Shape],
     if not shapes:
         return {}
     passes = {} if passes is None else passes
-    frame = frame.rechunk()  # one buffer per column: the compiled code reads them in place
     names: dict[str, str] = {}  # key string -> its column in the select
     exprs = []
     for sig, shape in shapes.items():
@@ -132,6 +131,7 @@ def compiled_totals(frame: pl.DataFrame, shapes: Mapping[str, Shape],
     is_open = np.isin(deal, np.asarray(open_deals, np.int64))
     none_open = np.zeros(n, np.bool_)
     summands: dict[str, np.ndarray | None] = {}  # column key -> int64s; None: to polars
+    decoded: dict[str, dict[int, Any]] = {}  # key column -> its categories by code
 
     def summands_of(k: str, how: Pass) -> np.ndarray | None:
         if k not in summands:
@@ -171,7 +171,8 @@ def compiled_totals(frame: pl.DataFrame, shapes: Mapping[str, Shape],
             cluster, game, gid, len(first), summing.addresses(columns_of), ptr, term, coef,
             const, how.games, sizes, is_open if q.cluster == "deal" else none_open,
             *products)
-        keys = list(zip(*(key_values(frame, b, codes[i, first], first)
+        keys = list(zip(*(key_values(frame, b, codes[i, first], first,
+                                     decoded.setdefault(b, {}))
                           for i, b in enumerate(q.by)), strict=True)
                     ) if q.by else [()] * len(first)
         if sizes:
@@ -232,16 +233,24 @@ def csr(rows: list[list[tuple[int, int]]]) -> tuple[np.ndarray, np.ndarray, np.n
             np.array([w for _, w in flat], np.int64))
 
 
-def key_values(frame: pl.DataFrame, b: str, codes: np.ndarray, rows: np.ndarray
-                ) -> list[Any]:
+def key_values(frame: pl.DataFrame, b: str, codes: np.ndarray, rows: np.ndarray,
+               known: dict[int, Any] | None = None) -> list[Any]:
     """Key column b's values at `rows` as the totals store them (`KINDS`): integers and
-    booleans are their own codes; categories are read from the rows."""
-    of = kind(frame.schema[b])
+    booleans are their own codes; categories are read from the rows, those of codes not
+    in `known` (the categories of `frame`'s codes read so far: most shapes of a slice
+    share their keys), which receives them."""
+    of = kind(frame[b].dtype)
     if of == "int":
         return codes.tolist()
     if of == "bool":
         return codes.astype(bool).tolist()
-    return frame[b].gather(rows).cast(KINDS[of]).to_list()
+    known = {} if known is None else known
+    listed = codes.tolist()
+    new = [i for i, c in enumerate(listed) if c not in known]
+    if new:
+        read = frame[b].gather(rows[new]).cast(KINDS[of]).to_list()
+        known.update(zip((listed[i] for i in new), read, strict=True))
+    return [known[c] for c in listed]
 
 
 def key_code(dtype: pl.DataType, b: str) -> pl.Expr:

@@ -264,8 +264,9 @@ def reduce(rows: pl.DataFrame, queries: Sequence[Query], *, scale: int,
     plans: list[pl.LazyFrame] = []
     # Shapes summed in compiled code, when the deals and games come in order (as simkit
     # writes them: each deal's rows, and each game's, together).
-    dealt = bool(rows.height) and {"deal", "game"} <= set(schemas["row"]) and all(
-        bool((np.diff(rows[c].to_numpy()) >= 0).all()) for c in ("deal", "game"))
+    steps = {c: np.diff(rows[c].to_numpy()) for c in ("deal", "game")
+             if rows.height and c in schemas["row"]}
+    dealt = len(steps) == 2 and all(bool((d >= 0).all()) for d in steps.values())
     direct = {}
     deviations: dict[str, dict[str, float]] = {}
     for level, frame in eager.items() if dealt else ():
@@ -305,7 +306,8 @@ def reduce(rows: pl.DataFrame, queries: Sequence[Query], *, scale: int,
                     r[1 + nb], r[2 + nb], *(r[3 + nb + i] for i in pick)]
             parts[q.key] = part
     return Aggregate(scale, rotation or 0, list(rows.columns),
-                     rows["game"].n_unique() if rows.height else 0, rows.height,
+                     (int(np.count_nonzero(steps["game"])) + 1 if dealt else
+                      rows["game"].n_unique() if rows.height else 0), rows.height,
                      open_deals, parts)
 
 
