@@ -578,8 +578,7 @@ def test_a_chunk_reducer_decides_the_scales_once_and_still_checks_every_slice(co
     """A chunk is reduced a slice at a time, how each value is summed decided at the
     first slice (`totals._decided_scales`): the totals are those of one reduce over the
     whole chunk, and a win share that is not a whole number of twelfths in a later slice
-    is still the error it is in a first one, checked as the compiled pass rounds it
-    (`summing.whole_units`) or by polars for a shape left to a polars plan."""
+    is still the error it is in a first one, compiled (`summing.whole_units`) or not."""
     from simkit import totals
     from simkit.summary import Query
     from simkit.totals import chunk_reducer
