@@ -14,7 +14,7 @@
            the `rollout_*` hooks); `choose` only handles the rest.
 
 Ties between equally valued options: each strategy's last parameter, `ties`
-(strategies/ties.py): 0 one at random from the seat's own stream, 1 the first row.
+(simkit/kernels/ties.py): 0 one at random from the seat's own stream, 1 the first row.
 """
 
 from __future__ import annotations
@@ -28,6 +28,8 @@ from simkit.games.carnuta.layout import (
     DISPLAY,
     F1,
     FINAL,
+    GREEDY,
+    GREEDY_TIES,
     KIND,
     MAX_HAND,
     MAX_TYPES,
@@ -47,8 +49,15 @@ from simkit.games.carnuta.layout import (
     P_HAND_N,
     P_MOON,
     P_SUN,
+    PLANNER,
+    PLANNER_TIES,
     POINTS,
     R_HAND_LIMIT,
+    RANDOM,
+    ROLLOUT,
+    ROLLOUT_TIES,
+    ROLLOUT_WEIGHTS,
+    SEARCH,
     SEAT,
     SLOTS_PER_ROW,
     SUN,
@@ -64,12 +73,11 @@ from simkit.games.carnuta.scoring import best_gain, gain_table
 from simkit.kernels.jit import njit_with_refcounts
 from simkit.kernels.plugin_call import call_plugin
 from simkit.kernels.search_tree import SEARCH_PARAMS
+from simkit.kernels.ties import at_random, contest
 from simkit.rng import randint
 
 from . import Param, StrategySpec, policy_weights, search_strategy
-from .ties import TIES, at_random, contest
-
-RANDOM, GREEDY, PLANNER, ROLLOUT, SEARCH = 0, 1, 2, 3, 4
+from .ties import TIES
 
 PLANNER_PARAMS = (
     Param("discount", 0.45, 0.0, 1.0, "value kept per cost icon the runes cannot pay"),
@@ -131,10 +139,6 @@ STRATEGIES.append(search_strategy(SEARCH, STRATEGIES[:ROLLOUT], PLANNER, iterati
 # planner's are a parameter file: configs/tuned/carnuta_rollout.toml).
 GREEDY_DEFAULTS = np.array([p.default for p in STRATEGIES[GREEDY].params], np.float64)
 PLANNER_DEFAULTS = np.array([p.default for p in STRATEGIES[PLANNER].params], np.float64)
-ROLLOUT_WEIGHTS = 5
-# The column of `ties` in each strategy's parameters (its last).
-GREEDY_TIES, PLANNER_TIES = 3, 5
-ROLLOUT_TIES = ROLLOUT_WEIGHTS + PLANNER_TIES
 
 
 @njit(cache=True, inline="always")
@@ -171,29 +175,6 @@ def greedy(opts, n, params, ties, rng):
         if take:
             best = i
     return best
-
-
-@njit(cache=True, inline="always")
-def greedy_score(opts, i, params):
-    """greedy's value of option row i (the rollout player ranks its candidates by it)."""
-    kind = opts[i, KIND]
-    if kind == OPT_PLAY:
-        score = params[0] * opts[i, POINTS] + 0.5
-    elif kind == OPT_TAKE:
-        score = params[1] * opts[i, POINTS] * (1.0 if opts[i, F1] else 0.5)
-    elif kind == OPT_RUNES:
-        score = params[2] * opts[i, B]
-    elif kind == OPT_FLIP:
-        score = 0.05
-    elif kind == OPT_SICKLE:
-        score = -1.0
-    elif kind == OPT_DISCARD:
-        score = -float(opts[i, POINTS])
-    elif kind == OPT_TOKEN:
-        score = float(opts[i, POINTS])
-    else:  # end of turn, pass
-        score = 0.0
-    return score
 
 
 @njit(cache=True, inline="always")

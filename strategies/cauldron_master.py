@@ -17,7 +17,7 @@ With options.recipe_choice = "player", greedy, planner and rollout score each po
 recipe with the highest bonus; random picks one at random.
 
 Ties between equally valued options: each strategy's last parameter, `ties`
-(strategies/ties.py): 0 one at random from the seat's own stream, 1 the first row.
+(simkit/kernels/ties.py): 0 one at random from the seat's own stream, 1 the first row.
 """
 
 from __future__ import annotations
@@ -27,20 +27,28 @@ from numba import njit
 from simkit.games.cauldron_master.layout import (
     FREE,
     GAIN,
+    GREEDY,
+    GREEDY_TIES,
     KIND,
     MAX_CAPACITY,
     MAX_RECIPES,
     OPT_CARD,
     OPT_RECIPE,
     OPT_WITCH,
+    PLANNER,
+    PLANNER_TIES,
     POINTS,
+    RANDOM,
     RE_BONUS,
     RE_COLOURS,
     RE_TYPES,
     RECIPE,
+    ROLLOUT,
+    ROLLOUT_TIES,
     RU_CAP,
     RU_COLOURS,
     SAME,
+    SEARCH,
     SEAT,
     SUPPLY,
     TY_COLOUR,
@@ -50,12 +58,11 @@ from simkit.games.cauldron_master.layout import (
     cauldron_at,
 )
 from simkit.kernels.plugin_call import call_plugin
+from simkit.kernels.ties import at_random, contest
 from simkit.rng import randint
 
 from . import Param, StrategySpec, search_strategy
-from .ties import TIES, at_random, contest
-
-RANDOM, GREEDY, PLANNER, ROLLOUT, SEARCH = 0, 1, 2, 3, 4
+from .ties import TIES
 
 STRATEGIES = [
     StrategySpec("random", RANDOM, "Picks a uniformly random legal option."),
@@ -98,9 +105,6 @@ STRATEGIES = [
 # The search player (simkit/kernels/search.py): every decision, planner playouts by default.
 STRATEGIES.append(search_strategy(SEARCH, STRATEGIES[:ROLLOUT], PLANNER, iterations=64.0))
 
-
-# The column of `ties` in each strategy's parameters (its last).
-GREEDY_TIES, PLANNER_TIES, ROLLOUT_TIES = 2, 5, 2
 
 
 @njit(cache=True, inline="always")

@@ -17,7 +17,7 @@
            the `rollout_*` hooks); `choose` only handles the rest.
 
 Ties between equally valued options: each strategy's last parameter, `ties`
-(strategies/ties.py): 0 one at random from the seat's own stream, 1 the first row (a
+(simkit/kernels/ties.py): 0 one at random from the seat's own stream, 1 the first row (a
 greedy seat's fused tables, simkit/games/inori/options.py, settle them the same way).
 """
 
@@ -33,6 +33,8 @@ from simkit.games.inori.layout import (
     F2,
     F3,
     F4,
+    GREEDY,
+    GREEDY_TIES,
     KIND,
     MAX_COLOURS,
     MAX_SPACES,
@@ -49,15 +51,22 @@ from simkit.games.inori.layout import (
     OPT_TREE,
     P_MARKERS,
     P_TOKENS,
+    PLANNER,
+    PLANNER_TIES,
     POINTS,
     R_MAJ_FIRST,
     R_MAJ_SECOND,
     R_N_COLOURS,
+    RANDOM,
+    ROLLOUT,
+    ROLLOUT_TIES,
+    ROLLOUT_WEIGHTS,
     RUNE_GAIN,
     RUNE_OCCUPIED,
     S_CARD,
     S_OCC,
     S_OCC2,
+    SEARCH,
     SEAT,
     TILE_USED,
     A,
@@ -66,14 +75,14 @@ from simkit.games.inori.layout import (
     player_at,
     slot_at,
 )
-from simkit.kernels.jit import njit_with_refcounts, njit_without_refcounts
+from simkit.games.inori.scoring import greedy_score
+from simkit.kernels.jit import njit_with_refcounts
 from simkit.kernels.plugin_call import call_plugin
+from simkit.kernels.ties import at_random, contest
 from simkit.rng import randint
 
 from . import Param, StrategySpec, policy_weights, search_strategy
-from .ties import TIES, at_random, contest
-
-RANDOM, GREEDY, PLANNER, ROLLOUT, SEARCH = 0, 1, 2, 3, 4
+from .ties import TIES
 
 PLANNER_PARAMS = (
     Param("complete_weight", 1.0, 0.0, 5.0,
@@ -134,10 +143,6 @@ STRATEGIES.append(search_strategy(SEARCH, STRATEGIES[:ROLLOUT], PLANNER, iterati
 # The planner's default weights; the rollout player's planner weights start at column
 # ROLLOUT_WEIGHTS of its parameters.
 PLANNER_DEFAULTS = np.array([p.default for p in STRATEGIES[PLANNER].params], np.float64)
-ROLLOUT_WEIGHTS = 4
-# The column of `ties` in each strategy's parameters (its last).
-GREEDY_TIES, PLANNER_TIES = 4, 6
-ROLLOUT_TIES = ROLLOUT_WEIGHTS + PLANNER_TIES
 
 
 @njit(cache=True, inline="always")
@@ -161,47 +166,6 @@ def greedy_w(opts, n, w_token, w_rune, w_complete, w_cost, ties, rng):
         if take:
             best = i
     return best
-
-
-@njit_without_refcounts
-def offering_value(points, tokens, completes, runes, own, paid, w_token, w_rune, w_complete,
-                   w_cost):
-    """greedy's value of an offering (or Altar tile) row from its columns: POINTS, F1..F4
-    and C (the colour paid, -1: none). The kernel also calls it while building the
-    offering table for a greedy seat (simkit/games/inori/options.py, `put_offer`)."""
-    score = (points + w_token * tokens + w_rune * runes + w_complete * completes * own)
-    if paid >= 0:
-        score -= w_cost
-    return score
-
-
-@njit_without_refcounts
-def rune_value(kind, tokens, w_token):
-    """greedy's value of playing a Rune tile of this kind that gives `tokens` tokens
-    (playing none: 0). The kernel also calls it in a greedy seat's Rune step
-    (simkit/games/inori/options.py, `rune_rows`)."""
-    return w_token * tokens if kind == RUNE_GAIN else -1.0
-
-
-@njit_without_refcounts
-def greedy_score(opts, i, w_token, w_rune, w_complete, w_cost):
-    """greedy's value of option row i."""
-    kind = opts[i, KIND]
-    if kind in (OPT_CARD, OPT_TREE, OPT_TILE):
-        score = offering_value(opts[i, POINTS], opts[i, F1], opts[i, F2], opts[i, F3],
-                               opts[i, F4], opts[i, C], w_token, w_rune, w_complete, w_cost)
-    elif kind == OPT_RUNE:
-        score = rune_value(opts[i, C], opts[i, F1], w_token)
-    elif kind in (OPT_MOVE, OPT_BLOCK):
-        score = opts[i, F2] * (opts[i, F4] + 1.0) * (1.0 if opts[i, POINTS] or
-                                                     kind == OPT_MOVE else -0.5)
-    elif kind == OPT_COLOUR:
-        score = float(opts[i, POINTS])
-    elif kind == OPT_PASS:
-        score = -1e9
-    else:  # no rune, a New Start card
-        score = 0.0
-    return score
 
 
 # ---------------------------------------------------------------- planner
