@@ -20,7 +20,7 @@ import tomllib
 from pathlib import Path
 
 from simkit.errors import SimkitError, naming, on_disk
-from strategies import StrategySpec
+from simkit.players import StrategySpec
 
 
 def split_token(token: str) -> tuple[str, str | None]:

@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from simkit.errors import SimkitError
-from strategies import MAX_PARAMS, Param, StrategySpec
+from simkit.players import MAX_PARAMS, Param, StrategySpec
 
 ENTRY_POINT_GROUP = "simkit.strategies"
 ARGUMENTS = ("opts", "n", "pub", "params", "state")

@@ -13,8 +13,6 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from simkit.kernels.jit import njit_without_refcounts
-
 GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _M1 = np.uint64(0xBF58476D1CE4E5B9)
 _M2 = np.uint64(0x94D049BB133111EB)
@@ -66,14 +64,6 @@ def seat_stream(rngs, p):
     """Seat p's strategy stream: row 1 + p of a game's streams (rows: the deal, then one
     per seat), or the only row of a playout's, which stands for every stream."""
     return rngs[1 + p] if rngs.shape[0] > 1 else rngs[0]
-
-
-@njit_without_refcounts
-def shuffle(arr, n, rng):
-    """Fisher-Yates over arr[:n], last position first, on stream `rng`."""
-    for i in range(n - 1, 0, -1):
-        j = randint(rng, i + 1)
-        arr[i], arr[j] = arr[j], arr[i]
 
 
 # ---- plain-Python twins (for the reference implementation and tooling) ----

@@ -36,9 +36,9 @@ from simkit.engine import MAX_SEED, build_lineup, load_plugins
 from simkit.errors import SimkitError
 from simkit.games import Game, Lineup, get_game
 from simkit.paramfile import split_token, write_text_atomic
+from simkit.players import Param, StrategySpec
 from simkit.prepare import Settings
 from simkit.summary import win_scale
-from strategies import Param, StrategySpec
 
 EVAL_DEAL = 1 << 40  # the evaluation's first deal: far beyond any search
 SIGMA0 = 0.25  # initial step size, in the [0, 1]-scaled space

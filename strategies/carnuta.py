@@ -14,7 +14,7 @@
            the `rollout_*` hooks); `choose` only handles the rest.
 
 Ties between equally valued options: each strategy's last parameter, `ties`
-(strategies/ties.py): 0 one at random from the seat's own stream, 1 the first row.
+(simkit/kernels/ties.py): 0 one at random from the seat's own stream, 1 the first row.
 """
 
 from __future__ import annotations
@@ -22,54 +22,16 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from simkit.games.carnuta.layout import (
-    ACTIONS_LEFT,
-    CARD_COST,
-    DISPLAY,
-    F1,
-    FINAL,
-    KIND,
-    MAX_HAND,
-    MAX_TYPES,
-    MOON,
-    MOON_FLIP,
-    MOON_RETURN,
-    N_SLOTS,
-    OPT_DISCARD,
-    OPT_FLIP,
-    OPT_PASS,
-    OPT_PLAY,
-    OPT_RUNES,
-    OPT_SICKLE,
-    OPT_TAKE,
-    OPT_TOKEN,
-    P_HAND,
-    P_HAND_N,
-    P_MOON,
-    P_SUN,
-    POINTS,
-    R_HAND_LIMIT,
-    SEAT,
-    SLOTS_PER_ROW,
-    SUN,
-    SUN_FLIP,
-    SUN_RETURN,
-    TRIGGERED,
-    A,
-    B,
-    C,
-    player_at,
-)
+from simkit.games.carnuta import layout as L
 from simkit.games.carnuta.scoring import best_gain, gain_table
 from simkit.kernels.jit import njit_with_refcounts
 from simkit.kernels.plugin_call import call_plugin
 from simkit.kernels.search_tree import SEARCH_PARAMS
+from simkit.kernels.ties import at_random, contest
 from simkit.rng import randint
 
 from . import Param, StrategySpec, policy_weights, search_strategy
-from .ties import TIES, at_random, contest
-
-RANDOM, GREEDY, PLANNER, ROLLOUT, SEARCH = 0, 1, 2, 3, 4
+from .ties import TIES
 
 PLANNER_PARAMS = (
     Param("discount", 0.45, 0.0, 1.0, "value kept per cost icon the runes cannot pay"),
@@ -81,10 +43,10 @@ PLANNER_PARAMS = (
 )
 
 STRATEGIES = [
-    StrategySpec("random", RANDOM, "Picks a uniformly random legal option."),
+    StrategySpec("random", L.RANDOM, "Picks a uniformly random legal option."),
     StrategySpec(
         "greedy",
-        GREEDY,
+        L.GREEDY,
         "Best immediate value: plays the best-scoring card, else takes the best card.",
         (
             Param("play_weight", 1.0, 0.0, 100.0, "weight of the points a play scores now"),
@@ -95,13 +57,13 @@ STRATEGIES = [
     ),
     StrategySpec(
         "planner",
-        PLANNER,
+        L.PLANNER,
         "Plans plays: values its hand by points and rune reach, manages runes toward costs.",
         PLANNER_PARAMS + (TIES,),
     ),
     StrategySpec(
         "rollout",
-        ROLLOUT,
+        L.ROLLOUT,
         "Lookahead: picks the action whose playouts of the rest of the game win most.",
         (
             Param("rollouts", 8.0, 1.0, 64.0,
@@ -123,18 +85,14 @@ STRATEGIES = [
 ]
 # The search player (simkit/kernels/search.py): actions, planner playouts by default; its
 # other decisions are its policy's (as the rollout player's are).
-STRATEGIES.append(search_strategy(SEARCH, STRATEGIES[:ROLLOUT], PLANNER, iterations=64.0,
+STRATEGIES.append(search_strategy(L.SEARCH, STRATEGIES[:L.ROLLOUT], L.PLANNER, iterations=64.0,
                                   prior=0.1))
 
 # The rollout player's policies: greedy with its default weights, or the planner with
 # the weights in the rollout's own parameters from column ROLLOUT_WEIGHTS on (a tuned
 # planner's are a parameter file: configs/tuned/carnuta_rollout.toml).
-GREEDY_DEFAULTS = np.array([p.default for p in STRATEGIES[GREEDY].params], np.float64)
-PLANNER_DEFAULTS = np.array([p.default for p in STRATEGIES[PLANNER].params], np.float64)
-ROLLOUT_WEIGHTS = 5
-# The column of `ties` in each strategy's parameters (its last).
-GREEDY_TIES, PLANNER_TIES = 3, 5
-ROLLOUT_TIES = ROLLOUT_WEIGHTS + PLANNER_TIES
+GREEDY_DEFAULTS = np.array([p.default for p in STRATEGIES[L.GREEDY].params], np.float64)
+PLANNER_DEFAULTS = np.array([p.default for p in STRATEGIES[L.PLANNER].params], np.float64)
 
 
 @njit(cache=True, inline="always")
@@ -150,21 +108,21 @@ def greedy(opts, n, params, ties, rng):
     best_score = -1e300
     seen = 0
     for i in range(n):
-        kind = opts[i, KIND]
-        if kind == OPT_PLAY:
-            score = params[0] * opts[i, POINTS] + 0.5
-        elif kind == OPT_TAKE:
-            score = params[1] * opts[i, POINTS] * (1.0 if opts[i, F1] else 0.5)
-        elif kind == OPT_RUNES:
-            score = params[2] * opts[i, B]
-        elif kind == OPT_FLIP:
+        kind = opts[i, L.KIND]
+        if kind == L.OPT_PLAY:
+            score = params[0] * opts[i, L.POINTS] + 0.5
+        elif kind == L.OPT_TAKE:
+            score = params[1] * opts[i, L.POINTS] * (1.0 if opts[i, L.F1] else 0.5)
+        elif kind == L.OPT_RUNES:
+            score = params[2] * opts[i, L.B]
+        elif kind == L.OPT_FLIP:
             score = 0.05
-        elif kind == OPT_SICKLE:
+        elif kind == L.OPT_SICKLE:
             score = -1.0
-        elif kind == OPT_DISCARD:
-            score = -float(opts[i, POINTS])
-        elif kind == OPT_TOKEN:
-            score = float(opts[i, POINTS])
+        elif kind == L.OPT_DISCARD:
+            score = -float(opts[i, L.POINTS])
+        elif kind == L.OPT_TOKEN:
+            score = float(opts[i, L.POINTS])
         else:  # end of turn, pass
             score = 0.0
         take, best_score, seen = contest(score, best_score, seen, random_ties, rng)
@@ -174,33 +132,10 @@ def greedy(opts, n, params, ties, rng):
 
 
 @njit(cache=True, inline="always")
-def greedy_score(opts, i, params):
-    """greedy's value of option row i (the rollout player ranks its candidates by it)."""
-    kind = opts[i, KIND]
-    if kind == OPT_PLAY:
-        score = params[0] * opts[i, POINTS] + 0.5
-    elif kind == OPT_TAKE:
-        score = params[1] * opts[i, POINTS] * (1.0 if opts[i, F1] else 0.5)
-    elif kind == OPT_RUNES:
-        score = params[2] * opts[i, B]
-    elif kind == OPT_FLIP:
-        score = 0.05
-    elif kind == OPT_SICKLE:
-        score = -1.0
-    elif kind == OPT_DISCARD:
-        score = -float(opts[i, POINTS])
-    elif kind == OPT_TOKEN:
-        score = float(opts[i, POINTS])
-    else:  # end of turn, pass
-        score = 0.0
-    return score
-
-
-@njit(cache=True, inline="always")
 def reach(cd, c, sun, moon, discount):
     """How payable card c is with these runes: 1 if payable, discount**icons short."""
-    short = (max(0, cd[c, CARD_COST + SUN_FLIP] + cd[c, CARD_COST + SUN_RETURN] - sun)
-             + max(0, cd[c, CARD_COST + MOON_FLIP] + cd[c, CARD_COST + MOON_RETURN] - moon))
+    short = (max(0, cd[c, L.CARD_COST + L.SUN_FLIP] + cd[c, L.CARD_COST + L.SUN_RETURN] - sun)
+             + max(0, cd[c, L.CARD_COST + L.MOON_FLIP] + cd[c, L.CARD_COST + L.MOON_RETURN] - moon))
     return discount ** short
 
 
@@ -219,7 +154,7 @@ def planner(opts, n, pub, t, params, rng):
     """Pick the action whose resulting hand, runes and points are worth most."""
     values = np.empty(n, np.float64)
     planner_values(opts, n, pub, t, params, values)
-    random_ties = at_random(params[PLANNER_TIES])
+    random_ties = at_random(params[L.PLANNER_TIES])
     best = 0
     best_score = -1e300
     seen = 0
@@ -236,80 +171,80 @@ def planner_values(opts, n, pub, t, params, values):
     its candidates by it)."""
     discount, w_hand, w_take, w_rune, sickle_below = (params[0], params[1], params[2],
                                                       params[3], params[4])
-    p = pub[SEAT]
+    p = pub[L.SEAT]
     cd = t.card
-    hand_limit = t.rules[R_HAND_LIMIT]
-    sun = pub[player_at(p, P_SUN)]
-    moon = pub[player_at(p, P_MOON)]
-    n_hand = pub[player_at(p, P_HAND_N)]
-    hand = np.zeros(MAX_HAND, np.int64)
-    gains = np.zeros(MAX_HAND, np.float64)
-    cache = np.zeros((MAX_TYPES, 3), np.int64)
-    has = np.zeros(MAX_TYPES, np.int64)
+    hand_limit = t.rules[L.R_HAND_LIMIT]
+    sun = pub[L.player_at(p, L.P_SUN)]
+    moon = pub[L.player_at(p, L.P_MOON)]
+    n_hand = pub[L.player_at(p, L.P_HAND_N)]
+    hand = np.zeros(L.MAX_HAND, np.int64)
+    gains = np.zeros(L.MAX_HAND, np.float64)
+    cache = np.zeros((L.MAX_TYPES, 3), np.int64)
+    has = np.zeros(L.MAX_TYPES, np.int64)
     gain_table(cd, pub, p, cache, has)
     for h in range(n_hand):
-        hand[h] = pub[player_at(p, P_HAND + h)]
+        hand[h] = pub[L.player_at(p, L.P_HAND + h)]
         g, _col = best_gain(cd, pub, p, hand[h], cache, has)
         gains[h] = g
-    last_turn = pub[FINAL] == 1 or (pub[TRIGGERED] == 1 and p == pub[1] - 1)
+    last_turn = pub[L.FINAL] == 1 or (pub[L.TRIGGERED] == 1 and p == pub[1] - 1)
     # In the final turn, cards left in hand are worth nothing.
-    future = 0.0 if pub[FINAL] == 1 and pub[ACTIONS_LEFT] <= 1 else w_hand
-    if last_turn and pub[ACTIONS_LEFT] <= 1:
+    future = 0.0 if pub[L.FINAL] == 1 and pub[L.ACTIONS_LEFT] <= 1 else w_hand
+    if last_turn and pub[L.ACTIONS_LEFT] <= 1:
         future = 0.0
     now = hand_value(cd, hand, gains, n_hand, -1, sun, moon, discount)
     best_offer = 0.0
     row_best = np.zeros(2, np.float64)  # best card value on offer in the Day / Night row
-    for s in range(N_SLOTS):
-        c = pub[DISPLAY + s]
+    for s in range(L.N_SLOTS):
+        c = pub[L.DISPLAY + s]
         if c >= 0:
             g, _col = best_gain(cd, pub, p, c, cache, has)
             v = g * reach(cd, c, sun, moon, discount)
-            d = s // SLOTS_PER_ROW
+            d = s // L.SLOTS_PER_ROW
             row_best[d] = max(row_best[d], v)
             best_offer = max(best_offer, v)
 
     for i in range(n):
-        kind = opts[i, KIND]
+        kind = opts[i, L.KIND]
         score = 0.0
-        if kind == OPT_PLAY:
-            c = opts[i, B]
-            sf, mf = cd[c, CARD_COST + SUN_FLIP], cd[c, CARD_COST + MOON_FLIP]
-            s2 = sun - sf - cd[c, CARD_COST + SUN_RETURN] + mf
-            m2 = moon - mf - cd[c, CARD_COST + MOON_RETURN] + sf
-            rest = hand_value(cd, hand, gains, n_hand, opts[i, A], s2, m2, discount)
-            score = (opts[i, POINTS] + future * (rest - now)
+        if kind == L.OPT_PLAY:
+            c = opts[i, L.B]
+            sf, mf = cd[c, L.CARD_COST + L.SUN_FLIP], cd[c, L.CARD_COST + L.MOON_FLIP]
+            s2 = sun - sf - cd[c, L.CARD_COST + L.SUN_RETURN] + mf
+            m2 = moon - mf - cd[c, L.CARD_COST + L.MOON_RETURN] + sf
+            rest = hand_value(cd, hand, gains, n_hand, opts[i, L.A], s2, m2, discount)
+            score = (opts[i, L.POINTS] + future * (rest - now)
                      + w_rune * (s2 + m2 - sun - moon) + 0.5)
-        elif kind == OPT_TAKE:
-            c = opts[i, B]
-            value = max(opts[i, POINTS], 0) * reach(cd, c, sun, moon, discount)
+        elif kind == L.OPT_TAKE:
+            c = opts[i, L.B]
+            value = max(opts[i, L.POINTS], 0) * reach(cd, c, sun, moon, discount)
             # A card beyond the hand limit only replaces the weakest one.
             score = future * w_take * value
-            if n_hand >= hand_limit + pub[ACTIONS_LEFT] - 1:
+            if n_hand >= hand_limit + pub[L.ACTIONS_LEFT] - 1:
                 score -= future * w_take * now / max(n_hand, 1)
-        elif kind == OPT_RUNES:
-            k = opts[i, B]
-            s2 = sun + (k if opts[i, A] == SUN else 0)
-            m2 = moon + (k if opts[i, A] == MOON else 0)
+        elif kind == L.OPT_RUNES:
+            k = opts[i, L.B]
+            s2 = sun + (k if opts[i, L.A] == L.SUN else 0)
+            m2 = moon + (k if opts[i, L.A] == L.MOON else 0)
             after = hand_value(cd, hand, gains, n_hand, -1, s2, m2, discount)
             score = future * (after - now) + w_rune * k
-        elif kind == OPT_FLIP:
-            k = opts[i, C]
-            s2 = sun + (k if opts[i, A] == SUN else -k)
-            m2 = moon + (k if opts[i, A] == MOON else -k)
+        elif kind == L.OPT_FLIP:
+            k = opts[i, L.C]
+            s2 = sun + (k if opts[i, L.A] == L.SUN else -k)
+            m2 = moon + (k if opts[i, L.A] == L.MOON else -k)
             after = hand_value(cd, hand, gains, n_hand, -1, s2, m2, discount)
             score = future * (after - now) - 0.01
-        elif kind == OPT_SICKLE:
+        elif kind == L.OPT_SICKLE:
             # Refresh the poorer row when nothing on offer is worth sickle_below.
-            if best_offer < sickle_below and pub[ACTIONS_LEFT] > 0:
-                score = 1e-3 + 1e-6 * (best_offer - row_best[opts[i, A]])
+            if best_offer < sickle_below and pub[L.ACTIONS_LEFT] > 0:
+                score = 1e-3 + 1e-6 * (best_offer - row_best[opts[i, L.A]])
             else:
                 score = -1.0
-        elif kind == OPT_DISCARD:
-            h = opts[i, A]
+        elif kind == L.OPT_DISCARD:
+            h = opts[i, L.A]
             score = -gains[h] * reach(cd, hand[h], sun, moon, discount)
-        elif kind == OPT_TOKEN:
-            score = float(opts[i, POINTS])
-        elif kind == OPT_PASS:
+        elif kind == L.OPT_TOKEN:
+            score = float(opts[i, L.POINTS])
+        elif kind == L.OPT_PASS:
             score = -1.0
         values[i] = score
 
@@ -320,13 +255,13 @@ def choose(sid, opts, n, pub, t, params, rng):
     returns an option row in [0, n)."""
     if sid < 0:
         return call_plugin(-sid, opts, n, pub, params, rng)
-    if sid == GREEDY:
-        return greedy(opts, n, params, params[GREEDY_TIES], rng)
-    if sid == PLANNER:
+    if sid == L.GREEDY:
+        return greedy(opts, n, params, params[L.GREEDY_TIES], rng)
+    if sid == L.PLANNER:
         return planner(opts, n, pub, t, params, rng)
-    if sid == ROLLOUT:  # its actions never get here: the kernel makes them by playouts
+    if sid == L.ROLLOUT:  # its actions never get here: the kernel makes them by playouts
         return policy_choice(opts, n, pub, t, params, rng)
-    if sid == SEARCH:  # ... nor the search player's: the kernel searches them
+    if sid == L.SEARCH:  # ... nor the search player's: the kernel searches them
         return search_policy(opts, n, pub, t, params, rng)
     return randint(rng, n)
 
@@ -337,10 +272,10 @@ def search_policy(opts, n, pub, t, params, rng):
     (`params[3]`: 0 random, 1 greedy, 2 planner) with the weights after its own, as its
     playouts play them (play.py: search_prefer)."""
     policy, weights = np.int64(params[3] + 0.5), params[SEARCH_PARAMS:]
-    if policy == PLANNER:
+    if policy == L.PLANNER:
         return planner(opts, n, pub, t, weights, rng)
-    if policy == GREEDY:
-        return greedy(opts, n, weights, weights[GREEDY_TIES], rng)
+    if policy == L.GREEDY:
+        return greedy(opts, n, weights, weights[L.GREEDY_TIES], rng)
     return randint(rng, n)
 
 
@@ -350,5 +285,5 @@ def policy_choice(opts, n, pub, t, params, rng):
     (policy 0, default weights) or the planner with the rollout's planner weights (1);
     ties as the rollout's `ties`."""
     if params[3] >= 0.5:
-        return planner(opts, n, pub, t, params[ROLLOUT_WEIGHTS:], rng)
-    return greedy(opts, n, GREEDY_DEFAULTS, params[ROLLOUT_TIES], rng)
+        return planner(opts, n, pub, t, params[L.ROLLOUT_WEIGHTS:], rng)
+    return greedy(opts, n, GREEDY_DEFAULTS, params[L.ROLLOUT_TIES], rng)

@@ -17,51 +17,26 @@ With options.recipe_choice = "player", greedy, planner and rollout score each po
 recipe with the highest bonus; random picks one at random.
 
 Ties between equally valued options: each strategy's last parameter, `ties`
-(strategies/ties.py): 0 one at random from the seat's own stream, 1 the first row.
+(simkit/kernels/ties.py): 0 one at random from the seat's own stream, 1 the first row.
 """
 
 from __future__ import annotations
 
 from numba import njit
 
-from simkit.games.cauldron_master.layout import (
-    FREE,
-    GAIN,
-    KIND,
-    MAX_CAPACITY,
-    MAX_RECIPES,
-    OPT_CARD,
-    OPT_RECIPE,
-    OPT_WITCH,
-    POINTS,
-    RE_BONUS,
-    RE_COLOURS,
-    RE_TYPES,
-    RECIPE,
-    RU_CAP,
-    RU_COLOURS,
-    SAME,
-    SEAT,
-    SUPPLY,
-    TY_COLOUR,
-    TY_SCORE,
-    A,
-    B,
-    cauldron_at,
-)
+from simkit.games.cauldron_master import layout as L
 from simkit.kernels.plugin_call import call_plugin
+from simkit.kernels.ties import at_random, contest
 from simkit.rng import randint
 
 from . import Param, StrategySpec, search_strategy
-from .ties import TIES, at_random, contest
-
-RANDOM, GREEDY, PLANNER, ROLLOUT, SEARCH = 0, 1, 2, 3, 4
+from .ties import TIES
 
 STRATEGIES = [
-    StrategySpec("random", RANDOM, "Picks a uniformly random legal option."),
+    StrategySpec("random", L.RANDOM, "Picks a uniformly random legal option."),
     StrategySpec(
         "greedy",
-        GREEDY,
+        L.GREEDY,
         "Best immediate value: the richest witch now, the card that scores most now.",
         (
             Param("points_weight", 1.0, 0.0, 100.0, "weight of points a completed potion scores"),
@@ -71,7 +46,7 @@ STRATEGIES = [
     ),
     StrategySpec(
         "planner",
-        PLANNER,
+        L.PLANNER,
         "Plans potions: builds sets and its recipe, discounts missing cards, times witches.",
         (
             Param("discount", 0.3, 0.0, 1.0, "value kept per card still missing from a cauldron"),
@@ -84,7 +59,7 @@ STRATEGIES = [
     ),
     StrategySpec(
         "rollout",
-        ROLLOUT,
+        L.ROLLOUT,
         "Lookahead: picks the witch whose greedy playouts of the rest of the game win most.",
         (
             Param("rollouts", 8.0, 1.0, 64.0,
@@ -96,18 +71,15 @@ STRATEGIES = [
     ),
 ]
 # The search player (simkit/kernels/search.py): every decision, planner playouts by default.
-STRATEGIES.append(search_strategy(SEARCH, STRATEGIES[:ROLLOUT], PLANNER, iterations=64.0))
+STRATEGIES.append(search_strategy(L.SEARCH, STRATEGIES[:L.ROLLOUT], L.PLANNER, iterations=64.0))
 
-
-# The column of `ties` in each strategy's parameters (its last).
-GREEDY_TIES, PLANNER_TIES, ROLLOUT_TIES = 2, 5, 2
 
 
 @njit(cache=True, inline="always")
 def greedy(opts, n, params, rng):
     """Witch: most one-card value now. Card: points_weight*points + gain_weight*gain.
     Recipe: the highest bonus."""
-    return greedy_w(opts, n, params[0], params[1], params[GREEDY_TIES], rng)
+    return greedy_w(opts, n, params[0], params[1], params[L.GREEDY_TIES], rng)
 
 
 @njit(cache=True, inline="always")
@@ -119,12 +91,12 @@ def greedy_w(opts, n, w_points, w_gain, ties, rng):
     best_score = -1e300
     seen = 0
     for i in range(n):
-        if opts[i, KIND] == OPT_WITCH:
-            score = float(opts[i, GAIN])
-        elif opts[i, KIND] == OPT_CARD:
-            score = w_points * opts[i, POINTS] + w_gain * opts[i, GAIN]
-        elif opts[i, KIND] == OPT_RECIPE:
-            score = float(opts[i, GAIN])
+        if opts[i, L.KIND] == L.OPT_WITCH:
+            score = float(opts[i, L.GAIN])
+        elif opts[i, L.KIND] == L.OPT_CARD:
+            score = w_points * opts[i, L.POINTS] + w_gain * opts[i, L.GAIN]
+        elif opts[i, L.KIND] == L.OPT_RECIPE:
+            score = float(opts[i, L.GAIN])
         else:
             score = 0.0
         take, best_score, seen = contest(score, best_score, seen, random_ties, rng)
@@ -143,27 +115,27 @@ def recipe_gain(t, pub, p, k, x):
     fewer than needed) or is one more spare card of its colour, so each recipe's share
     with it follows from its share without. The spare cards are summed per colour as the
     types go by (MAX_COLOURS == 4)."""
-    card = pub[RECIPE + p]
+    card = pub[L.RECIPE + p]
     n_types = t.types.shape[0]
-    base = cauldron_at(p, k, 0)
+    base = L.cauldron_at(p, k, 0)
     named = 0
-    colour = t.types[x, TY_COLOUR]
+    colour = t.types[x, L.TY_COLOUR]
     with_x = 0.0
     without = 0.0
-    for j in range(MAX_RECIPES):
-        bonus = t.recipe[card, j, RE_BONUS]
+    for j in range(L.MAX_RECIPES):
+        bonus = t.recipe[card, j, L.RE_BONUS]
         if bonus == 0:
             continue
         size = 0
         have = 0
         s0 = s1 = s2 = s3 = 0
         for y in range(n_types):
-            need = t.recipe[card, j, RE_TYPES + y]
+            need = t.recipe[card, j, L.RE_TYPES + y]
             held = pub[base + y]
             size += need
             have += min(held, need)
             spare = max(0, held - need)
-            c = t.types[y, TY_COLOUR]
+            c = t.types[y, L.TY_COLOUR]
             if c == 0:
                 s0 += spare
             elif c == 1:
@@ -175,13 +147,13 @@ def recipe_gain(t, pub, p, k, x):
             if y == x:
                 named = 1 if held < need else 0
         have_x = have + named
-        for c in range(t.rules[RU_COLOURS]):
-            need = t.recipe[card, j, RE_COLOURS + c]
+        for c in range(t.rules[L.RU_COLOURS]):
+            need = t.recipe[card, j, L.RE_COLOURS + c]
             size += need
             spare = s0 if c == 0 else s1 if c == 1 else s2 if c == 2 else s3
             have += min(spare, need)
             have_x += min(spare + (1 if c == colour and named == 0 else 0), need)
-        if size > t.rules[RU_CAP + k]:
+        if size > t.rules[L.RU_CAP + k]:
             continue
         value = bonus * have / size
         if value > without:
@@ -198,39 +170,39 @@ def planner(opts, n, pub, t, params, rng):
     recipes by their bonus."""
     discount, w_recipe, w_mix = params[0], params[1], params[2]
     w_late, w_count = params[3], params[4]
-    random_ties = at_random(params[PLANNER_TIES])
-    p = pub[SEAT]
+    random_ties = at_random(params[L.PLANNER_TIES])
+    p = pub[L.SEAT]
     best = 0
     best_score = -1e300
     seen = 0
     for i in range(n):
-        kind = opts[i, KIND]
-        if kind == OPT_WITCH:
-            score = opts[i, GAIN] + w_count * opts[i, POINTS] - w_late * opts[i, B]
-        elif kind == OPT_CARD:
-            x = opts[i, A]
-            k = opts[i, B]
-            free = opts[i, FREE]
-            same = opts[i, SAME]
+        kind = opts[i, L.KIND]
+        if kind == L.OPT_WITCH:
+            score = opts[i, L.GAIN] + w_count * opts[i, L.POINTS] - w_late * opts[i, L.B]
+        elif kind == L.OPT_CARD:
+            x = opts[i, L.A]
+            k = opts[i, L.B]
+            free = opts[i, L.FREE]
+            same = opts[i, L.SAME]
             if free == 0:
-                score = float(opts[i, POINTS])
+                score = float(opts[i, L.POINTS])
             else:
                 # What this cauldron is worth if the rest of it is more of this ingredient;
                 # cards of x still in the supply make that likelier.
-                top = min(same + free, MAX_CAPACITY)
-                grow = t.types[x, TY_SCORE + top] - t.types[x, TY_SCORE + same - 1]
+                top = min(same + free, L.MAX_CAPACITY)
+                grow = t.types[x, L.TY_SCORE + top] - t.types[x, L.TY_SCORE + same - 1]
                 chance = discount ** free
-                if pub[SUPPLY + x] > 1 and discount > 0.0:
+                if pub[L.SUPPLY + x] > 1 and discount > 0.0:
                     chance = min(1.0, chance / discount)
                 types = 0
-                base = cauldron_at(p, k, 0)
+                base = L.cauldron_at(p, k, 0)
                 for y in range(t.types.shape[0]):
                     if pub[base + y] > 0 or y == x:
                         types += 1
                 recipe = recipe_gain(t, pub, p, k, x)
                 score = chance * (grow + w_recipe * recipe) - w_mix * (types - 1)
-        elif kind == OPT_RECIPE:
-            score = float(opts[i, GAIN])
+        elif kind == L.OPT_RECIPE:
+            score = float(opts[i, L.GAIN])
         else:
             score = 0.0
         take, best_score, seen = contest(score, best_score, seen, random_ties, rng)
@@ -245,11 +217,11 @@ def choose(sid, opts, n, pub, t, params, rng):
     returns an option row in [0, n)."""
     if sid < 0:
         return call_plugin(-sid, opts, n, pub, params, rng)
-    if sid == GREEDY:
+    if sid == L.GREEDY:
         return greedy(opts, n, params, rng)
-    if sid == PLANNER:
+    if sid == L.PLANNER:
         return planner(opts, n, pub, t, params, rng)
-    if sid == ROLLOUT:  # its witch choice never gets here: the kernel makes it by playouts;
+    if sid == L.ROLLOUT:  # its witch choice never gets here: the kernel makes it by playouts;
         # its cards and recipes are greedy's (no playouts: a recipe is only its bonus)
-        return greedy_w(opts, n, 1.0, 1.0, params[ROLLOUT_TIES], rng)
+        return greedy_w(opts, n, 1.0, 1.0, params[L.ROLLOUT_TIES], rng)
     return randint(rng, n)

@@ -17,7 +17,7 @@
            the `rollout_*` hooks); `choose` only handles the rest.
 
 Ties between equally valued options: each strategy's last parameter, `ties`
-(strategies/ties.py): 0 one at random from the seat's own stream, 1 the first row (a
+(simkit/kernels/ties.py): 0 one at random from the seat's own stream, 1 the first row (a
 greedy seat's fused tables, simkit/games/inori/options.py, settle them the same way).
 """
 
@@ -26,54 +26,15 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from simkit.games.inori.layout import (
-    CARD_COLOUR,
-    CARD_N_SPACES,
-    F1,
-    F2,
-    F3,
-    F4,
-    KIND,
-    MAX_COLOURS,
-    MAX_SPACES,
-    N_PLAYERS,
-    N_SLOTS,
-    OPT_BLOCK,
-    OPT_CARD,
-    OPT_COLOUR,
-    OPT_MOVE,
-    OPT_NEW_START,
-    OPT_PASS,
-    OPT_RUNE,
-    OPT_TILE,
-    OPT_TREE,
-    P_MARKERS,
-    P_TOKENS,
-    POINTS,
-    R_MAJ_FIRST,
-    R_MAJ_SECOND,
-    R_N_COLOURS,
-    RUNE_GAIN,
-    RUNE_OCCUPIED,
-    S_CARD,
-    S_OCC,
-    S_OCC2,
-    SEAT,
-    TILE_USED,
-    A,
-    B,
-    C,
-    player_at,
-    slot_at,
-)
-from simkit.kernels.jit import njit_with_refcounts, njit_without_refcounts
+from simkit.games.inori import layout as L
+from simkit.games.inori.scoring import greedy_score
+from simkit.kernels.jit import njit_with_refcounts
 from simkit.kernels.plugin_call import call_plugin
+from simkit.kernels.ties import at_random, contest
 from simkit.rng import randint
 
 from . import Param, StrategySpec, policy_weights, search_strategy
-from .ties import TIES, at_random, contest
-
-RANDOM, GREEDY, PLANNER, ROLLOUT, SEARCH = 0, 1, 2, 3, 4
+from .ties import TIES
 
 PLANNER_PARAMS = (
     Param("complete_weight", 1.0, 0.0, 5.0,
@@ -89,10 +50,10 @@ PLANNER_PARAMS = (
 )
 
 STRATEGIES = [
-    StrategySpec("random", RANDOM, "Picks a uniformly random legal option."),
+    StrategySpec("random", L.RANDOM, "Picks a uniformly random legal option."),
     StrategySpec(
         "greedy",
-        GREEDY,
+        L.GREEDY,
         "Best immediate value: points, tokens and runes now, cards completed, costs paid.",
         (
             Param("token_weight", 1.0, 0.0, 20.0, "value of a Favor token gained"),
@@ -105,13 +66,13 @@ STRATEGIES = [
     ),
     StrategySpec(
         "planner",
-        PLANNER,
+        L.PLANNER,
         "Plans for season-end cards and end-game majorities; denies completions to rivals.",
         PLANNER_PARAMS + (TIES,),
     ),
     StrategySpec(
         "rollout",
-        ROLLOUT,
+        L.ROLLOUT,
         "Lookahead: picks the offering whose playouts of the rest of the game win most.",
         (
             Param("rollouts", 8.0, 1.0, 64.0,
@@ -128,22 +89,18 @@ STRATEGIES = [
     ),
 ]
 # The search player (simkit/kernels/search.py): every decision, planner playouts by default.
-STRATEGIES.append(search_strategy(SEARCH, STRATEGIES[:ROLLOUT], PLANNER, iterations=64.0))
+STRATEGIES.append(search_strategy(L.SEARCH, STRATEGIES[:L.ROLLOUT], L.PLANNER, iterations=64.0))
 
 
 # The planner's default weights; the rollout player's planner weights start at column
 # ROLLOUT_WEIGHTS of its parameters.
-PLANNER_DEFAULTS = np.array([p.default for p in STRATEGIES[PLANNER].params], np.float64)
-ROLLOUT_WEIGHTS = 4
-# The column of `ties` in each strategy's parameters (its last).
-GREEDY_TIES, PLANNER_TIES = 4, 6
-ROLLOUT_TIES = ROLLOUT_WEIGHTS + PLANNER_TIES
+PLANNER_DEFAULTS = np.array([p.default for p in STRATEGIES[L.PLANNER].params], np.float64)
 
 
 @njit(cache=True, inline="always")
 def greedy(opts, n, params, rng):
     """Score each row from its own columns; the best row wins (ties: `ties`)."""
-    return greedy_w(opts, n, params[0], params[1], params[2], params[3], params[GREEDY_TIES],
+    return greedy_w(opts, n, params[0], params[1], params[2], params[3], params[L.GREEDY_TIES],
                     rng)
 
 
@@ -163,47 +120,6 @@ def greedy_w(opts, n, w_token, w_rune, w_complete, w_cost, ties, rng):
     return best
 
 
-@njit_without_refcounts
-def offering_value(points, tokens, completes, runes, own, paid, w_token, w_rune, w_complete,
-                   w_cost):
-    """greedy's value of an offering (or Altar tile) row from its columns: POINTS, F1..F4
-    and C (the colour paid, -1: none). The kernel also calls it while building the
-    offering table for a greedy seat (simkit/games/inori/options.py, `put_offer`)."""
-    score = (points + w_token * tokens + w_rune * runes + w_complete * completes * own)
-    if paid >= 0:
-        score -= w_cost
-    return score
-
-
-@njit_without_refcounts
-def rune_value(kind, tokens, w_token):
-    """greedy's value of playing a Rune tile of this kind that gives `tokens` tokens
-    (playing none: 0). The kernel also calls it in a greedy seat's Rune step
-    (simkit/games/inori/options.py, `rune_rows`)."""
-    return w_token * tokens if kind == RUNE_GAIN else -1.0
-
-
-@njit_without_refcounts
-def greedy_score(opts, i, w_token, w_rune, w_complete, w_cost):
-    """greedy's value of option row i."""
-    kind = opts[i, KIND]
-    if kind in (OPT_CARD, OPT_TREE, OPT_TILE):
-        score = offering_value(opts[i, POINTS], opts[i, F1], opts[i, F2], opts[i, F3],
-                               opts[i, F4], opts[i, C], w_token, w_rune, w_complete, w_cost)
-    elif kind == OPT_RUNE:
-        score = rune_value(opts[i, C], opts[i, F1], w_token)
-    elif kind in (OPT_MOVE, OPT_BLOCK):
-        score = opts[i, F2] * (opts[i, F4] + 1.0) * (1.0 if opts[i, POINTS] or
-                                                     kind == OPT_MOVE else -0.5)
-    elif kind == OPT_COLOUR:
-        score = float(opts[i, POINTS])
-    elif kind == OPT_PASS:
-        score = -1e9
-    else:  # no rune, a New Start card
-        score = 0.0
-    return score
-
-
 # ---------------------------------------------------------------- planner
 @njit(cache=True)
 def colour_values(pub, t, p, params, values):
@@ -214,28 +130,28 @@ def colour_values(pub, t, p, params, values):
     colour sits on the tree.
     """
     w_complete, w_major, base = params[0], params[2], params[5]
-    n_col = t.rules[R_N_COLOURS]
-    n_players = pub[N_PLAYERS]
+    n_col = t.rules[L.R_N_COLOURS]
+    n_players = pub[L.N_PLAYERS]
     for x in range(n_col):
         values[x] = base
-    for i in range(pub[N_SLOTS]):
-        c = pub[slot_at(i, S_CARD)]
+    for i in range(pub[L.N_SLOTS]):
+        c = pub[L.slot_at(i, L.S_CARD)]
         if c < 0:
             continue
         free, present = card_state(pub, t, i, p)
         if present:
             # Fewer free spaces: likelier to complete by the season's end.
-            values[t.card[c, CARD_COLOUR]] += w_complete * (1.0 / (1.0 + free))
+            values[t.card[c, L.CARD_COLOUR]] += w_complete * (1.0 / (1.0 + free))
     # Majorities: a tile of colour x on the tree; how close p is to 1st or 2nd.
-    first, second = t.rules[R_MAJ_FIRST], t.rules[R_MAJ_SECOND]
+    first, second = t.rules[L.R_MAJ_FIRST], t.rules[L.R_MAJ_SECOND]
     for x in range(n_col):
-        if pub[TILE_USED + x] == 0:
+        if pub[L.TILE_USED + x] == 0:
             continue
-        mine = pub[player_at(p, P_TOKENS + x)]
+        mine = pub[L.player_at(p, L.P_TOKENS + x)]
         best_other = 0
         for q in range(n_players):
             if q != p:
-                best_other = max(best_other, pub[player_at(q, P_TOKENS + x)])
+                best_other = max(best_other, pub[L.player_at(q, L.P_TOKENS + x)])
         gap = best_other - mine
         if gap >= -1 and gap <= 3:  # contested: a token may move p up a place
             values[x] += w_major * (first - second) / (2.0 + max(gap, 0))
@@ -247,14 +163,14 @@ def colour_values(pub, t, p, params, values):
 @njit(cache=True)
 def card_state(pub, t, i, p):
     """(free spaces, 1 if seat p has a marker on it) of the card in slot i."""
-    c = pub[slot_at(i, S_CARD)]
-    n_sp = t.card[c, CARD_N_SPACES]
+    c = pub[L.slot_at(i, L.S_CARD)]
+    n_sp = t.card[c, L.CARD_N_SPACES]
     free = 0
     present = 0
     for s in range(n_sp):
-        if pub[slot_at(i, S_OCC + s)] < 0:
+        if pub[L.slot_at(i, L.S_OCC + s)] < 0:
             free += 1
-        if pub[slot_at(i, S_OCC + s)] == p or (pub[slot_at(i, S_OCC2 + s)] >> p) & 1:
+        if pub[L.slot_at(i, L.S_OCC + s)] == p or (pub[L.slot_at(i, L.S_OCC2 + s)] >> p) & 1:
             present = 1
     return free, present
 
@@ -263,26 +179,26 @@ def card_state(pub, t, i, p):
 def rival_gain(pub, t, i, p, colour):
     """Points the other players on slot i's card would score at its completion."""
     total = 0
-    for q in range(pub[N_PLAYERS]):
+    for q in range(pub[L.N_PLAYERS]):
         if q == p:
             continue
         on = False
-        for s in range(MAX_SPACES):
-            if pub[slot_at(i, S_OCC + s)] == q or (pub[slot_at(i, S_OCC2 + s)] >> q) & 1:
+        for s in range(L.MAX_SPACES):
+            if pub[L.slot_at(i, L.S_OCC + s)] == q or (pub[L.slot_at(i, L.S_OCC2 + s)] >> q) & 1:
                 on = True
         if on:
-            total += pub[player_at(q, P_TOKENS + colour)]
+            total += pub[L.player_at(q, L.P_TOKENS + colour)]
     return total
 
 
 @njit(cache=True)
 def tile_prospect(pub, p, colour, params):
     """Placing a tile makes its colour a majority colour: good if p leads in it."""
-    mine = pub[player_at(p, P_TOKENS + colour)]
+    mine = pub[L.player_at(p, L.P_TOKENS + colour)]
     others = 0
-    for q in range(pub[N_PLAYERS]):
+    for q in range(pub[L.N_PLAYERS]):
         if q != p:
-            others = max(others, pub[player_at(q, P_TOKENS + colour)])
+            others = max(others, pub[L.player_at(q, L.P_TOKENS + colour)])
     return params[2] * 0.5 * (mine - others)
 
 
@@ -290,83 +206,83 @@ def tile_prospect(pub, p, colour, params):
 def planner(opts, n, pub, t, params, rng):
     """Value each option as points now + tokens valued by colour + card prospects."""
     w_complete, w_presence, w_deny, rune_value = params[0], params[1], params[3], params[4]
-    random_ties = at_random(params[PLANNER_TIES])
+    random_ties = at_random(params[L.PLANNER_TIES])
     seen = 0
-    p = pub[SEAT]
-    values = np.zeros(MAX_COLOURS, np.float64)
+    p = pub[L.SEAT]
+    values = np.zeros(L.MAX_COLOURS, np.float64)
     colour_values(pub, t, p, params, values)
     markers_left = 0
-    for q in range(pub[N_PLAYERS]):
-        markers_left += pub[player_at(q, P_MARKERS)]
+    for q in range(pub[L.N_PLAYERS]):
+        markers_left += pub[L.player_at(q, L.P_MARKERS)]
     best = 0
     best_score = -1e300
     for i in range(n):
-        kind = opts[i, KIND]
+        kind = opts[i, L.KIND]
         score = 0.0
-        if kind in (OPT_CARD, OPT_TREE):
-            score = float(opts[i, POINTS]) + rune_value * opts[i, F3]
-            if opts[i, C] >= 0:
-                score -= values[opts[i, C]]
-            if kind == OPT_CARD:
-                slot = opts[i, A]
-                c = pub[slot_at(slot, S_CARD)]
-                x = t.card[c, CARD_COLOUR]
+        if kind in (L.OPT_CARD, L.OPT_TREE):
+            score = float(opts[i, L.POINTS]) + rune_value * opts[i, L.F3]
+            if opts[i, L.C] >= 0:
+                score -= values[opts[i, L.C]]
+            if kind == L.OPT_CARD:
+                slot = opts[i, L.A]
+                c = pub[L.slot_at(slot, L.S_CARD)]
+                x = t.card[c, L.CARD_COLOUR]
                 free, present = card_state(pub, t, slot, p)
                 # Tokens: fixed gains at their colour's value, choices at the best value.
-                score += opts[i, F1] * values[x] if opts[i, F4] > 0 else opts[i, F1] * 0.5
-                if opts[i, F2] == 1:
-                    score += w_complete * opts[i, F4]
+                score += opts[i, L.F1] * values[x] if opts[i, L.F4] > 0 else opts[i, L.F1] * 0.5
+                if opts[i, L.F2] == 1:
+                    score += w_complete * opts[i, L.F4]
                     score -= w_deny * rival_gain(pub, t, slot, p, x)
-                elif pub[slot_at(slot, S_OCC + opts[i, B])] < 0:
+                elif pub[L.slot_at(slot, L.S_OCC + opts[i, L.B])] < 0:
                     # Joining a card: worth its completion, by the chance it completes.
                     chance = 1.0 / (1.0 + free - 1) if markers_left > free - 1 else 0.0
-                    score += w_presence * chance * opts[i, F4] * (1 - present * 0.5)
+                    score += w_presence * chance * opts[i, L.F4] * (1 - present * 0.5)
             else:
-                colour = opts[i, B]
+                colour = opts[i, L.B]
                 if colour >= 0:
-                    score += opts[i, F1] * values[colour]
+                    score += opts[i, L.F1] * values[colour]
                 else:
                     # A root space (random colours) or a tile still to choose (STEP_TILE):
                     # tokens at the mean value, plus the best tile's majority prospect.
                     mean = 0.0
-                    for x in range(t.rules[R_N_COLOURS]):
-                        mean += values[x] / t.rules[R_N_COLOURS]
-                    score += opts[i, F1] * mean
-        elif kind == OPT_TILE:
-            colour = opts[i, A]
-            score = (float(opts[i, POINTS]) + rune_value * opts[i, F3]
-                     + opts[i, F1] * values[colour] + tile_prospect(pub, p, colour, params))
-        elif kind == OPT_RUNE:
-            if opts[i, C] == RUNE_GAIN:
-                score = opts[i, F1] * 0.5 - rune_value * 0.5
-            elif opts[i, C] == RUNE_OCCUPIED:
+                    for x in range(t.rules[L.R_N_COLOURS]):
+                        mean += values[x] / t.rules[L.R_N_COLOURS]
+                    score += opts[i, L.F1] * mean
+        elif kind == L.OPT_TILE:
+            colour = opts[i, L.A]
+            score = (float(opts[i, L.POINTS]) + rune_value * opts[i, L.F3]
+                     + opts[i, L.F1] * values[colour] + tile_prospect(pub, p, colour, params))
+        elif kind == L.OPT_RUNE:
+            if opts[i, L.C] == L.RUNE_GAIN:
+                score = opts[i, L.F1] * 0.5 - rune_value * 0.5
+            elif opts[i, L.C] == L.RUNE_OCCUPIED:
                 score = -rune_value * 0.25
             else:
                 score = -rune_value * 0.5
-        elif kind == OPT_MOVE:
-            score = opts[i, F2] * (w_complete * opts[i, F4] + 0.1) - 0.2
-            if opts[i, C] != p:
+        elif kind == L.OPT_MOVE:
+            score = opts[i, L.F2] * (w_complete * opts[i, L.F4] + 0.1) - 0.2
+            if opts[i, L.C] != p:
                 # Another's piece (options.move_piece = "any"): completing the target
                 # card helps only the players on it; helping rivals alone is avoided.
-                target = opts[i, B] // MAX_SPACES
-                x = t.card[pub[slot_at(target, S_CARD)], CARD_COLOUR]
+                target = opts[i, L.B] // L.MAX_SPACES
+                x = t.card[pub[L.slot_at(target, L.S_CARD)], L.CARD_COLOUR]
                 if card_state(pub, t, target, p)[1] == 0:
-                    score = -0.2 - opts[i, F2] * 0.1 * (1 + rival_gain(pub, t, target, p, x))
-        elif kind == OPT_BLOCK:
-            slot = opts[i, A]
-            c = pub[slot_at(slot, S_CARD)]
-            x = t.card[c, CARD_COLOUR]
-            if opts[i, F2] == 1:
-                score = (w_complete * opts[i, F4] * opts[i, POINTS]
+                    score = -0.2 - opts[i, L.F2] * 0.1 * (1 + rival_gain(pub, t, target, p, x))
+        elif kind == L.OPT_BLOCK:
+            slot = opts[i, L.A]
+            c = pub[L.slot_at(slot, L.S_CARD)]
+            x = t.card[c, L.CARD_COLOUR]
+            if opts[i, L.F2] == 1:
+                score = (w_complete * opts[i, L.F4] * opts[i, L.POINTS]
                          - w_deny * rival_gain(pub, t, slot, p, x))
             else:
                 # Blocking a card only rivals are on makes it easier for them: avoid.
                 score = -0.1 * rival_gain(pub, t, slot, p, x)
-        elif kind == OPT_COLOUR:
-            score = values[opts[i, A]] + 1e-3 * opts[i, POINTS]
-        elif kind == OPT_NEW_START:
-            score = values[opts[i, B]] + 0.5 * values[opts[i, C]]
-        elif kind == OPT_PASS:
+        elif kind == L.OPT_COLOUR:
+            score = values[opts[i, L.A]] + 1e-3 * opts[i, L.POINTS]
+        elif kind == L.OPT_NEW_START:
+            score = values[opts[i, L.B]] + 0.5 * values[opts[i, L.C]]
+        elif kind == L.OPT_PASS:
             score = -1e9
         take, best_score, seen = contest(score, best_score, seen, random_ties, rng)
         if take:
@@ -380,11 +296,11 @@ def choose(sid, opts, n, pub, t, params, rng):
     returns an option row in [0, n)."""
     if sid < 0:
         return call_plugin(-sid, opts, n, pub, params, rng)
-    if sid == GREEDY:
+    if sid == L.GREEDY:
         return greedy(opts, n, params, rng)
-    if sid == PLANNER:
+    if sid == L.PLANNER:
         return planner(opts, n, pub, t, params, rng)
-    if sid == ROLLOUT:  # its offerings never get here: play.rollout_choice makes them
+    if sid == L.ROLLOUT:  # its offerings never get here: play.rollout_choice makes them
         return policy_choice(opts, n, pub, t, params, rng)
     return randint(rng, n)
 
@@ -395,5 +311,5 @@ def policy_choice(opts, n, pub, t, params, rng):
     (policy 0, default weights) or the planner with the rollout's planner weights (1);
     ties as the rollout's `ties`."""
     if params[3] >= 0.5:
-        return planner(opts, n, pub, t, params[ROLLOUT_WEIGHTS:], rng)
-    return greedy_w(opts, n, 1.0, 1.0, 1.0, 1.0, params[ROLLOUT_TIES], rng)
+        return planner(opts, n, pub, t, params[L.ROLLOUT_WEIGHTS:], rng)
+    return greedy_w(opts, n, 1.0, 1.0, 1.0, 1.0, params[L.ROLLOUT_TIES], rng)

@@ -1,6 +1,6 @@
 """The package's shape: no import cycles; the library never imports the reports; only the
 command line imports the command line; no private helper is imported from another module;
-no new module of simkit imports the players; no module over 600 lines; little inlined
+no module of simkit imports the players; no module over 600 lines; little inlined
 into a kernel."""
 
 from __future__ import annotations
@@ -105,22 +105,29 @@ def test_only_the_command_line_imports_the_command_line():
     assert {m: t for m, t in offenders.items() if t} == {}
 
 
-# The players sit above the engine: simkit should reach them without importing them (issue
-# 50). These modules still do, until the built-in games are bound as the game API's are;
-# no other module may start.
-REACHES_UP_TO_THE_PLAYERS = {
-    "simkit.plugins", "simkit.paramfile", "simkit.tuning", "simkit.gamekit",
-    "simkit.gamekit.folder", "simkit.games.base", "simkit.games.cauldron_master.play",
-    "simkit.games.carnuta.play", "simkit.games.inori.play", "simkit.games.inori.step",
-    "simkit.games.inori.options"}
+# The players sit above the engine (issue 50): no module of simkit imports strategies/.
+# simkit.players finds a built-in game's players by name (`builtin_players`, as a game
+# folder's players.py is found by path) and hands its kernel the names it plays with.
 
 
-def test_no_new_module_of_simkit_imports_the_players():
+def test_no_module_of_simkit_imports_the_players():
     graph = imports()
-    upward = {m for m, ts in graph.items()
-              if m.startswith("simkit") and any(t.split(".")[0] == "strategies" for t in ts)}
-    assert upward - REACHES_UP_TO_THE_PLAYERS == set()
-    assert REACHES_UP_TO_THE_PLAYERS - upward == set()  # one gone: take it off the list
+    upward = {m: sorted(t for t in ts if t.split(".")[0] == "strategies")
+              for m, ts in graph.items() if m.startswith("simkit")}
+    assert {m: ts for m, ts in upward.items() if ts} == {}
+
+
+def test_only_simkit_players_looks_the_players_up():
+    """The one dynamic import of strategies/ in simkit: the lookup by name."""
+    looking = set()
+    for path in (ROOT / "simkit").rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if (isinstance(node, ast.Call) and node.args
+                    and ast.unparse(node.func).endswith(("import_module", "__import__"))
+                    and any(w in ast.unparse(node.args[0])
+                            for w in ("strategies", "BUILTIN_PLAYERS"))):
+                looking.add(_module(path))
+    assert looking == {"simkit.players"}
 
 
 MAX_LINES = 600  # a module that grows past this does more than one job: split it
@@ -139,7 +146,10 @@ def test_no_python_file_is_longer_than_600_lines():
 # cost that grows with the square of the function's size: with every helper inlined,
 # compiling Inori's game loop took 4 minutes and 2 GB. Helpers are compiled once and
 # called instead (LLVM inlines the small ones); see simkit.kernels.jit.
-MAX_INLINED_LINES = 1200
+# The tie-break (simkit/kernels/ties.py) is counted since it moved there from strategies/,
+# which the count did not read: Carnuta's loop counts 1,203 lines, the same code as the
+# 1,086 counted before (checked on badcf77 with strategies/ties.py added to its files).
+MAX_INLINED_LINES = 1250
 
 
 def inlined_lines(files: list[Path]) -> dict[str, int]:

@@ -14,13 +14,14 @@ from simkit.games.carnuta import layout as L
 from simkit.games.carnuta import options as O
 from simkit.games.carnuta import play as P
 from simkit.games.carnuta import rules as R
+from simkit.games.carnuta.layout import GREEDY
 from simkit.kernels.trace import new_trace_stub
 from simkit.rng import py_game_seed, py_stream_state
 from simkit.testing import (
     assert_same_across_threads_and_chunks,
     assert_tuned_rollout_matches_planner,
 )
-from strategies.carnuta import GREEDY, STRATEGIES
+from strategies.carnuta import STRATEGIES
 
 GREEDY_PRM = next(s for s in STRATEGIES if s.name == "greedy").vector()
 ROLLOUT = next(s for s in STRATEGIES if s.name == "rollout")

@@ -14,10 +14,11 @@ from simkit.games.carnuta import layout as L
 from simkit.games.carnuta import options as O
 from simkit.games.carnuta import play as P
 from simkit.games.carnuta import scoring as S
+from simkit.games.carnuta.layout import GREEDY
 from simkit.kernels.search_tree import FIRST, KEY, NEXT, SEARCH_PARAMS
 from simkit.rng import py_stream_state
 from simkit.testing import assert_same_across_threads_and_chunks
-from strategies.carnuta import GREEDY, PLANNER_DEFAULTS, STRATEGIES, planner_values
+from strategies.carnuta import PLANNER_DEFAULTS, STRATEGIES, planner_values
 from tests.test_carnuta_rollout import GREEDY_PRM, _permute_hidden, _playout, _start
 
 SEARCH = next(s for s in STRATEGIES if s.name == "search")

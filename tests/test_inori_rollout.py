@@ -14,13 +14,14 @@ from simkit.games.inori import layout as L
 from simkit.games.inori import options as O
 from simkit.games.inori import play as P
 from simkit.games.inori import rules as R
+from simkit.games.inori.layout import GREEDY
 from simkit.kernels.trace import new_trace_stub
 from simkit.rng import py_game_seed, py_stream_state
 from simkit.testing import (
     assert_same_across_threads_and_chunks,
     assert_tuned_rollout_matches_planner,
 )
-from strategies.inori import GREEDY, STRATEGIES
+from strategies.inori import STRATEGIES
 
 GREEDY_PRM = next(s for s in STRATEGIES if s.name == "greedy").vector()
 

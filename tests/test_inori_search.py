@@ -14,10 +14,11 @@ from simkit.games.inori import layout as L
 from simkit.games.inori import options as O
 from simkit.games.inori import play as P
 from simkit.games.inori import rules as R
+from simkit.games.inori.layout import GREEDY
 from simkit.kernels.trace import new_trace_stub
 from simkit.rng import py_stream_state
 from simkit.testing import assert_same_across_threads_and_chunks
-from strategies.inori import GREEDY, STRATEGIES
+from strategies.inori import STRATEGIES
 from tests.test_inori_rollout import GREEDY_PRM, _permute_hidden, _playout, _start
 
 SEARCH = next(s for s in STRATEGIES if s.name == "search")

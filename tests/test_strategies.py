@@ -90,23 +90,25 @@ def test_carnuta_greedy_agrees_with_greedy_score():
     """greedy writes its row values out (for speed); they must equal greedy_score's, which
     the rollout player ranks its candidates by."""
     from simkit.games.carnuta import layout as CL
+    from simkit.games.carnuta.scoring import greedy_score
     from strategies import carnuta as cs
 
     state = np.zeros(1, np.uint64)
     for opts, n, params in _random_tables(9, CL.N_COLS, CL.KIND, 1):
-        values = [cs.greedy_score(opts, i, params) for i in range(n)]
+        values = [greedy_score(opts, i, params) for i in range(n)]
         assert cs.greedy(opts, n, params, 1.0, state) == int(np.argmax(values))  # ties: 1st
         assert values[cs.greedy(opts, n, params, 0.0, state)] == max(values)  # ties: random
 
 
 def test_inori_greedy_agrees_with_greedy_score():
     from simkit.games.inori import layout as IL
+    from simkit.games.inori.scoring import greedy_score
     from strategies import inori as ist
 
     state = np.zeros(1, np.uint64)
     for opts, n, params in _random_tables(10, IL.N_COLS, IL.KIND, 2):
-        values = [ist.greedy_score(opts, i, *params[:4]) for i in range(n)]
-        params[ist.GREEDY_TIES] = 1.0  # the first row
+        values = [greedy_score(opts, i, *params[:4]) for i in range(n)]
+        params[IL.GREEDY_TIES] = 1.0  # the first row
         assert ist.greedy(opts, n, params, state) == int(np.argmax(values))
-        params[ist.GREEDY_TIES] = 0.0  # one of the best at random
+        params[IL.GREEDY_TIES] = 0.0  # one of the best at random
         assert values[ist.greedy(opts, n, params, state)] == max(values)

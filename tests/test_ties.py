@@ -19,7 +19,7 @@ from numba import njit
 
 from simkit.engine import build_lineup
 from simkit.games import get_game
-from strategies.ties import contest, may_win
+from simkit.kernels.ties import contest, may_win
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -28,10 +28,10 @@ def jit(fn):
 
 
 def with_search(strategies: list, rollout: int, playout: int) -> list:
-    """A game's strategies with the search player every game gets (strategies.search_strategy)
+    """A game's strategies with the search player every game gets (simkit.players.search_strategy)
     added as `search`, its id the next free one, playing out with the strategy the
     rollout player's playouts play (`PLAYOUT`) unless the game names its own `search`."""
-    from strategies import search_strategy
+    from simkit.players import search_strategy
 
     if any(spec.name == "search" for spec in strategies):
         return list(strategies)

@@ -25,11 +25,10 @@ from collections.abc import Iterable
 from pathlib import Path
 
 import numba
-from numba.core.caching import _CacheLocator
 
 from simkit.games.base import NOT_KERNEL
+from simkit.jitcache import drop_if_changed, numba_caches
 
-SCHEME = b"gamekit cache by folder, v2"  # a new scheme drops what the old one kept
 STAMP = "sources.sha256"
 
 
@@ -71,14 +70,6 @@ def kernel_sources(folder: Path) -> list[Path]:
     return sorted(p for p in folder.glob("*.py") if p.name not in NOT_KERNEL)
 
 
-def sources_digest(paths: Iterable[Path]) -> str:
-    """One hash of the files' contents, in order."""
-    digest = hashlib.sha256(SCHEME)
-    for path in paths:
-        digest.update(path.name.encode() + b"\0" + path.read_bytes())
-    return digest.hexdigest()
-
-
 def copy_template(place: Path, template: Path) -> Path:
     """`template` copied into `place` (rewritten only if it differs, so that numba's
     cache, which checks the copy's contents, stays valid): the file to compile from."""
@@ -95,24 +86,7 @@ def drop_stale(place: Path, folder: Path, shared: Iterable[Path]) -> bool:
     """Delete the compiled code of the game folder `folder` (its templates' in `place`,
     its own functions' beside its files) when a file it is built from changed since it
     was compiled: the game's kernel files and `shared` (the loop, simkit's kernels).
-    True if it did."""
-    digest = sources_digest([*kernel_sources(folder), *shared])
-    stamp = place / STAMP
-    if stamp.exists() and stamp.read_text() == digest:
-        return False
-    for directory in numba_caches(place, folder):
-        for f in directory.glob("*.nb[ic]"):
-            f.unlink(missing_ok=True)
-    stamp.write_text(digest)
-    return True
-
-
-def numba_caches(*source_folders: Path) -> list[Path]:
-    """The folders where numba keeps the cache of functions whose files are in
-    `source_folders`: beside them, or under NUMBA_CACHE_DIR by numba's own naming."""
-    found = [f / "__pycache__" for f in source_folders]
-    if numba.config.CACHE_DIR:
-        found += [Path(numba.config.CACHE_DIR) /
-                  _CacheLocator.get_suitable_cache_subpath(str(f / "x.py"))
-                  for f in source_folders]
-    return found
+    True if it did. The built-in games' check (simkit/jitcache.py), stamped in `place`."""
+    return drop_if_changed(place / STAMP, [*kernel_sources(folder), *shared],
+                           lambda: (f for d in numba_caches(place, folder)
+                                    for f in d.glob("*.nb[ic]")))

@@ -30,7 +30,7 @@ from simkit.gamekit.blame import compile_error_line, shown
 from simkit.gamekit.loop import BAD_CHOICE, CHECK_FAILED, NO_OPTION, O_DECISIONS, TOO_MANY
 from simkit.games.base import Compiled, KernelGame, Lineup, Replay
 from simkit.outputs import allocate, named_columns
-from strategies import StrategySpec
+from simkit.players import StrategySpec
 
 REQUIRED_MODULES = ("layout", "config", "rules", "players", "play", "log")
 

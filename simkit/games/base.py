@@ -13,8 +13,8 @@ from simkit.cards import load_config
 from simkit.config import GameConfig
 from simkit.jitcache import stamp_path
 from simkit.kernels.trace import new_trace, trace_stub
+from simkit.players import StrategySpec, registry
 from simkit.threads import play_blocks
-from strategies import StrategySpec, registry
 
 
 @dataclass(frozen=True)

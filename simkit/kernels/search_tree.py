@@ -16,7 +16,7 @@ import numpy as np
 from numba import njit
 
 MAX_ITERATIONS = 4096  # the search player's budget limit (its `iterations` parameter)
-SEARCH_PARAMS = 5  # its own parameters (strategies.search_strategy); its policy's follow
+SEARCH_PARAMS = 5  # its own parameters (simkit.players.search_strategy); its policy's follow
 WIDEN = 1.0  # progressive widening: a node reached v times may have tried ...
 WIDEN_POWER = 0.5  # ... 1 + WIDEN * v ** WIDEN_POWER of its moves
 (KEY, FIRST, NEXT, VISITS, AVAIL, VALUE, PATH, ROOT_KEYS, SEAT_VALUE, STREAM, USED, HEAD,

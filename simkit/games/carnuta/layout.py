@@ -98,6 +98,15 @@ N_COLS = 8
  OPT_TOKEN) = range(9)
 MAX_OPTIONS = 128
 
+# The players the kernel tells apart (strategies/carnuta.py's ids and parameter
+# columns are these): the rollout and search players its lookahead plays, the
+# policies their playouts play, and the column of `ties` (each strategy's last
+# parameter) in each one's parameters.
+RANDOM, GREEDY, PLANNER, ROLLOUT, SEARCH = 0, 1, 2, 3, 4
+ROLLOUT_WEIGHTS = 5  # the rollout player's copy of its policy's weights starts here
+GREEDY_TIES, PLANNER_TIES = 3, 5
+ROLLOUT_TIES = ROLLOUT_WEIGHTS + PLANNER_TIES
+
 # Scoring kinds (config `score`), in the rule text's order.
 SET3, SET2, EACH, TWO_TYPES, OWN, FLAT5, FLAT2 = range(7)
 SCORE_KINDS = ("set3", "set2", "each", "two_types", "own", "flat5", "flat2")

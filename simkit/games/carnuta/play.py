@@ -14,8 +14,6 @@ import numpy as np
 from numba import njit
 
 import simkit.rng
-import strategies.carnuta
-import strategies.ties
 from simkit.jitcache import drop_stale_cache
 from simkit.kernels import SOURCES
 from simkit.kernels.jit import njit_with_refcounts, njit_without_refcounts
@@ -25,22 +23,8 @@ from simkit.kernels.seating import rank_seats
 from simkit.kernels.templates import bind_batch, bind_rollout, bind_search
 from simkit.kernels.trace import new_trace_stub, record_decision
 from simkit.outputs import allocate
+from simkit.players import players_file, players_of
 from simkit.rng import next_u64, stream_state
-from strategies.carnuta import (
-    GREEDY,
-    GREEDY_DEFAULTS,
-    GREEDY_TIES,
-    PLANNER,
-    PLANNER_DEFAULTS,
-    ROLLOUT,
-    ROLLOUT_TIES,
-    ROLLOUT_WEIGHTS,
-    SEARCH,
-    choose,
-    greedy_score,
-    hand_value,
-    planner_values,
-)
 
 from . import config as _config
 from . import layout as _layout
@@ -68,6 +52,8 @@ from .layout import (
     CT_TOKENS,
     CT_TRIGGERED,
     CT_TURNS,
+    GREEDY,
+    GREEDY_TIES,
     HID_SIZE,
     KIND,
     MAX_HAND,
@@ -106,11 +92,16 @@ from .layout import (
     P_MOON,
     P_N_CARDS,
     P_SUN,
+    PLANNER,
     PUB_SIZE,
     R_N_ING_CARDS,
     R_N_TYPES,
+    ROLLOUT,
+    ROLLOUT_TIES,
+    ROLLOUT_WEIGHTS,
     ROUND,
     SCORE_KINDS,
+    SEARCH,
     SEAT,
     STEP,
     STEP_ACTION,
@@ -123,10 +114,16 @@ from .rules import (
     setup,
     shuffle_range,
 )
-from .scoring import best_gain, final_score, gain_table, ranking_key
+from .scoring import best_gain, final_score, gain_table, greedy_score, ranking_key
 from .step import apply_option, next_decision
 
-drop_stale_cache(__file__, strategies.carnuta.__file__, strategies.ties.__file__,
+# The players (strategies/carnuta.py) are above the kernel: it is handed its `choose`, and
+# the playouts' policies (their default weights, the planner's values), which numba
+# compiles as if imported (simkit/players.py).
+choose, GREEDY_DEFAULTS, PLANNER_DEFAULTS, planner_values, hand_value = players_of(
+    "carnuta", "choose", "GREEDY_DEFAULTS", "PLANNER_DEFAULTS", "planner_values", "hand_value")
+
+drop_stale_cache(__file__, players_file("carnuta"),
                  simkit.rng.__file__, _layout.__file__, _config.__file__, _options.__file__,
                  _rules.__file__, _scoring.__file__, _step.__file__, *SOURCES)
 
@@ -181,9 +178,8 @@ def ask(sid, opts, n, pub, t, params, rng):
 # ---------------------------------------------------------------- rollout player
 # The rollout player (simkit/kernels/rollout.py, bound below) plays forward with
 # `apply_option`, `next_decision` and `ask`, as the game does, so it plans with exactly
-# the rules the game is played by. It lives here rather than in strategies/carnuta.py
-# because play.py imports that module. It chooses actions only; a decision's `state` is
-# (pub, hid, deck, discard, tops).
+# the rules the game is played by: it lives with them, below the players. It chooses
+# actions only; a decision's `state` is (pub, hid, deck, discard, tops).
 @njit(cache=True)
 def playout(t, n_players, pub, hid, cnt, deck, discard, tops, rng, opts, caches, hass, ver,
             memo, cols, sid, prm, horizon, trace):

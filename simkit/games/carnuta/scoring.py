@@ -22,16 +22,26 @@ from .layout import (
     CARD_SCORE_ING,
     CARD_SCORE_N,
     EACH,
+    F1,
     FLAT2,
     FLAT5,
+    KIND,
     MAX_TYPES,
     MOON_FLIP,
     MOON_RETURN,
+    OPT_DISCARD,
+    OPT_FLIP,
+    OPT_PLAY,
+    OPT_RUNES,
+    OPT_SICKLE,
+    OPT_TAKE,
+    OPT_TOKEN,
     OWN,
     P_CARDS,
     P_COLUMN,
     P_COUNT,
     P_N_CARDS,
+    POINTS,
     R_COMP,
     R_HALF,
     R_N_TYPES,
@@ -40,6 +50,7 @@ from .layout import (
     SUN_FLIP,
     SUN_RETURN,
     TWO_TYPES,
+    B,
     player_at,
 )
 
@@ -218,3 +229,30 @@ def ranking_key(t, s, total, best):
     With every half 0 the order is score, then tie-break, as without it."""
     doubled = 2 * total + t.rules[R_HALF + s]
     return doubled * 4096 + (best if t.rules[R_TIE_BEST] else 0)
+
+
+# ---------------------------------------------------------------- worth of a row
+# greedy's value of an option row from its own columns: the rollout player ranks its
+# candidates by it (play.py); greedy plays by the same values, written out
+# (strategies/carnuta.py; tests/test_strategies.py checks they agree).
+@njit(cache=True, inline="always")
+def greedy_score(opts, i, params):
+    """greedy's value of option row i (the rollout player ranks its candidates by it)."""
+    kind = opts[i, KIND]
+    if kind == OPT_PLAY:
+        score = params[0] * opts[i, POINTS] + 0.5
+    elif kind == OPT_TAKE:
+        score = params[1] * opts[i, POINTS] * (1.0 if opts[i, F1] else 0.5)
+    elif kind == OPT_RUNES:
+        score = params[2] * opts[i, B]
+    elif kind == OPT_FLIP:
+        score = 0.05
+    elif kind == OPT_SICKLE:
+        score = -1.0
+    elif kind == OPT_DISCARD:
+        score = -float(opts[i, POINTS])
+    elif kind == OPT_TOKEN:
+        score = float(opts[i, POINTS])
+    else:  # end of turn, pass
+        score = 0.0
+    return score

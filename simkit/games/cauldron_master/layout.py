@@ -90,6 +90,13 @@ N_COLS = 7
 OPT_WITCH, OPT_CARD, OPT_STOP, OPT_RECIPE = 0, 1, 2, 3
 MAX_OPTIONS = MAX_TYPES * MAX_CAULDRONS + 1
 
+# The players the kernel tells apart (strategies/cauldron_master.py's ids and parameter
+# columns are these): the rollout and search players its lookahead plays, the
+# policies their playouts play, and the column of `ties` (each strategy's last
+# parameter) in each one's parameters.
+RANDOM, GREEDY, PLANNER, ROLLOUT, SEARCH = 0, 1, 2, 3, 4
+GREEDY_TIES, PLANNER_TIES, ROLLOUT_TIES = 2, 5, 2
+
 # Hidden state: int64[HID_SIZE], what no strategy sees (a lookahead copies it with `pub`).
 #   TOP         1               next card of the shuffled ingredient deck
 #   TURN        1               phase 3: the turn being played (index into ORDER)

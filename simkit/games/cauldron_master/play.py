@@ -14,8 +14,6 @@ import numpy as np
 from numba import njit
 
 import simkit.rng
-import strategies.cauldron_master
-import strategies.ties
 from simkit.jitcache import drop_stale_cache
 from simkit.kernels import SOURCES
 from simkit.kernels.jit import njit_with_refcounts, njit_without_refcounts
@@ -24,8 +22,8 @@ from simkit.kernels.seating import rank_seats
 from simkit.kernels.templates import bind_batch, bind_rollout, bind_search
 from simkit.kernels.trace import new_trace_stub, record_decision
 from simkit.outputs import allocate
+from simkit.players import players_file, players_of
 from simkit.rng import randint, stream_state
-from strategies.cauldron_master import GREEDY, GREEDY_TIES, ROLLOUT, ROLLOUT_TIES, SEARCH, choose
 
 from . import config as _config
 from . import layout as _layout
@@ -40,6 +38,8 @@ from .layout import (
     CT_SCORED,
     CT_SIZE,
     CT_WITCH,
+    GREEDY,
+    GREEDY_TIES,
     HID_SIZE,
     KEY,
     KIND,
@@ -63,8 +63,11 @@ from .layout import (
     PHASE_WITCH,
     PUB_SIZE,
     RECIPE,
+    ROLLOUT,
+    ROLLOUT_TIES,
     ROUND,
     RU_CAULDRONS,
+    SEARCH,
     SEAT,
     TOP,
     A,
@@ -80,7 +83,11 @@ from .rules import (
 from .scoring import final_score, ranking_key
 from .step import apply_option, next_decision
 
-drop_stale_cache(__file__, strategies.cauldron_master.__file__, strategies.ties.__file__,
+# The players (strategies/cauldron_master.py) are above the kernel: it is handed its
+# `choose`, which numba inlines as if imported (simkit/players.py).
+(choose,) = players_of("cauldron_master", "choose")
+
+drop_stale_cache(__file__, players_file("cauldron_master"),
                  simkit.rng.__file__,
                  _layout.__file__, _config.__file__, _options.__file__, _rules.__file__,
                  _scoring.__file__, _step.__file__, *SOURCES)
@@ -173,9 +180,8 @@ def ask(sid, opts, n, pub, t, params, rng):
 # ---------------------------------------------------------------- rollout player
 # The rollout player (simkit/kernels/rollout.py, bound below) plays forward with
 # `apply_option`, `next_decision` and `ask`, as the game does, so it plans with exactly
-# the rules the game is played by. It lives here rather than in strategies/cauldron_master.py
-# because play.py imports that module. It chooses witches only; a decision's `state` is
-# (pub, hid, cnt, deck, rollout scratch).
+# the rules the game is played by: it lives with them, below the players. It chooses
+# witches only; a decision's `state` is (pub, hid, cnt, deck, rollout scratch).
 @njit(cache=True)
 def playout(t, n_players, pub, hid, cnt, deck, sids, params, rng, seat, first_witch, horizon,
             rs):

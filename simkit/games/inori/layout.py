@@ -152,6 +152,15 @@ N_COLS = 9
  OPT_NEW_START, OPT_TILE) = range(10)
 MAX_OPTIONS = 512
 
+# The players the kernel tells apart (strategies/inori.py's ids and parameter
+# columns are these): the rollout and search players its lookahead plays, the
+# policies their playouts play, and the column of `ties` (each strategy's last
+# parameter) in each one's parameters.
+RANDOM, GREEDY, PLANNER, ROLLOUT, SEARCH = 0, 1, 2, 3, 4
+ROLLOUT_WEIGHTS = 4  # the rollout player's copy of its policy's weights starts here
+GREEDY_TIES, PLANNER_TIES = 4, 6
+ROLLOUT_TIES = ROLLOUT_WEIGHTS + PLANNER_TIES
+
 # Card kinds.
 JOURNEY, START, NEW_START = range(3)
 CARD_KINDS = ("journey", "start", "new_start")

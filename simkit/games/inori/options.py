@@ -13,8 +13,7 @@ from numba import njit
 from numba.cpython.unsafe.numbers import trailing_zeros
 
 from simkit.kernels.jit import njit_without_refcounts
-from strategies.inori import GREEDY_TIES, offering_value, rune_value
-from strategies.ties import at_random, contest, may_win
+from simkit.kernels.ties import at_random, contest, may_win
 
 from .layout import (
     CARD_COLOUR,
@@ -26,6 +25,7 @@ from .layout import (
     F2,
     F3,
     F4,
+    GREEDY_TIES,
     KIND,
     MAX_PLAYERS,
     MAX_SPACES,
@@ -92,7 +92,9 @@ from .scoring import (
     held,
     holdings,
     may_join,
+    offering_value,
     on_card,
+    rune_value,
     space_row,
     taken_places,
     tree_row,
@@ -116,7 +118,7 @@ def set_row(opts, n, kind, a, b, c, points, f1, f2, f3, f4):
 def put_offer(opts, n, best, seen, fuse, ws, rng, kind, a, b, c, points, f1, f2, f3, f4):
     """Offering row n of the table; or, with `fuse` (a greedy seat with weights and ties
     ws, a tuple), only the row greedy would choose kept, in row 0: scored as the table is
-    built instead of stored and scored, its ties settled as greedy does (strategies/ties.py,
+    built instead of stored and scored, its ties settled as greedy does (simkit/kernels/ties.py,
     on the seat's stream `rng`). Returns the best score so far and how often it was found."""
     if fuse:
         v = offering_value(points, f1, f2, f3, f4, c, ws[0], ws[1], ws[2], ws[3])

@@ -15,28 +15,18 @@ import numpy as np
 from numba import njit
 
 import simkit.rng
-import strategies.inori
-import strategies.ties
 from simkit.jitcache import drop_stale_cache
 from simkit.kernels import SOURCES
 from simkit.kernels.jit import keep_alive, njit_with_refcounts, njit_without_refcounts, unowned
 from simkit.kernels.lookahead import canonical
 from simkit.kernels.search_tree import SEARCH_PARAMS, new_tree
 from simkit.kernels.seating import prepare_game, rank_seats, seat_buffers
+from simkit.kernels.shuffle import shuffle
 from simkit.kernels.templates import bind_rollout, bind_search
 from simkit.kernels.trace import record_decision
 from simkit.outputs import allocate
-from simkit.rng import next_u64, shuffle, stream_state
-from strategies.inori import (
-    GREEDY,
-    PLANNER,
-    PLANNER_DEFAULTS,
-    ROLLOUT,
-    ROLLOUT_WEIGHTS,
-    SEARCH,
-    choose,
-    greedy_score,
-)
+from simkit.players import players_file, players_of
+from simkit.rng import next_u64, stream_state
 
 from . import config as _config
 from . import layout as _layout
@@ -61,6 +51,8 @@ from .layout import (
     CT_TILES,
     CT_TREE,
     CT_TURNS,
+    GREEDY,
+    GREEDY_TIES,
     HID_SIZE,
     KIND,
     MAX_COLOURS,
@@ -91,10 +83,15 @@ from .layout import (
     OUTPUTS,
     PH_OVER,
     PHASE,
+    PLANNER,
     R_N_COLOURS,
     R_N_TREE,
     R_SEASONS,
+    ROLLOUT,
+    ROLLOUT_TIES,
+    ROLLOUT_WEIGHTS,
     RUNE_KINDS,
+    SEARCH,
     SEASON,
     SEAT,
     STEP,
@@ -110,10 +107,14 @@ from .layout import (
 from .rules import (
     setup,
 )
-from .scoring import final_score, held, ranking_key
+from .scoring import final_score, greedy_score, held, ranking_key
 from .step import apply_option, next_decision
 
-drop_stale_cache(__file__, strategies.inori.__file__, strategies.ties.__file__,
+# The players (strategies/inori.py) are above the kernel: it is handed its `choose` and
+# the planner's default weights, which numba compiles as if imported (simkit/players.py).
+choose, PLANNER_DEFAULTS = players_of("inori", "choose", "PLANNER_DEFAULTS")
+
+drop_stale_cache(__file__, players_file("inori"),
                  simkit.rng.__file__, _layout.__file__, _config.__file__, _options.__file__,
                  _rules.__file__, _scoring.__file__, _step.__file__, *SOURCES)
 
@@ -187,7 +188,7 @@ def ask(sid, opts, n, pub, t, params, rng):
 
 # ---------------------------------------------------------------- rollout player
 # The rollout player's hooks (simkit/kernels/rollout.py; it chooses offerings by the
-# game's own steps), here as play.py imports strategies/inori.py. `state`: (pub, hid,
+# game's own steps), with the rules, below the players. `state`: (pub, hid,
 # decks, discards, tops, new_starts, stack, rtops, trace).
 @njit_with_refcounts
 def playout(t, n_players, pub, hid, cnt, done, decks, discards, tops, new_starts, stack,
@@ -215,7 +216,7 @@ def rollout_work(t, n_players, state, params):
     weights `params[ROLLOUT_WEIGHTS:]`). A playout's counters are never read."""
     pub, hid, new_starts, stack = state[0], state[1], state[5], state[6]
     prm = np.ones(PLANNER_DEFAULTS.shape[0], np.float64)
-    prm[strategies.inori.GREEDY_TIES] = params[strategies.inori.ROLLOUT_TIES]
+    prm[GREEDY_TIES] = params[ROLLOUT_TIES]
     sids = np.full(MAX_PLAYERS, GREEDY, np.int64)
     if params[3] >= 0.5:
         sids[:] = PLANNER

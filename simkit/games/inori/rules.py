@@ -17,8 +17,9 @@ from __future__ import annotations
 from numba import njit
 
 from simkit.kernels.jit import njit_without_refcounts
+from simkit.kernels.shuffle import shuffle
 from simkit.kernels.trace import record_event
-from simkit.rng import randint, shuffle
+from simkit.rng import randint
 
 from .layout import (
     ANYONE,

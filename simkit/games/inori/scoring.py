@@ -31,12 +31,26 @@ from .layout import (
     EV_INCOMPLETE,
     EV_MAJORITY,
     EV_SCORE,
+    F1,
+    F2,
+    F3,
+    F4,
     FIRST,
+    KIND,
     MAX_PLAYERS,
     MAX_SPACES,
     NEW_START,
+    OPT_BLOCK,
+    OPT_CARD,
+    OPT_COLOUR,
+    OPT_MOVE,
+    OPT_PASS,
+    OPT_RUNE,
+    OPT_TILE,
+    OPT_TREE,
     P_SCORE,
     P_TOKENS,
+    POINTS,
     R_ALTAR_COST,
     R_ALTAR_REPEAT,
     R_COMP,
@@ -50,6 +64,7 @@ from .layout import (
     R_OCC_ANY_COUNT,
     R_SEASONS,
     R_WIN_TIE,
+    RUNE_GAIN,
     S_CARD,
     S_OCC,
     S_OCC2,
@@ -76,6 +91,7 @@ from .layout import (
     TR_EFFECT,
     TR_ROOT,
     WIN_MOST_TOKENS,
+    C,
     player_at,
     slot_at,
     space_col,
@@ -371,3 +387,48 @@ def fewest_points(t, pub, n_players, rng, tied):
     if mode == TIE_RANDOM:
         return tied[randint(rng, k)]
     return tied[k - 1]
+
+
+# ---------------------------------------------------------------- worth of a row
+# greedy's value of an option row from its own columns: the option tables call it
+# for a greedy seat (options.py), the rollout player's candidates are ranked by it and
+# greedy plays by it (strategies/inori.py).
+@njit_without_refcounts
+def offering_value(points, tokens, completes, runes, own, paid, w_token, w_rune, w_complete,
+                   w_cost):
+    """greedy's value of an offering (or Altar tile) row from its columns: POINTS, F1..F4
+    and C (the colour paid, -1: none). The kernel also calls it while building the
+    offering table for a greedy seat (simkit/games/inori/options.py, `put_offer`)."""
+    score = (points + w_token * tokens + w_rune * runes + w_complete * completes * own)
+    if paid >= 0:
+        score -= w_cost
+    return score
+
+
+@njit_without_refcounts
+def rune_value(kind, tokens, w_token):
+    """greedy's value of playing a Rune tile of this kind that gives `tokens` tokens
+    (playing none: 0). The kernel also calls it in a greedy seat's Rune step
+    (simkit/games/inori/options.py, `rune_rows`)."""
+    return w_token * tokens if kind == RUNE_GAIN else -1.0
+
+
+@njit_without_refcounts
+def greedy_score(opts, i, w_token, w_rune, w_complete, w_cost):
+    """greedy's value of option row i."""
+    kind = opts[i, KIND]
+    if kind in (OPT_CARD, OPT_TREE, OPT_TILE):
+        score = offering_value(opts[i, POINTS], opts[i, F1], opts[i, F2], opts[i, F3],
+                               opts[i, F4], opts[i, C], w_token, w_rune, w_complete, w_cost)
+    elif kind == OPT_RUNE:
+        score = rune_value(opts[i, C], opts[i, F1], w_token)
+    elif kind in (OPT_MOVE, OPT_BLOCK):
+        score = opts[i, F2] * (opts[i, F4] + 1.0) * (1.0 if opts[i, POINTS] or
+                                                     kind == OPT_MOVE else -0.5)
+    elif kind == OPT_COLOUR:
+        score = float(opts[i, POINTS])
+    elif kind == OPT_PASS:
+        score = -1e9
+    else:  # no rune, a New Start card
+        score = 0.0
+    return score

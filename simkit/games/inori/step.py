@@ -7,11 +7,9 @@ from __future__ import annotations
 from numba import njit
 
 from simkit.rng import seat_stream
-from strategies.inori import (
-    GREEDY,
-)
 
 from .layout import (
+    GREEDY,
     KIND,
     NEUTRAL_LEFT,
     OPT_CARD,
