@@ -41,7 +41,8 @@ def nim_choice(game, compiled, pile: int, seed: int, **params: float) -> int:
     n = kernel.next_decision(compiled.tables, 2, pub, hid, cnt, opts, np.zeros(1, np.uint64),
                              None, False)
     vector = game.strategies()["search"].vector(params)
-    c = kernel.search_choice(compiled.tables, 2, 0, (pub, hid, cnt, ss), opts, n, vector,
+    seen = kernel.Decision(pub, hid, cnt, ss)
+    c = kernel.search_choice(compiled.tables, 2, 0, seen, opts, n, vector,
                              np.array([seed], np.uint64))
     return int(opts[c, layout.TAKE])
 
