@@ -60,8 +60,9 @@ def test_never_reads_hidden_orders(cn):
             state = np.array([py_stream_state(case, 1 + stream)], np.uint64)
             picks = []
             for dk, dc in ((deck, discard), hidden):
-                picks.append(P.search_choice(t, players, 0, (pub, hid, dk, dc, tops, tree),
-                                             opts, n, params, state.copy()))
+                seen = L.Decision(pub, hid, dk, dc, tops, tree)
+                picks.append(P.search_choice(t, players, 0, seen, opts, n, params,
+                                             state.copy()))
             for a, b in zip(before, (pub, opts, deck, discard, tops, hid), strict=True):
                 np.testing.assert_array_equal(a, b)  # the real state is left untouched
             assert picks[0] == picks[1], f"case {case}: a hidden order changed a decision"
@@ -107,7 +108,7 @@ def test_widens_to_the_policys_best_actions(cn):
                              opts, caches[0], hass[0], ver, memo, -1)
         iterations = 1 + case * 3
         params = SEARCH.vector({"iterations": iterations, "horizon": 8})
-        P.search_choice(t, players, 0, (pub, hid, deck, discard, tops, tree), opts, n,
+        P.search_choice(t, players, 0, L.Decision(pub, hid, deck, discard, tops, tree), opts, n,
                         params, np.array([py_stream_state(case, 1)], np.uint64))
         values = np.empty(n)
         planner_values(opts, n, pub, t, params[SEARCH_PARAMS:], values)

@@ -14,6 +14,7 @@ from strategies.inori import (
 from .layout import (
     KIND,
     NEUTRAL_LEFT,
+    NEW_TOP,
     OPT_CARD,
     OPT_RUNE,
     OPT_TREE,
@@ -150,7 +151,7 @@ def next_decision(t, n_players, pub, hid, cnt, done, decks, discards, tops, new_
             k = season_end(t, n_players, pub, hid, cnt, done, decks, discards, tops, rtops,
                            rng, tied, trace, tracing)
             if k > 0:  # the New Start decision
-                return new_start_rows(t, new_starts, rtops[0] - k, k, opts), False
+                return new_start_rows(t, new_starts, rtops[NEW_TOP] - k, k, opts), False
             if k < 0:  # the game is over
                 return 0, False
             phase = PH_NEXT_SEASON
