@@ -187,8 +187,7 @@ OUTPUTS = (
 # Trace of one game (buffers: simkit/kernels/trace.py); the decision kind recorded is the step.
 # Events: [round, event, seat, a, b, c]
 (EV_SETUP, EV_REVEAL, EV_TAKE, EV_PLAY, EV_PAY, EV_RUNES, EV_FLIP, EV_SICKLE, EV_PASS,
- EV_DISCARD, EV_PADLOCK, EV_TOKEN, EV_TRIGGER, EV_RESHUFFLE, EV_END, EV_SCORE,
- EV_TOKEN_SCORE) = range(17)
+ EV_DISCARD, EV_PADLOCK, EV_TOKEN, EV_TRIGGER, EV_RESHUFFLE, EV_END, EV_SCORE) = range(16)
 
 
 @njit(cache=True, inline="always")

@@ -146,7 +146,6 @@ PLAYER_SIZE = P_RUNES + MAX_HELD_RUNES
 PUB_SIZE = PLAYER + MAX_PLAYERS * PLAYER_SIZE
 
 STEP_RUNE, STEP_MOVE, STEP_OFFER, STEP_TOKEN, STEP_BLOCK, STEP_NEW_START, STEP_TILE = range(7)
-STEPS = ("rune", "move", "offer", "token", "block", "new start", "tile")
 
 KIND, A, B, C, POINTS, F1, F2, F3, F4 = range(9)
 N_COLS = 9
