@@ -299,12 +299,8 @@ def build(d: LadderData, targets: Targets) -> SweepReport:
                 f"about strong play\"; the top column ({top} players in every seat) is the "
                 "strongest play measured.")
     sec.blocks.append(Note(lead))
-    if rec.get("not_played"):
-        sec.blocks.append(Note(
-            f"A stronger player is on this game's ladder and was not played here: "
-            f"{', '.join(rec['not_played'])} (the ladder stopped at {top} with --up-to). "
-            f"Every verdict here is about play up to {top} players; stronger play may "
-            "change it (docs/ladder.md)."))
+    if not_played(rec):
+        sec.blocks.append(Note(not_played(rec)))
     for r in verdicts.iter_rows(named=True):
         sec.blocks.append(Note(f"{r['title']}: {r['across']}. {r['detail']}"))
     columns = [Column("title", "Target")] + [Column(name, f"{name} (all seats)")
@@ -452,6 +448,17 @@ def make_ladder_report(folder: Path, out_dir: Path | None = None,
     written = write_report_files(out, [(REPORT_SUMMARY_FILE, render_markdown(rep)),
                                        (REPORT_FILE, render_html(rep))], tables)
     return Written(out / REPORT_FILE, out / REPORT_SUMMARY_FILE, written), across(d)
+
+
+def not_played(record: dict[str, Any]) -> str:
+    """What a ladder run left out (`--up-to`), for the page and the terminal; "" if nothing."""
+    if not record.get("not_played"):
+        return ""
+    top = record["rungs"][-1]["name"]
+    return (f"A stronger player is on this game's ladder and was not played here: "
+            f"{', '.join(record['not_played'])} (the ladder stopped at {top} with --up-to). "
+            f"Every verdict here is about play up to {top} players; stronger play may "
+            "change it (docs/ladder.md).")
 
 
 def _shown_source(source: str) -> str:

@@ -15,7 +15,7 @@ from typing import Any
 
 from simkit.errors import SimkitError
 from simkit.progress import Progress, say_if_compiling
-from simkit.results import CorruptFile, read_json
+from simkit.results import read_json
 from simkit.words import count
 
 
@@ -74,15 +74,41 @@ def strongest_rung(spec: Any, out_dir: Path, ladder_run: Path | None,
                           ladder_run=ladder_run, play=play)
 
 
+def _identity(saved: Any, spec: Any) -> Any:
+    """A balance.json spec as the folder rule compares it (`folders.claim`): a search still
+    to find its rung (no strategies yet) matches on everything else."""
+    if not isinstance(saved, dict):
+        return None
+    return {k: v for k, v in saved.items() if spec.strategies or k != "strategies"}
+
+
 def _same_search(old: Any, spec: Any) -> bool:
-    """Whether balance.json's spec is this search's; a search still to find its rung
-    matches on everything else."""
-    new = json.loads(json.dumps(spec.as_dict()))
-    if not isinstance(old, dict):
-        return False
-    if not spec.strategies:
-        old, new = ({k: v for k, v in d.items() if k != "strategies"} for d in (old, new))
-    return old == new
+    """Whether balance.json's spec is this search's."""
+    new = _identity(json.loads(json.dumps(spec.as_dict())), spec)
+    return new is not None and _identity(old, spec) == new
+
+
+def _claim(out_dir: Path, spec: Any, force: bool) -> bool:
+    """The folder rule for a balance search (`folders.claim`): True if `out_dir` holds this
+    search to resume (finished or not); False if it is to start afresh, after deleting
+    a different search when `force` replaces it (a damaged balance.json counts as one)."""
+    from simkit.folders import BALANCE, claim
+
+    manifest = out_dir / "balance.json"
+
+    def records() -> tuple[Any, Any]:
+        saved = read_json(manifest)
+        if saved is None:
+            return None, None
+        rec = {"identity": _identity(saved.get("spec"), spec), "command": saved.get("command")}
+        return (rec, None) if saved.get("result") else (None, rec)
+
+    if claim(out_dir, BALANCE, _identity(json.loads(json.dumps(spec.as_dict())), spec),
+             records, force, "balance search") != "new":
+        return True
+    if manifest.exists():  # another search (or a damaged one) that --force replaces
+        _remove_search(out_dir)
+    return False
 
 
 def run_balance(spec: Any, targets: Any, out_dir: Path, force: bool, command: str,
@@ -99,7 +125,7 @@ def run_balance(spec: Any, targets: Any, out_dir: Path, force: bool, command: st
     from reports.skill import across_rungs
     from simkit import balancing as bal
     from simkit import engine
-    from simkit.folders import BALANCE, check_writable, locked
+    from simkit.folders import locked
     from simkit.ladders import slug
 
     ladder = rungs_to_judge(spec, say)
@@ -115,7 +141,6 @@ def run_balance(spec: Any, targets: Any, out_dir: Path, force: bool, command: st
         bal.prepare(replace(spec, strategies=(top.top.strategy,)))
     else:
         search = bal.prepare(spec)
-    state = check_writable(out_dir, BALANCE)
     quiet = say is None or not progress
 
     def bar(total: int, label: str) -> Any:
@@ -123,18 +148,8 @@ def run_balance(spec: Any, targets: Any, out_dir: Path, force: bool, command: st
 
     with locked(out_dir):
         manifest_path = out_dir / "balance.json"
-        old: dict[str, Any] = {}
-        if state == "ours":
-            try:
-                old = read_json(manifest_path) or {}
-            except CorruptFile:  # damaged: taken for another search (--force replaces it)
-                old = {}
-            if not _same_search(old.get("spec"), spec):
-                if not force:
-                    raise SimkitError(f"--out {out_dir} holds another balance search; "
-                                      "use --force to replace it, or another folder")
-                _remove_search(out_dir)
-                old = {}
+        resumed_search = _claim(out_dir, spec, force)
+        old: dict[str, Any] = (read_json(manifest_path) or {}) if resumed_search else {}
         out_dir.mkdir(parents=True, exist_ok=True)
         judged_at = None
         if spec.strongest is not None:

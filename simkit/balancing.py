@@ -41,6 +41,7 @@ from simkit.engine import MAX_SEED, build_lineup
 from simkit.errors import ConfigError, SimkitError
 from simkit.games import Game, Lineup, get_game
 from simkit.intervals import wilson
+from simkit.prepare import Settings
 from simkit.words import count
 
 SEARCHED = ("seat_advantage", "tie_rate", "game_length")  # targets the search scores
@@ -133,7 +134,7 @@ def _lookup(data: Any, key: str, item: str) -> Any:
 
 
 @dataclass(frozen=True)
-class BalanceSpec:
+class BalanceSpec(Settings):
     """Everything that determines a balance search's result."""
 
     game: str

@@ -142,7 +142,7 @@ Record = dict[str, Any] | None
 
 
 def claim(folder: Path, kind: Kind, identity: Any, records: Callable[[], tuple[Record, Record]],
-          force: bool, what: str = "") -> str:
+          force: bool | None, what: str = "") -> str:
     """What `folder` holds for the work whose identity is `identity`, the one new / resume /
     refuse rule of every resumable output folder: "new" (start afresh: absent, empty,
     leftovers without a record, or what `force` replaces), "resume" (this work,
@@ -151,8 +151,11 @@ def claim(folder: Path, kind: Kind, identity: Any, records: Callable[[], tuple[R
     `records()` reads the folder's record of finished work and its record of unfinished
     work, each None where absent; a damaged one raises CorruptFile. Call it holding the
     folder's lock (`locked`). `what` names the work in a refusal (default: the kind).
+    `force` None: the command has no --force (a sweep, a ladder), so nothing is replaced
+    and no refusal offers it.
     """
     what = what or kind.name
+    offer = "" if force is None else " or pass --force to replace it"
     if check_writable(folder, kind) == "new":
         return "new"
     if not os.access(folder, os.W_OK):
@@ -161,23 +164,25 @@ def claim(folder: Path, kind: Kind, identity: Any, records: Callable[[], tuple[R
         finished, unfinished = records()
     except CorruptFile as exc:
         if not force:
-            raise SimkitError(f"--out {folder}: {exc}; choose another folder, or pass "
-                              f"--force to replace the {what} in it") from None
+            raise SimkitError(f"--out {folder}: {exc}; choose another folder"
+                              + ("" if force is None else
+                                 f", or pass --force to replace the {what} in it")) from None
         return "new"
     if finished is not None:
         if finished.get("identity") == identity:
             return "done"
         if not force:
             raise SimkitError(f"--out {folder} already holds a different {what} "
-                              f"({finished.get('command', '?')}); choose another folder "
-                              "or pass --force to replace it")
+                              f"({finished.get('command', '?')}); choose another folder"
+                              + offer)
     elif unfinished is not None:
         if unfinished.get("identity") == identity:
             return "resume"
         if not force:
             raise SimkitError(f"--out {folder} holds an unfinished different {what} "
                               f"({unfinished.get('command', '?')}); rerun that command to "
-                              "finish it, choose another folder, or pass --force")
+                              "finish it" + (" or choose another folder" if force is None
+                                             else ", choose another folder, or pass --force"))
     return "new"
 
 

@@ -40,6 +40,7 @@ from simkit import sweeps as sw
 from simkit.config import CONFIG_DIR
 from simkit.errors import SimkitError
 from simkit.paramfile import read_params, split_token, write_text_atomic
+from simkit.prepare import Settings
 from simkit.results import read_json, write_json
 from simkit.stopping import StopRule
 from simkit.tomlwrite import document
@@ -273,7 +274,7 @@ def doubled_params(ladder: Ladder, rung: Rung | None = None) -> dict[str, Any] |
 
 
 @dataclass(frozen=True)
-class LadderSpec:
+class LadderSpec(Settings):
     """Everything that determines a ladder run's results."""
 
     ladder: Ladder
@@ -318,8 +319,7 @@ def command(spec: LadderSpec, out: str) -> str:
         parts += ["--up-to", spec.ladder.top.name]
     if spec.margin != DEFAULT_MARGIN:
         parts += ["--margin", f"{spec.margin * 100:g}"]
-    parts += engine.option_args(spec.config_path, spec.overrides, (), spec.until_sure)
-    return shlex.join(parts)
+    return shlex.join(parts + spec.setting_args())
 
 
 def plan(spec: LadderSpec, out: Path) -> sw.Plan:
@@ -352,13 +352,13 @@ def plan(spec: LadderSpec, out: Path) -> sw.Plan:
                          max_points=len(points), until_sure=spec.until_sure)
     p = sw.Plan(sweep, points, kind=folders.LADDER, shell=command(spec, str(out)))
     record = record_of(spec, p)
-    with folders.locked(out):
-        state = folders.check_writable(out, folders.LADDER)
-        saved = read_json(out / LADDER_FILE) if state == "ours" else None
-        if saved is not None and saved.get("identity") != record["identity"]:
-            raise SimkitError(f"--out {out} holds a different ladder run "
-                              f"({saved.get('command', '?')}); choose another folder, or "
-                              "rerun that exact command to finish it")
+    def records() -> tuple[folders.Record, folders.Record]:
+        saved = read_json(out / LADDER_FILE)
+        finished = (read_json(out / sw.SWEEP_FILE) or {}).get("finished") if saved else False
+        return (saved, None) if finished else (None, saved)
+
+    with folders.locked(out):  # the one folder rule (no --force: a ladder is never replaced)
+        folders.claim(out, folders.LADDER, record["identity"], records, None, "ladder run")
         write_json(out / LADDER_FILE, record)  # first: it marks the folder as a ladder's
         if doubled is not None:
             write_text_atomic(out / BUDGET_FILE, document(

@@ -27,8 +27,27 @@ MAX_SEED = (1 << 64) - 1
 MAX_GAMES = 10**12  # game indices are int64 in the kernels; a trillion is days of play
 
 
+class Settings:
+    """What every study's spec carries after its own leading fields: the config file and
+    its --set overrides, and where the study has them, strategy parameters, the stopping
+    rule and summary-only. A spec without one of these reads the default below.
+
+    `setting_args()` gives the command-line options that reproduce them, the same in every
+    command a study writes into its record."""
+
+    overrides: tuple[str, ...]
+    config_path: str | None
+    params: tuple[str, ...] = ()
+    until_sure: StopRule | None = None
+    summary_only: bool = False
+
+    def setting_args(self) -> list[str]:
+        return option_args(self.config_path, self.overrides, self.params, self.until_sure,
+                           self.summary_only)
+
+
 @dataclass(frozen=True)
-class PlaySpec:
+class PlaySpec(Settings):
     """What every study that plays a lineup over many games shares (a run, a sweep, a
     tournament, a value run), the first fields of each: the game, the player count, the
     strategies (one per seat, seat 0 first, or one for all; NAME@params.toml), the games
@@ -58,10 +77,8 @@ class RunSpec(PlaySpec):
 
     def command(self, out: str) -> str:
         """The shell command that reproduces this run."""
-        parts = ["simkit", "run", self.game, *self.play_args(out)]
-        parts += option_args(self.config_path, self.overrides, self.params, self.until_sure,
-                             self.summary_only)
-        return shlex.join(parts)
+        return shlex.join(["simkit", "run", self.game, *self.play_args(out),
+                           *self.setting_args()])
 
 
 def option_args(config_path: str | None, overrides: Sequence[str], params: Sequence[str],

@@ -448,24 +448,19 @@ def command(spec: SweepSpec, out: str) -> str:
     if spec.zip:
         parts.append("--zip")
     parts += spec.play_args(out)
-    parts += engine.option_args(spec.config_path, spec.overrides, spec.params,
-                                spec.until_sure, spec.summary_only)
+    parts += spec.setting_args()
     return shlex.join(parts)
 
 
 def check_sweep_folder(out: Path, p: Plan) -> str:
-    """"new", "resume" (same sweep, maybe partly played) or refuse a different sweep."""
-    if folders.check_writable(out, p.kind) == "new":
-        return "new"
-    saved = read_json(out / SWEEP_FILE)
-    if saved is None:  # a ladder's folder is marked (ladder.json) before its first point
-        return "new"
-    if saved.get("identity") != p.identity():
-        was = saved.get("command", "?")
-        raise SimkitError(f"--out {out} holds a different sweep ({was}); the spec, the "
-                          "settings or the config changed. Choose another folder, or rerun "
-                          "that exact command to finish it")
-    return "resume"
+    """"new" or "resume" (the same sweep, maybe partly played, maybe finished: its finished
+    points are skipped); a different sweep is refused (`folders.claim`, no --force)."""
+    def records() -> tuple[folders.Record, folders.Record]:
+        saved = read_json(out / SWEEP_FILE)  # None in a ladder's folder before its first point
+        return (saved, None) if saved and saved.get("finished") else (None, saved)
+
+    state = folders.claim(out, p.kind, p.identity(), records, None, "sweep")
+    return "new" if state == "new" else "resume"
 
 
 def run_sweep(p: Plan, out: Path, threads: int | None = None,

@@ -40,7 +40,7 @@ import numpy as np
 
 from simkit import folders
 from simkit.deals import DealTotals
-from simkit.engine import MAX_SEED, build_lineup, option_args
+from simkit.engine import MAX_SEED, build_lineup
 from simkit.errors import SimkitError, on_disk
 from simkit.games import Game, Lineup, get_game
 from simkit.paramfile import write_text_atomic
@@ -65,8 +65,8 @@ class TournamentSpec(PlaySpec):
     config_path: str | None = None
 
     def command(self, out: str) -> str:
-        parts = ["simkit", "tournament", self.game, *self.play_args(out)]
-        return shlex.join(parts + option_args(self.config_path, self.overrides, (), None))
+        return shlex.join(["simkit", "tournament", self.game, *self.play_args(out),
+                           *self.setting_args()])
 
 
 def lineups_of(k: int, n: int) -> list[tuple[int, ...]]:

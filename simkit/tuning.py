@@ -32,10 +32,11 @@ import numpy as np
 
 from simkit import plugins, tomlwrite
 from simkit.deals import DealTotals
-from simkit.engine import MAX_SEED, build_lineup, load_plugins, option_args
+from simkit.engine import MAX_SEED, build_lineup, load_plugins
 from simkit.errors import SimkitError
 from simkit.games import Game, Lineup, get_game
 from simkit.paramfile import split_token, write_text_atomic
+from simkit.prepare import Settings
 from simkit.summary import win_scale
 from strategies import Param, StrategySpec
 
@@ -46,7 +47,7 @@ DIGITS = 4  # decimals kept per parameter (the file holds what was evaluated)
 
 
 @dataclass(frozen=True)
-class TuneSpec:
+class TuneSpec(Settings):
     """Everything that determines a tuning's result."""
 
     game: str
@@ -68,7 +69,7 @@ class TuneSpec:
             parts += ["--population", str(self.population)]
         if self.games_per_candidate is not None:
             parts += ["--games-per-candidate", str(self.games_per_candidate)]
-        return shlex.join(parts + option_args(self.config_path, self.overrides, (), None))
+        return shlex.join(parts + self.setting_args())
 
 
 @dataclass

@@ -30,7 +30,7 @@ import numpy as np
 import polars as pl
 
 from simkit import causal, folders
-from simkit.engine import Prepared, RunSpec, option_args, prepare
+from simkit.engine import Prepared, RunSpec, prepare
 from simkit.errors import ConfigError, SimkitError, on_disk
 from simkit.interventions import Intervention, a_a
 from simkit.prepare import PlaySpec
@@ -78,8 +78,7 @@ class ValueSpec(PlaySpec):
             parts += ["--component", c]
         if self.precision is not None:
             parts += ["--precision", f"{self.precision:g}"]
-        return shlex.join(parts + option_args(self.config_path, self.overrides, self.params,
-                                              None))
+        return shlex.join(parts + self.setting_args())
 
 
 @dataclass

@@ -72,7 +72,8 @@ def test_same_seed_same_result_and_resume_from_the_log(tmp_path):
     # A different search in the same folder is refused without --force.
     code, out = balance(PIG, *ARGS, "--tune", "compensation.start.1=0..5", "--budget",
                         "30000", "--out", str(tmp_path / "r"))
-    assert code != 0 and "holds another balance search" in out
+    assert code != 0 and "already holds a different balance search (simkit balance" in out
+    assert "pass --force to replace it" in out and "Traceback" not in out
 
 
 def test_no_candidate_passes_is_said_plainly(tmp_path):

@@ -66,3 +66,31 @@ def test_a_strangers_folder_is_refused_even_when_forced(tmp_path):
     with pytest.raises(SimkitError, match="holds no simkit tournament"):
         _claim(out, force=True)
     assert (out / "notes.txt").read_text() == "mine"
+
+
+@pytest.mark.parametrize("name", ["tournament.json", "tournament.progress.json", "damaged"])
+def test_a_command_without_force_never_offers_it(tmp_path, name):
+    """Sweeps and ladders have no --force (force None): their refusals say what to do
+    instead, and never replace anything."""
+    out = tmp_path / "n"
+    if name == "damaged":
+        out.mkdir()
+        (out / "tournament.json").write_text("{not json")
+    else:
+        _write(out, name, "other")
+    before = {p.name: p.read_text() for p in out.iterdir()}
+    with pytest.raises(SimkitError) as refused:
+        _claim(out, force=None)
+    assert "--force" not in str(refused.value) and "choose another folder" in str(refused.value)
+    assert {p.name: p.read_text() for p in out.iterdir()} == before
+
+
+def test_the_studies_claim_their_folders_by_the_one_rule():
+    """Every study that writes a resumable folder decides new / resume / refuse through
+    `folders.claim` (runs, tournaments, value runs, sweeps, ladders, balance searches)."""
+    import inspect
+
+    from simkit import balance_study, engine, ladders, sweeps, tournaments, valuation
+
+    for module in (engine, tournaments, valuation, sweeps, ladders, balance_study):
+        assert "claim(" in inspect.getsource(module), module.__name__

@@ -278,6 +278,15 @@ def test_a_ladder_stopped_below_a_rung_says_a_stronger_player_was_not_played(tmp
     page = (out / "summary.md").read_text()
     assert ("A stronger player is on this game's ladder and was not played here: rollout "
             "(the ladder stopped at greedy with --up-to)") in page
+    # the terminal says it too, after the verdicts, so a demo's reader sees it
+    assert "was not played here: rollout" in result.output.rsplit("Wrote the ladder", 1)[1]
+    # the one folder rule: another ladder into the same folder is refused in one line
+    other = CliRunner().invoke(main, ["ladder", GAME, "--players", "2", "--games", "1000",
+                                      "--seed", "8", "--threads", "1", "--up-to", "greedy",
+                                      "--out", str(out)])
+    assert other.exit_code != 0 and "already holds a different ladder run (simkit ladder" \
+        in other.output and "--force" not in other.output, other.output
+    assert ld.read_ladder(out) == record
 
 
 def test_up_to_an_unknown_rung_is_one_error_line(tmp_path):

@@ -120,9 +120,13 @@ def _cpu(seconds: float) -> str:
 def report_ladder(folder: Path, out_dir: Path | None = None, targets: Path | None = None,
                   set_targets: tuple[str, ...] = ()) -> None:
     """Write the ladder report and print each target's verdict across skill."""
-    from reports.ladder import make_ladder_report
+    from reports.ladder import make_ladder_report, not_played
+    from simkit.ladders import read_ladder
 
     written, verdicts = make_ladder_report(folder, out_dir, targets, set_targets)
     click.echo(f"Wrote the ladder report {written.html}.")
     for r in verdicts.iter_rows(named=True):
         click.echo(shown(f"  {r['title']}: {r['across']}. {r['detail']}"))
+    left_out = not_played(read_ladder(folder) or {})
+    if left_out:
+        click.echo(left_out)
