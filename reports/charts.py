@@ -9,18 +9,47 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Callable, Sequence
-from typing import Any
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
+from typing import TYPE_CHECKING, Any
 
-import matplotlib
+import numpy as np
+import polars as pl
 
-matplotlib.use("Agg")
+if TYPE_CHECKING:
+    import matplotlib
+    import matplotlib.ticker as mticker
+    from matplotlib.colors import Normalize, TwoSlopeNorm
+    from matplotlib.figure import Figure
 
-import matplotlib.ticker as mticker  # noqa: E402
-import numpy as np  # noqa: E402
-import polars as pl  # noqa: E402
-from matplotlib.colors import Normalize, TwoSlopeNorm  # noqa: E402
-from matplotlib.figure import Figure  # noqa: E402
+_drawn: ContextVar[bool] = ContextVar("drawn", default=True)
+
+
+@contextmanager
+def undrawn() -> Iterator[None]:
+    """Charts asked for in this block are not drawn (they come as None), and matplotlib
+    is not loaded for them: a summary-only run builds the report over a sample only to
+    learn its queries (`reports/plan.py`), which drew 15 charts and loaded matplotlib
+    (about a second of CPU together) for nothing."""
+    token = _drawn.set(False)
+    try:
+        yield
+    finally:
+        _drawn.reset(token)
+
+
+def _load_matplotlib() -> None:
+    """matplotlib's names, loaded at the first chart drawn, not at import (half a
+    second)."""
+    global matplotlib, mticker, Normalize, TwoSlopeNorm, Figure
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.ticker as mticker
+    from matplotlib.colors import Normalize, TwoSlopeNorm
+    from matplotlib.figure import Figure
+
 
 INK = "#1f2933"
 MUTED = "#7b8794"
@@ -64,6 +93,9 @@ def short_label(name: Any, width: int = LABEL_WIDTH) -> str:
 def styled(fn: Callable[..., Figure]) -> Callable[..., Figure]:
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Figure:
+        if not _drawn.get():
+            return None  # type: ignore[return-value]  # `undrawn`: nobody looks at it
+        _load_matplotlib()
         with matplotlib.rc_context(STYLE):
             return fn(*args, **kwargs)
     return wrapper

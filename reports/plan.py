@@ -28,6 +28,7 @@ def report_queries(manifest: dict[str, Any], sample: pl.DataFrame) -> list[Query
     """Every query a report on a summary-only run with this manifest asks, found by
     building the report over `sample` (results rows of the same game and lineup)."""
     from reports.build import build
+    from reports.charts import undrawn
     from reports.hooks import hooks_for
     from reports.load import Run
     from reports.targets import load_targets
@@ -35,7 +36,8 @@ def report_queries(manifest: dict[str, Any], sample: pl.DataFrame) -> list[Query
     recorder = Recorder(RowsSource(sample))
     run = Run(Path("."), manifest, None, None, recorder)
     game = str(manifest["game"])
-    build(run, load_targets(None, game), hooks_for(game))
+    with undrawn():  # the queries are all it wants of the report
+        build(run, load_targets(None, game), hooks_for(game))
     return [*recorder.seen.values(), CSV_QUERY]
 
 

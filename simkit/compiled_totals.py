@@ -14,7 +14,7 @@ import numpy as np
 import polars as pl
 
 from simkit import summing
-from simkit.shapes import Shape, kind, summand
+from simkit.shapes import Shape, kind, scaled, summand
 from simkit.summary import KINDS
 
 _GROUPS = 1 << 22  # key combinations a compiled group-by looks up in a table, at most
@@ -28,7 +28,7 @@ def summable(shape: Shape, frame: pl.DataFrame) -> bool:
             s for _, s in (*shape.values.values(), *shape.terms.values())):
         return False
     for b in q.by:
-        dtype = frame.schema[b]
+        dtype = frame[b].dtype
         if not (isinstance(dtype, pl.Categorical | pl.Enum) or dtype == pl.Boolean
                 or (dtype.is_integer() and dtype != pl.UInt64)) or frame[b].null_count():
             return False
@@ -38,8 +38,9 @@ def summable(shape: Shape, frame: pl.DataFrame) -> bool:
 @dataclass
 class Pass:
     """What one shape's compiled pass needs that does not change from slice to slice:
-    its columns (summands, filter, key codes: key string -> expression) and how its
-    values are formed from the summands (`summing.cluster_totals`'s arrays)."""
+    its columns (summands, filter, key codes: key string -> expression), how its
+    values are formed from the summands (`summing.cluster_totals`'s arrays), and which
+    summands come in units of 1/scale, to be rounded (column key -> the value's key)."""
 
     sums: list[str]
     where: str | None
@@ -47,6 +48,7 @@ class Pass:
     exprs: dict[str, pl.Expr]
     arrays: tuple[np.ndarray, ...]
     games: int
+    whole: dict[str, str]
 
 
 def pass_of(shape: Shape, schema: Mapping[str, pl.DataType], one_game_deals: bool
@@ -56,7 +58,12 @@ def pass_of(shape: Shape, schema: Mapping[str, pl.DataType], one_game_deals: boo
     summed += [key for key in shape.terms if key not in summed]
     index = {k: i for i, k in enumerate(summed)}
     found = shape.values | shape.terms
-    exprs = {f"{found[k][1]}:{k}": summand(*found[k]) for k in summed}
+    # A win share's summand is rounded here (`summing.whole_units`), which checks in the
+    # same read that it is a whole number of twelfths, instead of polars rounding it and
+    # a second polars pass measuring it (`totals._check_whole`).
+    whole = {f"{found[k][1]}:{k}": k for k in summed if found[k][1] > 1}
+    exprs = {f"{found[k][1]}:{k}": scaled(*found[k]) if found[k][1] > 1 else summand(*found[k])
+             for k in summed}
     sums = list(exprs)
     where = None
     if q.where is not None:
@@ -86,12 +93,13 @@ def pass_of(shape: Shape, schema: Mapping[str, pl.DataType], one_game_deals: boo
     arrays = (np.asarray(ptr, np.int64), np.asarray(term, np.int64),
               np.asarray(coef, np.int64), np.asarray(const, np.int64))
     return Pass(sums, where, keys, exprs,
-                 arrays + products(ptr, term, coef, const, len(summed)), games)
+                 arrays + products(ptr, term, coef, const, len(summed)), games, whole)
 
 
 def compiled_totals(frame: pl.DataFrame, shapes: Mapping[str, Shape],
                      open_deals: list[int], one_game_deals: bool,
-                     passes: dict[str, Pass] | None = None
+                     passes: dict[str, Pass] | None = None,
+                     deviations: dict[str, float] | None = None
                      ) -> dict[str, tuple[list[tuple[Any, ...]], list[tuple[Any, ...]]]]:
     """The rows `_plans` gives (closed totals; open deals' "deal", keys, "_m", "_g",
     "_y{i}") of each shape, from one polars `select` of every shape's summands, filters
@@ -100,11 +108,12 @@ def compiled_totals(frame: pl.DataFrame, shapes: Mapping[str, Shape],
     A shape whose keys take too many combinations is left out (to `_plans`). `passes`
     keeps each shape's `Pass` for the next slice (the same queries and columns): what
     is left per slice is the select and the compiled code, which let go of the GIL, so
-    the kernel's threads are not kept waiting for it."""
+    the kernel's threads are not kept waiting for it. `deviations` receives, for each
+    value summed in units of 1/scale, its rows' largest distance from a whole number of
+    them (what `totals._check_whole` measures; a value not summed here is not in it)."""
     if not shapes:
         return {}
     passes = {} if passes is None else passes
-    frame = frame.rechunk()  # one buffer per column: the compiled code reads them in place
     names: dict[str, str] = {}  # key string -> its column in the select
     exprs = []
     for sig, shape in shapes.items():
@@ -121,6 +130,24 @@ def compiled_totals(frame: pl.DataFrame, shapes: Mapping[str, Shape],
     rows = np.arange(n, dtype=np.int64)
     is_open = np.isin(deal, np.asarray(open_deals, np.int64))
     none_open = np.zeros(n, np.bool_)
+    summands: dict[str, np.ndarray | None] = {}  # column key -> int64s; None: to polars
+    decoded: dict[str, dict[int, Any]] = {}  # key column -> its categories by code
+
+    def summands_of(k: str, how: Pass) -> np.ndarray | None:
+        if k not in summands:
+            column = ev[names[k]]
+            if column.null_count():
+                summands[k] = None
+            elif k in how.whole:
+                units, worst = summing.whole_units(column.to_numpy().astype(np.float64,
+                                                                           copy=False))
+                summands[k] = None if np.isnan(worst) else units
+                if deviations is not None and not np.isnan(worst):
+                    deviations[how.whole[k]] = float(worst)
+            else:
+                summands[k] = np.ascontiguousarray(column.to_numpy(), np.int64)
+        return summands[k]
+
     out = {}
     for sig, shape in shapes.items():
         q = shape.query
@@ -130,10 +157,12 @@ def compiled_totals(frame: pl.DataFrame, shapes: Mapping[str, Shape],
         codes = (np.stack([ev[names[k]].to_numpy() for k in how.keys]) if how.keys
                  else np.zeros((0, n), np.int64))
         gid, first = summing.group_ids(codes, kept, _GROUPS)
-        if len(gid) != n or any(ev[names[k]].null_count() for k in how.sums):
+        if len(gid) != n:
             continue
-        columns_of = [np.ascontiguousarray(ev[names[k]].to_numpy(), np.int64)
-                      for k in how.sums]
+        found = [summands_of(k, how) for k in how.sums]
+        columns_of = [c for c in found if c is not None]
+        if len(columns_of) < len(found):
+            continue
         cluster = rows if q.cluster is None else deal if q.cluster == "deal" else game
         sizes = int(np.diff(np.flatnonzero(np.diff(cluster)), prepend=-1, append=n - 1).max()
                     ) + 1 if q.by_size and n else 0
@@ -142,7 +171,8 @@ def compiled_totals(frame: pl.DataFrame, shapes: Mapping[str, Shape],
             cluster, game, gid, len(first), summing.addresses(columns_of), ptr, term, coef,
             const, how.games, sizes, is_open if q.cluster == "deal" else none_open,
             *products)
-        keys = list(zip(*(key_values(frame, b, codes[i, first], first)
+        keys = list(zip(*(key_values(frame, b, codes[i, first], first,
+                                     decoded.setdefault(b, {}))
                           for i, b in enumerate(q.by)), strict=True)
                     ) if q.by else [()] * len(first)
         if sizes:
@@ -203,16 +233,24 @@ def csr(rows: list[list[tuple[int, int]]]) -> tuple[np.ndarray, np.ndarray, np.n
             np.array([w for _, w in flat], np.int64))
 
 
-def key_values(frame: pl.DataFrame, b: str, codes: np.ndarray, rows: np.ndarray
-                ) -> list[Any]:
+def key_values(frame: pl.DataFrame, b: str, codes: np.ndarray, rows: np.ndarray,
+               known: dict[int, Any] | None = None) -> list[Any]:
     """Key column b's values at `rows` as the totals store them (`KINDS`): integers and
-    booleans are their own codes; categories are read from the rows."""
-    of = kind(frame.schema[b])
+    booleans are their own codes; categories are read from the rows, those of codes not
+    in `known` (the categories of `frame`'s codes read so far: most shapes of a slice
+    share their keys), which receives them."""
+    of = kind(frame[b].dtype)
     if of == "int":
         return codes.tolist()
     if of == "bool":
         return codes.astype(bool).tolist()
-    return frame[b].gather(rows).cast(KINDS[of]).to_list()
+    known = {} if known is None else known
+    listed = codes.tolist()
+    new = [i for i, c in enumerate(listed) if c not in known]
+    if new:
+        read = frame[b].gather(rows[new]).cast(KINDS[of]).to_list()
+        known.update(zip((listed[i] for i in new), read, strict=True))
+    return [known[c] for c in listed]
 
 
 def key_code(dtype: pl.DataType, b: str) -> pl.Expr:

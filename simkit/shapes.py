@@ -57,8 +57,14 @@ def summand(e: pl.Expr, scale: int) -> pl.Expr:
     """Value e as it is summed: a whole number of 1/scale (scale > 1), an integer (1), or a
     float (0)."""
     if scale > 1:
-        return (e.cast(pl.Float64) * scale).round().cast(pl.Int64)
+        return scaled(e, scale).round().cast(pl.Int64)
     return e.cast(pl.Float64) if scale == 0 else e.cast(pl.Int64)
+
+
+def scaled(e: pl.Expr, scale: int) -> pl.Expr:
+    """Value e in units of 1/scale, before rounding (a win share times 12: whole when it
+    is one)."""
+    return e.cast(pl.Float64) * scale
 
 
 def shapes_of(queries: Sequence[Query], schemas: Mapping[str, Mapping[str, pl.DataType]],

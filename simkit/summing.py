@@ -7,6 +7,8 @@ Every sum is int64, with the same wrapping arithmetic as polars's, so the same i
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from llvmlite import ir
 from numba import carray, njit, types
@@ -78,6 +80,26 @@ def group_ids(keys: np.ndarray, kept: np.ndarray, limit: int
             groups += 1
         gid[r] = g
     return gid, first[:groups]
+
+
+@njit(cache=True, nogil=True)
+def whole_units(x: np.ndarray) -> tuple[np.ndarray, float]:
+    """Values in units of 1/scale (float64) rounded to int64, and the largest distance of
+    one from its rounding: the summands and the check that they are whole, in one read.
+    NaN for the distance when a value is NaN or beyond int64 (the caller then leaves the
+    column to polars). Half-way values round up; they are never whole, so never summed."""
+    out = np.empty(x.shape[0], np.int64)
+    worst = 0.0
+    for i in range(x.shape[0]):
+        v = x[i]
+        if not abs(v) < 9.0e18:
+            return out, np.nan
+        r = math.floor(v + 0.5)
+        d = abs(v - r)
+        if d > worst:
+            worst = d
+        out[i] = np.int64(r)
+    return out, worst
 
 
 BLOCK = 1024  # rows summed a block at a time: their partial sums stay in the cache

@@ -16,7 +16,7 @@ import pyarrow as pa
 
 from simkit.compiled_totals import compiled_totals, summable
 from simkit.errors import SimkitError
-from simkit.shapes import Shape, kind, shapes_of, summand
+from simkit.shapes import Shape, kind, scaled, shapes_of, summand
 from simkit.summary import (
     KINDS,
     SIZE,
@@ -78,12 +78,14 @@ def _value_scales(frames: Mapping[str, pl.LazyFrame], queries: Sequence[Query], 
 
 
 def _decided_scales(frames: Mapping[str, pl.LazyFrame], queries: Sequence[Query], scale: int,
-                    exact: bool, memo: dict[str, Any] | None
+                    exact: bool, memo: dict[str, Any] | None,
+                    pending: dict[str, dict[str, pl.Expr]] | None = None
                     ) -> Mapping[tuple[str, str], int]:
     """`_value_scales`, decided once for rows of the same columns (a chunk's slices):
     with `exact` a value's scale follows from its type alone, unless a float value is not
     a whole number of 1/scale, which is an error; so the next slices only check that
-    (one select, not a schema per query)."""
+    (one select, not a schema per query), or with `pending` leave it to the caller: the
+    float values to check go there (`_check_slice`)."""
     if memo is None or not exact:
         return _value_scales(frames, queries, scale, exact)
     key = tuple((level, tuple(lf.collect_schema().items())) for level, lf in frames.items())
@@ -93,7 +95,10 @@ def _decided_scales(frames: Mapping[str, pl.LazyFrame], queries: Sequence[Query]
         memo.clear()  # what was planned for other columns
         memo.update(key=key, scales=scales, floats=floats)
         return scales
-    _check_whole(frames, memo["floats"], scale, exact, {})
+    if pending is None:
+        _check_whole(frames, memo["floats"], scale, exact, {})
+    else:
+        pending.update(memo["floats"])
     return memo["scales"]
 
 
@@ -102,15 +107,35 @@ def _check_whole(frames: Mapping[str, pl.LazyFrame], floats: Mapping[str, Mappin
     """Into `out`: `scale` for each float value that is a whole number of 1/scale in every
     row, else 0 (with `exact`, an error)."""
     for level, exprs in floats.items():
+        if not exprs:
+            continue
         row = frames[level].select(
-            ((e.cast(pl.Float64) * scale) - (e.cast(pl.Float64) * scale).round()).abs()
+            (scaled(e, scale) - scaled(e, scale).round()).abs()
             .max().alias(f"d{i}") for i, e in enumerate(exprs.values())).collect().row(0)
         for name, dev in zip(exprs, row, strict=True):
             whole = dev is None or dev <= _TOLERANCE
             if exact and not whole:
-                raise SimkitError(f"summary value {name}: not a multiple of 1/{scale}; a "
-                                  "summary keeps exact integer sums only")
+                raise _not_whole(name, scale)
             out[(level, name)] = scale if whole else 0
+
+
+def _not_whole(name: str, scale: int) -> SimkitError:
+    return SimkitError(f"summary value {name}: not a multiple of 1/{scale}; a summary keeps "
+                       "exact integer sums only")
+
+
+def _check_slice(frames: Mapping[str, pl.LazyFrame],
+                 floats: Mapping[str, Mapping[str, pl.Expr]],
+                 deviations: Mapping[str, Mapping[str, float]], scale: int) -> None:
+    """`_check_whole` with `exact` of `floats`: from the largest distances the compiled
+    passes measured as they rounded them (`deviations`), the rest by polars."""
+    for level, exprs in floats.items():
+        measured = deviations.get(level, {})
+        for name in exprs:
+            if name in measured and not measured[name] <= _TOLERANCE:
+                raise _not_whole(name, scale)
+        _check_whole(frames, {level: {k: e for k, e in exprs.items() if k not in measured}},
+                     scale, True, {})
 
 
 def _plans(lf: pl.LazyFrame, shape: Shape, schema: Mapping[str, pl.DataType],
@@ -226,8 +251,9 @@ def reduce(rows: pl.DataFrame, queries: Sequence[Query], *, scale: int,
         counts = rows.filter(pl.col("deal").is_in(list(ends))).group_by("deal").agg(
             pl.col("game").n_unique().alias("n")).filter(pl.col("n") < rotation)
         open_deals = dict(zip(counts["deal"].to_list(), counts["n"].to_list(), strict=True))
+    pending: dict[str, dict[str, pl.Expr]] = {}  # float values this slice must check
     if scales is None:
-        scales = _decided_scales(frames, queries, scale, exact, memo)
+        scales = _decided_scales(frames, queries, scale, exact, memo, pending)
     schemas = {level: lf.collect_schema() for level, lf in frames.items()}
     planned = memo.get("shapes") if memo is not None and scales is memo.get("scales") else None
     if planned is None:
@@ -238,15 +264,19 @@ def reduce(rows: pl.DataFrame, queries: Sequence[Query], *, scale: int,
     plans: list[pl.LazyFrame] = []
     # Shapes summed in compiled code, when the deals and games come in order (as simkit
     # writes them: each deal's rows, and each game's, together).
-    dealt = bool(rows.height) and {"deal", "game"} <= set(schemas["row"]) and all(
-        bool((np.diff(rows[c].to_numpy()) >= 0).all()) for c in ("deal", "game"))
+    steps = {c: np.diff(rows[c].to_numpy()) for c in ("deal", "game")
+             if rows.height and c in schemas["row"]}
+    dealt = len(steps) == 2 and all(bool((d >= 0).all()) for d in steps.values())
     direct = {}
+    deviations: dict[str, dict[str, float]] = {}
     for level, frame in eager.items() if dealt else ():
         direct |= compiled_totals(
             frame, {sig: shape for sig, shape in shapes.items()
                     if shape.query.level == level and summable(shape, frame)},
             list(open_deals), rotation == 1,
-            None if memo is None else memo.setdefault(f"passes {level} {rotation}", {}))
+            None if memo is None else memo.setdefault(f"passes {level} {rotation}", {}),
+            deviations.setdefault(level, {}))
+    _check_slice(frames, pending, deviations, scale)
     for sig, shape in shapes.items():
         if sig in direct:
             continue
@@ -276,7 +306,8 @@ def reduce(rows: pl.DataFrame, queries: Sequence[Query], *, scale: int,
                     r[1 + nb], r[2 + nb], *(r[3 + nb + i] for i in pick)]
             parts[q.key] = part
     return Aggregate(scale, rotation or 0, list(rows.columns),
-                     rows["game"].n_unique() if rows.height else 0, rows.height,
+                     (int(np.count_nonzero(steps["game"])) + 1 if dealt else
+                      rows["game"].n_unique() if rows.height else 0), rows.height,
                      open_deals, parts)
 
 

@@ -243,6 +243,17 @@ def test_a_run_without_a_report_does_not_load_the_renderer_or_pandas(cm, tmp_pat
     assert "win share" in done.stdout  # the summary table, printed without pandas
 
 
+def test_a_summary_only_run_plans_its_queries_without_drawing_charts(cm, tmp_path):
+    """A summary-only run builds the report over a sample to learn its queries
+    (`reports/plan.py`): its charts are not drawn, nor matplotlib loaded, for that."""
+    done = subprocess.run([sys.executable, "-c", RUN_THEN_LIST_MODULES, "run", "cauldron-master",
+                           "--games", "20", "--summary-only", "--out", str(tmp_path / "run")],
+                          capture_output=True, text=True, check=True)
+    loaded = done.stdout.strip().splitlines()[-1]
+    assert "reports.build" in loaded and "reports.charts" in loaded  # the report was built
+    assert "matplotlib" not in loaded, loaded
+
+
 RUN_THEN_REPORT_FREEZE = """
 import atexit, gc, runpy, sys
 # Registered first, so it runs last of the exit handlers: just before the interpreter's

@@ -572,14 +572,19 @@ def test_cli_summary_only_run_and_report(cm, tmp_path):
     assert (out / "report.html").exists()
 
 
-def test_a_chunk_reducer_decides_the_scales_once_and_still_checks_every_slice(monkeypatch):
+@pytest.mark.parametrize("compiled", [True, False])
+def test_a_chunk_reducer_decides_the_scales_once_and_still_checks_every_slice(compiled,
+                                                                              monkeypatch):
     """A chunk is reduced a slice at a time, how each value is summed decided at the
     first slice (`totals._decided_scales`): the totals are those of one reduce over the
     whole chunk, and a win share that is not a whole number of twelfths in a later slice
-    is still the error it is in a first one."""
+    is still the error it is in a first one, compiled (`summing.whole_units`) or not."""
     from simkit import totals
     from simkit.summary import Query
     from simkit.totals import chunk_reducer
+
+    if not compiled:
+        monkeypatch.setattr(totals, "summable", lambda shape, frame: False)
 
     frame = _random_rows(9, 2000, 1)
     queries = [Query.of(["strategy"], ["win_share", "score"]),
