@@ -16,8 +16,7 @@ from numba import njit
 GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _M1 = np.uint64(0xBF58476D1CE4E5B9)
 _M2 = np.uint64(0x94D049BB133111EB)
-_S30, _S27, _S31, _S32, _S11 = (np.uint64(s) for s in (30, 27, 31, 32, 11))
-_INV53 = 1.0 / 9007199254740992.0  # 2**-53
+_S30, _S27, _S31, _S32 = (np.uint64(s) for s in (30, 27, 31, 32))
 
 
 @njit(cache=True, inline="always")
@@ -51,12 +50,6 @@ def next_u64(state: np.ndarray) -> np.uint64:
 def randint(state: np.ndarray, n: np.int64) -> np.int64:
     """Uniform integer in [0, n) for 0 < n < 2**32 (multiply-shift on the top 32 bits)."""
     return np.int64(((next_u64(state) >> _S32) * np.uint64(n)) >> _S32)
-
-
-@njit(cache=True, inline="always")
-def uniform(state: np.ndarray) -> float:
-    """Uniform float in [0, 1) with 53 random bits."""
-    return np.float64(next_u64(state) >> _S11) * _INV53
 
 
 @njit(cache=True, inline="always")
@@ -98,6 +91,3 @@ class PyStream:
 
     def randint(self, n: int) -> int:
         return ((self.next_u64() >> 32) * n) >> 32
-
-    def uniform(self) -> float:
-        return float(self.next_u64() >> 11) * _INV53

@@ -182,8 +182,9 @@ def test_never_reads_hidden_orders(cn):
             state = np.array([py_stream_state(case, 1 + stream)], np.uint64)
             picks = []
             for dk, dc in ((deck, discard), hidden):
-                picks.append(P.rollout_choice(t, players, 0, (pub, hid, dk, dc, tops), opts, n,
-                                              params, state.copy()))
+                seen = L.Decision(pub, hid, dk, dc, tops, scratch.tree)
+                picks.append(P.rollout_choice(t, players, 0, seen, opts, n, params,
+                                              state.copy()))
             for a, b in zip(before, (pub, opts, deck, discard, tops, hid), strict=True):
                 np.testing.assert_array_equal(a, b)  # the real state is left untouched
             assert picks[0] == picks[1], f"case {case}: a hidden order changed a decision"

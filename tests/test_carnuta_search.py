@@ -62,8 +62,9 @@ def test_never_reads_hidden_orders(cn):
             state = np.array([py_stream_state(case, 1 + stream)], np.uint64)
             picks = []
             for dk, dc in ((deck, discard), hidden):
-                picks.append(P.search_choice(t, players, 0, (pub, hid, dk, dc, tops, tree),
-                                             opts, n, params, state.copy()))
+                seen = L.Decision(pub, hid, dk, dc, tops, tree)
+                picks.append(P.search_choice(t, players, 0, seen, opts, n, params,
+                                             state.copy()))
             for a, b in zip(before, (pub, opts, deck, discard, tops, hid), strict=True):
                 np.testing.assert_array_equal(a, b)  # the real state is left untouched
             assert picks[0] == picks[1], f"case {case}: a hidden order changed a decision"
@@ -109,7 +110,7 @@ def test_widens_to_the_policys_best_actions(cn):
                              opts, caches[0], hass[0], ver, memo, -1)
         iterations = 1 + case * 3
         params = SEARCH.vector({"iterations": iterations, "horizon": 8})
-        P.search_choice(t, players, 0, (pub, hid, deck, discard, tops, tree), opts, n,
+        P.search_choice(t, players, 0, L.Decision(pub, hid, deck, discard, tops, tree), opts, n,
                         params, np.array([py_stream_state(case, 1)], np.uint64))
         values = np.empty(n)
         planner_values(opts, n, pub, t, params[SEARCH_PARAMS:], values)
@@ -149,16 +150,15 @@ def test_a_playout_cut_short_is_judged_by_the_planners_hand_value(cn):
         horizon = 1 + case % 4
         params = SEARCH.vector({"horizon": horizon})
         n = 1
-        work, _, ranking = P.search_work(t, players, (pub, hid, deck, discard, tops, tree),
-                                         params)
+        state = L.Decision(pub, hid, deck, discard, tops, tree)
+        work, _, ranking = P.search_work(t, players, state, params)
         stream = np.array([py_stream_state(case, 1)], np.uint64)
-        P.search_deal(t, players, (pub, hid, deck, discard, tops, tree), opts, n, work,
-                      stream)
+        P.search_deal(t, players, state, opts, n, work, stream)
         P.search_playout(t, players, work, params, stream)
-        assert work[18][0] == 1, case  # cut short: the game is far from over
+        assert work.cut_short[0] == 1, case  # cut short: the game is far from over
         keys, points = ranking
         P.search_end(t, players, work, keys, points)
-        rpub, cols = work[3], np.zeros(L.MAX_TYPES + L.MAX_TABLEAU, np.int64)
+        rpub, cols = work.pub, np.zeros(L.MAX_TYPES + L.MAX_TABLEAU, np.int64)
         discount, weight = PLANNER_DEFAULTS[0], PLANNER_DEFAULTS[1]  # the default policy
         for q in range(players):
             cache, has = np.zeros((L.MAX_TYPES, 3), np.int64), np.zeros(L.MAX_TYPES, np.int64)
@@ -177,7 +177,7 @@ def test_a_playout_cut_short_is_judged_by_the_planners_hand_value(cn):
             assert keys[q] == int(value * 1024.0), (case, q)
             assert points[q] == int(value + 0.5), (case, q)
             judged += hand > 0
-        work[18][0] = 0  # played to the end: the rules' ranking, untouched
+        work.cut_short[0] = 0  # played to the end: the rules' ranking, untouched
         P.search_end(t, players, work, keys, points)
         for q in range(players):
             total, best = S.final_score(t, rpub, q, cols)

@@ -52,8 +52,8 @@ def test_never_reads_the_deck_order_or_secret_witches(cm):
             picks = []
             for d, hid in hidden:
                 st, p, h = state.copy(), pub.copy(), hid.copy()
-                picks.append(P.search_choice(t, players, seat, (p, h, cnt, d, ss), opts, n,
-                                             params, st))
+                seen = L.Decision(p, h, cnt, d, ss)
+                picks.append(P.search_choice(t, players, seat, seen, opts, n, params, st))
                 np.testing.assert_array_equal(p, pub)  # the real state is left untouched
                 np.testing.assert_array_equal(h, hid)
             assert picks[0] == picks[1], f"case {case}: hidden information changed a decision"

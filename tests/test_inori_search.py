@@ -61,7 +61,8 @@ def test_never_reads_hidden_orders(ino):
             picks = []
             for d, dc, ns, sk in ((decks, discards, new_starts, stack), hidden):
                 picks.append(P.search_choice(t, players, seat,
-                                             (pub, hid, d, dc, tops, ns, sk, rtops, trace),
+                                             L.Decision(pub, hid, d, dc, tops, ns, sk, rtops,
+                                                        trace),
                                              opts, n, params, state.copy()))
             for a, b in zip(before, (pub, hid, opts, decks, discards, tops, new_starts, stack,
                                      rtops), strict=True):

@@ -164,8 +164,8 @@ def test_never_reads_the_deck_order(cm):
                 st, p = state.copy(), pub.copy()
                 hid = np.zeros(L.HID_SIZE, np.int64)
                 hid[L.TOP] = top
-                picks.append(P.rollout_choice(t, players, seat, (p, hid, cnt, d, rs), opts, n,
-                                              params, st))
+                seen = L.Decision(p, hid, cnt, d, rs)
+                picks.append(P.rollout_choice(t, players, seat, seen, opts, n, params, st))
                 np.testing.assert_array_equal(p, pub)  # the real state is left untouched
             assert picks[0] == picks[1], f"case {case}: the deck order changed a decision"
             choices.append(picks[0])

@@ -43,7 +43,8 @@ def nim_choice(game, compiled, pile: int, seed: int, **params: float) -> int:
     n = kernel.next_decision(compiled.tables, 2, pub, hid, cnt, opts, np.zeros(1, np.uint64),
                              None, False)
     vector = game.strategies()["search"].vector(params)
-    c = kernel.search_choice(compiled.tables, 2, 0, (pub, hid, cnt, ss), opts, n, vector,
+    seen = kernel.Decision(pub, hid, cnt, ss)
+    c = kernel.search_choice(compiled.tables, 2, 0, seen, opts, n, vector,
                              np.array([seed], np.uint64))
     return int(opts[c, layout.TAKE])
 
@@ -90,8 +91,8 @@ def test_stops_early_with_the_full_budgets_choice_and_stream(nim):
             n = kernel.next_decision(compiled.tables, 2, pub, hid, cnt, opts,
                                      np.zeros(1, np.uint64), None, False)
             rng = np.array([seed], np.uint64)
-            c = kernel.search_choice(compiled.tables, 2, 0, (pub, hid, cnt, ss), opts, n,
-                                     vector, rng)
+            seen = kernel.Decision(pub, hid, cnt, ss)
+            c = kernel.search_choice(compiled.tables, 2, 0, seen, opts, n, vector, rng)
             assert int(rng[0]) == (seed + 256 * int(GOLDEN)) % 2**64
             tree, visits = ss[0], []
             child = tree[FIRST][0]

@@ -32,6 +32,7 @@ from simkit.kernels.templates import (
 )
 
 LOOP = Path(__file__).with_name("loop.py")
+SCRATCH = Path(__file__).with_name("scratch.py")  # the loop's work arrays, named
 
 # What the loop needs from the game, by the file it comes from (docs/new-game.md).
 NEEDS = {
@@ -103,7 +104,7 @@ def bind(namespace: MutableMapping[str, Any]) -> None:
     copies = dict.fromkeys((LOOP, ROLLOUT, SEARCH, BATCH))
     if place is not None:
         copies = {t: copy_template(place, t) for t in copies}
-        drop_stale(place, play_file.parent, [LOOP, Path(simkit.rng.__file__),
+        drop_stale(place, play_file.parent, [LOOP, SCRATCH, Path(simkit.rng.__file__),
                                              *map(Path, SOURCES)])
     namespace["COMPILED_IN"] = place  # where the kernel is cached (None: nowhere)
     compile_into(namespace, LOOP, {name: numba.njit(cache=cache, **options)

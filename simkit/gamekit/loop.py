@@ -24,6 +24,7 @@ Line numbers in tracebacks and numba errors are this file's.
 
 import numpy as np
 
+from simkit.gamekit.scratch import Decision, RolloutScratch, Scratch, SearchScratch
 from simkit.kernels.search_tree import SEARCH_PARAMS, new_tree
 from simkit.kernels.seating import rank_seats
 from simkit.kernels.trace import new_trace_stub, record_decision
@@ -41,51 +42,52 @@ N_PARAMS = 12  # strategies.MAX_PARAMS
 
 
 def new_scratch(t):
-    """Per-thread work arrays, reused across games (every game resets what it uses)."""
-    return (
-        np.zeros(PUB_SIZE, np.int32),  # 0 public state
-        np.zeros((MAX_OPTIONS, N_COLS), np.int32),  # 1 option table
-        np.zeros(HID_SIZE, np.int64),  # 2 hidden state
-        np.zeros((MAX_PLAYERS, CT_SIZE), np.int64),  # 3 per-seat counters
-        np.zeros((MAX_PLAYERS + 1, 1), np.uint64),  # 4 random streams: chance, then seats
-        np.zeros((2, MAX_PLAYERS), np.float64),  # 5 ranking keys (a fraction breaks a tie), points
-        new_lookahead_scratch(),  # 6 the rollout player's playouts
-        new_search_scratch(),  # 7 the search player's tree and re-deals
+    """Per-thread work arrays, reused across games (every game resets what it uses);
+    their fields: simkit/gamekit/scratch.py."""
+    return Scratch(
+        pub=np.zeros(PUB_SIZE, np.int32),
+        opts=np.zeros((MAX_OPTIONS, N_COLS), np.int32),
+        hid=np.zeros(HID_SIZE, np.int64),
+        cnt=np.zeros((MAX_PLAYERS, CT_SIZE), np.int64),
+        rngs=np.zeros((MAX_PLAYERS + 1, 1), np.uint64),
+        ranking=np.zeros((2, MAX_PLAYERS), np.float64),
+        rollout=new_lookahead_scratch(),
+        search=new_search_scratch(),
     )
 
 
 def new_lookahead_scratch():
     """Work arrays of the rollout player, apart from the game's so a playout never
     touches it."""
-    return (
-        np.zeros(PUB_SIZE, np.int32),  # 0 a playout's state ...
-        np.zeros(HID_SIZE, np.int64),  # 1
-        np.zeros((MAX_PLAYERS, CT_SIZE), np.int64),  # 2
-        np.zeros((MAX_OPTIONS, N_COLS), np.int32),  # 3 ... and option table
-        np.zeros(PUB_SIZE, np.int32),  # 4 the re-dealt state every option starts from ...
-        np.zeros(HID_SIZE, np.int64),  # 5
-        np.zeros((MAX_PLAYERS, CT_SIZE), np.int64),  # 6
-        np.zeros((2, 1), np.uint64),  # 7 the rollout's stream, and a playout's copy of it
-        np.zeros(MAX_OPTIONS, np.float64),  # 8 summed playout value per option
-        np.zeros((2, MAX_PLAYERS), np.float64),  # 9 a playout's ranking keys, points
-        new_trace_stub(N_COLS),  # 10 playouts are never traced
-        np.full(MAX_PLAYERS, PLAYOUT, np.int64),  # 11 every playout seat plays PLAYOUT ...
-        np.zeros((MAX_PLAYERS, N_PARAMS), np.float64),  # 12 ... with these parameters
+    return RolloutScratch(
+        pub=np.zeros(PUB_SIZE, np.int32),
+        hid=np.zeros(HID_SIZE, np.int64),
+        cnt=np.zeros((MAX_PLAYERS, CT_SIZE), np.int64),
+        opts=np.zeros((MAX_OPTIONS, N_COLS), np.int32),
+        dealt_pub=np.zeros(PUB_SIZE, np.int32),
+        dealt_hid=np.zeros(HID_SIZE, np.int64),
+        dealt_cnt=np.zeros((MAX_PLAYERS, CT_SIZE), np.int64),
+        streams=np.zeros((2, 1), np.uint64),
+        total=np.zeros(MAX_OPTIONS, np.float64),
+        ranking=np.zeros((2, MAX_PLAYERS), np.float64),
+        trace=new_trace_stub(N_COLS),
+        sids=np.full(MAX_PLAYERS, PLAYOUT, np.int64),
+        params=np.zeros((MAX_PLAYERS, N_PARAMS), np.float64),
     )
 
 
 def new_search_scratch():
     """Work arrays of the search player, apart from the game's and the rollout player's."""
-    return (
-        new_tree(MAX_PLAYERS, MAX_OPTIONS),  # 0 the tree
-        np.zeros(PUB_SIZE, np.int32),  # 1 a re-deal's state ...
-        np.zeros(HID_SIZE, np.int64),  # 2
-        np.zeros((MAX_PLAYERS, CT_SIZE), np.int64),  # 3
-        np.zeros((MAX_OPTIONS, N_COLS), np.int32),  # 4 ... and option table
-        np.zeros(MAX_PLAYERS, np.int64),  # 5 every playout seat's strategy ...
-        np.zeros((MAX_PLAYERS, N_PARAMS), np.float64),  # 6 ... and its parameters
-        np.zeros((2, MAX_PLAYERS), np.float64),  # 7 a playout's ranking keys, points
-        new_trace_stub(N_COLS),  # 8 searches are never traced
+    return SearchScratch(
+        tree=new_tree(MAX_PLAYERS, MAX_OPTIONS),
+        pub=np.zeros(PUB_SIZE, np.int32),
+        hid=np.zeros(HID_SIZE, np.int64),
+        cnt=np.zeros((MAX_PLAYERS, CT_SIZE), np.int64),
+        opts=np.zeros((MAX_OPTIONS, N_COLS), np.int32),
+        sids=np.zeros(MAX_PLAYERS, np.int64),
+        params=np.zeros((MAX_PLAYERS, N_PARAMS), np.float64),
+        ranking=np.zeros((2, MAX_PLAYERS), np.float64),
+        trace=new_trace_stub(N_COLS),
     )
 
 
@@ -114,16 +116,16 @@ def playout(t, n_players, pub, hid, cnt, opts, sids, params, rng, horizon, trace
 
 
 # The rollout player's hooks (simkit/kernels/rollout.py, bound with the loop): a decision's
-# `state` is (pub, hid, cnt, new_lookahead_scratch()).
+# `state` is a Decision whose `work` is the RolloutScratch.
 def rollout_work(t, n_players, state, params):
     """The playouts' arrays, sums and ranking, kept in the game's scratch, every playout
     seat given the parameters that follow the rollout player's own two."""
-    rs = state[3]
-    policy_params = rs[12]
+    rs = state.work
+    policy_params = rs.params
     for s in range(n_players):
         for k in range(N_PARAMS - 2):
             policy_params[s, k] = params[k + 2]
-    return rs, rs[8], rs[9]
+    return rs, rs.total, rs.ranking
 
 
 def rollout_candidates(t, n_players, state, opts, n, params, rng, work, cand, head):
@@ -136,10 +138,11 @@ def rollout_candidates(t, n_players, state, opts, n, params, rng, work, cand, he
 def rollout_deal(t, n_players, state, work, rng):
     """A copy of the state with what the seat cannot see re-dealt (the game's `redeal`),
     from a seed drawn from the seat's own stream."""
-    pub, dpub, dhid, dcnt, streams = state[0], work[4], work[5], work[6], work[7]
+    pub, dpub, dhid, dcnt, streams = state.pub, work.dealt_pub, work.dealt_hid, \
+        work.dealt_cnt, work.streams
     dpub[:] = pub
-    dhid[:] = state[1]
-    dcnt[:] = state[2]
+    dhid[:] = state.hid
+    dcnt[:] = state.cnt
     streams[0, 0] = next_u64(rng)
     redeal(t, n_players, dpub, dhid, dcnt, pub[SEAT], streams[0])
 
@@ -148,66 +151,69 @@ def rollout_play(t, n_players, state, opts, cand, k, i, params, rng, work, keys,
     """From the dealt state and its seed (the same random numbers for every row), row
     cand[i], then on with every seat playing the game's PLAYOUT strategy, to the end or for
     `params[1]` decisions; keys by `ranking_key` and points, on the state reached."""
-    rpub, rhid, rcnt, ropts, streams = work[0], work[1], work[2], work[3], work[7]
-    rpub[:] = work[4]
-    rhid[:] = work[5]
-    rcnt[:] = work[6]
+    rpub, rhid, rcnt, ropts, streams = work.pub, work.hid, work.cnt, work.opts, work.streams
+    rpub[:] = work.dealt_pub
+    rhid[:] = work.dealt_hid
+    rcnt[:] = work.dealt_cnt
     streams[1, 0] = streams[0, 0]
     ropts[:k] = opts[:k]
-    apply_option(t, n_players, rpub, rhid, rcnt, ropts, cand[i], streams[1], work[10], False)
-    playout(t, n_players, rpub, rhid, rcnt, ropts, work[11], work[12], streams[1],
-            np.int64(params[1] + 0.5), work[10])
+    apply_option(t, n_players, rpub, rhid, rcnt, ropts, cand[i], streams[1], work.trace,
+                 False)
+    playout(t, n_players, rpub, rhid, rcnt, ropts, work.sids, work.params, streams[1],
+            np.int64(params[1] + 0.5), work.trace)
     for s in range(n_players):
         keys[s] = ranking_key(t, n_players, rpub, rhid, rcnt, s)
         pts[s] = points(t, rpub, rhid, rcnt, s)
 
 
 # The search player's hooks (simkit/kernels/search.py, bound with the loop): a decision's
-# `state` is (pub, hid, cnt, new_search_scratch()).
+# `state` is a Decision whose `work` is the SearchScratch.
 def search_work(t, n_players, state, params):
     """The re-deal's arrays, tree and ranking, every playout seat playing strategy
     `params[3]` with the parameters that follow the search player's own."""
-    ss = state[3]
+    ss = state.work
     policy = np.int64(params[3] + 0.5)
     for s in range(n_players):
-        ss[5][s] = policy
+        ss.sids[s] = policy
         for k in range(N_PARAMS - SEARCH_PARAMS):
-            ss[6][s, k] = params[k + SEARCH_PARAMS]
-    return ss, ss[0], ss[7]
+            ss.params[s, k] = params[k + SEARCH_PARAMS]
+    return ss, ss.tree, ss.ranking
 
 
 def search_deal(t, n_players, state, opts, n, work, rng):
     """A copy of the state with what the seat cannot see re-dealt (the game's `redeal`),
     the decision's rows pending."""
-    pub = state[0]
-    work[1][:] = pub
-    work[2][:] = state[1]
-    work[3][:] = state[2]
-    work[4][:n] = opts[:n]
-    redeal(t, n_players, work[1], work[2], work[3], pub[SEAT], rng)
+    pub = state.pub
+    work.pub[:] = pub
+    work.hid[:] = state.hid
+    work.cnt[:] = state.cnt
+    work.opts[:n] = opts[:n]
+    redeal(t, n_players, work.pub, work.hid, work.cnt, pub[SEAT], rng)
 
 
 def search_seat(t, work):
-    return work[1][SEAT]
+    return work.pub[SEAT]
 
 
 def search_key(t, work, i):
-    return action_key(t, work[4], i)
+    return action_key(t, work.opts, i)
 
 
 def search_apply(t, n_players, work, i, rng):
-    apply_option(t, n_players, work[1], work[2], work[3], work[4], i, rng, work[8], False)
+    apply_option(t, n_players, work.pub, work.hid, work.cnt, work.opts, i, rng, work.trace,
+                 False)
 
 
 def search_next(t, n_players, work, rng):
-    n = next_decision(t, n_players, work[1], work[2], work[3], work[4], rng, work[8], False)
+    n = next_decision(t, n_players, work.pub, work.hid, work.cnt, work.opts, rng, work.trace,
+                      False)
     return n if n <= MAX_OPTIONS else 0
 
 
 def search_prefer(t, n_players, work, n, rng):
     """The policy's own row of the pending decision (of the seat to play)."""
-    s = work[1][SEAT]
-    return ask(work[5][s], work[4], n, work[1], t, work[6][s], rng)
+    s = work.pub[SEAT]
+    return ask(work.sids[s], work.opts, n, work.pub, t, work.params[s], rng)
 
 
 def search_values(t, n_players, work, n, values):
@@ -216,20 +222,21 @@ def search_values(t, n_players, work, n, values):
 
 
 def search_playout(t, n_players, work, params, rng):
-    playout(t, n_players, work[1], work[2], work[3], work[4], work[5], work[6], rng,
-            np.int64(params[2] + 0.5), work[8])
+    playout(t, n_players, work.pub, work.hid, work.cnt, work.opts, work.sids, work.params, rng,
+            np.int64(params[2] + 0.5), work.trace)
 
 
 def search_end(t, n_players, work, keys, pts):
     for s in range(n_players):
-        keys[s] = ranking_key(t, n_players, work[1], work[2], work[3], s)
-        pts[s] = points(t, work[1], work[2], work[3], s)
+        keys[s] = ranking_key(t, n_players, work.pub, work.hid, work.cnt, s)
+        pts[s] = points(t, work.pub, work.hid, work.cnt, s)
 
 
 def play_game(t, n_players, seed, sids, params, out, g, scratch, trace, tracing, lookahead):
     """Play one game from `seed` into row g of `out`; seat s plays strategy sids[s]. With
     `lookahead` None the rollout player's code is left out (simulate_batch says why)."""
-    pub, opts, hid, cnt, rngs, ranking, rs, ss = scratch
+    pub, opts, hid, cnt, rngs = scratch.pub, scratch.opts, scratch.hid, scratch.cnt, \
+        scratch.rngs
     rngs[0, 0] = stream_state(seed, np.uint64(0))
     for s in range(n_players):
         rngs[1 + s, 0] = stream_state(seed, np.uint64(1 + s))
@@ -244,11 +251,11 @@ def play_game(t, n_players, seed, sids, params, out, g, scratch, trace, tracing,
             break
         s = pub[SEAT]
         if lookahead is not None and sids[s] == ROLLOUT:
-            c = rollout_choice(t, n_players, s, (pub, hid, cnt, rs), opts, n, params[s],
-                               rngs[1 + s])
+            c = rollout_choice(t, n_players, s, Decision(pub, hid, cnt, scratch.rollout), opts,
+                               n, params[s], rngs[1 + s])
         elif lookahead is not None and sids[s] == SEARCH:
-            c = searched(lookahead, t, n_players, s, (pub, hid, cnt, ss), opts, n, params[s],
-                         rngs[1 + s])
+            c = searched(lookahead, t, n_players, s, Decision(pub, hid, cnt, scratch.search),
+                         opts, n, params[s], rngs[1 + s])
         else:
             c = choose(sids[s], opts, n, pub, t, params[s], rngs[1 + s])
             if c < 0 or c >= n:  # `ask`'s fallback to row 0; a traced game reports it
@@ -264,7 +271,7 @@ def play_game(t, n_players, seed, sids, params, out, g, scratch, trace, tracing,
             if code != 0:
                 decisions = CHECK_FAILED - code
                 break
-    keys = ranking[0]
+    keys = scratch.ranking[0]
     for s in range(n_players):
         keys[s] = ranking_key(t, n_players, pub, hid, cnt, s)
         out[O_SCORE][g, s] = points(t, pub, hid, cnt, s)

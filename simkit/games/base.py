@@ -207,8 +207,8 @@ class KernelGame(Game):
         self.kernel.simulate_batch(compiled.tables, lineup.n_players, np.uint64(seed), game,
                                    lineup.index, lineup.rotate, lineup.ids, lineup.params, out,
                                    trace, True, self.lookahead(lineup))
-        n_dec, n_opt, n_ev = (int(v) for v in trace[3])
-        return Replay(trace[0][:n_dec], trace[1][:n_opt], trace[2][:n_ev], out)
+        n_dec, n_opt, n_ev = (int(v) for v in trace.counts)
+        return Replay(trace.decisions[:n_dec], trace.options[:n_opt], trace.events[:n_ev], out)
 
     def play_log(self, compiled: Compiled, lineup: Lineup, seed: int, game: int) -> str:
         replay = self.replay(compiled, lineup, seed, game)

@@ -57,6 +57,8 @@ Sides: 0 = Sun, 1 = Moon. Rows (SICKLE): 0 = Day, 1 = Night. OPT_END and OPT_PAS
 are all -1 / 0.
 """
 
+from typing import NamedTuple
+
 import numpy as np
 from numba import njit
 
@@ -194,11 +196,105 @@ OUTPUTS = (
 # Trace of one game (buffers: simkit/kernels/trace.py); the decision kind recorded is the step.
 # Events: [round, event, seat, a, b, c]
 (EV_SETUP, EV_REVEAL, EV_TAKE, EV_PLAY, EV_PAY, EV_RUNES, EV_FLIP, EV_SICKLE, EV_PASS,
- EV_DISCARD, EV_PADLOCK, EV_TOKEN, EV_TRIGGER, EV_RESHUFFLE, EV_END, EV_SCORE,
- EV_TOKEN_SCORE) = range(17)
+ EV_DISCARD, EV_PADLOCK, EV_TOKEN, EV_TRIGGER, EV_RESHUFFLE, EV_END, EV_SCORE) = range(16)
 
 
 @njit(cache=True, inline="always")
 def player_at(p: int, field: int) -> int:
     """Offset of `field` (P_*) of seat p in `pub`."""
     return PLAYER + p * PLAYER_SIZE + field
+
+
+# ---- work arrays (play.py builds them; numba compiles these as tuples with named fields)
+# Rows of `tops`: deck d is deck[d, tops[PILE_TOP, d]:tops[PILE_END, d]], its discard pile
+# discard[d, :tops[PILE_DISCARDS, d]].
+PILE_TOP, PILE_END, PILE_DISCARDS = range(3)
+
+
+class Scratch(NamedTuple):
+    """Per-thread work arrays of batch play, reused across games (play.new_scratch)."""
+
+    pub: np.ndarray  # public state
+    opts: np.ndarray  # option table
+    deck: np.ndarray  # Day / Night decks
+    discard: np.ndarray  # Day / Night discard piles, in discard order
+    tops: np.ndarray  # per deck: top, end, discards (PILE_*), unused
+    starts: np.ndarray  # starting cards (shuffled)
+    rngs: np.ndarray  # rng streams: deal, then one per seat
+    hid: np.ndarray  # hidden state
+    cnt: np.ndarray  # per-seat counters
+    caches: np.ndarray  # per seat: gain_table
+    hass: np.ndarray  # per seat: columns holding a card
+    ver: np.ndarray  # per seat: tableau version, of caches and hass
+    memo: np.ndarray  # per seat and card: gain, column, version
+    cols: np.ndarray  # final scoring: points per column, card
+    tree: tuple  # the search player's tree (simkit/kernels/search_tree.new_tree)
+
+
+class RolloutWork(NamedTuple):
+    """The rollout player's arrays for one decision (play.rollout_work); the game's own
+    are never touched."""
+
+    known_deck: np.ndarray  # what the seat knows: deck contents (sorted) ...
+    known_discard: np.ndarray  # ... discards (sorted)
+    known_tops: np.ndarray  # ... and pile sizes
+    deal: np.ndarray  # this rollout's deal
+    pub: np.ndarray  # a playout's state ...
+    deck: np.ndarray
+    discard: np.ndarray
+    tops: np.ndarray
+    hid: np.ndarray
+    cnt: np.ndarray
+    rng: np.ndarray  # ... its stream: the deal's seed, the same for every row
+    opts: np.ndarray  # ... its option table
+    caches: np.ndarray  # ... and option caches
+    hass: np.ndarray
+    ver: np.ndarray
+    memo: np.ndarray
+    cols: np.ndarray  # final scoring's columns
+    rows: np.ndarray  # the candidates' rows
+    seed: np.ndarray  # this rollout's seed
+    sid: np.ndarray  # the policy ...
+    prm: np.ndarray  # ... and its weights
+    trace: tuple  # playouts are never traced
+
+
+class SearchWork(NamedTuple):
+    """The search player's arrays for one decision (play.search_work); the game's own
+    are never touched."""
+
+    known_deck: np.ndarray  # the decks' contents (sorted) ...
+    known_discard: np.ndarray  # ... discards (sorted)
+    known_tops: np.ndarray  # ... and pile sizes
+    pub: np.ndarray  # a re-deal's state ...
+    deck: np.ndarray
+    discard: np.ndarray
+    tops: np.ndarray
+    hid: np.ndarray
+    cnt: np.ndarray
+    opts: np.ndarray  # ... its option table
+    caches: np.ndarray  # ... and option caches
+    hass: np.ndarray
+    ver: np.ndarray
+    memo: np.ndarray
+    cols: np.ndarray  # final scoring's columns
+    sid: np.ndarray  # the policy ...
+    prm: np.ndarray  # ... and its weights
+    trace: tuple  # searches are never traced
+    cut_short: np.ndarray  # [0] 1: this playout was cut short (`horizon`)
+    hand_cache: np.ndarray  # judging a hand then: its gain table ...
+    hand_has: np.ndarray
+    hand: np.ndarray  # ... its cards
+    hand_gains: np.ndarray  # ... and their gains
+
+
+class Decision(NamedTuple):
+    """What the rollout and search players decide from: the game's state and piles, and
+    the search player's tree."""
+
+    pub: np.ndarray
+    hid: np.ndarray
+    deck: np.ndarray
+    discard: np.ndarray
+    tops: np.ndarray
+    tree: tuple

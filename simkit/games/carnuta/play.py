@@ -92,6 +92,9 @@ from .layout import (
     P_MOON,
     P_N_CARDS,
     P_SUN,
+    PILE_DISCARDS,
+    PILE_END,
+    PILE_TOP,
     PLANNER,
     PUB_SIZE,
     R_N_ING_CARDS,
@@ -142,22 +145,22 @@ def new_outputs(n_games: int, n_players: int, n_types: int, n_cards: int) -> tup
 def new_scratch(t):
     """Per-thread work arrays, reused across games (every game resets what it uses)."""
     n = t.card.shape[0]
-    return (
-        np.zeros(PUB_SIZE, np.int32),  # 0 public state
-        np.zeros((MAX_OPTIONS, N_COLS), np.int32),  # 1 option table
-        np.zeros((2, n), np.int64),  # 2 Day / Night decks (cards deck[d, top[d]:len[d]])
-        np.zeros((2, n), np.int64),  # 3 Day / Night discard piles, in discard order
-        np.zeros((4, 2), np.int64),  # 4 deck top, deck length, discards, unused
-        np.zeros(n, np.int64),  # 5 starting cards (shuffled)
-        np.zeros((MAX_PLAYERS + 1, 1), np.uint64),  # 6 rng streams: deal, then one per seat
-        np.zeros(HID_SIZE, np.int64),  # 7 hidden state
-        np.zeros((MAX_PLAYERS, CT_SIZE), np.int64),  # 8 per-seat counters
-        np.zeros((MAX_PLAYERS, MAX_TYPES, 3), np.int64),  # 9 per seat: gain_table
-        np.zeros((MAX_PLAYERS, MAX_TYPES), np.int64),  # 10 per seat: columns holding a card
-        np.zeros((MAX_PLAYERS, 2), np.int64),  # 11 per seat: tableau version, of 9 and 10
-        np.zeros((MAX_PLAYERS, n, 3), np.int64),  # 12 per seat and card: gain, column, version
-        np.zeros(MAX_TYPES + MAX_TABLEAU, np.int64),  # 13 final scoring: points per column, card
-        new_tree(MAX_PLAYERS, MAX_OPTIONS),  # 14 the search player's tree
+    return _layout.Scratch(  # its fields: layout.Scratch
+        pub=np.zeros(PUB_SIZE, np.int32),
+        opts=np.zeros((MAX_OPTIONS, N_COLS), np.int32),
+        deck=np.zeros((2, n), np.int64),
+        discard=np.zeros((2, n), np.int64),
+        tops=np.zeros((4, 2), np.int64),
+        starts=np.zeros(n, np.int64),
+        rngs=np.zeros((MAX_PLAYERS + 1, 1), np.uint64),
+        hid=np.zeros(HID_SIZE, np.int64),
+        cnt=np.zeros((MAX_PLAYERS, CT_SIZE), np.int64),
+        caches=np.zeros((MAX_PLAYERS, MAX_TYPES, 3), np.int64),
+        hass=np.zeros((MAX_PLAYERS, MAX_TYPES), np.int64),
+        ver=np.zeros((MAX_PLAYERS, 2), np.int64),
+        memo=np.zeros((MAX_PLAYERS, n, 3), np.int64),
+        cols=np.zeros(MAX_TYPES + MAX_TABLEAU, np.int64),
+        tree=new_tree(MAX_PLAYERS, MAX_OPTIONS),
     )
 
 
@@ -179,7 +182,7 @@ def ask(sid, opts, n, pub, t, params, rng):
 # The rollout player (simkit/kernels/rollout.py, bound below) plays forward with
 # `apply_option`, `next_decision` and `ask`, as the game does, so it plans with exactly
 # the rules the game is played by: it lives with them, below the players. It chooses
-# actions only; a decision's `state` is (pub, hid, deck, discard, tops).
+# actions only; a decision's `state` is a layout.Decision.
 @njit(cache=True)
 def playout(t, n_players, pub, hid, cnt, deck, discard, tops, rng, opts, caches, hass, ver,
             memo, cols, sid, prm, horizon, trace):
@@ -212,31 +215,31 @@ def rollout_work(t, n_players, state, params):
     if params[3] >= 0.5:
         sid[0] = PLANNER
         prm = params[ROLLOUT_WEIGHTS:ROLLOUT_WEIGHTS + PLANNER_DEFAULTS.shape[0]].copy()
-    pub, hid = state[0], state[1]
+    pub, hid = state.pub, state.hid
     n_cards = t.card.shape[0]
-    work = (
-        np.zeros((2, n_cards), np.int64),  # 0 what the seat knows: deck contents (sorted)
-        np.zeros((2, n_cards), np.int64),  # 1 ... discards (sorted)
-        np.zeros((4, 2), np.int64),  # 2 ... and pile sizes
-        np.empty((2, n_cards), np.int64),  # 3 this rollout's deal
-        np.empty_like(pub),  # 4 a playout's state ...
-        np.empty((2, n_cards), np.int64),  # 5
-        np.empty((2, n_cards), np.int64),  # 6
-        np.empty((4, 2), np.int64),  # 7
-        np.empty_like(hid),  # 8
-        np.zeros((MAX_PLAYERS, CT_SIZE), np.int64),  # 9
-        np.zeros(1, np.uint64),  # 10 ... its stream: the deal's seed, the same for every row
-        np.zeros((MAX_OPTIONS, N_COLS), np.int32),  # 11 ... its option table
-        np.zeros((MAX_PLAYERS, MAX_TYPES, 3), np.int64),  # 12 ... and option caches
-        np.zeros((MAX_PLAYERS, MAX_TYPES), np.int64),  # 13
-        np.zeros((MAX_PLAYERS, 2), np.int64),  # 14
-        np.zeros((MAX_PLAYERS, n_cards, 3), np.int64),  # 15
-        np.zeros(MAX_TYPES + MAX_TABLEAU, np.int64),  # 16 final scoring's columns
-        np.empty((MAX_OPTIONS, N_COLS), np.int32),  # 17 the candidates' rows
-        np.zeros(1, np.uint64),  # 18 this rollout's seed
-        sid,  # 19 the policy ...
-        prm,  # 20 ... and its weights
-        new_trace_stub(N_COLS),  # 21 playouts are never traced
+    work = _layout.RolloutWork(  # its fields: layout.RolloutWork
+        known_deck=np.zeros((2, n_cards), np.int64),
+        known_discard=np.zeros((2, n_cards), np.int64),
+        known_tops=np.zeros((4, 2), np.int64),
+        deal=np.empty((2, n_cards), np.int64),
+        pub=np.empty_like(pub),
+        deck=np.empty((2, n_cards), np.int64),
+        discard=np.empty((2, n_cards), np.int64),
+        tops=np.empty((4, 2), np.int64),
+        hid=np.empty_like(hid),
+        cnt=np.zeros((MAX_PLAYERS, CT_SIZE), np.int64),
+        rng=np.zeros(1, np.uint64),
+        opts=np.zeros((MAX_OPTIONS, N_COLS), np.int32),
+        caches=np.zeros((MAX_PLAYERS, MAX_TYPES, 3), np.int64),
+        hass=np.zeros((MAX_PLAYERS, MAX_TYPES), np.int64),
+        ver=np.zeros((MAX_PLAYERS, 2), np.int64),
+        memo=np.zeros((MAX_PLAYERS, n_cards, 3), np.int64),
+        cols=np.zeros(MAX_TYPES + MAX_TABLEAU, np.int64),
+        rows=np.empty((MAX_OPTIONS, N_COLS), np.int32),
+        seed=np.zeros(1, np.uint64),
+        sid=sid,
+        prm=prm,
+        trace=new_trace_stub(N_COLS),
     )
     return work, np.zeros(MAX_OPTIONS, np.float64), np.zeros((2, MAX_PLAYERS), np.int64)
 
@@ -255,8 +258,8 @@ def rollout_candidates(t, n_players, state, opts, n, params, rng, work, cand, he
     if n <= 1:
         cand[0] = 0
         return 0
-    pub, deck, discard, tops = state[0], state[2], state[3], state[4]
-    sid, prm = work[19][0], work[20]
+    pub, deck, discard, tops = state.pub, state.deck, state.discard, state.tops
+    sid, prm = work.sid[0], work.prm
     k = min(n, max(1, np.int64(params[2] + 0.5)))
     values = np.empty(n, np.float64)
     if sid == PLANNER:
@@ -268,14 +271,15 @@ def rollout_candidates(t, n_players, state, opts, n, params, rng, work, cand, he
     if k == 1:
         return 0
     own = np.argmax(values)
-    kdeck, kdisc, ktops, rows = work[0], work[1], work[2], work[17]
+    kdeck, kdisc, ktops, rows = work.known_deck, work.known_discard, work.known_tops, \
+        work.rows
     for i in range(k):
         rows[i] = opts[cand[i]]
         if cand[i] == own:
             head[i] = params[4]
     for d in range(2):
-        ktops[1, d] = canonical(deck[d], tops[0, d], tops[1, d], kdeck[d])
-        ktops[2, d] = canonical(discard[d], 0, tops[2, d], kdisc[d])
+        ktops[PILE_END, d] = canonical(deck[d], tops[PILE_TOP, d], tops[PILE_END, d], kdeck[d])
+        ktops[PILE_DISCARDS, d] = canonical(discard[d], 0, tops[PILE_DISCARDS, d], kdisc[d])
     return k
 
 
@@ -283,11 +287,11 @@ def rollout_candidates(t, n_players, state, opts, n, params, rng, work, cand, he
 def rollout_deal(t, n_players, state, work, rng):
     """The decks re-shuffled with the seat's stream, and a seed for the reveals after a
     rebuilt deck and the strategies' draws."""
-    sdeck, ktops = work[3], work[2]
-    sdeck[:, :] = work[0]
+    sdeck, ktops = work.deal, work.known_tops
+    sdeck[:, :] = work.known_deck
     for d in range(2):
-        shuffle_range(sdeck, d, ktops[1, d], rng)
-    work[18][0] = next_u64(rng)
+        shuffle_range(sdeck, d, ktops[PILE_END, d], rng)
+    work.seed[0] = next_u64(rng)
 
 
 @njit(cache=True, inline="always")
@@ -295,25 +299,25 @@ def rollout_play(t, n_players, state, opts, cand, k, i, params, rng, work, keys,
     """The action cand[i], then the rest of the game (or `params[1]` round ends) with every
     seat played by the policy; keys by the rules' ranking (final score with the seat
     compensation, then the tiebreak)."""
-    pub, hid = state[0], state[1]
-    rpub, rdeck, rdisc, rtops, rhid, rcnt = work[4], work[5], work[6], work[7], work[8], \
-        work[9]
-    rr, ropts, caches, hass, ver, memo = work[10], work[11], work[12], work[13], work[14], \
-        work[15]
-    cols, trace = work[16], work[21]
+    pub, hid = state.pub, state.hid
+    rpub, rdeck, rdisc, rtops, rhid, rcnt = work.pub, work.deck, work.discard, work.tops, \
+        work.hid, work.cnt
+    rr, ropts, caches, hass, ver, memo = work.rng, work.opts, work.caches, work.hass, \
+        work.ver, work.memo
+    cols, trace = work.cols, work.trace
     rpub[:] = pub
-    rdeck[:, :] = work[3]
-    rdisc[:, :] = work[1]
-    rtops[:, :] = work[2]
+    rdeck[:, :] = work.deal
+    rdisc[:, :] = work.known_discard
+    rtops[:, :] = work.known_tops
     rhid[:] = hid
     ver[:, 0] = 0
     ver[:, 1] = -1
     memo[:, :, 2] = -1
-    rr[0] = work[18][0]
-    ropts[:k] = work[17][:k]
+    rr[0] = work.seed[0]
+    ropts[:k] = work.rows[:k]
     apply_option(t, rpub, rhid, rcnt, rdeck, rdisc, rtops, rr, ropts, i, ver, trace, False)
     playout(t, n_players, rpub, rhid, rcnt, rdeck, rdisc, rtops, rr, ropts, caches, hass, ver,
-            memo, cols, work[19][0], work[20], np.int64(params[1] + 0.5), trace)
+            memo, cols, work.sid[0], work.prm, np.int64(params[1] + 0.5), trace)
     for q in range(n_players):
         points[q], best = final_score(t, rpub, q, cols)
         keys[q] = ranking_key(t, q, points[q], best)
@@ -324,7 +328,7 @@ rollout_choice = bind_rollout(globals(), njit_with_refcounts)
 
 # ---------------------------------------------------------------- search player
 # The search player's hooks (simkit/kernels/search.py, bound below): a decision's `state`
-# is (pub, hid, deck, discard, tops, tree). It searches actions, as the rollout player
+# is a layout.Decision. It searches actions, as the rollout player
 # does; the end of a turn (Sickle, discards, tokens) is its policy's, at the table and in
 # its tree (search_next plays it off the tree): a node per discard would spread a small
 # budget over moves that matter little.
@@ -333,86 +337,90 @@ def search_work(t, n_players, state, params):
     """The re-deals' arrays (the game's own are never touched), the policy (`params[3]`
     with the weights after the search's own), and what the seat knows of the Day and
     Night decks: their contents (every other card is in sight or was), never their order."""
-    pub, hid, deck, discard, tops = state[0], state[1], state[2], state[3], state[4]
+    pub, hid, deck, discard, tops = state.pub, state.hid, state.deck, state.discard, \
+        state.tops
     n_cards = t.card.shape[0]
     prm = np.zeros(8, np.float64)
     prm[:params.shape[0] - SEARCH_PARAMS] = params[SEARCH_PARAMS:]
-    work = (
-        np.zeros((2, n_cards), np.int64),  # 0 the decks' contents (sorted) ...
-        np.zeros((2, n_cards), np.int64),  # 1 ... discards (sorted)
-        np.zeros((4, 2), np.int64),  # 2 ... and pile sizes
-        np.empty_like(pub),  # 3 a re-deal's state ...
-        np.empty((2, n_cards), np.int64),  # 4
-        np.empty((2, n_cards), np.int64),  # 5
-        np.empty((4, 2), np.int64),  # 6
-        np.empty_like(hid),  # 7
-        np.zeros((MAX_PLAYERS, CT_SIZE), np.int64),  # 8
-        np.zeros((MAX_OPTIONS, N_COLS), np.int32),  # 9 ... its option table
-        np.zeros((MAX_PLAYERS, MAX_TYPES, 3), np.int64),  # 10 ... and option caches
-        np.zeros((MAX_PLAYERS, MAX_TYPES), np.int64),  # 11
-        np.zeros((MAX_PLAYERS, 2), np.int64),  # 12
-        np.zeros((MAX_PLAYERS, n_cards, 3), np.int64),  # 13
-        np.zeros(MAX_TYPES + MAX_TABLEAU, np.int64),  # 14 final scoring's columns
-        np.full(1, np.int64(params[3] + 0.5), np.int64),  # 15 the policy ...
-        prm,  # 16 ... and its weights
-        new_trace_stub(N_COLS),  # 17 searches are never traced
-        np.zeros(1, np.int64),  # 18 1: this playout was cut short (`horizon`)
-        np.zeros((MAX_TYPES, 3), np.int64),  # 19 judging a hand then: its gain table ...
-        np.zeros(MAX_TYPES, np.int64),  # 20
-        np.zeros(MAX_HAND, np.int64),  # 21 ... its cards
-        np.zeros(MAX_HAND, np.float64),  # 22 ... and their gains
+    work = _layout.SearchWork(  # its fields: layout.SearchWork
+        known_deck=np.zeros((2, n_cards), np.int64),
+        known_discard=np.zeros((2, n_cards), np.int64),
+        known_tops=np.zeros((4, 2), np.int64),
+        pub=np.empty_like(pub),
+        deck=np.empty((2, n_cards), np.int64),
+        discard=np.empty((2, n_cards), np.int64),
+        tops=np.empty((4, 2), np.int64),
+        hid=np.empty_like(hid),
+        cnt=np.zeros((MAX_PLAYERS, CT_SIZE), np.int64),
+        opts=np.zeros((MAX_OPTIONS, N_COLS), np.int32),
+        caches=np.zeros((MAX_PLAYERS, MAX_TYPES, 3), np.int64),
+        hass=np.zeros((MAX_PLAYERS, MAX_TYPES), np.int64),
+        ver=np.zeros((MAX_PLAYERS, 2), np.int64),
+        memo=np.zeros((MAX_PLAYERS, n_cards, 3), np.int64),
+        cols=np.zeros(MAX_TYPES + MAX_TABLEAU, np.int64),
+        sid=np.full(1, np.int64(params[3] + 0.5), np.int64),
+        prm=prm,
+        trace=new_trace_stub(N_COLS),
+        cut_short=np.zeros(1, np.int64),
+        hand_cache=np.zeros((MAX_TYPES, 3), np.int64),
+        hand_has=np.zeros(MAX_TYPES, np.int64),
+        hand=np.zeros(MAX_HAND, np.int64),
+        hand_gains=np.zeros(MAX_HAND, np.float64),
     )
+    ktops = work.known_tops
     for d in range(2):
-        work[2][1, d] = canonical(deck[d], tops[0, d], tops[1, d], work[0][d])
-        work[2][2, d] = canonical(discard[d], 0, tops[2, d], work[1][d])
-    return work, state[5], np.zeros((2, MAX_PLAYERS), np.int64)
+        ktops[PILE_END, d] = canonical(deck[d], tops[PILE_TOP, d], tops[PILE_END, d],
+                                       work.known_deck[d])
+        ktops[PILE_DISCARDS, d] = canonical(discard[d], 0, tops[PILE_DISCARDS, d],
+                                            work.known_discard[d])
+    return work, state.tree, np.zeros((2, MAX_PLAYERS), np.int64)
 
 
 @njit(cache=True, inline="always")
 def search_deal(t, n_players, state, opts, n, work, rng):
     """The decision's state with the decks shuffled anew from their contents."""
-    rpub, rdeck, rdisc, rtops, rhid, ver, memo = work[3], work[4], work[5], work[6], \
-        work[7], work[12], work[13]
-    rpub[:] = state[0]
-    rhid[:] = state[1]
-    rdeck[:, :] = work[0]
-    rdisc[:, :] = work[1]
-    rtops[:, :] = work[2]
+    rpub, rdeck, rdisc, rtops, rhid, ver, memo = work.pub, work.deck, work.discard, \
+        work.tops, work.hid, work.ver, work.memo
+    rpub[:] = state.pub
+    rhid[:] = state.hid
+    rdeck[:, :] = work.known_deck
+    rdisc[:, :] = work.known_discard
+    rtops[:, :] = work.known_tops
     for d in range(2):
-        shuffle_range(rdeck, d, rtops[1, d], rng)
+        shuffle_range(rdeck, d, rtops[PILE_END, d], rng)
     ver[:, 0] = 0
     ver[:, 1] = -1
     memo[:, :, 2] = -1
-    work[9][:n] = opts[:n]
-    work[18][0] = 0
+    work.opts[:n] = opts[:n]
+    work.cut_short[0] = 0
 
 
 @njit(cache=True, inline="always")
 def search_seat(t, work):
-    return work[3][SEAT]
+    return work.pub[SEAT]
 
 
 @njit(cache=True, inline="always")
 def search_key(t, work, i):
     """A row's move: its kind and the card, runes or token it names."""
-    row = work[9][i]
+    row = work.opts[i]
     return ((np.int64(row[KIND]) * 1024 + row[A] + 1) * 1024 + row[B] + 1) * 1024 + row[C] + 1
 
 
 @njit(cache=True, inline="always")
 def search_apply(t, n_players, work, i, rng):
-    apply_option(t, work[3], work[7], work[8], work[4], work[5], work[6], rng, work[9], i,
-                 work[12], work[17], False)
+    apply_option(t, work.pub, work.hid, work.cnt, work.deck, work.discard, work.tops, rng,
+                 work.opts, i, work.ver, work.trace, False)
 
 
 @njit(cache=True, inline="always")
 def search_next(t, n_players, work, rng):
     """The next action of the re-deal: the end of a turn is played by the policy."""
     while True:
-        n = next_decision(t, n_players, work[3], work[7], work[8], work[4], work[5], work[6],
-                          rng, work[9], work[10], work[11], work[12], work[13], work[14],
-                          work[17], False)
-        if n == 0 or work[3][STEP] == STEP_ACTION:
+        n = next_decision(t, n_players, work.pub, work.hid, work.cnt, work.deck, work.discard,
+                          work.tops, rng, work.opts, work.caches, work.hass, work.ver,
+                          work.memo, work.cols, work.trace, False)
+        if n == 0 or work.pub[STEP] == STEP_ACTION:
             return n
         search_apply(t, n_players, work, search_prefer(t, n_players, work, n, rng), rng)
 
@@ -420,16 +428,16 @@ def search_next(t, n_players, work, rng):
 @njit(cache=True, inline="always")
 def search_prefer(t, n_players, work, n, rng):
     """The policy's own row of the pending decision."""
-    return ask(work[15][0], work[9], n, work[3], t, work[16], rng)
+    return ask(work.sid[0], work.opts, n, work.pub, t, work.prm, rng)
 
 
 @njit(cache=True, inline="always")
 def search_values(t, n_players, work, n, values):
     """The policy's values of the pending rows (the rollout player tries the best of
     these), so the tree widens to the policy's next-best action, not a random one."""
-    sid, prm, opts = work[15][0], work[16], work[9]
+    sid, prm, opts = work.sid[0], work.prm, work.opts
     if sid == PLANNER:
-        planner_values(opts, n, work[3], t, prm, values)
+        planner_values(opts, n, work.pub, t, prm, values)
         return True
     if sid == GREEDY:
         for i in range(n):
@@ -450,7 +458,7 @@ def search_playout(t, n_players, work, params, rng):
             return
         search_apply(t, n_players, work, search_prefer(t, n_players, work, n, rng), rng)
         steps += 1
-    work[18][0] = 1
+    work.cut_short[0] = 1
 
 
 @njit(cache=True, inline="always")
@@ -460,16 +468,16 @@ def search_end(t, n_players, work, keys, points):
     would score, `discount` for each rune it is short of paying it (the policy's weights
     if it is the planner, else the planner's defaults), in 1/1024 points: a half-played
     game's tableau alone misjudges it (measured in docs/strategies.md)."""
-    pub, cols = work[3], work[14]
+    pub = work.pub
     for q in range(n_players):
-        points[q], best = final_score(t, pub, q, cols)
+        points[q], best = final_score(t, pub, q, work.cols)
         keys[q] = ranking_key(t, q, points[q], best)
-    if work[18][0] == 0:
+    if work.cut_short[0] == 0:
         return
     discount, weight = PLANNER_DEFAULTS[0], PLANNER_DEFAULTS[1]
-    if work[15][0] == PLANNER:
-        discount, weight = work[16][0], work[16][1]
-    cache, has, hand, gains = work[19], work[20], work[21], work[22]
+    if work.sid[0] == PLANNER:
+        discount, weight = work.prm[0], work.prm[1]
+    cache, has, hand, gains = work.hand_cache, work.hand_has, work.hand, work.hand_gains
     for q in range(n_players):
         gain_table(t.card, pub, q, cache, has)
         n_hand = pub[player_at(q, P_HAND_N)]
@@ -492,8 +500,11 @@ def play_game(t, n_players, seed, sids, params, out, g, scratch, trace, tracing,
               lookahead):
     """Play one game from `seed` into row g of `out`; seat s plays strategy sids[s]. With
     `lookahead` None the rollout player's code is left out (simulate_batch says why)."""
-    (pub, opts, deck, discard, tops, starts, rngs, hid, cnt, caches, hass, ver, memo,
-     cols, tree) = scratch
+    pub, opts, deck, discard, tops, starts = scratch.pub, scratch.opts, scratch.deck, \
+        scratch.discard, scratch.tops, scratch.starts
+    rngs, hid, cnt, caches, hass, ver = scratch.rngs, scratch.hid, scratch.cnt, \
+        scratch.caches, scratch.hass, scratch.ver
+    memo, cols = scratch.memo, scratch.cols
     for s in range(n_players):
         rngs[1 + s, 0] = stream_state(seed, np.uint64(1 + s))
     rng = rngs[0]  # the deal
@@ -511,11 +522,13 @@ def play_game(t, n_players, seed, sids, params, out, g, scratch, trace, tracing,
             break
         s = pub[SEAT]
         if lookahead is not None and sids[s] == ROLLOUT and pub[STEP] == STEP_ACTION:
-            c = rollout_choice(t, n_players, s, (pub, hid, deck, discard, tops), opts, n,
-                               params[s], rngs[1 + s])
+            c = rollout_choice(t, n_players, s,
+                               _layout.Decision(pub, hid, deck, discard, tops, scratch.tree),
+                               opts, n, params[s], rngs[1 + s])
         elif lookahead is not None and sids[s] == SEARCH and pub[STEP] == STEP_ACTION:
-            c = searched(lookahead, t, n_players, s, (pub, hid, deck, discard, tops, tree),
-                         opts, n, params[s], rngs[1 + s])
+            c = searched(lookahead, t, n_players, s,
+                         _layout.Decision(pub, hid, deck, discard, tops, scratch.tree), opts, n,
+                         params[s], rngs[1 + s])
         else:
             c = ask(sids[s], opts, n, pub, t, params[s], rngs[1 + s])
         if tracing:

@@ -92,6 +92,9 @@ from .layout import (
     P_SICKLES,
     P_SUN,
     P_TOKENS,
+    PILE_DISCARDS,
+    PILE_END,
+    PILE_TOP,
     R_END_CARDS,
     R_FINAL_TURNS,
     R_MAX_ROUNDS,
@@ -141,21 +144,21 @@ def reveal(pub, deck, discard, tops, slot, rng):
     """
     d = slot // SLOTS_PER_ROW
     k = 0
-    if tops[0, d] == tops[1, d]:
-        k = tops[2, d]
+    if tops[PILE_TOP, d] == tops[PILE_END, d]:
+        k = tops[PILE_DISCARDS, d]
         if k == 0:
             pub[DISPLAY + slot] = -1
             return 0
         for i in range(k):
             deck[d, i] = discard[d, i]
         shuffle_range(deck, d, k, rng)
-        tops[0, d] = 0
-        tops[1, d] = k
-        tops[2, d] = 0
+        tops[PILE_TOP, d] = 0
+        tops[PILE_END, d] = k
+        tops[PILE_DISCARDS, d] = 0
         pub[DISCARDS + d] = 0
-    pub[DISPLAY + slot] = deck[d, tops[0, d]]
-    tops[0, d] += 1
-    pub[DECK_LEFT + d] = tops[1, d] - tops[0, d]
+    pub[DISPLAY + slot] = deck[d, tops[PILE_TOP, d]]
+    tops[PILE_TOP, d] += 1
+    pub[DECK_LEFT + d] = tops[PILE_END, d] - tops[PILE_TOP, d]
     return k
 
 
@@ -175,8 +178,8 @@ def record_reveal(trace, tracing, pub, slot, shuffled):
 def to_discard(cd, pub, discard, tops, c):
     """Card c goes onto its deck's discard pile."""
     d = cd[c, CARD_DECK]
-    discard[d, tops[2, d]] = c
-    tops[2, d] += 1
+    discard[d, tops[PILE_DISCARDS, d]] = c
+    tops[PILE_DISCARDS, d] += 1
     pub[DISCARDS + d] += 1
 
 
@@ -221,11 +224,11 @@ def setup(t, n_players, pub, hid, cnt, deck, discard, tops, starts, ver, memo, r
     tops[:, :] = 0
     for c in range(n_ing):
         d = cd[c, CARD_DECK]
-        deck[d, tops[1, d]] = c
-        tops[1, d] += 1
+        deck[d, tops[PILE_END, d]] = c
+        tops[PILE_END, d] += 1
     for d in range(2):
-        shuffle_range(deck, d, tops[1, d], rng)
-        pub[DECK_LEFT + d] = tops[1, d]
+        shuffle_range(deck, d, tops[PILE_END, d], rng)
+        pub[DECK_LEFT + d] = tops[PILE_END, d]
     pub[N_PLAYERS] = n_players
     for slot in range(N_SLOTS):
         k = reveal(pub, deck, discard, tops, slot, rng)

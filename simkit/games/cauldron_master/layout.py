@@ -58,6 +58,8 @@ Columns:
     SAME, FREE  0
 """
 
+from typing import NamedTuple
+
 import numpy as np
 from numba import njit
 
@@ -195,3 +197,73 @@ RU_COMP = RU_BAN_TYPE + 1
 # score stays whole points. MAX_PLAYERS entries, seat 0 first; all 0 in the published game.
 RU_HALF = RU_COMP + MAX_PLAYERS
 RU_SIZE = RU_HALF + MAX_PLAYERS
+
+
+# ---- work arrays (play.py builds them; numba compiles these as tuples with named fields)
+COUNTS, LIMITS_LEFT = range(2)  # rows of `colours`: cards per colour, colour limits left
+
+
+class Scratch(NamedTuple):
+    """Per-thread work arrays of batch play, reused across games (play.new_scratch)."""
+
+    pub: np.ndarray  # public state
+    opts: np.ndarray  # option table
+    deck: np.ndarray  # ingredient deck (shuffled)
+    recipe_deck: np.ndarray  # recipe cards (shuffled)
+    hid: np.ndarray  # hidden state
+    cnt: np.ndarray  # per-seat counters
+    rngs: np.ndarray  # rng streams: deal, then one per seat
+    colours: np.ndarray  # colour counts, colour limits left (COUNTS, LIMITS_LEFT)
+    offer: np.ndarray  # ingredient types on offer (compact list)
+    rollout: "RolloutScratch"  # the rollout player's playouts
+    search: "SearchScratch"  # the search player's tree and re-deals
+
+
+class RolloutScratch(NamedTuple):
+    """The rollout player's work arrays, apart from the game's so a playout never
+    touches it (play.new_rollout_scratch)."""
+
+    pub: np.ndarray  # playout state
+    opts: np.ndarray  # option table
+    deck: np.ndarray  # re-sampled undealt deck
+    hid: np.ndarray  # hidden state
+    cnt: np.ndarray  # per-seat counters
+    colours: np.ndarray  # colour counts, colour limits left (COUNTS, LIMITS_LEFT)
+    offer: np.ndarray  # ingredient types on offer (compact list)
+    undealt: np.ndarray  # undealt cards per type
+    total: np.ndarray  # summed playout value per option
+    ranking: np.ndarray  # a playout's ranking keys, points
+    trace: tuple  # playouts are never traced
+    sids: np.ndarray  # the playouts' strategies: greedy ...
+    params: np.ndarray  # ... with weights 1 and 1, and the rollout player's `ties`
+
+
+class SearchScratch(NamedTuple):
+    """The search player's work arrays, apart from the game's and the rollout player's
+    (play.new_search_scratch)."""
+
+    tree: tuple  # the tree (simkit/kernels/search_tree.new_tree)
+    pub: np.ndarray  # a re-deal's state
+    deck: np.ndarray  # its undealt deck
+    hid: np.ndarray  # its hidden state
+    cnt: np.ndarray  # its counters
+    colours: np.ndarray  # colour counts, colour limits left (COUNTS, LIMITS_LEFT)
+    offer: np.ndarray  # ingredient types on offer (compact list)
+    undealt: np.ndarray  # undealt cards per type (what the seat knows)
+    opts: np.ndarray  # option table
+    sids: np.ndarray  # the playouts' strategy per seat ...
+    params: np.ndarray  # ... and its parameters
+    ranking: np.ndarray  # a playout's ranking keys, points
+    trace: tuple  # searches are never traced
+    seat: np.ndarray  # the searching seat
+
+
+class Decision(NamedTuple):
+    """What the rollout and search players decide from: the game's state and the
+    player's own work arrays (RolloutScratch or SearchScratch)."""
+
+    pub: np.ndarray
+    hid: np.ndarray
+    cnt: np.ndarray
+    deck: np.ndarray
+    work: tuple

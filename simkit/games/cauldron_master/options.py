@@ -6,9 +6,11 @@ from __future__ import annotations
 from numba import njit
 
 from .layout import (
+    COUNTS,
     FREE,
     GAIN,
     KIND,
+    LIMITS_LEFT,
     MAX_RECIPES,
     N_COLS,
     OPT_CARD,
@@ -53,8 +55,8 @@ def pending_options(t, pub, opts, colours, offer):
     """The options of the decision `pub` waits for: seat pub[SEAT]'s witch (phase 1) or its
     next card (phase 3; none when its witch may take nothing more)."""
     if pub[PHASE] == PHASE_WITCH:
-        return witch_options(t, pub, pub[SEAT], opts, colours[1], offer)
-    return card_options(t, pub, pub[SEAT], pub[WITCH_NOW], opts, colours[0], offer)
+        return witch_options(t, pub, pub[SEAT], opts, colours[LIMITS_LEFT], offer)
+    return card_options(t, pub, pub[SEAT], pub[WITCH_NOW], opts, colours[COUNTS], offer)
 
 
 @njit(cache=True, inline="always")

@@ -102,21 +102,23 @@ def new_outputs(n_games: int, n_players: int, n_witches: int, n_types: int) -> t
 
 
 # ---------------------------------------------------------------- scratch
+# The work arrays' fields are named and explained in layout.py (Scratch, RolloutScratch,
+# SearchScratch); numba compiles them as tuples.
 @njit(cache=True)
 def new_scratch(t):
     """Per-thread work arrays, reused across games (every game resets what it uses)."""
-    return (
-        np.zeros(PUB_SIZE, np.int32),  # 0 public state
-        np.zeros((MAX_OPTIONS, N_COLS), np.int32),  # 1 option table
-        np.empty(t.deck.shape[0], np.int64),  # 2 ingredient deck (shuffled)
-        np.empty(t.recipe.shape[0], np.int64),  # 3 recipe cards (shuffled)
-        np.zeros(HID_SIZE, np.int64),  # 4 hidden state
-        np.zeros((MAX_PLAYERS, CT_SIZE), np.int64),  # 5 per-seat counters
-        np.zeros((MAX_PLAYERS + 1, 1), np.uint64),  # 6 rng streams: deal, then one per seat
-        np.zeros((2, MAX_COLOURS), np.int64),  # 7 colour counts, colour limits left
-        np.zeros(MAX_TYPES, np.int64),  # 8 ingredient types on offer (compact list)
-        new_rollout_scratch(t),  # 9 the rollout player's playouts
-        new_search_scratch(t),  # 10 the search player's tree and re-deals
+    return _layout.Scratch(
+        pub=np.zeros(PUB_SIZE, np.int32),
+        opts=np.zeros((MAX_OPTIONS, N_COLS), np.int32),
+        deck=np.empty(t.deck.shape[0], np.int64),
+        recipe_deck=np.empty(t.recipe.shape[0], np.int64),
+        hid=np.zeros(HID_SIZE, np.int64),
+        cnt=np.zeros((MAX_PLAYERS, CT_SIZE), np.int64),
+        rngs=np.zeros((MAX_PLAYERS + 1, 1), np.uint64),
+        colours=np.zeros((2, MAX_COLOURS), np.int64),
+        offer=np.zeros(MAX_TYPES, np.int64),
+        rollout=new_rollout_scratch(t),
+        search=new_search_scratch(t),
     )
 
 
@@ -124,42 +126,41 @@ def new_scratch(t):
 def new_rollout_scratch(t):
     """Work arrays of the rollout player, apart from the game's so a playout never
     touches it."""
-    return (
-        np.zeros(PUB_SIZE, np.int32),  # 0 playout state
-        np.zeros((MAX_OPTIONS, N_COLS), np.int32),  # 1 option table
-        np.empty(t.deck.shape[0], np.int64),  # 2 re-sampled undealt deck
-        np.zeros(HID_SIZE, np.int64),  # 3 hidden state
-        np.zeros((MAX_PLAYERS, CT_SIZE), np.int64),  # 4 per-seat counters
-        np.zeros((2, MAX_COLOURS), np.int64),  # 5 colour counts, colour limits left
-        np.zeros(MAX_TYPES, np.int64),  # 6 ingredient types on offer (compact list)
-        np.zeros(MAX_TYPES, np.int64),  # 7 undealt cards per type
-        np.zeros(MAX_OPTIONS, np.float64),  # 8 summed playout value per option
-        np.zeros((2, MAX_PLAYERS), np.int64),  # 9 a playout's ranking keys, points
-        new_trace_stub(N_COLS),  # 10 playouts are never traced
-        np.full(MAX_PLAYERS, GREEDY, np.int64),  # 11 the playouts' strategies: greedy ...
-        np.ones((MAX_PLAYERS, GREEDY_TIES + 1), np.float64),  # 12 ... with weights 1 and 1,
-        # and the rollout player's `ties` (rollout_work)
+    return _layout.RolloutScratch(
+        pub=np.zeros(PUB_SIZE, np.int32),
+        opts=np.zeros((MAX_OPTIONS, N_COLS), np.int32),
+        deck=np.empty(t.deck.shape[0], np.int64),
+        hid=np.zeros(HID_SIZE, np.int64),
+        cnt=np.zeros((MAX_PLAYERS, CT_SIZE), np.int64),
+        colours=np.zeros((2, MAX_COLOURS), np.int64),
+        offer=np.zeros(MAX_TYPES, np.int64),
+        undealt=np.zeros(MAX_TYPES, np.int64),
+        total=np.zeros(MAX_OPTIONS, np.float64),
+        ranking=np.zeros((2, MAX_PLAYERS), np.int64),
+        trace=new_trace_stub(N_COLS),
+        sids=np.full(MAX_PLAYERS, GREEDY, np.int64),
+        params=np.ones((MAX_PLAYERS, GREEDY_TIES + 1), np.float64),  # ties: rollout_work
     )
 
 
 @njit(cache=True)
 def new_search_scratch(t):
     """Work arrays of the search player, apart from the game's and the rollout player's."""
-    return (
-        new_tree(MAX_PLAYERS, MAX_OPTIONS),  # 0 the tree
-        np.zeros(PUB_SIZE, np.int32),  # 1 a re-deal's state
-        np.empty(t.deck.shape[0], np.int64),  # 2 its undealt deck
-        np.zeros(HID_SIZE, np.int64),  # 3 its hidden state
-        np.zeros((MAX_PLAYERS, CT_SIZE), np.int64),  # 4 its counters
-        np.zeros((2, MAX_COLOURS), np.int64),  # 5 colour counts, colour limits left
-        np.zeros(MAX_TYPES, np.int64),  # 6 ingredient types on offer (compact list)
-        np.zeros(MAX_TYPES, np.int64),  # 7 undealt cards per type (what the seat knows)
-        np.zeros((MAX_OPTIONS, N_COLS), np.int32),  # 8 option table
-        np.zeros(MAX_PLAYERS, np.int64),  # 9 the playouts' strategy per seat ...
-        np.zeros((MAX_PLAYERS, 12), np.float64),  # 10 ... and its parameters
-        np.zeros((2, MAX_PLAYERS), np.int64),  # 11 a playout's ranking keys, points
-        new_trace_stub(N_COLS),  # 12 searches are never traced
-        np.zeros(1, np.int64),  # 13 the searching seat
+    return _layout.SearchScratch(
+        tree=new_tree(MAX_PLAYERS, MAX_OPTIONS),
+        pub=np.zeros(PUB_SIZE, np.int32),
+        deck=np.empty(t.deck.shape[0], np.int64),
+        hid=np.zeros(HID_SIZE, np.int64),
+        cnt=np.zeros((MAX_PLAYERS, CT_SIZE), np.int64),
+        colours=np.zeros((2, MAX_COLOURS), np.int64),
+        offer=np.zeros(MAX_TYPES, np.int64),
+        undealt=np.zeros(MAX_TYPES, np.int64),
+        opts=np.zeros((MAX_OPTIONS, N_COLS), np.int32),
+        sids=np.zeros(MAX_PLAYERS, np.int64),
+        params=np.zeros((MAX_PLAYERS, 12), np.float64),
+        ranking=np.zeros((2, MAX_PLAYERS), np.int64),
+        trace=new_trace_stub(N_COLS),
+        seat=np.zeros(1, np.int64),
     )
 
 
@@ -181,7 +182,8 @@ def ask(sid, opts, n, pub, t, params, rng):
 # The rollout player (simkit/kernels/rollout.py, bound below) plays forward with
 # `apply_option`, `next_decision` and `ask`, as the game does, so it plans with exactly
 # the rules the game is played by: it lives with them, below the players. It chooses
-# witches only; a decision's `state` is (pub, hid, cnt, deck, rollout scratch).
+# witches only; a decision's `state` is a layout.Decision whose `work` is the
+# RolloutScratch.
 @njit(cache=True)
 def playout(t, n_players, pub, hid, cnt, deck, sids, params, rng, seat, first_witch, horizon,
             rs):
@@ -190,7 +192,7 @@ def playout(t, n_players, pub, hid, cnt, deck, sids, params, rng, seat, first_wi
     round seat `seat` plays witch `first_witch` (-1: its strategy's). Stops at the end of the
     game or after `horizon` rounds (0: no limit). Updates the state in place; returns the
     rounds played. `play_game`'s loop without the lookahead, tracing or results."""
-    opts, colours, offer, trace = rs[1], rs[5], rs[6], rs[10]
+    opts, colours, offer, trace = rs.opts, rs.colours, rs.offer, rs.trace
     start = pub[ROUND]
     begin_round(pub, n_players, start)
     c = -1
@@ -216,9 +218,9 @@ def rollout_work(t, n_players, state, params):
     """The playouts' arrays, sums and ranking, kept in the game's scratch
     (`new_rollout_scratch`); the playouts' greedy players break ties as the rollout
     player does (its `ties`)."""
-    rs = state[4]
-    rs[12][:, GREEDY_TIES] = params[ROLLOUT_TIES]
-    return rs, rs[8], rs[9]
+    rs = state.work
+    rs.params[:, GREEDY_TIES] = params[ROLLOUT_TIES]
+    return rs, rs.total, rs.ranking
 
 
 @njit(cache=True, inline="always")
@@ -226,7 +228,7 @@ def rollout_candidates(t, n_players, state, opts, n, params, rng, work, cand, he
     """Every witch of `opts[:n]`. The seat sees `pub` (no other seat's choice this round)
     and of the real deck only how many cards of each type are undealt (deck[top:] as
     counts: every dealt card is face up), never their order."""
-    hid, deck, undealt = state[1], state[3], work[7]
+    hid, deck, undealt = state.hid, state.deck, work.undealt
     undealt[:] = 0
     for i in range(hid[TOP], deck.shape[0]):
         undealt[deck[i]] += 1
@@ -239,7 +241,7 @@ def rollout_candidates(t, n_players, state, opts, n, params, rng, work, cand, he
 def rollout_deal(t, n_players, state, work, rng):
     """The undealt cards in a canonical order (by type), then shuffled with the seat's
     stream: the deal depends only on how many of each type are left."""
-    rdeck, undealt = work[2], work[7]
+    rdeck, undealt = work.deck, work.undealt
     m = 0
     for x in range(t.types.shape[0]):
         for _j in range(undealt[x]):
@@ -256,12 +258,12 @@ def rollout_play(t, n_players, state, opts, cand, k, i, params, rng, work, keys,
     rest of the game (or `params[1]` rounds), every seat greedy with weights 1 and 1
     (ties: the rollout player's); keys and points as at the end of the game (seat
     compensation included)."""
-    pub, cnt = state[0], state[2]
-    rpub, rdeck, rhid, rcnt = work[0], work[2], work[3], work[4]
+    pub, cnt = state.pub, state.cnt
+    rpub, rdeck, rhid, rcnt = work.pub, work.deck, work.hid, work.cnt
     rpub[:] = pub
     rcnt[:] = cnt
     rhid[TOP] = 0
-    playout(t, n_players, rpub, rhid, rcnt, rdeck, work[11], work[12], rng, pub[SEAT],
+    playout(t, n_players, rpub, rhid, rcnt, rdeck, work.sids, work.params, rng, pub[SEAT],
             opts[cand[i], A], np.int64(params[1] + 0.5), work)
     for s in range(n_players):
         points[s] = final_score(t, rpub, s)
@@ -273,24 +275,24 @@ rollout_choice = bind_rollout(globals(), njit_with_refcounts)
 
 # ---------------------------------------------------------------- search player
 # The search player's hooks (simkit/kernels/search.py, bound below): a decision's `state`
-# is (pub, hid, cnt, deck, new_search_scratch()). It decides every decision of its seat.
+# is a layout.Decision whose `work` is the SearchScratch. It decides every decision of its seat.
 @njit(cache=True, inline="always")
 def search_work(t, n_players, state, params):
     """The re-deal's arrays, tree and ranking; the playouts' policy (`params[3]`, with the
     parameters after the search's own); what the seat knows of the deck: how many
     cards of each type are undealt (every dealt card is face up), never their order."""
-    hid, deck, ss = state[1], state[3], state[4]
+    hid, deck, ss = state.hid, state.deck, state.work
     policy = np.int64(params[3] + 0.5)
     for s in range(n_players):
-        ss[9][s] = policy
+        ss.sids[s] = policy
         for k in range(params.shape[0] - SEARCH_PARAMS):
-            ss[10][s, k] = params[k + SEARCH_PARAMS]
-    ss[13][0] = state[0][SEAT]
-    undealt = ss[7]
+            ss.params[s, k] = params[k + SEARCH_PARAMS]
+    ss.seat[0] = state.pub[SEAT]
+    undealt = ss.undealt
     undealt[:] = 0
     for i in range(hid[TOP], deck.shape[0]):
         undealt[deck[i]] += 1
-    return ss, ss[0], ss[11]
+    return ss, ss.tree, ss.ranking
 
 
 @njit(cache=True, inline="always")
@@ -298,11 +300,11 @@ def search_deal(t, n_players, state, opts, n, work, rng):
     """The decision's state with the undealt cards shuffled anew (from their counts) and,
     while witches are chosen, the earlier seats' secret witches chosen again by the
     playout policy: the seat never sees either."""
-    rpub, rdeck, rhid, rcnt, undealt, ropts = work[1], work[2], work[3], work[4], work[7], \
-        work[8]
-    rpub[:] = state[0]
-    rhid[:] = state[1]
-    rcnt[:] = state[2]
+    rpub, rdeck, rhid, rcnt, undealt, ropts = work.pub, work.deck, work.hid, work.cnt, \
+        work.undealt, work.opts
+    rpub[:] = state.pub
+    rhid[:] = state.hid
+    rcnt[:] = state.cnt
     m = 0
     for x in range(t.types.shape[0]):
         for _j in range(undealt[x]):
@@ -316,8 +318,8 @@ def search_deal(t, n_players, state, opts, n, work, rng):
     if rpub[PHASE] == PHASE_WITCH:
         for q in range(seat):
             rpub[SEAT] = q
-            k = pending_options(t, rpub, ropts, work[5], work[6])
-            c = ask(work[9][q], ropts, k, rpub, t, work[10][q], rng)
+            k = pending_options(t, rpub, ropts, work.colours, work.offer)
+            c = ask(work.sids[q], ropts, k, rpub, t, work.params[q], rng)
             choose_witch(rhid, q, ropts[c, A])
         rpub[SEAT] = seat
         for q in range(seat, n_players):
@@ -327,19 +329,19 @@ def search_deal(t, n_players, state, opts, n, work, rng):
 
 @njit(cache=True, inline="always")
 def search_seat(t, work):
-    return work[1][SEAT]
+    return work.pub[SEAT]
 
 
 @njit(cache=True, inline="always")
 def search_key(t, work, i):
     """A row's move: its kind, witch or ingredient type and cauldron (or recipe)."""
-    row = work[8][i]
+    row = work.opts[i]
     return (np.int64(row[KIND]) * 64 + row[A] + 1) * 64 + row[B] + 1
 
 
 @njit(cache=True, inline="always")
 def search_apply(t, n_players, work, i, rng):
-    apply_option(t, n_players, work[1], work[3], work[4], work[8], i, work[12], False)
+    apply_option(t, n_players, work.pub, work.hid, work.cnt, work.opts, i, work.trace, False)
 
 
 @njit(cache=True, inline="always")
@@ -348,20 +350,21 @@ def search_next(t, n_players, work, rng):
     chosen by the playout policy, off the tree: a node would let it answer the searching
     seat's secret witch (or let the searching seat answer its own), which the rules hide."""
     while True:
-        n = next_decision(t, n_players, work[1], work[3], work[4], work[2], work[8], work[5],
-                          work[6], work[12], False)
-        s = work[1][SEAT]
-        if n == 0 or work[1][PHASE] != PHASE_WITCH or s == work[13][0]:
+        n = next_decision(t, n_players, work.pub, work.hid, work.cnt, work.deck, work.opts,
+                          work.colours, work.offer, work.trace, False)
+        s = work.pub[SEAT]
+        if n == 0 or work.pub[PHASE] != PHASE_WITCH or s == work.seat[0]:
             return n
-        c = ask(work[9][s], work[8], n, work[1], t, work[10][s], rng)
-        apply_option(t, n_players, work[1], work[3], work[4], work[8], c, work[12], False)
+        c = ask(work.sids[s], work.opts, n, work.pub, t, work.params[s], rng)
+        apply_option(t, n_players, work.pub, work.hid, work.cnt, work.opts, c, work.trace,
+                     False)
 
 
 @njit(cache=True, inline="always")
 def search_prefer(t, n_players, work, n, rng):
     """The policy's own row of the pending decision (of the seat to play)."""
-    s = work[1][SEAT]
-    return ask(work[9][s], work[8], n, work[1], t, work[10][s], rng)
+    s = work.pub[SEAT]
+    return ask(work.sids[s], work.opts, n, work.pub, t, work.params[s], rng)
 
 
 @njit(cache=True, inline="always")
@@ -374,25 +377,25 @@ def search_values(t, n_players, work, n, values):
 def search_playout(t, n_players, work, params, rng):
     """On from the state reached, every seat playing the policy, to the end of the game or
     for `params[2]` decisions."""
-    rpub, rdeck, rhid, rcnt, ropts = work[1], work[2], work[3], work[4], work[8]
+    rpub, rdeck, rhid, rcnt, ropts = work.pub, work.deck, work.hid, work.cnt, work.opts
     horizon = np.int64(params[2] + 0.5)
     steps = 0
     while horizon == 0 or steps < horizon:
-        n = next_decision(t, n_players, rpub, rhid, rcnt, rdeck, ropts, work[5], work[6],
-                          work[12], False)
+        n = next_decision(t, n_players, rpub, rhid, rcnt, rdeck, ropts, work.colours,
+                          work.offer, work.trace, False)
         if n == 0:
             return
         s = rpub[SEAT]
-        c = ask(work[9][s], ropts, n, rpub, t, work[10][s], rng)
-        apply_option(t, n_players, rpub, rhid, rcnt, ropts, c, work[12], False)
+        c = ask(work.sids[s], ropts, n, rpub, t, work.params[s], rng)
+        apply_option(t, n_players, rpub, rhid, rcnt, ropts, c, work.trace, False)
         steps += 1
 
 
 @njit(cache=True, inline="always")
 def search_end(t, n_players, work, keys, points):
     for s in range(n_players):
-        points[s] = final_score(t, work[1], s)
-        keys[s] = ranking_key(t, work[1], work[4], s)
+        points[s] = final_score(t, work.pub, s)
+        keys[s] = ranking_key(t, work.pub, work.cnt, s)
 
 
 searched = bind_search(globals(), njit_with_refcounts)
@@ -404,11 +407,13 @@ def play_game(t, n_players, seed, sids, params, out, g, scratch, trace, tracing,
               lookahead):
     """Play one game from `seed` into row g of `out`; seat s plays strategy sids[s]. With
     `lookahead` None the rollout player's code is left out (simulate_batch says why)."""
-    pub, opts, deck, recipe_deck, hid, cnt, rngs, colours, offer, rs, ss = scratch
+    pub, opts, deck, hid, cnt, rngs = scratch.pub, scratch.opts, scratch.deck, scratch.hid, \
+        scratch.cnt, scratch.rngs
+    colours, offer = scratch.colours, scratch.offer
     for s in range(n_players):
         rngs[1 + s, 0] = stream_state(seed, np.uint64(1 + s))
     rngs[0, 0] = stream_state(seed, np.uint64(0))
-    setup(t, n_players, pub, hid, cnt, deck, recipe_deck, rngs[0], trace, tracing)
+    setup(t, n_players, pub, hid, cnt, deck, scratch.recipe_deck, rngs[0], trace, tracing)
     c = -1
     while True:  # options -> decide -> apply, one copy of each (inlined once)
         if c >= 0:
@@ -419,10 +424,12 @@ def play_game(t, n_players, seed, sids, params, out, g, scratch, trace, tracing,
             break
         s = pub[SEAT]
         if lookahead is not None and sids[s] == ROLLOUT and pub[PHASE] == PHASE_WITCH:
-            c = rollout_choice(t, n_players, s, (pub, hid, cnt, deck, rs), opts, n,
+            c = rollout_choice(t, n_players, s,
+                               _layout.Decision(pub, hid, cnt, deck, scratch.rollout), opts, n,
                                params[s], rngs[1 + s])
         elif lookahead is not None and sids[s] == SEARCH:
-            c = searched(lookahead, t, n_players, s, (pub, hid, cnt, deck, ss), opts, n,
+            c = searched(lookahead, t, n_players, s,
+                         _layout.Decision(pub, hid, cnt, deck, scratch.search), opts, n,
                          params[s], rngs[1 + s])
         else:
             c = ask(sids[s], opts, n, pub, t, params[s], rngs[1 + s])

@@ -7,6 +7,7 @@ from __future__ import annotations
 from numba import njit
 
 from .layout import (
+    COUNTS,
     KIND,
     OPT_STOP,
     PHASE,
@@ -47,7 +48,8 @@ def next_decision(t, n_players, pub, hid, cnt, deck, opts, colours, offer, trace
                 begin_turn(t, pub, hid)
             continue
         end_turns(pub)
-        n = create_potions(t, n_players, pub, hid, cnt, opts, colours[0], trace, tracing)
+        n = create_potions(t, n_players, pub, hid, cnt, opts, colours[COUNTS], trace,
+                           tracing)
         if n > 0:  # a potion's owner chooses its recipe (options.recipe_choice)
             return n
         if end_of_round(t, n_players, pub, hid, deck, trace, tracing):

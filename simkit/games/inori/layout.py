@@ -110,6 +110,8 @@ Option table: int32 rows, one per legal option, in this canonical order.
     column  KIND  A  B  C  POINTS  F1  F2  F3  F4   (unused entries: -1 for A B C, else 0)
 """
 
+from typing import NamedTuple
+
 import numpy as np
 
 from simkit.kernels.jit import njit_without_refcounts
@@ -144,7 +146,6 @@ PLAYER_SIZE = P_RUNES + MAX_HELD_RUNES
 PUB_SIZE = PLAYER + MAX_PLAYERS * PLAYER_SIZE
 
 STEP_RUNE, STEP_MOVE, STEP_OFFER, STEP_TOKEN, STEP_BLOCK, STEP_NEW_START, STEP_TILE = range(7)
-STEPS = ("rune", "move", "offer", "token", "block", "new start", "tile")
 
 KIND, A, B, C, POINTS, F1, F2, F3, F4 = range(9)
 N_COLS = 9
@@ -330,3 +331,116 @@ def tree_at(t: int, field: int) -> int:
 def space_col(s: int, field: int) -> int:
     """Column of `field` (SP_*) of card space s in Tables.card."""
     return SPACE + s * SPACE_SIZE + field
+
+
+# ---- work arrays (play.py builds them; numba compiles these as tuples with named fields)
+# Rows of `tops`: colour x's deck is decks[x, tops[PILE_TOP, x]:tops[PILE_END, x]], its
+# discards discards[x, :tops[PILE_DISCARDS, x]].
+PILE_TOP, PILE_END, PILE_DISCARDS = range(3)
+# Entries of `rtops`: the New Start deck is new_starts[rtops[NEW_TOP]:rtops[NEW_END]], the
+# Rune stack stack[rtops[RUNE_TOP]:rtops[RUNE_END]].
+NEW_TOP, NEW_END, RUNE_TOP, RUNE_END = range(4)
+
+
+class Scratch(NamedTuple):
+    """Per-thread work arrays of batch play, reused across games (play.new_scratch)."""
+
+    pub: np.ndarray  # public state
+    opts: np.ndarray  # option table
+    decks: np.ndarray  # Journey deck per colour (top first)
+    discards: np.ndarray  # discarded Journey cards per colour
+    tops: np.ndarray  # per colour: deck top, deck end, discards (PILE_*)
+    new_starts: np.ndarray  # New Start deck (top first)
+    stack: np.ndarray  # Rune stack
+    rtops: np.ndarray  # New Start top, end; Rune top, end (NEW_*, RUNE_*)
+    rngs: np.ndarray  # rng streams: deal, then one per seat
+    tied: np.ndarray  # per seat: ties, ranking keys
+    starts: np.ndarray  # Start cards for this player count (setup)
+    hid: np.ndarray  # hidden state
+    cnt: np.ndarray  # per-seat counters
+    done: np.ndarray  # complete cards per seat and card
+    hv: np.ndarray  # the deciding seat's tokens (holdings())
+
+
+class RolloutWork(NamedTuple):
+    """The rollout player's arrays for one decision (play.rollout_work)."""
+
+    known_decks: np.ndarray  # what the seat knows: decks (sorted) ...
+    known_discards: np.ndarray  # ... discards (sorted)
+    known_tops: np.ndarray  # ... their sizes
+    known_new_starts: np.ndarray  # ... the New Start deck (sorted)
+    known_stack: np.ndarray  # ... the Rune stack (sorted)
+    known_rtops: np.ndarray  # ... and their sizes
+    deal_decks: np.ndarray  # this rollout's deal: decks ...
+    deal_new_starts: np.ndarray  # ... New Starts ...
+    deal_stack: np.ndarray  # ... Runes
+    seed: np.ndarray  # ... and seed
+    pub: np.ndarray  # a playout's state ...
+    hid: np.ndarray
+    decks: np.ndarray
+    discards: np.ndarray
+    tops: np.ndarray
+    new_starts: np.ndarray
+    stack: np.ndarray
+    rtops: np.ndarray
+    rngs: np.ndarray  # ... its stream: the deal's seed, the same for every row
+    opts: np.ndarray  # ... its option table
+    cnt: np.ndarray
+    done: np.ndarray
+    hv: np.ndarray
+    tied: np.ndarray
+    rows: np.ndarray  # the candidates' rows
+    sids: np.ndarray  # the policy, for every seat ...
+    prms: np.ndarray  # ... with its weights
+
+
+class SearchWork(NamedTuple):
+    """The search player's arrays for one decision (play.search_work)."""
+
+    known_decks: np.ndarray  # what the seat knows: decks (sorted) ...
+    known_discards: np.ndarray  # ... discards (sorted)
+    known_tops: np.ndarray  # ... their sizes
+    known_new_starts: np.ndarray  # ... the New Start deck (sorted)
+    known_stack: np.ndarray  # ... the Rune stack (sorted)
+    known_rtops: np.ndarray  # ... and their sizes
+    pub: np.ndarray  # a re-deal's state ...
+    hid: np.ndarray
+    decks: np.ndarray
+    discards: np.ndarray
+    tops: np.ndarray
+    new_starts: np.ndarray
+    stack: np.ndarray
+    rtops: np.ndarray
+    opts: np.ndarray  # ... its option table
+    cnt: np.ndarray
+    done: np.ndarray
+    hv: np.ndarray
+    tied: np.ndarray
+    sids: np.ndarray  # the policy, for every seat ...
+    prms: np.ndarray  # ... with its weights
+    trace: tuple  # the game's trace (never recorded into)
+
+
+class GreedyWeights(NamedTuple):
+    """A greedy seat's weights, read once while its offering table is built
+    (options.offer_rows; strategies/inori.offering_value says what each weighs)."""
+
+    token: float
+    rune: float
+    complete: float
+    cost: float
+    random_ties: bool  # ties drawn at random (strategies/ties.py), else the first row
+
+
+class Decision(NamedTuple):
+    """What the rollout and search players decide from: the game's state and piles."""
+
+    pub: np.ndarray
+    hid: np.ndarray
+    decks: np.ndarray
+    discards: np.ndarray
+    tops: np.ndarray
+    new_starts: np.ndarray
+    stack: np.ndarray
+    rtops: np.ndarray
+    trace: tuple

@@ -82,6 +82,7 @@ from .layout import (
     A,
     B,
     C,
+    GreedyWeights,
     player_at,
     slot_at,
     space_col,
@@ -117,12 +118,13 @@ def set_row(opts, n, kind, a, b, c, points, f1, f2, f3, f4):
 @njit_without_refcounts
 def put_offer(opts, n, best, seen, fuse, ws, rng, kind, a, b, c, points, f1, f2, f3, f4):
     """Offering row n of the table; or, with `fuse` (a greedy seat with weights and ties
-    ws, a tuple), only the row greedy would choose kept, in row 0: scored as the table is
-    built instead of stored and scored, its ties settled as greedy does (simkit/kernels/ties.py,
-    on the seat's stream `rng`). Returns the best score so far and how often it was found."""
+    `ws`, a layout.GreedyWeights), only the row greedy would choose kept, in row 0: scored
+    as the table is built instead of stored and scored, its ties settled as greedy does
+    (simkit/kernels/ties.py, on the seat's stream `rng`). Returns the best score so far and
+    how often it was found."""
     if fuse:
-        v = offering_value(points, f1, f2, f3, f4, c, ws[0], ws[1], ws[2], ws[3])
-        take, best, seen = contest(v, best, seen, ws[4], rng)
+        v = offering_value(points, f1, f2, f3, f4, c, ws.token, ws.rune, ws.complete, ws.cost)
+        take, best, seen = contest(v, best, seen, ws.random_ties, rng)
         if take:
             set_row(opts, 0, kind, a, b, c, points, f1, f2, f3, f4)
         return best, seen
@@ -271,8 +273,8 @@ def offer_rows(t, pub, p, opts, hv, fuse, w, rng):
     seen = 0  # ... and how often it was found
     # greedy's weights, read once: inside the loops every read would be repeated after
     # each store to the table (numba tells LLVM nothing about which arrays may overlap)
-    ws = ((w[0], w[1], w[2], w[3], at_random(w[GREEDY_TIES])) if fuse
-          else (0.0, 0.0, 0.0, 0.0, False))
+    ws = (GreedyWeights(w[0], w[1], w[2], w[3], at_random(w[GREEDY_TIES])) if fuse
+          else GreedyWeights(0.0, 0.0, 0.0, 0.0, False))
     cd = t.card
     tr = t.tree
     rules = t.rules

@@ -23,7 +23,7 @@ from simkit.kernels.search_tree import SEARCH_PARAMS, new_tree
 from simkit.kernels.seating import prepare_game, rank_seats, seat_buffers
 from simkit.kernels.shuffle import shuffle
 from simkit.kernels.templates import bind_rollout, bind_search
-from simkit.kernels.trace import record_decision
+from simkit.kernels.trace import Trace, record_decision
 from simkit.outputs import allocate
 from simkit.players import players_file, players_of
 from simkit.rng import next_u64, stream_state
@@ -59,6 +59,8 @@ from .layout import (
     MAX_OPTIONS,
     MAX_PLAYERS,
     N_COLS,
+    NEW_END,
+    NEW_TOP,
     O_CARD,
     O_CARD_OFFERINGS,
     O_CARDS_COMPLETED,
@@ -83,6 +85,9 @@ from .layout import (
     OUTPUTS,
     PH_OVER,
     PHASE,
+    PILE_DISCARDS,
+    PILE_END,
+    PILE_TOP,
     PLANNER,
     R_N_COLOURS,
     R_N_TREE,
@@ -90,7 +95,9 @@ from .layout import (
     ROLLOUT,
     ROLLOUT_TIES,
     ROLLOUT_WEIGHTS,
+    RUNE_END,
     RUNE_KINDS,
+    RUNE_TOP,
     SEARCH,
     SEASON,
     SEAT,
@@ -138,22 +145,22 @@ def new_scratch(t):
     """Per-thread work arrays, reused across games (every game resets what it uses)."""
     n_cards = t.card.shape[0]
     n_col = t.colour.shape[0]
-    return (
-        np.zeros(_layout.PUB_SIZE, np.int32),  # 0 public state
-        np.zeros((MAX_OPTIONS, N_COLS), np.int32),  # 1 option table
-        np.zeros((n_col, n_cards), np.int64),  # 2 Journey deck per colour (top first)
-        np.zeros((n_col, n_cards), np.int64),  # 3 discarded Journey cards per colour
-        np.zeros((3, n_col), np.int64),  # 4 per colour: deck top, deck length, discards
-        np.zeros(n_cards, np.int64),  # 5 New Start deck (top first)
-        np.zeros(max(t.rune.shape[0], 1), np.int64),  # 6 Rune stack
-        np.zeros(4, np.int64),  # 7 New Start top, length; Rune top, length
-        np.zeros((MAX_PLAYERS + 1, 1), np.uint64),  # 8 rng streams: deal, then per seat
-        np.zeros(MAX_PLAYERS, np.int64),  # 9 per seat: ties, ranking keys
-        np.zeros(n_cards, np.int64),  # 10 Start cards for this player count (setup)
-        np.zeros(HID_SIZE, np.int64),  # 11 hidden state
-        np.zeros((MAX_PLAYERS, CT_SIZE), np.int64),  # 12 per-seat counters
-        np.zeros((MAX_PLAYERS, n_cards), np.int64),  # 13 complete cards per seat and card
-        np.zeros(MAX_COLOURS, np.int64),  # 14 the deciding seat's tokens (holdings())
+    return _layout.Scratch(  # its fields: layout.Scratch
+        pub=np.zeros(_layout.PUB_SIZE, np.int32),
+        opts=np.zeros((MAX_OPTIONS, N_COLS), np.int32),
+        decks=np.zeros((n_col, n_cards), np.int64),
+        discards=np.zeros((n_col, n_cards), np.int64),
+        tops=np.zeros((3, n_col), np.int64),
+        new_starts=np.zeros(n_cards, np.int64),
+        stack=np.zeros(max(t.rune.shape[0], 1), np.int64),
+        rtops=np.zeros(4, np.int64),
+        rngs=np.zeros((MAX_PLAYERS + 1, 1), np.uint64),
+        tied=np.zeros(MAX_PLAYERS, np.int64),
+        starts=np.zeros(n_cards, np.int64),
+        hid=np.zeros(HID_SIZE, np.int64),
+        cnt=np.zeros((MAX_PLAYERS, CT_SIZE), np.int64),
+        done=np.zeros((MAX_PLAYERS, n_cards), np.int64),
+        hv=np.zeros(MAX_COLOURS, np.int64),
     )
 
 
@@ -163,13 +170,14 @@ def unowned_views(t, s, out, tr):
     scratch, the outputs and the trace; the caller keeps the originals alive."""
     u = unowned
     tv = Tables(u(t.card), u(t.tree), u(t.rune), u(t.rules), u(t.setup), u(t.colour))
-    sv = (u(s[0]), u(s[1]), u(s[2]), u(s[3]), u(s[4]), u(s[5]), u(s[6]), u(s[7]), u(s[8]),
-          u(s[9]), u(s[10]), u(s[11]), u(s[12]), u(s[13]), u(s[14]))
+    sv = _layout.Scratch(u(s.pub), u(s.opts), u(s.decks), u(s.discards), u(s.tops),
+                         u(s.new_starts), u(s.stack), u(s.rtops), u(s.rngs), u(s.tied),
+                         u(s.starts), u(s.hid), u(s.cnt), u(s.done), u(s.hv))
     ov = (u(out[0]), u(out[1]), u(out[2]), u(out[3]), u(out[4]), u(out[5]), u(out[6]),
           u(out[7]), u(out[8]), u(out[9]), u(out[10]), u(out[11]), u(out[12]), u(out[13]),
           u(out[14]), u(out[15]), u(out[16]), u(out[17]), u(out[18]), u(out[19]),
           u(out[20]))
-    return tv, sv, ov, (u(tr[0]), u(tr[1]), u(tr[2]), u(tr[3]))
+    return tv, sv, ov, Trace(u(tr.decisions), u(tr.options), u(tr.events), u(tr.counts))
 
 
 # ---------------------------------------------------------------- one step
@@ -188,8 +196,7 @@ def ask(sid, opts, n, pub, t, params, rng):
 
 # ---------------------------------------------------------------- rollout player
 # The rollout player's hooks (simkit/kernels/rollout.py; it chooses offerings by the
-# game's own steps), with the rules, below the players. `state`: (pub, hid,
-# decks, discards, tops, new_starts, stack, rtops, trace).
+# game's own steps), with the rules, below the players. `state`: a layout.Decision.
 @njit_with_refcounts
 def playout(t, n_players, pub, hid, cnt, done, decks, discards, tops, new_starts, stack,
             rtops, rngs, tied, opts, hv, sids, params, horizon, trace):
@@ -214,7 +221,7 @@ def playout(t, n_players, pub, hid, cnt, done, decks, discards, tops, new_starts
 def rollout_work(t, n_players, state, params):
     """The playouts' arrays and policy (`params[3]` 0: greedy, weights 1; 1: the planner,
     weights `params[ROLLOUT_WEIGHTS:]`). A playout's counters are never read."""
-    pub, hid, new_starts, stack = state[0], state[1], state[5], state[6]
+    pub, hid, new_starts, stack = state.pub, state.hid, state.new_starts, state.stack
     prm = np.ones(PLANNER_DEFAULTS.shape[0], np.float64)
     prm[GREEDY_TIES] = params[ROLLOUT_TIES]
     sids = np.full(MAX_PLAYERS, GREEDY, np.int64)
@@ -226,34 +233,34 @@ def rollout_work(t, n_players, state, params):
         prms[q] = prm
     n_col = t.rules[R_N_COLOURS]
     n_cards = t.card.shape[0]
-    work = (
-        np.zeros((n_col, n_cards), np.int64),  # 0 what the seat knows: decks (sorted)
-        np.zeros((n_col, n_cards), np.int64),  # 1 ... discards (sorted)
-        np.zeros((3, n_col), np.int64),  # 2 ... their sizes
-        np.zeros(new_starts.shape[0], np.int64),  # 3 ... the New Start deck (sorted)
-        np.zeros(stack.shape[0], np.int64),  # 4 ... the Rune stack (sorted)
-        np.zeros(4, np.int64),  # 5 ... and their sizes
-        np.empty((n_col, n_cards), np.int64),  # 6 this rollout's deal: decks ...
-        np.empty(new_starts.shape[0], np.int64),  # 7 ... New Starts ...
-        np.empty(stack.shape[0], np.int64),  # 8 ... Runes
-        np.zeros(1, np.uint64),  # 9 ... and seed
-        np.empty_like(pub),  # 10 a playout's state ...
-        np.empty_like(hid),  # 11
-        np.empty((n_col, n_cards), np.int64),  # 12
-        np.empty((n_col, n_cards), np.int64),  # 13
-        np.empty((3, n_col), np.int64),  # 14
-        np.empty(new_starts.shape[0], np.int64),  # 15
-        np.empty(stack.shape[0], np.int64),  # 16
-        np.empty(4, np.int64),  # 17
-        np.zeros((1, 1), np.uint64),  # 18 ... its stream: the deal's seed, the same for every row
-        np.zeros((MAX_OPTIONS, N_COLS), np.int32),  # 19 ... its option table
-        np.zeros((MAX_PLAYERS, CT_SIZE), np.int64),  # 20
-        np.zeros((MAX_PLAYERS, n_cards), np.int64),  # 21
-        np.zeros(MAX_COLOURS, np.int64),  # 22
-        np.zeros(MAX_PLAYERS, np.int64),  # 23
-        np.empty((MAX_OPTIONS, N_COLS), np.int32),  # 24 the candidates' rows
-        sids,  # 25 the policy, for every seat ...
-        prms,  # 26 ... with its weights
+    work = _layout.RolloutWork(  # its fields: layout.RolloutWork
+        known_decks=np.zeros((n_col, n_cards), np.int64),
+        known_discards=np.zeros((n_col, n_cards), np.int64),
+        known_tops=np.zeros((3, n_col), np.int64),
+        known_new_starts=np.zeros(new_starts.shape[0], np.int64),
+        known_stack=np.zeros(stack.shape[0], np.int64),
+        known_rtops=np.zeros(4, np.int64),
+        deal_decks=np.empty((n_col, n_cards), np.int64),
+        deal_new_starts=np.empty(new_starts.shape[0], np.int64),
+        deal_stack=np.empty(stack.shape[0], np.int64),
+        seed=np.zeros(1, np.uint64),
+        pub=np.empty_like(pub),
+        hid=np.empty_like(hid),
+        decks=np.empty((n_col, n_cards), np.int64),
+        discards=np.empty((n_col, n_cards), np.int64),
+        tops=np.empty((3, n_col), np.int64),
+        new_starts=np.empty(new_starts.shape[0], np.int64),
+        stack=np.empty(stack.shape[0], np.int64),
+        rtops=np.empty(4, np.int64),
+        rngs=np.zeros((1, 1), np.uint64),
+        opts=np.zeros((MAX_OPTIONS, N_COLS), np.int32),
+        cnt=np.zeros((MAX_PLAYERS, CT_SIZE), np.int64),
+        done=np.zeros((MAX_PLAYERS, n_cards), np.int64),
+        hv=np.zeros(MAX_COLOURS, np.int64),
+        tied=np.zeros(MAX_PLAYERS, np.int64),
+        rows=np.empty((MAX_OPTIONS, N_COLS), np.int32),
+        sids=sids,
+        prms=prms,
     )
     return work, np.zeros(MAX_OPTIONS, np.float64), np.zeros((2, MAX_PLAYERS), np.int64)
 
@@ -266,27 +273,28 @@ def rollout_candidates(t, n_players, state, opts, n, params, rng, work, cand, he
     if n <= 1:
         cand[0] = 0
         return 0
-    pub, decks, discards, tops = state[0], state[2], state[3], state[4]
-    new_starts, stack, rtops = state[5], state[6], state[7]
+    pub, decks, discards, tops = state.pub, state.decks, state.discards, state.tops
+    new_starts, stack, rtops = state.new_starts, state.stack, state.rtops
     k = min(n, max(1, np.int64(params[2] + 0.5)))
     scores = np.empty(n, np.float64)
     for i in range(n):
         scores[i] = -greedy_score(opts, i, 1.0, 1.0, 1.0, 1.0)
     best = np.argsort(scores, kind="mergesort")[:k]
     # The policy's own choice is always tried.
-    pick = ask(work[25][0], opts, n, pub, t, work[26][0], rng)
+    pick = ask(work.sids[0], opts, n, pub, t, work.prms[0], rng)
     if not (best == pick).any():
         best[k - 1] = pick
     cand[:k] = np.sort(best)
-    rows = work[24]
+    rows = work.rows
     for i in range(k):
         rows[i] = opts[cand[i]]
-    kdecks, kdisc, ktops, knew, kstack, krt = work[0:6]
+    kdecks, kdisc, ktops = work.known_decks, work.known_discards, work.known_tops
+    knew, kstack, krt = work.known_new_starts, work.known_stack, work.known_rtops
     for x in range(t.rules[R_N_COLOURS]):
-        ktops[1, x] = canonical(decks[x], tops[0, x], tops[1, x], kdecks[x])
-        ktops[2, x] = canonical(discards[x], 0, tops[2, x], kdisc[x])
-    krt[1] = canonical(new_starts, rtops[0], rtops[1], knew)
-    krt[3] = canonical(stack, rtops[2], rtops[3], kstack)
+        ktops[PILE_END, x] = canonical(decks[x], tops[PILE_TOP, x], tops[PILE_END, x], kdecks[x])
+        ktops[PILE_DISCARDS, x] = canonical(discards[x], 0, tops[PILE_DISCARDS, x], kdisc[x])
+    krt[NEW_END] = canonical(new_starts, rtops[NEW_TOP], rtops[NEW_END], knew)
+    krt[RUNE_END] = canonical(stack, rtops[RUNE_TOP], rtops[RUNE_END], kstack)
     return k
 
 
@@ -294,15 +302,16 @@ def rollout_candidates(t, n_players, state, opts, n, params, rng, work, cand, he
 def rollout_deal(t, n_players, state, work, rng):
     """The hidden sets re-shuffled with the seat's stream, and a seed for the reshuffles,
     random ties and strategies' draws of the playouts."""
-    ktops, krt, sdecks, snew, sstack = work[2], work[5], work[6], work[7], work[8]
-    sdecks[:, :] = work[0]
+    ktops, krt = work.known_tops, work.known_rtops
+    sdecks, snew, sstack = work.deal_decks, work.deal_new_starts, work.deal_stack
+    sdecks[:, :] = work.known_decks
     for x in range(t.rules[R_N_COLOURS]):
-        shuffle(sdecks[x], ktops[1, x], rng)
-    snew[:] = work[3]
-    shuffle(snew, krt[1], rng)
-    sstack[:] = work[4]
-    shuffle(sstack, krt[3], rng)
-    work[9][0] = next_u64(rng)
+        shuffle(sdecks[x], ktops[PILE_END, x], rng)
+    snew[:] = work.known_new_starts
+    shuffle(snew, krt[NEW_END], rng)
+    sstack[:] = work.known_stack
+    shuffle(sstack, krt[RUNE_END], rng)
+    work.seed[0] = next_u64(rng)
 
 
 @njit(cache=True, inline="always")
@@ -310,22 +319,24 @@ def rollout_play(t, n_players, state, opts, cand, k, i, params, rng, work, keys,
     """The offering cand[i] with the policy's effect decisions, then the rest of the game
     (or `params[1]` season ends) with every seat played by the policy; keys by
     `ranking_key`, when cut short too."""
-    pub, hid, trace = state[0], state[1], state[8]
-    rpub, rhid, rdecks, rdisc, rtops3, rnew, rstack, rrt = work[10:18]
-    rr, ropts, rcnt, rdone, rhv, rtied = work[18:24]
+    pub, hid, trace = state.pub, state.hid, state.trace
+    rpub, rhid, rdecks, rdisc, rtops3 = work.pub, work.hid, work.decks, work.discards, work.tops
+    rnew, rstack, rrt = work.new_starts, work.stack, work.rtops
+    rr, ropts, rcnt, rdone, rhv, rtied = work.rngs, work.opts, work.cnt, work.done, work.hv, \
+        work.tied
     rpub[:] = pub
     rhid[:] = hid
-    rdecks[:, :] = work[6]
-    rdisc[:, :] = work[1]
-    rtops3[:, :] = work[2]
-    rnew[:] = work[7]
-    rstack[:] = work[8]
-    rrt[:] = work[5]
-    rr[0, 0] = work[9][0]
-    ropts[:k] = work[24][:k]
+    rdecks[:, :] = work.deal_decks
+    rdisc[:, :] = work.known_discards
+    rtops3[:, :] = work.known_tops
+    rnew[:] = work.deal_new_starts
+    rstack[:] = work.deal_stack
+    rrt[:] = work.known_rtops
+    rr[0, 0] = work.seed[0]
+    ropts[:k] = work.rows[:k]
     apply_option(t, rpub, rhid, rcnt, rstack, rrt, ropts, i, rhv, trace, False)
     playout(t, n_players, rpub, rhid, rcnt, rdone, rdecks, rdisc, rtops3, rnew, rstack, rrt,
-            rr, rtied, ropts, rhv, work[25], work[26], np.int64(params[1] + 0.5), trace)
+            rr, rtied, ropts, rhv, work.sids, work.prms, np.int64(params[1] + 0.5), trace)
     for q in range(n_players):
         points[q] = final_score(t, rpub, q)
         keys[q] = ranking_key(t, rpub, q)
@@ -344,8 +355,9 @@ def search_work(t, n_players, state, params):
     """The re-deals' arrays and tree; the policy (`params[3]`, with the weights after the
     search's own); what the seat knows of the hidden piles: their contents (every
     card that left one was shown), never their order."""
-    pub, hid, decks, discards, tops = state[0], state[1], state[2], state[3], state[4]
-    new_starts, stack, rtops = state[5], state[6], state[7]
+    pub, hid, decks, discards, tops = state.pub, state.hid, state.decks, state.discards, \
+        state.tops
+    new_starts, stack, rtops = state.new_starts, state.stack, state.rtops
     k = PLANNER_DEFAULTS.shape[0]
     sids = np.full(MAX_PLAYERS, np.int64(params[3] + 0.5), np.int64)
     prms = np.empty((MAX_PLAYERS, k), np.float64)
@@ -353,84 +365,86 @@ def search_work(t, n_players, state, params):
         prms[q] = params[SEARCH_PARAMS:SEARCH_PARAMS + k]
     n_col = t.rules[R_N_COLOURS]
     n_cards = t.card.shape[0]
-    work = (
-        np.zeros((n_col, n_cards), np.int64),  # 0 what the seat knows: decks (sorted)
-        np.zeros((n_col, n_cards), np.int64),  # 1 ... discards (sorted)
-        np.zeros((3, n_col), np.int64),  # 2 ... their sizes
-        np.zeros(new_starts.shape[0], np.int64),  # 3 ... the New Start deck (sorted)
-        np.zeros(stack.shape[0], np.int64),  # 4 ... the Rune stack (sorted)
-        np.zeros(4, np.int64),  # 5 ... and their sizes
-        np.empty_like(pub),  # 6 a re-deal's state ...
-        np.empty_like(hid),  # 7
-        np.empty((n_col, n_cards), np.int64),  # 8
-        np.empty((n_col, n_cards), np.int64),  # 9
-        np.empty((3, n_col), np.int64),  # 10
-        np.empty(new_starts.shape[0], np.int64),  # 11
-        np.empty(stack.shape[0], np.int64),  # 12
-        np.empty(4, np.int64),  # 13
-        np.zeros((MAX_OPTIONS, N_COLS), np.int32),  # 14 ... its option table
-        np.zeros((MAX_PLAYERS, CT_SIZE), np.int64),  # 15
-        np.zeros((MAX_PLAYERS, n_cards), np.int64),  # 16
-        np.zeros(MAX_COLOURS, np.int64),  # 17
-        np.zeros(MAX_PLAYERS, np.int64),  # 18
-        sids,  # 19 the policy, for every seat ...
-        prms,  # 20 ... with its weights
-        state[8],  # 21 the trace (never recorded into)
+    work = _layout.SearchWork(  # its fields: layout.SearchWork
+        known_decks=np.zeros((n_col, n_cards), np.int64),
+        known_discards=np.zeros((n_col, n_cards), np.int64),
+        known_tops=np.zeros((3, n_col), np.int64),
+        known_new_starts=np.zeros(new_starts.shape[0], np.int64),
+        known_stack=np.zeros(stack.shape[0], np.int64),
+        known_rtops=np.zeros(4, np.int64),
+        pub=np.empty_like(pub),
+        hid=np.empty_like(hid),
+        decks=np.empty((n_col, n_cards), np.int64),
+        discards=np.empty((n_col, n_cards), np.int64),
+        tops=np.empty((3, n_col), np.int64),
+        new_starts=np.empty(new_starts.shape[0], np.int64),
+        stack=np.empty(stack.shape[0], np.int64),
+        rtops=np.empty(4, np.int64),
+        opts=np.zeros((MAX_OPTIONS, N_COLS), np.int32),
+        cnt=np.zeros((MAX_PLAYERS, CT_SIZE), np.int64),
+        done=np.zeros((MAX_PLAYERS, n_cards), np.int64),
+        hv=np.zeros(MAX_COLOURS, np.int64),
+        tied=np.zeros(MAX_PLAYERS, np.int64),
+        sids=sids,
+        prms=prms,
+        trace=state.trace,
     )
-    kdecks, kdisc, ktops, knew, kstack, krt = work[0:6]
+    kdecks, kdisc, ktops = work.known_decks, work.known_discards, work.known_tops
+    knew, kstack, krt = work.known_new_starts, work.known_stack, work.known_rtops
     for x in range(n_col):
-        ktops[1, x] = canonical(decks[x], tops[0, x], tops[1, x], kdecks[x])
-        ktops[2, x] = canonical(discards[x], 0, tops[2, x], kdisc[x])
-    krt[1] = canonical(new_starts, rtops[0], rtops[1], knew)
-    krt[3] = canonical(stack, rtops[2], rtops[3], kstack)
+        ktops[PILE_END, x] = canonical(decks[x], tops[PILE_TOP, x], tops[PILE_END, x], kdecks[x])
+        ktops[PILE_DISCARDS, x] = canonical(discards[x], 0, tops[PILE_DISCARDS, x], kdisc[x])
+    krt[NEW_END] = canonical(new_starts, rtops[NEW_TOP], rtops[NEW_END], knew)
+    krt[RUNE_END] = canonical(stack, rtops[RUNE_TOP], rtops[RUNE_END], kstack)
     return work, new_tree(MAX_PLAYERS, MAX_OPTIONS), np.zeros((2, MAX_PLAYERS), np.int64)
 
 
 @njit(cache=True, inline="always")
 def search_deal(t, n_players, state, opts, n, work, rng):
     """The decision's state with the hidden piles shuffled anew from their contents."""
-    rpub, rhid, rdecks, rdisc, rtops3, rnew, rstack, rrt = work[6:14]
-    rpub[:] = state[0]
-    rhid[:] = state[1]
-    rdecks[:, :] = work[0]
-    rdisc[:, :] = work[1]
-    rtops3[:, :] = work[2]
-    rnew[:] = work[3]
-    rstack[:] = work[4]
-    rrt[:] = work[5]
+    rpub, rhid, rdecks, rdisc, rtops3 = work.pub, work.hid, work.decks, work.discards, work.tops
+    rnew, rstack, rrt = work.new_starts, work.stack, work.rtops
+    rpub[:] = state.pub
+    rhid[:] = state.hid
+    rdecks[:, :] = work.known_decks
+    rdisc[:, :] = work.known_discards
+    rtops3[:, :] = work.known_tops
+    rnew[:] = work.known_new_starts
+    rstack[:] = work.known_stack
+    rrt[:] = work.known_rtops
     for x in range(t.rules[R_N_COLOURS]):
-        shuffle(rdecks[x], rtops3[1, x], rng)
-    shuffle(rnew, rrt[1], rng)
-    shuffle(rstack, rrt[3], rng)
-    work[14][:n] = opts[:n]
+        shuffle(rdecks[x], rtops3[PILE_END, x], rng)
+    shuffle(rnew, rrt[NEW_END], rng)
+    shuffle(rstack, rrt[RUNE_END], rng)
+    work.opts[:n] = opts[:n]
 
 
 @njit(cache=True, inline="always")
 def search_seat(t, work):
-    return work[6][SEAT]
+    return work.pub[SEAT]
 
 
 @njit(cache=True, inline="always")
 def search_key(t, work, i):
     """A row's move: its kind and what it names."""
-    row = work[14][i]
+    row = work.opts[i]
     return ((np.int64(row[KIND]) * 1024 + row[A] + 1) * 1024 + row[B] + 1) * 1024 + row[C] + 1
 
 
 @njit(cache=True, inline="always")
 def search_apply(t, n_players, work, i, rng):
-    apply_option(t, work[6], work[7], work[15], work[12], work[13], work[14], i, work[17],
-                 work[21], False)
+    apply_option(t, work.pub, work.hid, work.cnt, work.stack, work.rtops, work.opts, i,
+                 work.hv, work.trace, False)
 
 
 @njit(cache=True, inline="always")
 def search_step(t, n_players, work, rng, fusing):
     """next_decision on the re-deal: (options, fused); the iteration's stream stands for
     every seat's (rng.seat_stream: a playout's streams are one row)."""
-    return next_decision(t, n_players, work[6], work[7], work[15], work[16], work[8],
-                         work[9], work[10], work[11], work[12], work[13], rng, work[18],
-                         work[14], work[17], work[19], work[20],
-                         rng.reshape((1, rng.shape[0])), fusing, work[21], False)
+    return next_decision(t, n_players, work.pub, work.hid, work.cnt, work.done, work.decks,
+                         work.discards, work.tops, work.new_starts, work.stack, work.rtops,
+                         rng, work.tied, work.opts, work.hv, work.sids, work.prms,
+                         rng.reshape((1, rng.shape[0])), fusing, work.trace, False)
 
 
 @njit(cache=True, inline="always")
@@ -442,8 +456,8 @@ def search_next(t, n_players, work, rng):
 @njit(cache=True, inline="always")
 def search_prefer(t, n_players, work, n, rng):
     """The policy's own row of the pending decision (of the seat to play)."""
-    s = work[6][SEAT]
-    return ask(work[19][s], work[14], n, work[6], t, work[20][s], rng)
+    s = work.pub[SEAT]
+    return ask(work.sids[s], work.opts, n, work.pub, t, work.prms[s], rng)
 
 
 @njit(cache=True, inline="always")
@@ -462,8 +476,8 @@ def search_playout(t, n_players, work, params, rng):
         n, fz = search_step(t, n_players, work, rng, True)
         if n == 0:
             return
-        s = work[6][SEAT]
-        c = 0 if fz else ask(work[19][s], work[14], n, work[6], t, work[20][s], rng)
+        s = work.pub[SEAT]
+        c = 0 if fz else ask(work.sids[s], work.opts, n, work.pub, t, work.prms[s], rng)
         search_apply(t, n_players, work, c, rng)
         steps += 1
 
@@ -471,8 +485,8 @@ def search_playout(t, n_players, work, params, rng):
 @njit(cache=True, inline="always")
 def search_end(t, n_players, work, keys, points):
     for q in range(n_players):
-        points[q] = final_score(t, work[6], q)
-        keys[q] = ranking_key(t, work[6], q)
+        points[q] = final_score(t, work.pub, q)
+        keys[q] = ranking_key(t, work.pub, q)
 
 
 searched = bind_search(globals(), njit_with_refcounts)
@@ -484,14 +498,17 @@ def play_game(t, n_players, seed, sids, params, out, g, scratch, trace, tracing,
               lookahead):
     """Play one game from `seed` into row g of `out`; seat s plays strategy sids[s]. With
     `lookahead` None the rollout player's code is left out (simulate_batch says why)."""
-    (pub, opts, decks, discards, tops, new_starts, stack, rtops, rngs, tied, starts, hid, cnt,
-     done, hv) = scratch
+    pub, opts, decks, discards, tops = scratch.pub, scratch.opts, scratch.decks, \
+        scratch.discards, scratch.tops
+    new_starts, stack, rtops, rngs, tied = scratch.new_starts, scratch.stack, scratch.rtops, \
+        scratch.rngs, scratch.tied
+    hid, cnt, done, hv = scratch.hid, scratch.cnt, scratch.done, scratch.hv
     for s in range(n_players):
         rngs[1 + s, 0] = stream_state(seed, np.uint64(1 + s))
     rng = rngs[0]  # the deal
     rng[0] = stream_state(seed, np.uint64(0))
     setup(t, n_players, pub, hid, cnt, done, decks, discards, tops, new_starts, stack, rtops,
-          starts, rng, trace, tracing)
+          scratch.starts, rng, trace, tracing)
     fusing = not tracing  # a trace records whole tables
     c = -1
     while True:  # options -> decide -> apply, one copy of each (inlined once)
@@ -506,13 +523,14 @@ def play_game(t, n_players, seed, sids, params, out, g, scratch, trace, tracing,
         if fz:
             c = 0
         elif lookahead is not None and sids[s] == ROLLOUT and pub[STEP] == STEP_OFFER:
-            c = rollout_choice(t, n_players, s, (pub, hid, decks, discards, tops, new_starts,
-                                                 stack, rtops, trace), opts, n, params[s],
+            c = rollout_choice(t, n_players, s,
+                               _layout.Decision(pub, hid, decks, discards, tops, new_starts,
+                                                stack, rtops, trace), opts, n, params[s],
                                rngs[1 + s])
         elif lookahead is not None and sids[s] == SEARCH:
-            c = searched(lookahead, t, n_players, s, (pub, hid, decks, discards, tops,
-                                                      new_starts, stack, rtops, trace), opts,
-                         n, params[s], rngs[1 + s])
+            c = searched(lookahead, t, n_players, s,
+                         _layout.Decision(pub, hid, decks, discards, tops, new_starts, stack,
+                                          rtops, trace), opts, n, params[s], rngs[1 + s])
         else:
             c = ask(sids[s], opts, n, pub, t, params[s], rngs[1 + s])
         if tracing:
@@ -570,7 +588,4 @@ def simulate_batch(t, n_players, master_seed, first_game, lineup, rotate, strate
         seed = prepare_game(n_players, master_seed, first_game + i, lineup, rotate,
                             strategy_ids, strategy_params, ov[O_STRATEGY], i, sids, params)
         play_game(tv, n_players, seed, sidv, pv, ov, i, sv, trv, tracing, lookahead)
-    keep_alive(sids, params, scratch[0], scratch[1], scratch[2], scratch[3], scratch[4],
-               scratch[5], scratch[6], scratch[7], scratch[8], scratch[9], scratch[10],
-               scratch[11], scratch[12], scratch[13], scratch[14], trace[0], trace[1],
-               trace[2], trace[3])
+    keep_alive(sids, params, scratch, trace)  # every array of the tuples

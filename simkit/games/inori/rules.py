@@ -1,7 +1,6 @@
 """Inori's rules, in rulebook order: setup, a turn (the rune step, the offering and its
-effect), the season end (cards scored, markers back, cards replaced, the first player and
-the New Start card). The scoring of a card at the season end and of the majorities at the
-game end is in scoring.py. Step by step: docs/rules/inori.md.
+effect), the season end (cards scored, markers back, cards replaced, the first player, the
+New Start card); scoring.py scores cards and majorities. Steps: docs/rules/inori.md.
 
 Each function applies one step to the game state (`pub`, the hidden state `hid`, the decks
 and the Rune stack) and the per-seat counters `cnt` (layouts: layout.py). None asks a
@@ -69,7 +68,9 @@ from .layout import (
     N_SLOTS,
     NEUTRAL,
     NEUTRAL_LEFT,
+    NEW_END,
     NEW_START,
+    NEW_TOP,
     OCCUPIED_OK,
     P_MARKERS,
     P_N_RUNES,
@@ -84,6 +85,9 @@ from .layout import (
     PH_TOKENS,
     PH_TURN,
     PHASE,
+    PILE_DISCARDS,
+    PILE_END,
+    PILE_TOP,
     R_ALTAR_COST,
     R_ALTAR_REPEAT,
     R_BAN_COLOUR,
@@ -103,8 +107,10 @@ from .layout import (
     RU_COLOUR,
     RU_KIND,
     RUNE_DONE,
+    RUNE_END,
     RUNE_GAIN,
     RUNE_OCCUPIED,
+    RUNE_TOP,
     RUNES_LEFT,
     S_CARD,
     S_OCC,
@@ -187,10 +193,10 @@ def pay(t, pub, p, x, k, cnt, trace, tracing, season):
 def draw_runes(pub, p, k, stack, rtops, cnt, trace, tracing, season):
     """Seat p draws up to k Rune tiles from the top of the stack."""
     for _ in range(k):
-        if rtops[2] >= rtops[3]:
+        if rtops[RUNE_TOP] >= rtops[RUNE_END]:
             return
-        tile = stack[rtops[2]]
-        rtops[2] += 1
+        tile = stack[rtops[RUNE_TOP]]
+        rtops[RUNE_TOP] += 1
         pub[RUNES_LEFT] -= 1
         h = pub[player_at(p, P_N_RUNES)]
         pub[player_at(p, P_RUNES + h)] = tile
@@ -202,20 +208,18 @@ def draw_runes(pub, p, k, stack, rtops, cnt, trace, tracing, season):
 @njit_without_refcounts
 def draw_journey(t, pub, decks, discards, tops, x, rng, trace, tracing, season):
     """Top card of colour x's Journey deck (-1 if none), rebuilding it from discards."""
-    if tops[0, x] >= tops[1, x]:
-        k = tops[2, x]
+    if tops[PILE_TOP, x] >= tops[PILE_END, x]:
+        k = tops[PILE_DISCARDS, x]
         if k == 0 or not t.rules[R_RESHUFFLE]:
             return -1
         for i in range(k):
             decks[x, i] = discards[x, i]
         shuffle(decks[x], k, rng)
-        tops[0, x] = 0
-        tops[1, x] = k
-        tops[2, x] = 0
+        tops[PILE_TOP, x], tops[PILE_END, x], tops[PILE_DISCARDS, x] = 0, k, 0
         record_event(trace, tracing, season, EV_RESHUFFLE, -1, x, k, 0)
-    c = decks[x, tops[0, x]]
-    tops[0, x] += 1
-    pub[DECK_LEFT + x] = tops[1, x] - tops[0, x]
+    c = decks[x, tops[PILE_TOP, x]]
+    tops[PILE_TOP, x] += 1
+    pub[DECK_LEFT + x] = tops[PILE_END, x] - tops[PILE_TOP, x]
     return c
 
 
@@ -250,17 +254,16 @@ def setup(t, n_players, pub, hid, cnt, done, decks, discards, tops, new_starts, 
 
     # Setup 1: each colour's Journey deck (in card order: one pass), shuffled.
     for x in range(n_col):
-        tops[1, x] = 0
+        tops[PILE_END, x] = 0
     for c in range(n_cards):
         if t.card[c, CARD_KIND] == JOURNEY:
             x = t.card[c, CARD_COLOUR]
-            decks[x, tops[1, x]] = c
-            tops[1, x] += 1
+            decks[x, tops[PILE_END, x]] = c
+            tops[PILE_END, x] += 1
     for x in range(n_col):
-        shuffle(decks[x], tops[1, x], rng)
-        tops[0, x] = 0
-        tops[2, x] = 0
-        pub[DECK_LEFT + x] = tops[1, x]
+        shuffle(decks[x], tops[PILE_END, x], rng)
+        tops[PILE_TOP, x], tops[PILE_DISCARDS, x] = 0, 0
+        pub[DECK_LEFT + x] = tops[PILE_END, x]
     # Setup 2: the New Start deck.
     k = 0
     for c in range(n_cards):
@@ -268,15 +271,13 @@ def setup(t, n_players, pub, hid, cnt, done, decks, discards, tops, new_starts, 
             new_starts[k] = c
             k += 1
     shuffle(new_starts, k, rng)
-    rtops[0] = 0
-    rtops[1] = k
+    rtops[NEW_TOP], rtops[NEW_END] = 0, k
     # Setup 3: the Rune stack.
     n_runes = t.rules[R_N_RUNES]
     for r in range(n_runes):
         stack[r] = r
     shuffle(stack, n_runes, rng)
-    rtops[2] = 0
-    rtops[3] = n_runes
+    rtops[RUNE_TOP], rtops[RUNE_END] = 0, n_runes
     pub[RUNES_LEFT] = n_runes
     # Setup 4: Start cards for this player count, shuffled; the first ones go in play.
     k = 0
@@ -536,8 +537,8 @@ def end_season(t, pub, n_players, season, last, decks, discards, tops, rng, cnt,
             continue
         if t.card[c, CARD_KIND] == JOURNEY:
             own = t.card[c, CARD_COLOUR]
-            discards[own, tops[2, own]] = c
-            tops[2, own] += 1
+            discards[own, tops[PILE_DISCARDS, own]] = c
+            tops[PILE_DISCARDS, own] += 1
         new = draw_journey(t, pub, decks, discards, tops, colour, rng, trace, tracing, season)
         pub[slot_at(i, S_CARD)] = new
         record_event(trace, tracing, season, EV_REPLACE, -1, i, c, new)
@@ -552,7 +553,7 @@ def season_end(t, n_players, pub, hid, cnt, done, decks, discards, tops, rtops, 
                trace, tracing):
     """The season end (end_season), then the game end (-1 returned: PH_OVER) or the next
     season's markers and first player, who draws the New Start cards (options.new_start_use)
-    to keep one of: their count is returned (0: none), the cards new_starts[rtops[0] - k:]."""
+    to keep one of: their count is returned (0: none), the cards new_starts[rtops[NEW_TOP] - k:]."""
     season = pub[SEASON]
     last = season == t.rules[R_SEASONS] - 1
     end_season(t, pub, n_players, season, last, decks, discards, tops, rng, cnt, done, trace,
@@ -563,16 +564,16 @@ def season_end(t, n_players, pub, hid, cnt, done, decks, discards, tops, rtops, 
         return -1
     for p in range(n_players):
         pub[player_at(p, P_MARKERS)] = t.setup[n_players, season + 1]
-        record_event(trace, tracing, season, EV_MARKERS, p, t.setup[n_players, season + 1],
-                     0, 0)
+        record_event(trace, tracing, season, EV_MARKERS, p, t.setup[n_players, season + 1], 0, 0)
     low = fewest_points(t, pub, n_players, rng, tied)
     pub[FIRST] = low
     cnt[low, CT_FIRST] += 1
     record_event(trace, tracing, season, EV_FIRST, low, 0, 0, 0)
     hid[PHASE] = PH_NEXT_SEASON
-    k = min(t.rules[R_NEW_START_DRAW], rtops[1] - rtops[0]) if t.rules[R_NEW_START_JOIN] else 0
+    k = (min(t.rules[R_NEW_START_DRAW], rtops[NEW_END] - rtops[NEW_TOP])
+         if t.rules[R_NEW_START_JOIN] else 0)
     if k > 0:
-        rtops[0] += k
+        rtops[NEW_TOP] += k
         hid[TODO_LEFT] = k
         pub[SEAT] = low
         pub[STEP] = STEP_NEW_START

@@ -12,6 +12,7 @@ from .layout import (
     GREEDY,
     KIND,
     NEUTRAL_LEFT,
+    NEW_TOP,
     OPT_CARD,
     OPT_RUNE,
     OPT_TREE,
@@ -148,7 +149,7 @@ def next_decision(t, n_players, pub, hid, cnt, done, decks, discards, tops, new_
             k = season_end(t, n_players, pub, hid, cnt, done, decks, discards, tops, rtops,
                            rng, tied, trace, tracing)
             if k > 0:  # the New Start decision
-                return new_start_rows(t, new_starts, rtops[0] - k, k, opts), False
+                return new_start_rows(t, new_starts, rtops[NEW_TOP] - k, k, opts), False
             if k < 0:  # the game is over
                 return 0, False
             phase = PH_NEXT_SEASON
