@@ -82,10 +82,14 @@ def _identity(saved: Any, spec: Any) -> Any:
     return {k: v for k, v in saved.items() if spec.strategies or k != "strategies"}
 
 
+def _identity_of(spec: Any) -> Any:
+    """This search's spec as balance.json holds it (JSON types), compared as `_identity`."""
+    return _identity(json.loads(json.dumps(spec.as_dict())), spec)
+
+
 def _same_search(old: Any, spec: Any) -> bool:
     """Whether balance.json's spec is this search's."""
-    new = _identity(json.loads(json.dumps(spec.as_dict())), spec)
-    return new is not None and _identity(old, spec) == new
+    return _identity(old, spec) == _identity_of(spec)
 
 
 def _claim(out_dir: Path, spec: Any, force: bool) -> bool:
@@ -103,8 +107,7 @@ def _claim(out_dir: Path, spec: Any, force: bool) -> bool:
         rec = {"identity": _identity(saved.get("spec"), spec), "command": saved.get("command")}
         return (rec, None) if saved.get("result") else (None, rec)
 
-    if claim(out_dir, BALANCE, _identity(json.loads(json.dumps(spec.as_dict())), spec),
-             records, force, "balance search") != "new":
+    if claim(out_dir, BALANCE, _identity_of(spec), records, force, "balance search") != "new":
         return True
     if manifest.exists():  # another search (or a damaged one) that --force replaces
         _remove_search(out_dir)
