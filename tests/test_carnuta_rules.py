@@ -72,8 +72,7 @@ def score(ex, cards: list[tuple[str, str]], tokens: dict[str, int] | None = None
     assert kernel == reference.score_tableau(rules, tableau, tok)
     # The kernel's per-decision gain table agrees with a rescoring.
     cache = np.zeros((L.MAX_TYPES, 3), np.int64)
-    has = np.zeros(L.MAX_TYPES, np.int64)
-    S.gain_table(t.card, pub, 0, cache, has)
+    S.gain_table(t.card, pub, 0, cache)
     for x in range(t.n_types):
         more = list(tok)
         more[x] += 1

@@ -11,6 +11,7 @@ from .layout import (
     CARD_ICONS,
     CARD_ING,
     CARD_KIND,
+    CARD_SALT_BASE,
     DISPLAY,
     F1,
     F2,
@@ -29,9 +30,12 @@ from .layout import (
     OPT_SICKLE,
     OPT_TAKE,
     OPT_TOKEN,
+    P_CARDS,
+    P_COLUMN,
     P_HAND,
     P_HAND_N,
     P_MOON,
+    P_N_CARDS,
     P_OPEN,
     P_PLAYED,
     P_SICKLES,
@@ -68,10 +72,23 @@ def set_row(opts, n, kind, a, b, c, points, f1, f2, f3):
 
 
 @njit(cache=True, inline="always")
+def salt_columns(cd, pub, p, has):
+    """has[x] = 1 if seat p may stack a Salt card in column x: the column holds an
+    ingredient card (or the starting card, by options.salt_on_starting_card)."""
+    base = player_at(p, 0)
+    has[:] = 0
+    for i in range(pub[base + P_N_CARDS]):
+        if cd[pub[base + P_CARDS + i], CARD_SALT_BASE]:
+            has[pub[base + P_COLUMN + i]] = 1
+
+
+@njit(cache=True, inline="always")
 def fresh_gains(cd, pub, p, cache, has, ver):
-    """Rebuild seat p's gain table (`gain_table`) if its tableau changed since it was built."""
+    """Rebuild seat p's gain table (`gain_table`) and where a Salt may go (`salt_columns`)
+    if its tableau changed since they were built."""
     if ver[p, 1] != ver[p, 0]:
-        gain_table(cd, pub, p, cache, has)
+        gain_table(cd, pub, p, cache)
+        salt_columns(cd, pub, p, has)
         ver[p, 1] = ver[p, 0]
 
 

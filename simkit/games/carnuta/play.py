@@ -113,6 +113,7 @@ from .layout import (
     C,
     player_at,
 )
+from .options import salt_columns
 from .rules import (
     setup,
     shuffle_range,
@@ -479,7 +480,8 @@ def search_end(t, n_players, work, keys, points):
         discount, weight = work.prm[0], work.prm[1]
     cache, has, hand, gains = work.hand_cache, work.hand_has, work.hand, work.hand_gains
     for q in range(n_players):
-        gain_table(t.card, pub, q, cache, has)
+        gain_table(t.card, pub, q, cache)
+        salt_columns(t.card, pub, q, has)
         n_hand = pub[player_at(q, P_HAND_N)]
         for h in range(n_hand):
             hand[h] = pub[player_at(q, P_HAND + h)]
