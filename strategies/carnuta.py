@@ -23,7 +23,6 @@ import numpy as np
 from numba import njit
 
 from simkit.games.carnuta import layout as L
-from simkit.games.carnuta.options import salt_columns
 from simkit.games.carnuta.scoring import best_gain, gain_table
 from simkit.kernels.jit import njit_with_refcounts
 from simkit.kernels.plugin_call import call_plugin
@@ -182,8 +181,7 @@ def planner_values(opts, n, pub, t, params, values):
     gains = np.zeros(L.MAX_HAND, np.float64)
     cache = np.zeros((L.MAX_TYPES, 3), np.int64)
     has = np.zeros(L.MAX_TYPES, np.int64)
-    gain_table(cd, pub, p, cache)
-    salt_columns(cd, pub, p, has)
+    gain_table(cd, pub, p, cache, has)
     for h in range(n_hand):
         hand[h] = pub[L.player_at(p, L.P_HAND + h)]
         g, _col = best_gain(cd, pub, p, hand[h], cache, has)

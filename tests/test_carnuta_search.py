@@ -162,8 +162,7 @@ def test_a_playout_cut_short_is_judged_by_the_planners_hand_value(cn):
         discount, weight = PLANNER_DEFAULTS[0], PLANNER_DEFAULTS[1]  # the default policy
         for q in range(players):
             cache, has = np.zeros((L.MAX_TYPES, 3), np.int64), np.zeros(L.MAX_TYPES, np.int64)
-            S.gain_table(t.card, rpub, q, cache)
-            O.salt_columns(t.card, rpub, q, has)
+            S.gain_table(t.card, rpub, q, cache, has)
             hand = 0.0
             for h in range(rpub[L.player_at(q, L.P_HAND_N)]):
                 c = rpub[L.player_at(q, L.P_HAND + h)]

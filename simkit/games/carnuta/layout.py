@@ -225,7 +225,7 @@ class Scratch(NamedTuple):
     cnt: np.ndarray  # per-seat counters
     caches: np.ndarray  # per seat: gain_table
     hass: np.ndarray  # per seat: columns holding a card
-    ver: np.ndarray  # per seat: tableau version, of caches; tableau entries in hass (-1: none)
+    ver: np.ndarray  # per seat: tableau version, of caches and hass
     memo: np.ndarray  # per seat and card: gain, column, version
     cols: np.ndarray  # final scoring: points per column, card
     tree: tuple  # the search player's tree (simkit/kernels/search_tree.new_tree)

@@ -11,7 +11,6 @@ from .layout import (
     CARD_ICONS,
     CARD_ING,
     CARD_KIND,
-    CARD_SALT_BASE,
     DISPLAY,
     F1,
     F2,
@@ -30,12 +29,9 @@ from .layout import (
     OPT_SICKLE,
     OPT_TAKE,
     OPT_TOKEN,
-    P_CARDS,
-    P_COLUMN,
     P_HAND,
     P_HAND_N,
     P_MOON,
-    P_N_CARDS,
     P_OPEN,
     P_PLAYED,
     P_SICKLES,
@@ -71,36 +67,11 @@ def set_row(opts, n, kind, a, b, c, points, f1, f2, f3):
     opts[n, F3] = f3
 
 
-@njit(cache=True)
-def salt_columns(cd, pub, p, has, start=0):
-    """has[x] = 1 if seat p may stack a Salt card in column x: the column holds an
-    ingredient card (or the starting card, by options.salt_on_starting_card). From tableau
-    entry `start` on (0: all, `has` cleared first)."""
-    base = player_at(p, 0)
-    if start == 0:
-        for x in range(has.shape[0]):
-            has[x] = 0
-    for i in range(start, pub[base + P_N_CARDS]):
-        if cd[pub[base + P_CARDS + i], CARD_SALT_BASE]:
-            has[pub[base + P_COLUMN + i]] = 1
-
-
-@njit(cache=True, inline="always")
-def fresh_salt_columns(cd, pub, p, has, ver):
-    """`salt_columns` of seat p brought up to date, asked only where a Salt card is in
-    question. A tableau only grows, so only the entries added since are read (ver[p, 2]:
-    entries read, -1: none)."""
-    n = pub[player_at(p, 0) + P_N_CARDS]
-    if ver[p, 2] != n:
-        salt_columns(cd, pub, p, has, max(ver[p, 2], 0))
-        ver[p, 2] = n
-
-
 @njit(cache=True, inline="always")
 def fresh_gains(cd, pub, p, cache, has, ver):
     """Rebuild seat p's gain table (`gain_table`) if its tableau changed since it was built."""
     if ver[p, 1] != ver[p, 0]:
-        gain_table(cd, pub, p, cache)
+        gain_table(cd, pub, p, cache, has)
         ver[p, 1] = ver[p, 0]
 
 
@@ -139,7 +110,6 @@ def action_options(cd, take_choose, flip_some, pub, p, opts, cache, has, ver, me
             g = play_gain(cd, pub, p, c, col, cache)
         else:  # a Salt's best column, kept until p's tableau changes
             if memo[p, c, 2] != ver[p, 0]:
-                fresh_salt_columns(cd, pub, p, has, ver)
                 memo[p, c, 0], memo[p, c, 1] = best_gain(cd, pub, p, c, cache, has)
                 memo[p, c, 2] = ver[p, 0]
             g, col = memo[p, c, 0], memo[p, c, 1]
@@ -155,7 +125,6 @@ def action_options(cd, take_choose, flip_some, pub, p, opts, cache, has, ver, me
         flips = cd[c, CARD_COST + SUN_FLIP] + cd[c, CARD_COST + MOON_FLIP]
         returns = cd[c, CARD_COST + SUN_RETURN] + cd[c, CARD_COST + MOON_RETURN]
         if cd[c, CARD_KIND] == SALT:
-            fresh_salt_columns(cd, pub, p, has, ver)
             for x in range(has.shape[0]):
                 if has[x]:
                     set_row(opts, n, OPT_PLAY, h, c, x, play_gain(cd, pub, p, c, x, cache),
@@ -223,7 +192,6 @@ def discard_options(cd, pub, p, opts, cache, has, ver, memo):
             g = play_gain(cd, pub, p, c, cd[c, CARD_ING], cache)
         else:
             if memo[p, c, 2] != ver[p, 0]:
-                fresh_salt_columns(cd, pub, p, has, ver)
                 memo[p, c, 0], memo[p, c, 1] = best_gain(cd, pub, p, c, cache, has)
                 memo[p, c, 2] = ver[p, 0]
             g = memo[p, c, 0]

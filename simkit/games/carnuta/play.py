@@ -113,7 +113,6 @@ from .layout import (
     C,
     player_at,
 )
-from .options import salt_columns
 from .rules import (
     setup,
     shuffle_range,
@@ -158,7 +157,7 @@ def new_scratch(t):
         cnt=np.zeros((MAX_PLAYERS, CT_SIZE), np.int64),
         caches=np.zeros((MAX_PLAYERS, MAX_TYPES, 3), np.int64),
         hass=np.zeros((MAX_PLAYERS, MAX_TYPES), np.int64),
-        ver=np.zeros((MAX_PLAYERS, 3), np.int64),
+        ver=np.zeros((MAX_PLAYERS, 2), np.int64),
         memo=np.zeros((MAX_PLAYERS, n, 3), np.int64),
         cols=np.zeros(MAX_TYPES + MAX_TABLEAU, np.int64),
         tree=new_tree(MAX_PLAYERS, MAX_OPTIONS),
@@ -233,7 +232,7 @@ def rollout_work(t, n_players, state, params):
         opts=np.zeros((MAX_OPTIONS, N_COLS), np.int32),
         caches=np.zeros((MAX_PLAYERS, MAX_TYPES, 3), np.int64),
         hass=np.zeros((MAX_PLAYERS, MAX_TYPES), np.int64),
-        ver=np.zeros((MAX_PLAYERS, 3), np.int64),
+        ver=np.zeros((MAX_PLAYERS, 2), np.int64),
         memo=np.zeros((MAX_PLAYERS, n_cards, 3), np.int64),
         cols=np.zeros(MAX_TYPES + MAX_TABLEAU, np.int64),
         rows=np.empty((MAX_OPTIONS, N_COLS), np.int32),
@@ -313,7 +312,6 @@ def rollout_play(t, n_players, state, opts, cand, k, i, params, rng, work, keys,
     rhid[:] = hid
     ver[:, 0] = 0
     ver[:, 1] = -1
-    ver[:, 2] = -1
     memo[:, :, 2] = -1
     rr[0] = work.seed[0]
     ropts[:k] = work.rows[:k]
@@ -357,7 +355,7 @@ def search_work(t, n_players, state, params):
         opts=np.zeros((MAX_OPTIONS, N_COLS), np.int32),
         caches=np.zeros((MAX_PLAYERS, MAX_TYPES, 3), np.int64),
         hass=np.zeros((MAX_PLAYERS, MAX_TYPES), np.int64),
-        ver=np.zeros((MAX_PLAYERS, 3), np.int64),
+        ver=np.zeros((MAX_PLAYERS, 2), np.int64),
         memo=np.zeros((MAX_PLAYERS, n_cards, 3), np.int64),
         cols=np.zeros(MAX_TYPES + MAX_TABLEAU, np.int64),
         sid=np.full(1, np.int64(params[3] + 0.5), np.int64),
@@ -392,7 +390,6 @@ def search_deal(t, n_players, state, opts, n, work, rng):
         shuffle_range(rdeck, d, rtops[PILE_END, d], rng)
     ver[:, 0] = 0
     ver[:, 1] = -1
-    ver[:, 2] = -1
     memo[:, :, 2] = -1
     work.opts[:n] = opts[:n]
     work.cut_short[0] = 0
@@ -482,8 +479,7 @@ def search_end(t, n_players, work, keys, points):
         discount, weight = work.prm[0], work.prm[1]
     cache, has, hand, gains = work.hand_cache, work.hand_has, work.hand, work.hand_gains
     for q in range(n_players):
-        gain_table(t.card, pub, q, cache)
-        salt_columns(t.card, pub, q, has)
+        gain_table(t.card, pub, q, cache, has)
         n_hand = pub[player_at(q, P_HAND_N)]
         for h in range(n_hand):
             hand[h] = pub[player_at(q, P_HAND + h)]

@@ -218,7 +218,6 @@ def setup(t, n_players, pub, hid, cnt, deck, discard, tops, starts, ver, memo, r
             cnt[s, i] = 0
     ver[:, 0] = 0
     ver[:, 1] = -1
-    ver[:, 2] = -1
     memo[:, :, 2] = -1
 
     # Setup 1-2: Day and Night decks shuffled separately; 4 face up from each.

@@ -17,6 +17,7 @@ from .layout import (
     CARD_KIND,
     CARD_MULT,
     CARD_POINTS,
+    CARD_SALT_BASE,
     CARD_SCORE,
     CARD_SCORE_ING,
     CARD_SCORE_N,
@@ -97,22 +98,26 @@ def tableau_points(cd, pub, p, ex, en):
 
 
 @njit(cache=True)
-def gain_table(cd, pub, p, cache):
+def gain_table(cd, pub, p, cache, has):
     """Before a decision: cache[x, a] = what seat p's tableau gains from a more ingredients
-    of type x (a = 1, 2). Where a Salt may go is the rules' (options.salt_columns).
+    of type x (a = 1, 2), and has[x] = 1 if column x holds a card a Salt may be stacked on
+    (an ingredient card; the starting card by options.salt_on_starting_card).
 
     One pass over the tableau: linear lines (each, two_types, own) add points * a, set
     lines the difference in complete sets.
     """
     base = player_at(p, 0)
     cb = base + P_COUNT
-    for x in range(cache.shape[0]):
+    for x in range(has.shape[0]):
+        has[x] = 0
         cache[x, 0] = 0
         cache[x, 1] = 0
         cache[x, 2] = 0
     for i in range(pub[base + P_N_CARDS]):
         c = pub[base + P_CARDS + i]
         col = pub[base + P_COLUMN + i]
+        if cd[c, CARD_SALT_BASE]:
+            has[col] = 1
         k = cd[c, CARD_SCORE]
         pts = cd[c, CARD_POINTS]
         if k == FLAT5 or k == FLAT2:  # noqa: SIM109 (numba: a tuple test is slow)
@@ -159,8 +164,7 @@ def play_gain(cd, pub, p, c, col, cache):
 
 @njit(cache=True)
 def best_gain(cd, pub, p, c, cache, has):
-    """(best gain, its column) of playing card c now; Salt picks its best column of those
-    `has` marks (options.salt_columns)."""
+    """(best gain, its column) of playing card c now; Salt picks its best column."""
     if cd[c, CARD_KIND] != SALT:
         x = cd[c, CARD_ING]
         return play_gain(cd, pub, p, c, x, cache), x
