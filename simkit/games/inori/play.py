@@ -140,155 +140,13 @@ def playout(t, n_players, pub, hid, cnt, done, decks, discards, tops, new_starts
 
 
 @njit(cache=True, inline="always")
-def rollout_work(t, n_players, state, params):
-    """The playouts' arrays and policy (`params[3]` 0: greedy, weights 1; 1: the planner,
-    weights `params[ROLLOUT_WEIGHTS:]`). A playout's counters are never read."""
+def new_redeal(t, state, sids, prms):
+    """A re-deal's arrays (layout.Redeal) for the decision `state`, with the policy `sids`
+    and `prms`; what the seat knows is filled in by `know`."""
     pub, hid, new_starts, stack = state.pub, state.hid, state.new_starts, state.stack
-    prm = np.ones(PLANNER_DEFAULTS.shape[0], np.float64)
-    prm[L.GREEDY_TIES] = params[L.ROLLOUT_TIES]
-    sids = np.full(L.MAX_PLAYERS, L.GREEDY, np.int64)
-    if params[3] >= 0.5:
-        sids[:] = L.PLANNER
-        prm[:] = params[L.ROLLOUT_WEIGHTS:L.ROLLOUT_WEIGHTS + prm.shape[0]]
-    prms = np.empty((L.MAX_PLAYERS, prm.shape[0]), np.float64)
-    for q in range(L.MAX_PLAYERS):
-        prms[q] = prm
     n_col = t.rules[L.R_N_COLOURS]
     n_cards = t.card.shape[0]
-    work = L.RolloutWork(  # its fields: layout.RolloutWork
-        known_decks=np.zeros((n_col, n_cards), np.int64),
-        known_discards=np.zeros((n_col, n_cards), np.int64),
-        known_tops=np.zeros((3, n_col), np.int64),
-        known_new_starts=np.zeros(new_starts.shape[0], np.int64),
-        known_stack=np.zeros(stack.shape[0], np.int64),
-        known_rtops=np.zeros(4, np.int64),
-        deal_decks=np.empty((n_col, n_cards), np.int64),
-        deal_new_starts=np.empty(new_starts.shape[0], np.int64),
-        deal_stack=np.empty(stack.shape[0], np.int64),
-        seed=np.zeros(1, np.uint64),
-        pub=np.empty_like(pub),
-        hid=np.empty_like(hid),
-        decks=np.empty((n_col, n_cards), np.int64),
-        discards=np.empty((n_col, n_cards), np.int64),
-        tops=np.empty((3, n_col), np.int64),
-        new_starts=np.empty(new_starts.shape[0], np.int64),
-        stack=np.empty(stack.shape[0], np.int64),
-        rtops=np.empty(4, np.int64),
-        rngs=np.zeros((1, 1), np.uint64),
-        opts=np.zeros((L.MAX_OPTIONS, L.N_COLS), np.int32),
-        cnt=np.zeros((L.MAX_PLAYERS, L.CT_SIZE), np.int64),
-        done=np.zeros((L.MAX_PLAYERS, n_cards), np.int64),
-        hv=np.zeros(L.MAX_COLOURS, np.int64),
-        tied=np.zeros(L.MAX_PLAYERS, np.int64),
-        rows=np.empty((L.MAX_OPTIONS, L.N_COLS), np.int32),
-        sids=sids,
-        prms=prms,
-    )
-    return work, np.zeros(L.MAX_OPTIONS, np.float64), np.zeros((2, L.MAX_PLAYERS), np.int64)
-
-
-@njit(cache=True, inline="always")
-def rollout_candidates(t, n_players, state, opts, n, params, rng, work, cand, head):
-    """The `params[2]` best offerings of `opts[:n]` by greedy's score, the policy's own
-    choice always among them. The seat knows `pub` and of the hidden piles only their
-    contents (every card that left one was shown), taken as sorted sets."""
-    if n <= 1:
-        cand[0] = 0
-        return 0
-    pub, decks, discards, tops = state.pub, state.decks, state.discards, state.tops
-    new_starts, stack, rtops = state.new_starts, state.stack, state.rtops
-    k = min(n, max(1, np.int64(params[2] + 0.5)))
-    scores = np.empty(n, np.float64)
-    for i in range(n):
-        scores[i] = -greedy_score(opts, i, 1.0, 1.0, 1.0, 1.0)
-    best = np.argsort(scores, kind="mergesort")[:k]
-    # The policy's own choice is always tried.
-    pick = ask(work.sids[0], opts, n, pub, t, work.prms[0], rng)
-    if not (best == pick).any():
-        best[k - 1] = pick
-    cand[:k] = np.sort(best)
-    rows = work.rows
-    for i in range(k):
-        rows[i] = opts[cand[i]]
-    kdecks, kdisc, ktops = work.known_decks, work.known_discards, work.known_tops
-    knew, kstack, krt = work.known_new_starts, work.known_stack, work.known_rtops
-    for x in range(t.rules[L.R_N_COLOURS]):
-        ktops[L.PILE_END, x] = canonical(decks[x], tops[L.PILE_TOP, x], tops[L.PILE_END, x],
-                                         kdecks[x])
-        ktops[L.PILE_DISCARDS, x] = canonical(discards[x], 0, tops[L.PILE_DISCARDS, x], kdisc[x])
-    krt[L.NEW_END] = canonical(new_starts, rtops[L.NEW_TOP], rtops[L.NEW_END], knew)
-    krt[L.RUNE_END] = canonical(stack, rtops[L.RUNE_TOP], rtops[L.RUNE_END], kstack)
-    return k
-
-
-@njit(cache=True, inline="always")
-def rollout_deal(t, n_players, state, work, rng):
-    """The hidden sets re-shuffled with the seat's stream, and a seed for the reshuffles,
-    random ties and strategies' draws of the playouts."""
-    ktops, krt = work.known_tops, work.known_rtops
-    sdecks, snew, sstack = work.deal_decks, work.deal_new_starts, work.deal_stack
-    sdecks[:, :] = work.known_decks
-    for x in range(t.rules[L.R_N_COLOURS]):
-        shuffle(sdecks[x], ktops[L.PILE_END, x], rng)
-    snew[:] = work.known_new_starts
-    shuffle(snew, krt[L.NEW_END], rng)
-    sstack[:] = work.known_stack
-    shuffle(sstack, krt[L.RUNE_END], rng)
-    work.seed[0] = next_u64(rng)
-
-
-@njit(cache=True, inline="always")
-def rollout_play(t, n_players, state, opts, cand, k, i, params, rng, work, keys, points):
-    """The offering cand[i] with the policy's effect decisions, then the rest of the game
-    (or `params[1]` season ends) with every seat played by the policy; keys by
-    `ranking_key`, when cut short too."""
-    pub, hid, trace = state.pub, state.hid, state.trace
-    rpub, rhid, rdecks, rdisc, rtops3 = work.pub, work.hid, work.decks, work.discards, work.tops
-    rnew, rstack, rrt = work.new_starts, work.stack, work.rtops
-    rr, ropts, rcnt, rdone, rhv, rtied = work.rngs, work.opts, work.cnt, work.done, work.hv, \
-        work.tied
-    rpub[:] = pub
-    rhid[:] = hid
-    rdecks[:, :] = work.deal_decks
-    rdisc[:, :] = work.known_discards
-    rtops3[:, :] = work.known_tops
-    rnew[:] = work.deal_new_starts
-    rstack[:] = work.deal_stack
-    rrt[:] = work.known_rtops
-    rr[0, 0] = work.seed[0]
-    ropts[:k] = work.rows[:k]
-    apply_option(t, rpub, rhid, rcnt, rstack, rrt, ropts, i, rhv, trace, False)
-    playout(t, n_players, rpub, rhid, rcnt, rdone, rdecks, rdisc, rtops3, rnew, rstack, rrt,
-            rr, rtied, ropts, rhv, work.sids, work.prms, np.int64(params[1] + 0.5), trace)
-    for q in range(n_players):
-        points[q] = final_score(t, rpub, q)
-        keys[q] = ranking_key(t, rpub, q)
-
-
-rollout_choice = bind_rollout(globals(), njit_with_refcounts)
-
-
-# ---------------------------------------------------------------- search player
-# The search player's hooks (simkit/kernels/search.py, bound below): a decision's `state`
-# is the rollout player's. It decides every decision of its seat. Its arrays are made once
-# per decision, as the rollout player's are: Inori's per-thread scratch is handed to the
-# loop as views without reference counts, which a tree of arrays would have to join.
-@njit(cache=True, inline="always")
-def search_work(t, n_players, state, params):
-    """The re-deals' arrays and tree; the policy (`params[3]`, with the weights after the
-    search's own); what the seat knows of the hidden piles: their contents (every
-    card that left one was shown), never their order."""
-    pub, hid, decks, discards, tops = state.pub, state.hid, state.decks, state.discards, \
-        state.tops
-    new_starts, stack, rtops = state.new_starts, state.stack, state.rtops
-    k = PLANNER_DEFAULTS.shape[0]
-    sids = np.full(L.MAX_PLAYERS, np.int64(params[3] + 0.5), np.int64)
-    prms = np.empty((L.MAX_PLAYERS, k), np.float64)
-    for q in range(L.MAX_PLAYERS):
-        prms[q] = params[SEARCH_PARAMS:SEARCH_PARAMS + k]
-    n_col = t.rules[L.R_N_COLOURS]
-    n_cards = t.card.shape[0]
-    work = L.SearchWork(  # its fields: layout.SearchWork
+    return L.Redeal(  # its fields: layout.Redeal
         known_decks=np.zeros((n_col, n_cards), np.int64),
         known_discards=np.zeros((n_col, n_cards), np.int64),
         known_tops=np.zeros((3, n_col), np.int64),
@@ -312,14 +170,140 @@ def search_work(t, n_players, state, params):
         prms=prms,
         trace=state.trace,
     )
-    kdecks, kdisc, ktops = work.known_decks, work.known_discards, work.known_tops
-    knew, kstack, krt = work.known_new_starts, work.known_stack, work.known_rtops
-    for x in range(n_col):
+
+
+@njit(cache=True, inline="always")
+def know(t, state, redeal):
+    """What the seat knows of the hidden piles of `state`, into `redeal`: their contents
+    (every card that left one was shown) as sorted sets, never their order."""
+    decks, discards, tops = state.decks, state.discards, state.tops
+    new_starts, stack, rtops = state.new_starts, state.stack, state.rtops
+    kdecks, kdisc, ktops = redeal.known_decks, redeal.known_discards, redeal.known_tops
+    knew, kstack, krt = redeal.known_new_starts, redeal.known_stack, redeal.known_rtops
+    for x in range(t.rules[L.R_N_COLOURS]):
         ktops[L.PILE_END, x] = canonical(decks[x], tops[L.PILE_TOP, x], tops[L.PILE_END, x],
                                          kdecks[x])
         ktops[L.PILE_DISCARDS, x] = canonical(discards[x], 0, tops[L.PILE_DISCARDS, x], kdisc[x])
     krt[L.NEW_END] = canonical(new_starts, rtops[L.NEW_TOP], rtops[L.NEW_END], knew)
     krt[L.RUNE_END] = canonical(stack, rtops[L.RUNE_TOP], rtops[L.RUNE_END], kstack)
+
+
+@njit(cache=True, inline="always")
+def rollout_work(t, n_players, state, params):
+    """The playouts' arrays and policy (`params[3]` 0: greedy, weights 1; 1: the planner,
+    weights `params[ROLLOUT_WEIGHTS:]`). A playout's counters are never read."""
+    new_starts, stack = state.new_starts, state.stack
+    prm = np.ones(PLANNER_DEFAULTS.shape[0], np.float64)
+    prm[L.GREEDY_TIES] = params[L.ROLLOUT_TIES]
+    sids = np.full(L.MAX_PLAYERS, L.GREEDY, np.int64)
+    if params[3] >= 0.5:
+        sids[:] = L.PLANNER
+        prm[:] = params[L.ROLLOUT_WEIGHTS:L.ROLLOUT_WEIGHTS + prm.shape[0]]
+    prms = np.empty((L.MAX_PLAYERS, prm.shape[0]), np.float64)
+    for q in range(L.MAX_PLAYERS):
+        prms[q] = prm
+    n_col = t.rules[L.R_N_COLOURS]
+    work = L.RolloutWork(  # its fields: layout.RolloutWork
+        redeal=new_redeal(t, state, sids, prms),
+        deal_decks=np.empty((n_col, t.card.shape[0]), np.int64),
+        deal_new_starts=np.empty(new_starts.shape[0], np.int64),
+        deal_stack=np.empty(stack.shape[0], np.int64),
+        seed=np.zeros(1, np.uint64),
+        rngs=np.zeros((1, 1), np.uint64),
+        rows=np.empty((L.MAX_OPTIONS, L.N_COLS), np.int32),
+    )
+    return work, np.zeros(L.MAX_OPTIONS, np.float64), np.zeros((2, L.MAX_PLAYERS), np.int64)
+
+
+@njit(cache=True, inline="always")
+def rollout_candidates(t, n_players, state, opts, n, params, rng, work, cand, head):
+    """The `params[2]` best offerings of `opts[:n]` by greedy's score, the policy's own
+    choice always among them. The seat knows `pub` and of the hidden piles only their
+    contents (`know`)."""
+    if n <= 1:
+        cand[0] = 0
+        return 0
+    k = min(n, max(1, np.int64(params[2] + 0.5)))
+    scores = np.empty(n, np.float64)
+    for i in range(n):
+        scores[i] = -greedy_score(opts, i, 1.0, 1.0, 1.0, 1.0)
+    best = np.argsort(scores, kind="mergesort")[:k]
+    # The policy's own choice is always tried.
+    pick = ask(work.redeal.sids[0], opts, n, state.pub, t, work.redeal.prms[0], rng)
+    if not (best == pick).any():
+        best[k - 1] = pick
+    cand[:k] = np.sort(best)
+    rows = work.rows
+    for i in range(k):
+        rows[i] = opts[cand[i]]
+    know(t, state, work.redeal)
+    return k
+
+
+@njit(cache=True, inline="always")
+def rollout_deal(t, n_players, state, work, rng):
+    """The hidden sets re-shuffled with the seat's stream, and a seed for the reshuffles,
+    random ties and strategies' draws of the playouts."""
+    r = work.redeal
+    ktops, krt = r.known_tops, r.known_rtops
+    sdecks, snew, sstack = work.deal_decks, work.deal_new_starts, work.deal_stack
+    sdecks[:, :] = r.known_decks
+    for x in range(t.rules[L.R_N_COLOURS]):
+        shuffle(sdecks[x], ktops[L.PILE_END, x], rng)
+    snew[:] = r.known_new_starts
+    shuffle(snew, krt[L.NEW_END], rng)
+    sstack[:] = r.known_stack
+    shuffle(sstack, krt[L.RUNE_END], rng)
+    work.seed[0] = next_u64(rng)
+
+
+@njit(cache=True, inline="always")
+def rollout_play(t, n_players, state, opts, cand, k, i, params, rng, work, keys, points):
+    """The offering cand[i] with the policy's effect decisions, then the rest of the game
+    (or `params[1]` season ends) with every seat played by the policy; keys by
+    `ranking_key`, when cut short too."""
+    r = work.redeal
+    pub, hid, trace = state.pub, state.hid, state.trace
+    rpub, rhid, rdecks, rdisc, rtops3 = r.pub, r.hid, r.decks, r.discards, r.tops
+    rnew, rstack, rrt = r.new_starts, r.stack, r.rtops
+    rr, ropts, rcnt, rdone, rhv, rtied = work.rngs, r.opts, r.cnt, r.done, r.hv, r.tied
+    rpub[:] = pub
+    rhid[:] = hid
+    rdecks[:, :] = work.deal_decks
+    rdisc[:, :] = r.known_discards
+    rtops3[:, :] = r.known_tops
+    rnew[:] = work.deal_new_starts
+    rstack[:] = work.deal_stack
+    rrt[:] = r.known_rtops
+    rr[0, 0] = work.seed[0]
+    ropts[:k] = work.rows[:k]
+    apply_option(t, rpub, rhid, rcnt, rstack, rrt, ropts, i, rhv, trace, False)
+    playout(t, n_players, rpub, rhid, rcnt, rdone, rdecks, rdisc, rtops3, rnew, rstack, rrt,
+            rr, rtied, ropts, rhv, r.sids, r.prms, np.int64(params[1] + 0.5), trace)
+    for q in range(n_players):
+        points[q] = final_score(t, rpub, q)
+        keys[q] = ranking_key(t, rpub, q)
+
+
+rollout_choice = bind_rollout(globals(), njit_with_refcounts)
+
+
+# ---------------------------------------------------------------- search player
+# The search player's hooks (simkit/kernels/search.py, bound below): a decision's `state`
+# is the rollout player's. It decides every decision of its seat. Its arrays are made once
+# per decision, as the rollout player's are: Inori's per-thread scratch is handed to the
+# loop as views without reference counts, which a tree of arrays would have to join.
+@njit(cache=True, inline="always")
+def search_work(t, n_players, state, params):
+    """The re-deals' arrays (a layout.Redeal) and tree; the policy (`params[3]`, with the
+    weights after the search's own); what the seat knows of the hidden piles (`know`)."""
+    k = PLANNER_DEFAULTS.shape[0]
+    sids = np.full(L.MAX_PLAYERS, np.int64(params[3] + 0.5), np.int64)
+    prms = np.empty((L.MAX_PLAYERS, k), np.float64)
+    for q in range(L.MAX_PLAYERS):
+        prms[q] = params[SEARCH_PARAMS:SEARCH_PARAMS + k]
+    work = new_redeal(t, state, sids, prms)
+    know(t, state, work)
     return work, new_tree(L.MAX_PLAYERS, L.MAX_OPTIONS), np.zeros((2, L.MAX_PLAYERS), np.int64)
 
 
