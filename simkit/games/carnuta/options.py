@@ -6,20 +6,25 @@ from __future__ import annotations
 
 from numba import njit
 
-from . import layout as L
+from .layout import (CARD_COST, CARD_ICONS, CARD_ING, CARD_KIND, DISPLAY, F1, F2, F3, KIND,
+                     MOON_FLIP, MOON_RETURN, N_COLS, N_SLOTS, OPT_DISCARD, OPT_END, OPT_FLIP,
+                     OPT_PASS, OPT_PLAY, OPT_RUNES, OPT_SICKLE, OPT_TAKE, OPT_TOKEN, P_HAND,
+                     P_HAND_N, P_MOON, P_OPEN, P_PLAYED, P_SICKLES, P_SUN, POINTS, R_BAN_CARD,
+                     R_BAN_SEAT, R_BAN_TOKEN, RESERVE, SALT, SLOTS_PER_ROW, SUN, SUN_FLIP,
+                     SUN_RETURN, TOKENS, A, B, C, player_at)
 from .scoring import best_gain, can_pay, gain_table, play_gain, unpaid
 
 
 @njit(cache=True, inline="always")
 def set_row(opts, n, kind, a, b, c, points, f1, f2, f3):
-    opts[n, L.KIND] = kind
-    opts[n, L.A] = a
-    opts[n, L.B] = b
-    opts[n, L.C] = c
-    opts[n, L.POINTS] = points
-    opts[n, L.F1] = f1
-    opts[n, L.F2] = f2
-    opts[n, L.F3] = f3
+    opts[n, KIND] = kind
+    opts[n, A] = a
+    opts[n, B] = b
+    opts[n, C] = c
+    opts[n, POINTS] = points
+    opts[n, F1] = f1
+    opts[n, F2] = f2
+    opts[n, F3] = f3
 
 
 @njit(cache=True, inline="always")
@@ -33,14 +38,14 @@ def fresh_gains(cd, pub, p, cache, has, ver):
 @njit(cache=True, inline="always")
 def sickle_rows(pub, p, opts, n):
     """Sickle options (Day row, Night row) if seat p has a Sickle and the row holds cards."""
-    if pub[L.player_at(p, L.P_SICKLES)] > 0:
+    if pub[player_at(p, P_SICKLES)] > 0:
         for d in range(2):
             held = 0
-            for i in range(L.SLOTS_PER_ROW):
-                if pub[L.DISPLAY + d * L.SLOTS_PER_ROW + i] >= 0:
+            for i in range(SLOTS_PER_ROW):
+                if pub[DISPLAY + d * SLOTS_PER_ROW + i] >= 0:
                     held += 1
             if held > 0:
-                set_row(opts, n, L.OPT_SICKLE, d, -1, -1, 0, 0, 0, 0)
+                set_row(opts, n, OPT_SICKLE, d, -1, -1, 0, 0, 0, 0)
                 n += 1
     return n
 
@@ -50,73 +55,73 @@ def action_options(cd, take_choose, flip_some, pub, p, opts, cache, has, ver, me
                    banned):
     """The action step: take, play, take runes, flip runes, sickle; pass if no action.
     Card `banned` (-1: none) is not offered to take (restricted play, `simkit value`)."""
-    base = L.player_at(p, 0)
-    sun = pub[base + L.P_SUN]
-    moon = pub[base + L.P_MOON]
+    base = player_at(p, 0)
+    sun = pub[base + P_SUN]
+    moon = pub[base + P_MOON]
     fresh_gains(cd, pub, p, cache, has, ver)
     n = 0
     # Take a Card: any of the 8 visible cards.
-    for s in range(L.N_SLOTS):
-        c = pub[L.DISPLAY + s]
+    for s in range(N_SLOTS):
+        c = pub[DISPLAY + s]
         if c < 0 or c == banned:
             continue
-        if cd[c, L.CARD_KIND] != L.SALT:
-            col = cd[c, L.CARD_ING]
+        if cd[c, CARD_KIND] != SALT:
+            col = cd[c, CARD_ING]
             g = play_gain(cd, pub, p, c, col, cache)
         else:  # a Salt's best column, kept until p's tableau changes
             if memo[p, c, 2] != ver[p, 0]:
                 memo[p, c, 0], memo[p, c, 1] = best_gain(cd, pub, p, c, cache, has)
                 memo[p, c, 2] = ver[p, 0]
             g, col = memo[p, c, 0], memo[p, c, 1]
-        set_row(opts, n, L.OPT_TAKE, s, c, col, g, 1 if can_pay(cd, c, sun, moon) else 0,
-                unpaid(cd, c, sun, moon), cd[c, L.CARD_ICONS])
+        set_row(opts, n, OPT_TAKE, s, c, col, g, 1 if can_pay(cd, c, sun, moon) else 0,
+                unpaid(cd, c, sun, moon), cd[c, CARD_ICONS])
         n += 1
     # Play a Card: a card in hand whose cost the runes can pay; Salt onto a played column.
-    played = pub[base + L.P_PLAYED]
-    for h in range(pub[base + L.P_HAND_N]):
-        c = pub[base + L.P_HAND + h]
+    played = pub[base + P_PLAYED]
+    for h in range(pub[base + P_HAND_N]):
+        c = pub[base + P_HAND + h]
         if not can_pay(cd, c, sun, moon):
             continue
-        flips = cd[c, L.CARD_COST + L.SUN_FLIP] + cd[c, L.CARD_COST + L.MOON_FLIP]
-        returns = cd[c, L.CARD_COST + L.SUN_RETURN] + cd[c, L.CARD_COST + L.MOON_RETURN]
-        if cd[c, L.CARD_KIND] == L.SALT:
+        flips = cd[c, CARD_COST + SUN_FLIP] + cd[c, CARD_COST + MOON_FLIP]
+        returns = cd[c, CARD_COST + SUN_RETURN] + cd[c, CARD_COST + MOON_RETURN]
+        if cd[c, CARD_KIND] == SALT:
             for x in range(has.shape[0]):
                 if has[x]:
-                    set_row(opts, n, L.OPT_PLAY, h, c, x, play_gain(cd, pub, p, c, x, cache),
+                    set_row(opts, n, OPT_PLAY, h, c, x, play_gain(cd, pub, p, c, x, cache),
                             flips, returns, played + 1)
                     n += 1
         else:
-            x = cd[c, L.CARD_ING]
-            set_row(opts, n, L.OPT_PLAY, h, c, x, play_gain(cd, pub, p, c, x, cache), flips,
+            x = cd[c, CARD_ING]
+            set_row(opts, n, OPT_PLAY, h, c, x, play_gain(cd, pub, p, c, x, cache), flips,
                     returns, played + 1)
             n += 1
     # Take Runes: fill empty unlocked spaces with one type from the reserve.
-    empty = pub[base + L.P_OPEN] - sun - moon
+    empty = pub[base + P_OPEN] - sun - moon
     for side in range(2):
-        m = min(empty, pub[L.RESERVE + side])
+        m = min(empty, pub[RESERVE + side])
         if m <= 0:
             continue
         if take_choose:
             for k in range(1, m + 1):
-                set_row(opts, n, L.OPT_RUNES, side, k, -1, 0, 0, 0, 0)
+                set_row(opts, n, OPT_RUNES, side, k, -1, 0, 0, 0, 0)
                 n += 1
         else:
-            set_row(opts, n, L.OPT_RUNES, side, m, -1, 0, 0, 0, 0)
+            set_row(opts, n, OPT_RUNES, side, m, -1, 0, 0, 0, 0)
             n += 1
     # Flip Runes: to all Suns / all Moons ("some": any number showing the other side).
     for side in range(2):
-        other = moon if side == L.SUN else sun
+        other = moon if side == SUN else sun
         if other <= 0:
             continue
         if flip_some:
             for k in range(1, other + 1):
-                set_row(opts, n, L.OPT_FLIP, side, sun + moon, k, 0, 0, 0, 0)
+                set_row(opts, n, OPT_FLIP, side, sun + moon, k, 0, 0, 0, 0)
                 n += 1
         else:
-            set_row(opts, n, L.OPT_FLIP, side, sun + moon, other, 0, 0, 0, 0)
+            set_row(opts, n, OPT_FLIP, side, sun + moon, other, 0, 0, 0, 0)
             n += 1
     if n == 0:
-        set_row(opts, n, L.OPT_PASS, -1, -1, -1, 0, 0, 0, 0)
+        set_row(opts, n, OPT_PASS, -1, -1, -1, 0, 0, 0, 0)
         n += 1
     return sickle_rows(pub, p, opts, n)
 
@@ -124,34 +129,34 @@ def action_options(cd, take_choose, flip_some, pub, p, opts, cache, has, ver, me
 @njit(cache=True, inline="always")
 def banned_card(t, s):
     """The card seat s may not take (restricted play), or -1."""
-    return t.rules[L.R_BAN_CARD] if s == t.rules[L.R_BAN_SEAT] else -1
+    return t.rules[R_BAN_CARD] if s == t.rules[R_BAN_SEAT] else -1
 
 
 @njit(cache=True, inline="always")
 def banned_token(t, s):
     """The Bonus Ingredient token seat s may not take (restricted play), or -1."""
-    return t.rules[L.R_BAN_TOKEN] if s == t.rules[L.R_BAN_SEAT] else -1
+    return t.rules[R_BAN_TOKEN] if s == t.rules[R_BAN_SEAT] else -1
 
 
 @njit(cache=True, inline="always")
 def discard_options(cd, pub, p, opts, cache, has, ver, memo):
     """End of turn, over the hand limit: one row per card in hand."""
-    base = L.player_at(p, 0)
-    sun = pub[base + L.P_SUN]
-    moon = pub[base + L.P_MOON]
+    base = player_at(p, 0)
+    sun = pub[base + P_SUN]
+    moon = pub[base + P_MOON]
     fresh_gains(cd, pub, p, cache, has, ver)
     n = 0
-    for h in range(pub[base + L.P_HAND_N]):
-        c = pub[base + L.P_HAND + h]
-        if cd[c, L.CARD_KIND] != L.SALT:
-            g = play_gain(cd, pub, p, c, cd[c, L.CARD_ING], cache)
+    for h in range(pub[base + P_HAND_N]):
+        c = pub[base + P_HAND + h]
+        if cd[c, CARD_KIND] != SALT:
+            g = play_gain(cd, pub, p, c, cd[c, CARD_ING], cache)
         else:
             if memo[p, c, 2] != ver[p, 0]:
                 memo[p, c, 0], memo[p, c, 1] = best_gain(cd, pub, p, c, cache, has)
                 memo[p, c, 2] = ver[p, 0]
             g = memo[p, c, 0]
-        set_row(opts, n, L.OPT_DISCARD, h, c, -1, g, 1 if can_pay(cd, c, sun, moon) else 0, 0,
-                cd[c, L.CARD_ICONS])
+        set_row(opts, n, OPT_DISCARD, h, c, -1, g, 1 if can_pay(cd, c, sun, moon) else 0, 0,
+                cd[c, CARD_ICONS])
         n += 1
     return n
 
@@ -163,8 +168,8 @@ def token_options(cd, pub, p, opts, cache, has, ver, banned):
     n = 0
     fresh_gains(cd, pub, p, cache, has, ver)
     for x in range(has.shape[0]):
-        if pub[L.TOKENS + x] > 0 and x != banned:
-            set_row(opts, n, L.OPT_TOKEN, x, -1, -1, cache[x, 1], 0, 0, 0)
+        if pub[TOKENS + x] > 0 and x != banned:
+            set_row(opts, n, OPT_TOKEN, x, -1, -1, cache[x, 1], 0, 0, 0)
             n += 1
     return n
 
@@ -177,7 +182,7 @@ def end_options(pub, p, opts):
     if n == 0:
         return 0
     for i in range(n, 0, -1):
-        for col in range(L.N_COLS):
+        for col in range(N_COLS):
             opts[i, col] = opts[i - 1, col]
-    set_row(opts, 0, L.OPT_END, -1, -1, -1, 0, 0, 0, 0)
+    set_row(opts, 0, OPT_END, -1, -1, -1, 0, 0, 0, 0)
     return n + 1

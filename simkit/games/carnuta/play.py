@@ -27,11 +27,25 @@ from simkit.players import players_file, players_of
 from simkit.rng import next_u64, stream_state
 
 from . import config as _config
-from . import layout as L
+from . import layout as _layout
 from . import options as _options
 from . import rules as _rules
 from . import scoring as _scoring
 from . import step as _step
+from .layout import (CT_BEST, CT_COLUMN, CT_DISCARDED, CT_DOUBLES, CT_FLIPPED, CT_KIND,
+                     CT_PAID_FLIP, CT_PLAYED, CT_RETURNED, CT_RUNES_TAKEN, CT_SALTS, CT_SCORE,
+                     CT_SICKLES, CT_SIZE, CT_START_POINTS, CT_TOKEN, CT_TOKENS, CT_TRIGGERED,
+                     CT_TURNS, GREEDY, GREEDY_TIES, HID_SIZE, KIND, MAX_HAND, MAX_OPTIONS,
+                     MAX_PLAYERS, MAX_TABLEAU, MAX_TYPES, N_COLS, O_BEST_INGREDIENT_POINTS,
+                     O_BONUS_TOKENS, O_CARD, O_CARDS_DISCARDED, O_CARDS_PLAYED, O_DOUBLES, O_PLAYED,
+                     O_POINTS, O_RANK, O_ROUNDS, O_RUNES_FLIPPED, O_RUNES_PAID_FLIP,
+                     O_RUNES_RETURNED, O_RUNES_TAKEN, O_SALTS, O_SCORE, O_SICKLES_USED,
+                     O_START_POINTS, O_STARTING_CARD, O_TOKEN, O_TRIGGERED_END, O_TURNS,
+                     O_WIN_SHARE, OUTPUTS, P_CARDS, P_HAND, P_HAND_N, P_MOON, P_N_CARDS, P_SUN,
+                     PILE_DISCARDS, PILE_END, PILE_TOP, PLANNER, PUB_SIZE, R_N_ING_CARDS, R_N_TYPES,
+                     ROLLOUT, ROLLOUT_TIES, ROLLOUT_WEIGHTS, ROUND, SCORE_KINDS, SEARCH, SEAT, STEP,
+                     STEP_ACTION, A, B, C, Decision, Redeal, RolloutWork, Scratch, SearchWork,
+                     player_at)
 from .rules import setup, shuffle_range
 from .scoring import best_gain, final_score, gain_table, greedy_score, ranking_key
 from .step import apply_option, next_decision
@@ -43,17 +57,17 @@ choose, GREEDY_DEFAULTS, PLANNER_DEFAULTS, planner_values, hand_value = players_
     "carnuta", "choose", "GREEDY_DEFAULTS", "PLANNER_DEFAULTS", "planner_values", "hand_value")
 
 drop_stale_cache(__file__, players_file("carnuta"),
-                 simkit.rng.__file__, L.__file__, _config.__file__, _options.__file__,
+                 simkit.rng.__file__, _layout.__file__, _config.__file__, _options.__file__,
                  _rules.__file__, _scoring.__file__, _step.__file__, *SOURCES)
 
-LOOKAHEAD = (L.ROLLOUT, L.SEARCH)  # the strategies whose seats need the playouts compiled
-SEARCHING = (L.SEARCH,)  # ... and of them, those that need the search (base.py)
+LOOKAHEAD = (ROLLOUT, SEARCH)  # the strategies whose seats need the playouts compiled
+SEARCHING = (SEARCH,)  # ... and of them, those that need the search (base.py)
 
 
 def new_outputs(n_games: int, n_players: int, n_types: int, n_cards: int) -> tuple:
     """Allocate the per-game result arrays (layout.OUTPUTS), in narrow dtypes."""
-    return allocate(L.OUTPUTS, n_games, n_players,
-                    {"ingredients": n_types, "score_kinds": len(L.SCORE_KINDS), "cards": n_cards})
+    return allocate(OUTPUTS, n_games, n_players,
+                    {"ingredients": n_types, "score_kinds": len(SCORE_KINDS), "cards": n_cards})
 
 
 # ---------------------------------------------------------------- scratch
@@ -61,22 +75,22 @@ def new_outputs(n_games: int, n_players: int, n_types: int, n_cards: int) -> tup
 def new_scratch(t):
     """Per-thread work arrays, reused across games (every game resets what it uses)."""
     n = t.card.shape[0]
-    return L.Scratch(  # its fields: layout.Scratch
-        pub=np.zeros(L.PUB_SIZE, np.int32),
-        opts=np.zeros((L.MAX_OPTIONS, L.N_COLS), np.int32),
+    return Scratch(  # its fields: layout.Scratch
+        pub=np.zeros(PUB_SIZE, np.int32),
+        opts=np.zeros((MAX_OPTIONS, N_COLS), np.int32),
         deck=np.zeros((2, n), np.int64),
         discard=np.zeros((2, n), np.int64),
         tops=np.zeros((4, 2), np.int64),
         starts=np.zeros(n, np.int64),
-        rngs=np.zeros((L.MAX_PLAYERS + 1, 1), np.uint64),
-        hid=np.zeros(L.HID_SIZE, np.int64),
-        cnt=np.zeros((L.MAX_PLAYERS, L.CT_SIZE), np.int64),
-        caches=np.zeros((L.MAX_PLAYERS, L.MAX_TYPES, 3), np.int64),
-        hass=np.zeros((L.MAX_PLAYERS, L.MAX_TYPES), np.int64),
-        ver=np.zeros((L.MAX_PLAYERS, 2), np.int64),
-        memo=np.zeros((L.MAX_PLAYERS, n, 3), np.int64),
-        cols=np.zeros(L.MAX_TYPES + L.MAX_TABLEAU, np.int64),
-        tree=new_tree(L.MAX_PLAYERS, L.MAX_OPTIONS),
+        rngs=np.zeros((MAX_PLAYERS + 1, 1), np.uint64),
+        hid=np.zeros(HID_SIZE, np.int64),
+        cnt=np.zeros((MAX_PLAYERS, CT_SIZE), np.int64),
+        caches=np.zeros((MAX_PLAYERS, MAX_TYPES, 3), np.int64),
+        hass=np.zeros((MAX_PLAYERS, MAX_TYPES), np.int64),
+        ver=np.zeros((MAX_PLAYERS, 2), np.int64),
+        memo=np.zeros((MAX_PLAYERS, n, 3), np.int64),
+        cols=np.zeros(MAX_TYPES + MAX_TABLEAU, np.int64),
+        tree=new_tree(MAX_PLAYERS, MAX_OPTIONS),
     )
 
 
@@ -107,13 +121,13 @@ def playout(t, n_players, pub, hid, cnt, deck, discard, tops, rng, opts, caches,
     (0: no limit). `rng` stands for the deal stream (reveals after a rebuilt deck) and for
     the strategies' own. Returns the number of round ends played. `play_game`'s loop
     without the lookahead, tracing or results."""
-    start = pub[L.ROUND]
+    start = pub[ROUND]
     while True:
         n = next_decision(t, n_players, pub, hid, cnt, deck, discard, tops, rng, opts, caches,
                           hass, ver, memo, cols, trace, False)
         if n == 0:
-            return pub[L.ROUND] - start + 1
-        if horizon > 0 and pub[L.ROUND] - start >= horizon:
+            return pub[ROUND] - start + 1
+        if horizon > 0 and pub[ROUND] - start >= horizon:
             return horizon
         c = ask(sid, opts, n, pub, t, prm, rng)
         apply_option(t, pub, hid, cnt, deck, discard, tops, rng, opts, c, ver, trace, False)
@@ -126,7 +140,7 @@ def new_redeal(t, state, sid, prm):
     a re-deal are never read, so they start from whatever was left."""
     pub, hid = state.pub, state.hid
     n_cards = t.card.shape[0]
-    return L.Redeal(  # its fields: layout.Redeal
+    return Redeal(  # its fields: layout.Redeal
         known_deck=np.zeros((2, n_cards), np.int64),
         known_discard=np.zeros((2, n_cards), np.int64),
         known_tops=np.zeros((4, 2), np.int64),
@@ -135,16 +149,16 @@ def new_redeal(t, state, sid, prm):
         discard=np.empty((2, n_cards), np.int64),
         tops=np.empty((4, 2), np.int64),
         hid=np.empty_like(hid),
-        cnt=np.zeros((L.MAX_PLAYERS, L.CT_SIZE), np.int64),
-        opts=np.zeros((L.MAX_OPTIONS, L.N_COLS), np.int32),
-        caches=np.zeros((L.MAX_PLAYERS, L.MAX_TYPES, 3), np.int64),
-        hass=np.zeros((L.MAX_PLAYERS, L.MAX_TYPES), np.int64),
-        ver=np.zeros((L.MAX_PLAYERS, 2), np.int64),
-        memo=np.zeros((L.MAX_PLAYERS, n_cards, 3), np.int64),
-        cols=np.zeros(L.MAX_TYPES + L.MAX_TABLEAU, np.int64),
+        cnt=np.zeros((MAX_PLAYERS, CT_SIZE), np.int64),
+        opts=np.zeros((MAX_OPTIONS, N_COLS), np.int32),
+        caches=np.zeros((MAX_PLAYERS, MAX_TYPES, 3), np.int64),
+        hass=np.zeros((MAX_PLAYERS, MAX_TYPES), np.int64),
+        ver=np.zeros((MAX_PLAYERS, 2), np.int64),
+        memo=np.zeros((MAX_PLAYERS, n_cards, 3), np.int64),
+        cols=np.zeros(MAX_TYPES + MAX_TABLEAU, np.int64),
         sid=sid,
         prm=prm,
-        trace=new_trace_stub(L.N_COLS),
+        trace=new_trace_stub(N_COLS),
     )
 
 
@@ -155,9 +169,9 @@ def know(state, redeal):
     deck, discard, tops = state.deck, state.discard, state.tops
     kdeck, kdisc, ktops = redeal.known_deck, redeal.known_discard, redeal.known_tops
     for d in range(2):
-        ktops[L.PILE_END, d] = canonical(deck[d], tops[L.PILE_TOP, d], tops[L.PILE_END, d],
-                                         kdeck[d])
-        ktops[L.PILE_DISCARDS, d] = canonical(discard[d], 0, tops[L.PILE_DISCARDS, d], kdisc[d])
+        ktops[PILE_END, d] = canonical(deck[d], tops[PILE_TOP, d], tops[PILE_END, d],
+                                       kdeck[d])
+        ktops[PILE_DISCARDS, d] = canonical(discard[d], 0, tops[PILE_DISCARDS, d], kdisc[d])
 
 
 @njit(cache=True, inline="always")
@@ -165,20 +179,20 @@ def rollout_work(t, n_players, state, params):
     """The playouts' arrays (the game's own are never touched) and policy: `params[3]` 0
     greedy with its default weights, 1 the planner with the weights in
     `params[ROLLOUT_WEIGHTS:]`."""
-    sid = np.full(1, L.GREEDY, np.int64)
+    sid = np.full(1, GREEDY, np.int64)
     prm = GREEDY_DEFAULTS.copy()
-    prm[L.GREEDY_TIES] = params[L.ROLLOUT_TIES]  # the planner's is in its slice of params
+    prm[GREEDY_TIES] = params[ROLLOUT_TIES]  # the planner's is in its slice of params
     if params[3] >= 0.5:
-        sid[0] = L.PLANNER
-        prm = params[L.ROLLOUT_WEIGHTS:L.ROLLOUT_WEIGHTS + PLANNER_DEFAULTS.shape[0]].copy()
-    work = L.RolloutWork(  # its fields: layout.RolloutWork
+        sid[0] = PLANNER
+        prm = params[ROLLOUT_WEIGHTS:ROLLOUT_WEIGHTS + PLANNER_DEFAULTS.shape[0]].copy()
+    work = RolloutWork(  # its fields: layout.RolloutWork
         redeal=new_redeal(t, state, sid, prm),
         deal=np.empty((2, t.card.shape[0]), np.int64),
         rng=np.zeros(1, np.uint64),
-        rows=np.empty((L.MAX_OPTIONS, L.N_COLS), np.int32),
+        rows=np.empty((MAX_OPTIONS, N_COLS), np.int32),
         seed=np.zeros(1, np.uint64),
     )
-    return work, np.zeros(L.MAX_OPTIONS, np.float64), np.zeros((2, L.MAX_PLAYERS), np.int64)
+    return work, np.zeros(MAX_OPTIONS, np.float64), np.zeros((2, MAX_PLAYERS), np.int64)
 
 
 @njit(cache=True, inline="always")
@@ -196,7 +210,7 @@ def rollout_candidates(t, n_players, state, opts, n, params, rng, work, cand, he
     sid, prm = work.redeal.sid[0], work.redeal.prm
     k = min(n, max(1, np.int64(params[2] + 0.5)))
     values = np.empty(n, np.float64)
-    if sid == L.PLANNER:
+    if sid == PLANNER:
         planner_values(opts, n, state.pub, t, prm, values)
     else:
         for i in range(n):
@@ -221,7 +235,7 @@ def rollout_deal(t, n_players, state, work, rng):
     sdeck, ktops = work.deal, work.redeal.known_tops
     sdeck[:, :] = work.redeal.known_deck
     for d in range(2):
-        shuffle_range(sdeck, d, ktops[L.PILE_END, d], rng)
+        shuffle_range(sdeck, d, ktops[PILE_END, d], rng)
     work.seed[0] = next_u64(rng)
 
 
@@ -271,15 +285,15 @@ def search_work(t, n_players, state, params):
     prm[:params.shape[0] - SEARCH_PARAMS] = params[SEARCH_PARAMS:]
     redeal = new_redeal(t, state, np.full(1, np.int64(params[3] + 0.5), np.int64), prm)
     know(state, redeal)
-    work = L.SearchWork(  # its fields: layout.SearchWork
+    work = SearchWork(  # its fields: layout.SearchWork
         redeal=redeal,
         cut_short=np.zeros(1, np.int64),
-        hand_cache=np.zeros((L.MAX_TYPES, 3), np.int64),
-        hand_has=np.zeros(L.MAX_TYPES, np.int64),
-        hand=np.zeros(L.MAX_HAND, np.int64),
-        hand_gains=np.zeros(L.MAX_HAND, np.float64),
+        hand_cache=np.zeros((MAX_TYPES, 3), np.int64),
+        hand_has=np.zeros(MAX_TYPES, np.int64),
+        hand=np.zeros(MAX_HAND, np.int64),
+        hand_gains=np.zeros(MAX_HAND, np.float64),
     )
-    return work, state.tree, np.zeros((2, L.MAX_PLAYERS), np.int64)
+    return work, state.tree, np.zeros((2, MAX_PLAYERS), np.int64)
 
 
 @njit(cache=True, inline="always")
@@ -294,7 +308,7 @@ def search_deal(t, n_players, state, opts, n, work, rng):
     rdisc[:, :] = r.known_discard
     rtops[:, :] = r.known_tops
     for d in range(2):
-        shuffle_range(rdeck, d, rtops[L.PILE_END, d], rng)
+        shuffle_range(rdeck, d, rtops[PILE_END, d], rng)
     ver[:, 0] = 0
     ver[:, 1] = -1
     memo[:, :, 2] = -1
@@ -304,15 +318,15 @@ def search_deal(t, n_players, state, opts, n, work, rng):
 
 @njit(cache=True, inline="always")
 def search_seat(t, work):
-    return work.redeal.pub[L.SEAT]
+    return work.redeal.pub[SEAT]
 
 
 @njit(cache=True, inline="always")
 def search_key(t, work, i):
     """A row's move: its kind and the card, runes or token it names."""
     row = work.redeal.opts[i]
-    return (((np.int64(row[L.KIND]) * 1024 + row[L.A] + 1) * 1024 + row[L.B] + 1) * 1024
-            + row[L.C] + 1)
+    return (((np.int64(row[KIND]) * 1024 + row[A] + 1) * 1024 + row[B] + 1) * 1024
+            + row[C] + 1)
 
 
 @njit(cache=True, inline="always")
@@ -329,7 +343,7 @@ def search_next(t, n_players, work, rng):
     while True:
         n = next_decision(t, n_players, r.pub, r.hid, r.cnt, r.deck, r.discard, r.tops, rng,
                           r.opts, r.caches, r.hass, r.ver, r.memo, r.cols, r.trace, False)
-        if n == 0 or r.pub[L.STEP] == L.STEP_ACTION:
+        if n == 0 or r.pub[STEP] == STEP_ACTION:
             return n
         search_apply(t, n_players, work, search_prefer(t, n_players, work, n, rng), rng)
 
@@ -347,10 +361,10 @@ def search_values(t, n_players, work, n, values):
     these), so the tree widens to the policy's next-best action, not a random one."""
     r = work.redeal
     sid, prm, opts = r.sid[0], r.prm, r.opts
-    if sid == L.PLANNER:
+    if sid == PLANNER:
         planner_values(opts, n, r.pub, t, prm, values)
         return True
-    if sid == L.GREEDY:
+    if sid == GREEDY:
         for i in range(n):
             values[i] = greedy_score(opts, i, prm)
         return True
@@ -387,18 +401,18 @@ def search_end(t, n_players, work, keys, points):
     if work.cut_short[0] == 0:
         return
     discount, weight = PLANNER_DEFAULTS[0], PLANNER_DEFAULTS[1]
-    if r.sid[0] == L.PLANNER:
+    if r.sid[0] == PLANNER:
         discount, weight = r.prm[0], r.prm[1]
     cache, has, hand, gains = work.hand_cache, work.hand_has, work.hand, work.hand_gains
     for q in range(n_players):
         gain_table(t.card, pub, q, cache, has)
-        n_hand = pub[L.player_at(q, L.P_HAND_N)]
+        n_hand = pub[player_at(q, P_HAND_N)]
         for h in range(n_hand):
-            hand[h] = pub[L.player_at(q, L.P_HAND + h)]
+            hand[h] = pub[player_at(q, P_HAND + h)]
             gains[h] = best_gain(t.card, pub, q, hand[h], cache, has)[0]
         value = points[q] + weight * hand_value(t.card, hand, gains, n_hand, -1,
-                                                pub[L.player_at(q, L.P_SUN)],
-                                                pub[L.player_at(q, L.P_MOON)], discount)
+                                                pub[player_at(q, P_SUN)],
+                                                pub[player_at(q, P_MOON)], discount)
         keys[q] = np.int64(value * 1024.0)
         points[q] = np.int64(value + 0.5)
 
@@ -432,19 +446,19 @@ def play_game(t, n_players, seed, sids, params, out, g, scratch, trace, tracing,
                           hass, ver, memo, cols, trace, tracing)
         if n == 0:
             break
-        s = pub[L.SEAT]
-        if lookahead is not None and sids[s] == L.ROLLOUT and pub[L.STEP] == L.STEP_ACTION:
+        s = pub[SEAT]
+        if lookahead is not None and sids[s] == ROLLOUT and pub[STEP] == STEP_ACTION:
             c = rollout_choice(t, n_players, s,
-                               L.Decision(pub, hid, deck, discard, tops, scratch.tree),
+                               Decision(pub, hid, deck, discard, tops, scratch.tree),
                                opts, n, params[s], rngs[1 + s])
-        elif lookahead is not None and sids[s] == L.SEARCH and pub[L.STEP] == L.STEP_ACTION:
+        elif lookahead is not None and sids[s] == SEARCH and pub[STEP] == STEP_ACTION:
             c = searched(lookahead, t, n_players, s,
-                         L.Decision(pub, hid, deck, discard, tops, scratch.tree), opts, n,
+                         Decision(pub, hid, deck, discard, tops, scratch.tree), opts, n,
                          params[s], rngs[1 + s])
         else:
             c = ask(sids[s], opts, n, pub, t, params[s], rngs[1 + s])
         if tracing:
-            record_decision(trace, tracing, pub[L.ROUND], s, pub[L.STEP], opts, n, c)
+            record_decision(trace, tracing, pub[ROUND], s, pub[STEP], opts, n, c)
     results(t, n_players, pub, cnt, starts, out, g, cols)
 
 
@@ -452,35 +466,35 @@ def play_game(t, n_players, seed, sids, params, out, g, scratch, trace, tracing,
 def results(t, n_players, pub, cnt, starts, out, g, keys):
     """Copy a finished game's counters into row g of the result arrays (`keys`: scratch
     for the ranking)."""
-    n_ing = t.rules[L.R_N_ING_CARDS]
-    out[L.O_ROUNDS][g] = pub[L.ROUND] + 1
+    n_ing = t.rules[R_N_ING_CARDS]
+    out[O_ROUNDS][g] = pub[ROUND] + 1
     for s in range(n_players):
-        out[L.O_STARTING_CARD][g, s] = starts[s] - n_ing
-        out[L.O_SCORE][g, s] = cnt[s, L.CT_SCORE]
-        out[L.O_START_POINTS][g, s] = cnt[s, L.CT_START_POINTS]
-        out[L.O_CARDS_PLAYED][g, s] = cnt[s, L.CT_PLAYED]
-        out[L.O_DOUBLES][g, s] = cnt[s, L.CT_DOUBLES]
-        out[L.O_SALTS][g, s] = cnt[s, L.CT_SALTS]
-        out[L.O_BONUS_TOKENS][g, s] = cnt[s, L.CT_TOKENS]
-        out[L.O_SICKLES_USED][g, s] = cnt[s, L.CT_SICKLES]
-        out[L.O_RUNES_TAKEN][g, s] = cnt[s, L.CT_RUNES_TAKEN]
-        out[L.O_RUNES_FLIPPED][g, s] = cnt[s, L.CT_FLIPPED]
-        out[L.O_RUNES_PAID_FLIP][g, s] = cnt[s, L.CT_PAID_FLIP]
-        out[L.O_RUNES_RETURNED][g, s] = cnt[s, L.CT_RETURNED]
-        out[L.O_TRIGGERED_END][g, s] = cnt[s, L.CT_TRIGGERED]
-        out[L.O_TURNS][g, s] = cnt[s, L.CT_TURNS]
-        out[L.O_CARDS_DISCARDED][g, s] = cnt[s, L.CT_DISCARDED]
-        out[L.O_BEST_INGREDIENT_POINTS][g, s] = cnt[s, L.CT_BEST]
-        for x in range(t.rules[L.R_N_TYPES]):
-            out[L.O_PLAYED][g, s, x] = cnt[s, L.CT_COLUMN + x]
-            out[L.O_TOKEN][g, s, x] = cnt[s, L.CT_TOKEN + x]
-        for k in range(len(L.SCORE_KINDS)):
-            out[L.O_POINTS][g, s, k] = cnt[s, L.CT_KIND + k]
-        base = L.player_at(s, 0)
-        for i in range(1, pub[base + L.P_N_CARDS]):  # the cards played from hand
-            out[L.O_CARD][g, s, pub[base + L.P_CARDS + i]] = 1
-        keys[s] = ranking_key(t, s, cnt[s, L.CT_SCORE], cnt[s, L.CT_BEST])
-    rank_seats(keys, n_players, out[L.O_RANK][g], out[L.O_WIN_SHARE][g])
+        out[O_STARTING_CARD][g, s] = starts[s] - n_ing
+        out[O_SCORE][g, s] = cnt[s, CT_SCORE]
+        out[O_START_POINTS][g, s] = cnt[s, CT_START_POINTS]
+        out[O_CARDS_PLAYED][g, s] = cnt[s, CT_PLAYED]
+        out[O_DOUBLES][g, s] = cnt[s, CT_DOUBLES]
+        out[O_SALTS][g, s] = cnt[s, CT_SALTS]
+        out[O_BONUS_TOKENS][g, s] = cnt[s, CT_TOKENS]
+        out[O_SICKLES_USED][g, s] = cnt[s, CT_SICKLES]
+        out[O_RUNES_TAKEN][g, s] = cnt[s, CT_RUNES_TAKEN]
+        out[O_RUNES_FLIPPED][g, s] = cnt[s, CT_FLIPPED]
+        out[O_RUNES_PAID_FLIP][g, s] = cnt[s, CT_PAID_FLIP]
+        out[O_RUNES_RETURNED][g, s] = cnt[s, CT_RETURNED]
+        out[O_TRIGGERED_END][g, s] = cnt[s, CT_TRIGGERED]
+        out[O_TURNS][g, s] = cnt[s, CT_TURNS]
+        out[O_CARDS_DISCARDED][g, s] = cnt[s, CT_DISCARDED]
+        out[O_BEST_INGREDIENT_POINTS][g, s] = cnt[s, CT_BEST]
+        for x in range(t.rules[R_N_TYPES]):
+            out[O_PLAYED][g, s, x] = cnt[s, CT_COLUMN + x]
+            out[O_TOKEN][g, s, x] = cnt[s, CT_TOKEN + x]
+        for k in range(len(SCORE_KINDS)):
+            out[O_POINTS][g, s, k] = cnt[s, CT_KIND + k]
+        base = player_at(s, 0)
+        for i in range(1, pub[base + P_N_CARDS]):  # the cards played from hand
+            out[O_CARD][g, s, pub[base + P_CARDS + i]] = 1
+        keys[s] = ranking_key(t, s, cnt[s, CT_SCORE], cnt[s, CT_BEST])
+    rank_seats(keys, n_players, out[O_RANK][g], out[O_WIN_SHARE][g])
 
 
 

@@ -22,7 +22,21 @@ from simkit.kernels.jit import njit_without_refcounts
 from simkit.kernels.trace import record_event
 from simkit.rng import randint
 
-from . import layout as L
+from .layout import (ACTIONS_LEFT, CARD_AMOUNT, CARD_COST, CARD_DECK, CARD_ING, CARD_KIND,
+                     CARD_SCORE, COUNTER, CT_BEST, CT_COLUMN, CT_DISCARDED, CT_DOUBLES, CT_FLIPPED,
+                     CT_KIND, CT_PAID_FLIP, CT_PLAYED, CT_RETURNED, CT_RUNES_TAKEN, CT_SALTS,
+                     CT_SCORE, CT_SICKLES, CT_SIZE, CT_START_POINTS, CT_TOKEN, CT_TOKENS,
+                     CT_TRIGGERED, CT_TURNS, DECK_LEFT, DISCARDS, DISPLAY, DOUBLE, END_REASON,
+                     EV_DISCARD, EV_END, EV_FLIP, EV_PADLOCK, EV_PASS, EV_PAY, EV_PLAY,
+                     EV_RESHUFFLE, EV_REVEAL, EV_RUNES, EV_SCORE, EV_SETUP, EV_SICKLE, EV_TAKE,
+                     EV_TOKEN, EV_TRIGGER, FINAL, LEVEL, MAX_TYPES, MOON, MOON_FLIP, MOON_RETURN,
+                     N_PLAYERS, N_SLOTS, P_CARDS, P_COLUMN, P_COUNT, P_HAND, P_HAND_N, P_MOON,
+                     P_N_CARDS, P_OPEN, P_PLAYED, P_SCORE, P_SICKLES, P_SUN, P_TOKENS,
+                     PILE_DISCARDS, PILE_END, PILE_TOP, R_END_CARDS, R_FINAL_TURNS, R_MAX_ROUNDS,
+                     R_N_ING_CARDS, R_N_TYPES, R_PADLOCKED, R_SICKLES, R_SPACES, R_START_COUNTS,
+                     R_START_MOON, R_START_SUN, R_TOP, RESERVE, ROUND, SALT, SEAT, SLOTS_PER_ROW,
+                     STEP, STEP_ACTION, STEP_TOKEN, SUN, SUN_FLIP, SUN_RETURN, TOKENS, TOKENS_DUE,
+                     TRIGGERED, player_at)
 from .scoring import final_score, tableau_points
 
 
@@ -42,23 +56,23 @@ def reveal(pub, deck, discard, tops, slot, rng):
     An empty deck is first rebuilt from that type's discards, shuffled with `rng`; returns
     how many cards were shuffled into it (0: none), for the trace (`record_reveal`).
     """
-    d = slot // L.SLOTS_PER_ROW
+    d = slot // SLOTS_PER_ROW
     k = 0
-    if tops[L.PILE_TOP, d] == tops[L.PILE_END, d]:
-        k = tops[L.PILE_DISCARDS, d]
+    if tops[PILE_TOP, d] == tops[PILE_END, d]:
+        k = tops[PILE_DISCARDS, d]
         if k == 0:
-            pub[L.DISPLAY + slot] = -1
+            pub[DISPLAY + slot] = -1
             return 0
         for i in range(k):
             deck[d, i] = discard[d, i]
         shuffle_range(deck, d, k, rng)
-        tops[L.PILE_TOP, d] = 0
-        tops[L.PILE_END, d] = k
-        tops[L.PILE_DISCARDS, d] = 0
-        pub[L.DISCARDS + d] = 0
-    pub[L.DISPLAY + slot] = deck[d, tops[L.PILE_TOP, d]]
-    tops[L.PILE_TOP, d] += 1
-    pub[L.DECK_LEFT + d] = tops[L.PILE_END, d] - tops[L.PILE_TOP, d]
+        tops[PILE_TOP, d] = 0
+        tops[PILE_END, d] = k
+        tops[PILE_DISCARDS, d] = 0
+        pub[DISCARDS + d] = 0
+    pub[DISPLAY + slot] = deck[d, tops[PILE_TOP, d]]
+    tops[PILE_TOP, d] += 1
+    pub[DECK_LEFT + d] = tops[PILE_END, d] - tops[PILE_TOP, d]
     return k
 
 
@@ -67,20 +81,20 @@ def record_reveal(trace, tracing, pub, slot, shuffled):
     """Trace a reveal (and the deck rebuilt before it). Kept out of `reveal`, whose
     callers pass no trace: a hot function's every array argument costs a call."""
     if tracing:
-        d = slot // L.SLOTS_PER_ROW
+        d = slot // SLOTS_PER_ROW
         if shuffled > 0:
-            record_event(trace, True, pub[L.ROUND], L.EV_RESHUFFLE, -1, d, shuffled, 0)
-        record_event(trace, True, pub[L.ROUND], L.EV_REVEAL, -1, slot, pub[L.DISPLAY + slot],
-                     pub[L.DECK_LEFT + d])
+            record_event(trace, True, pub[ROUND], EV_RESHUFFLE, -1, d, shuffled, 0)
+        record_event(trace, True, pub[ROUND], EV_REVEAL, -1, slot, pub[DISPLAY + slot],
+                     pub[DECK_LEFT + d])
 
 
 @njit(cache=True, inline="always")
 def to_discard(cd, pub, discard, tops, c):
     """Card c goes onto its deck's discard pile."""
-    d = cd[c, L.CARD_DECK]
-    discard[d, tops[L.PILE_DISCARDS, d]] = c
-    tops[L.PILE_DISCARDS, d] += 1
-    pub[L.DISCARDS + d] += 1
+    d = cd[c, CARD_DECK]
+    discard[d, tops[PILE_DISCARDS, d]] = c
+    tops[PILE_DISCARDS, d] += 1
+    pub[DISCARDS + d] += 1
 
 
 @njit_without_refcounts
@@ -89,16 +103,16 @@ def add_to_tableau(cd, pub, p, c, col, gain):
 
     `gain` is the score gain from the option table (exact); -1 rescoring the tableau.
     """
-    base = L.player_at(p, 0)
-    i = pub[base + L.P_N_CARDS]
-    pub[base + L.P_CARDS + i] = c
-    pub[base + L.P_COLUMN + i] = col
-    pub[base + L.P_N_CARDS] = i + 1
-    pub[base + L.P_COUNT + col] += cd[c, L.CARD_AMOUNT]
+    base = player_at(p, 0)
+    i = pub[base + P_N_CARDS]
+    pub[base + P_CARDS + i] = c
+    pub[base + P_COLUMN + i] = col
+    pub[base + P_N_CARDS] = i + 1
+    pub[base + P_COUNT + col] += cd[c, CARD_AMOUNT]
     if gain < 0:
-        pub[base + L.P_SCORE] = tableau_points(cd, pub, p, -1, 0)
+        pub[base + P_SCORE] = tableau_points(cd, pub, p, -1, 0)
     else:
-        pub[base + L.P_SCORE] += gain
+        pub[base + P_SCORE] += gain
 
 
 # ---------------------------------------------------------------- setup
@@ -109,12 +123,12 @@ def setup(t, n_players, pub, hid, cnt, deck, discard, tops, starts, ver, memo, r
     is seat s's), player boards; seat 0's first turn begins. `rng` is the deal stream."""
     cd = t.card
     n_cards = cd.shape[0]
-    n_ing = t.rules[L.R_N_ING_CARDS]
+    n_ing = t.rules[R_N_ING_CARDS]
     pub[:] = 0
     hid[:] = 0
-    hid[L.END_REASON] = -1  # the last round was played (-2: max_rounds cut the game)
+    hid[END_REASON] = -1  # the last round was played (-2: max_rounds cut the game)
     for s in range(n_players):
-        for i in range(L.CT_SIZE):
+        for i in range(CT_SIZE):
             cnt[s, i] = 0
     ver[:, 0] = 0
     ver[:, 1] = -1
@@ -123,21 +137,21 @@ def setup(t, n_players, pub, hid, cnt, deck, discard, tops, starts, ver, memo, r
     # Setup 1-2: Day and Night decks shuffled separately; 4 face up from each.
     tops[:, :] = 0
     for c in range(n_ing):
-        d = cd[c, L.CARD_DECK]
-        deck[d, tops[L.PILE_END, d]] = c
-        tops[L.PILE_END, d] += 1
+        d = cd[c, CARD_DECK]
+        deck[d, tops[PILE_END, d]] = c
+        tops[PILE_END, d] += 1
     for d in range(2):
-        shuffle_range(deck, d, tops[L.PILE_END, d], rng)
-        pub[L.DECK_LEFT + d] = tops[L.PILE_END, d]
-    pub[L.N_PLAYERS] = n_players
-    for slot in range(L.N_SLOTS):
+        shuffle_range(deck, d, tops[PILE_END, d], rng)
+        pub[DECK_LEFT + d] = tops[PILE_END, d]
+    pub[N_PLAYERS] = n_players
+    for slot in range(N_SLOTS):
         k = reveal(pub, deck, discard, tops, slot, rng)
         record_reveal(trace, tracing, pub, slot, k)
     # Setup 4-5: the rune reserve; the Bonus Ingredient tokens.
-    pub[L.RESERVE + L.SUN] = t.reserve[n_players, 0]
-    pub[L.RESERVE + L.MOON] = t.reserve[n_players, 1]
-    for x in range(L.MAX_TYPES):
-        pub[L.TOKENS + x] = t.tokens[x] if x < t.rules[L.R_N_TYPES] else -1
+    pub[RESERVE + SUN] = t.reserve[n_players, 0]
+    pub[RESERVE + MOON] = t.reserve[n_players, 1]
+    for x in range(MAX_TYPES):
+        pub[TOKENS + x] = t.tokens[x] if x < t.rules[R_N_TYPES] else -1
     # Setup 6: one starting card each, face up. Seat 0 holds the Ancestor (7).
     n_start = n_cards - n_ing
     for i in range(n_start):
@@ -146,41 +160,41 @@ def setup(t, n_players, pub, hid, cnt, deck, discard, tops, starts, ver, memo, r
         j = randint(rng, i + 1)
         starts[i], starts[j] = starts[j], starts[i]
     for s in range(n_players):
-        base = L.player_at(s, 0)
+        base = player_at(s, 0)
         # Player setup: counter on 1, 2 Sun + 2 Moon, 2 padlocks, 2 sickles.
-        pub[base + L.P_SUN] = t.rules[L.R_START_SUN]
-        pub[base + L.P_MOON] = t.rules[L.R_START_MOON]
-        pub[base + L.P_OPEN] = t.rules[L.R_SPACES] - t.rules[L.R_PADLOCKED]
-        pub[base + L.P_SICKLES] = t.rules[L.R_SICKLES]
+        pub[base + P_SUN] = t.rules[R_START_SUN]
+        pub[base + P_MOON] = t.rules[R_START_MOON]
+        pub[base + P_OPEN] = t.rules[R_SPACES] - t.rules[R_PADLOCKED]
+        pub[base + P_SICKLES] = t.rules[R_SICKLES]
         c = starts[s]
-        add_to_tableau(cd, pub, s, c, cd[c, L.CARD_ING], -1)
-        pub[base + L.P_PLAYED] = 1 if t.rules[L.R_START_COUNTS] else 0
-        hid[L.COUNTER + s] = min(pub[base + L.P_PLAYED], t.rules[L.R_TOP])
+        add_to_tableau(cd, pub, s, c, cd[c, CARD_ING], -1)
+        pub[base + P_PLAYED] = 1 if t.rules[R_START_COUNTS] else 0
+        hid[COUNTER + s] = min(pub[base + P_PLAYED], t.rules[R_TOP])
         if tracing:
-            record_event(trace, tracing, 0, L.EV_SETUP, s, c, 0, 0)
+            record_event(trace, tracing, 0, EV_SETUP, s, c, 0, 0)
     begin_turn(pub, cnt, 0)
 
 
 @njit(cache=True, inline="always")
 def begin_turn(pub, cnt, s):
     """Seat s's turn: two actions, in any order; the Sickle is free at any point."""
-    pub[L.SEAT] = s
-    cnt[s, L.CT_TURNS] += 1
-    pub[L.STEP] = L.STEP_ACTION
-    pub[L.ACTIONS_LEFT] = 2
+    pub[SEAT] = s
+    cnt[s, CT_TURNS] += 1
+    pub[STEP] = STEP_ACTION
+    pub[ACTIONS_LEFT] = 2
 
 
 # ---------------------------------------------------------------- the actions
 @njit(cache=True, inline="always")
 def take_card(pub, s, slot, deck, discard, tops, rng, trace, tracing):
     """Take a Card: the card in display `slot` into seat s's hand; the slot is refilled."""
-    base = L.player_at(s, 0)
-    c = pub[L.DISPLAY + slot]
-    h = pub[base + L.P_HAND_N]
-    pub[base + L.P_HAND + h] = c
-    pub[base + L.P_HAND_N] = h + 1
+    base = player_at(s, 0)
+    c = pub[DISPLAY + slot]
+    h = pub[base + P_HAND_N]
+    pub[base + P_HAND + h] = c
+    pub[base + P_HAND_N] = h + 1
     if tracing:
-        record_event(trace, tracing, pub[L.ROUND], L.EV_TAKE, s, slot, c, 0)
+        record_event(trace, tracing, pub[ROUND], EV_TAKE, s, slot, c, 0)
     k = reveal(pub, deck, discard, tops, slot, rng)
     record_reveal(trace, tracing, pub, slot, k)
 
@@ -188,11 +202,11 @@ def take_card(pub, s, slot, deck, discard, tops, rng, trace, tracing):
 @njit(cache=True, inline="always")
 def from_hand(pub, base, h):
     """Remove hand position h of the seat whose block starts at `base`; returns the card."""
-    c = pub[base + L.P_HAND + h]
-    for i in range(h, pub[base + L.P_HAND_N] - 1):
-        pub[base + L.P_HAND + i] = pub[base + L.P_HAND + i + 1]
-    pub[base + L.P_HAND_N] -= 1
-    pub[base + L.P_HAND + pub[base + L.P_HAND_N]] = 0
+    c = pub[base + P_HAND + h]
+    for i in range(h, pub[base + P_HAND_N] - 1):
+        pub[base + P_HAND + i] = pub[base + P_HAND + i + 1]
+    pub[base + P_HAND_N] -= 1
+    pub[base + P_HAND + pub[base + P_HAND_N]] = 0
     return c
 
 
@@ -201,141 +215,141 @@ def play_card(t, pub, cnt, s, h, col, gain, ver, trace, tracing):
     """Play a Card: hand card h into column col (score gain `gain`), paying its cost (the
     runes of each cost icon flip or return to the reserve); may trigger the end."""
     cd = t.card
-    base = L.player_at(s, 0)
+    base = player_at(s, 0)
     c = from_hand(pub, base, h)
-    sf, mf = cd[c, L.CARD_COST + L.SUN_FLIP], cd[c, L.CARD_COST + L.MOON_FLIP]
-    sr, mr = cd[c, L.CARD_COST + L.SUN_RETURN], cd[c, L.CARD_COST + L.MOON_RETURN]
-    pub[base + L.P_SUN] += mf - sf - sr
-    pub[base + L.P_MOON] += sf - mf - mr
-    pub[L.RESERVE + L.SUN] += sr
-    pub[L.RESERVE + L.MOON] += mr
-    cnt[s, L.CT_PAID_FLIP] += sf + mf
-    cnt[s, L.CT_RETURNED] += sr + mr
+    sf, mf = cd[c, CARD_COST + SUN_FLIP], cd[c, CARD_COST + MOON_FLIP]
+    sr, mr = cd[c, CARD_COST + SUN_RETURN], cd[c, CARD_COST + MOON_RETURN]
+    pub[base + P_SUN] += mf - sf - sr
+    pub[base + P_MOON] += sf - mf - mr
+    pub[RESERVE + SUN] += sr
+    pub[RESERVE + MOON] += mr
+    cnt[s, CT_PAID_FLIP] += sf + mf
+    cnt[s, CT_RETURNED] += sr + mr
     if tracing:
-        record_event(trace, tracing, pub[L.ROUND], L.EV_PAY, s, sf + mf, sr + mr, 0)
+        record_event(trace, tracing, pub[ROUND], EV_PAY, s, sf + mf, sr + mr, 0)
     add_to_tableau(cd, pub, s, c, col, gain)
     ver[s, 0] += 1
-    pub[base + L.P_PLAYED] += 1
-    cnt[s, L.CT_PLAYED] += 1
-    cnt[s, L.CT_COLUMN + col] += 1
-    if cd[c, L.CARD_KIND] == L.DOUBLE:
-        cnt[s, L.CT_DOUBLES] += 1
-    elif cd[c, L.CARD_KIND] == L.SALT:
-        cnt[s, L.CT_SALTS] += 1
+    pub[base + P_PLAYED] += 1
+    cnt[s, CT_PLAYED] += 1
+    cnt[s, CT_COLUMN + col] += 1
+    if cd[c, CARD_KIND] == DOUBLE:
+        cnt[s, CT_DOUBLES] += 1
+    elif cd[c, CARD_KIND] == SALT:
+        cnt[s, CT_SALTS] += 1
     if tracing:
-        record_event(trace, tracing, pub[L.ROUND], L.EV_PLAY, s, c, col, pub[base + L.P_PLAYED])
-    if pub[L.TRIGGERED] == 0 and pub[base + L.P_PLAYED] >= t.rules[L.R_END_CARDS]:
-        pub[L.TRIGGERED] = 1
-        cnt[s, L.CT_TRIGGERED] = 1
+        record_event(trace, tracing, pub[ROUND], EV_PLAY, s, c, col, pub[base + P_PLAYED])
+    if pub[TRIGGERED] == 0 and pub[base + P_PLAYED] >= t.rules[R_END_CARDS]:
+        pub[TRIGGERED] = 1
+        cnt[s, CT_TRIGGERED] = 1
         if tracing:
-            record_event(trace, tracing, pub[L.ROUND], L.EV_TRIGGER, s, pub[base + L.P_PLAYED], 0,
+            record_event(trace, tracing, pub[ROUND], EV_TRIGGER, s, pub[base + P_PLAYED], 0,
                          0)
 
 
 @njit(cache=True, inline="always")
 def take_runes(pub, cnt, s, side, k, trace, tracing):
     """Take Runes: k runes of `side` from the reserve onto seat s's empty spaces."""
-    pub[L.RESERVE + side] -= k
-    pub[L.player_at(s, L.P_SUN) + side] += k
-    cnt[s, L.CT_RUNES_TAKEN] += k
+    pub[RESERVE + side] -= k
+    pub[player_at(s, P_SUN) + side] += k
+    cnt[s, CT_RUNES_TAKEN] += k
     if tracing:
-        record_event(trace, tracing, pub[L.ROUND], L.EV_RUNES, s, side, k, 0)
+        record_event(trace, tracing, pub[ROUND], EV_RUNES, s, side, k, 0)
 
 
 @njit(cache=True, inline="always")
 def flip_runes(pub, cnt, s, side, k, trace, tracing):
     """Flip Runes: k of seat s's runes turn to show `side`."""
-    base = L.player_at(s, 0)
-    pub[base + L.P_SUN + side] += k
-    pub[base + L.P_SUN + 1 - side] -= k
-    cnt[s, L.CT_FLIPPED] += k
+    base = player_at(s, 0)
+    pub[base + P_SUN + side] += k
+    pub[base + P_SUN + 1 - side] -= k
+    cnt[s, CT_FLIPPED] += k
     if tracing:
-        record_event(trace, tracing, pub[L.ROUND], L.EV_FLIP, s, side, k, 0)
+        record_event(trace, tracing, pub[ROUND], EV_FLIP, s, side, k, 0)
 
 
 @njit(cache=True, inline="always")
 def pass_action(pub, s, trace, tracing):
     """No action is possible: the player passes."""
     if tracing:
-        record_event(trace, tracing, pub[L.ROUND], L.EV_PASS, s, 0, 0, 0)
+        record_event(trace, tracing, pub[ROUND], EV_PASS, s, 0, 0, 0)
 
 
 @njit_without_refcounts
 def use_sickle(cd, pub, cnt, s, d, deck, discard, tops, rng, trace, tracing):
     """The Sickle: discard the 4 cards of row d (0 Day, 1 Night) and reveal 4 new ones."""
-    pub[L.player_at(s, L.P_SICKLES)] -= 1
-    cnt[s, L.CT_SICKLES] += 1
+    pub[player_at(s, P_SICKLES)] -= 1
+    cnt[s, CT_SICKLES] += 1
     if tracing:
-        record_event(trace, tracing, pub[L.ROUND], L.EV_SICKLE, s, d, 0, 0)
-    for i in range(L.SLOTS_PER_ROW):
-        slot = d * L.SLOTS_PER_ROW + i
-        c = pub[L.DISPLAY + slot]
+        record_event(trace, tracing, pub[ROUND], EV_SICKLE, s, d, 0, 0)
+    for i in range(SLOTS_PER_ROW):
+        slot = d * SLOTS_PER_ROW + i
+        c = pub[DISPLAY + slot]
         if c >= 0:
             to_discard(cd, pub, discard, tops, c)
-            pub[L.DISPLAY + slot] = -1
-    for i in range(L.SLOTS_PER_ROW):
-        k = reveal(pub, deck, discard, tops, d * L.SLOTS_PER_ROW + i, rng)
-        record_reveal(trace, tracing, pub, d * L.SLOTS_PER_ROW + i, k)
+            pub[DISPLAY + slot] = -1
+    for i in range(SLOTS_PER_ROW):
+        k = reveal(pub, deck, discard, tops, d * SLOTS_PER_ROW + i, rng)
+        record_reveal(trace, tracing, pub, d * SLOTS_PER_ROW + i, k)
 
 
 # ---------------------------------------------------------------- end of turn
 @njit(cache=True, inline="always")
 def discard_card(cd, pub, cnt, s, h, discard, tops, trace, tracing):
     """Over the hand limit: seat s discards hand card h."""
-    c = from_hand(pub, L.player_at(s, 0), h)
+    c = from_hand(pub, player_at(s, 0), h)
     to_discard(cd, pub, discard, tops, c)
-    cnt[s, L.CT_DISCARDED] += 1
+    cnt[s, CT_DISCARDED] += 1
     if tracing:
-        record_event(trace, tracing, pub[L.ROUND], L.EV_DISCARD, s, c, 0, 0)
+        record_event(trace, tracing, pub[ROUND], EV_DISCARD, s, c, 0, 0)
 
 
 @njit(cache=True, inline="always")
 def begin_counter(pub, hid, s):
     """The counter follows the cards played: its spaces are reached one level at a time."""
-    pub[L.STEP] = L.STEP_TOKEN
-    hid[L.LEVEL] = hid[L.COUNTER + s]
-    hid[L.TOKENS_DUE] = 0
+    pub[STEP] = STEP_TOKEN
+    hid[LEVEL] = hid[COUNTER + s]
+    hid[TOKENS_DUE] = 0
 
 
 @njit(cache=True, inline="always")
 def reach_level(t, pub, hid, s, trace, tracing):
     """The counter of seat s reaches the next track level: its padlocks open, and its bonus
     tokens become due (taken one decision at a time)."""
-    lv = hid[L.LEVEL] + 1
-    hid[L.LEVEL] = lv
-    base = L.player_at(s, 0)
+    lv = hid[LEVEL] + 1
+    hid[LEVEL] = lv
+    base = player_at(s, 0)
     for _ in range(t.track[lv, 0]):
-        if pub[base + L.P_OPEN] < t.rules[L.R_SPACES]:
-            pub[base + L.P_OPEN] += 1
+        if pub[base + P_OPEN] < t.rules[R_SPACES]:
+            pub[base + P_OPEN] += 1
             if tracing:
-                record_event(trace, tracing, pub[L.ROUND], L.EV_PADLOCK, s,
-                             pub[base + L.P_OPEN], lv, 0)
-    hid[L.TOKENS_DUE] = t.track[lv, 1]
+                record_event(trace, tracing, pub[ROUND], EV_PADLOCK, s, pub[base + P_OPEN], lv,
+                             0)
+    hid[TOKENS_DUE] = t.track[lv, 1]
 
 
 @njit(cache=True, inline="always")
 def take_token(pub, hid, cnt, s, x, gain, ver, trace, tracing):
     """A bonus space: seat s takes the Bonus Ingredient token of type x (score gain `gain`)."""
-    base = L.player_at(s, 0)
-    pub[L.TOKENS + x] -= 1
-    pub[base + L.P_TOKENS + x] += 1
-    pub[base + L.P_COUNT + x] += 1
-    pub[base + L.P_SCORE] += gain  # the exact gain
+    base = player_at(s, 0)
+    pub[TOKENS + x] -= 1
+    pub[base + P_TOKENS + x] += 1
+    pub[base + P_COUNT + x] += 1
+    pub[base + P_SCORE] += gain  # the exact gain
     ver[s, 0] += 1
-    cnt[s, L.CT_TOKEN + x] += 1
-    cnt[s, L.CT_TOKENS] += 1
-    hid[L.TOKENS_DUE] -= 1
+    cnt[s, CT_TOKEN + x] += 1
+    cnt[s, CT_TOKENS] += 1
+    hid[TOKENS_DUE] -= 1
     if tracing:
-        record_event(trace, tracing, pub[L.ROUND], L.EV_TOKEN, s, x, hid[L.LEVEL], 0)
+        record_event(trace, tracing, pub[ROUND], EV_TOKEN, s, x, hid[LEVEL], 0)
 
 
 @njit(cache=True, inline="always")
 def end_turn(t, pub, hid, s):
     """Seat s's turn is over."""
-    level = min(pub[L.player_at(s, L.P_PLAYED)], t.rules[L.R_TOP])
-    hid[L.COUNTER + s] = max(hid[L.COUNTER + s], level)
-    pub[L.STEP] = L.STEP_ACTION
-    pub[L.ACTIONS_LEFT] = 0
+    level = min(pub[player_at(s, P_PLAYED)], t.rules[R_TOP])
+    hid[COUNTER + s] = max(hid[COUNTER + s], level)
+    pub[STEP] = STEP_ACTION
+    pub[ACTIONS_LEFT] = 0
 
 
 # ---------------------------------------------------------------- end of round
@@ -344,21 +358,21 @@ def end_of_round(t, pub, hid, trace, tracing):
     """The last turn of a round is the player right of the Ancestor (seat n-1). Once a
     card has triggered the end, one more round is played (options.final_turns) and the
     game ends. Returns whether it has; if not, the next round begins."""
-    rnd = pub[L.ROUND]
+    rnd = pub[ROUND]
     over = False
-    if pub[L.FINAL] == 1 or pub[L.TRIGGERED] == 1 and not t.rules[L.R_FINAL_TURNS]:
+    if pub[FINAL] == 1 or pub[TRIGGERED] == 1 and not t.rules[R_FINAL_TURNS]:
         over = True
     else:
-        if pub[L.TRIGGERED] == 1:
-            pub[L.FINAL] = 1
-        if rnd + 1 >= t.rules[L.R_MAX_ROUNDS]:
-            hid[L.END_REASON] = -2
+        if pub[TRIGGERED] == 1:
+            pub[FINAL] = 1
+        if rnd + 1 >= t.rules[R_MAX_ROUNDS]:
+            hid[END_REASON] = -2
             over = True
     if over:
         if tracing:
-            record_event(trace, tracing, rnd, L.EV_END, hid[L.END_REASON], rnd, 0, 0)
+            record_event(trace, tracing, rnd, EV_END, hid[END_REASON], rnd, 0, 0)
         return True
-    pub[L.ROUND] = rnd + 1
+    pub[ROUND] = rnd + 1
     return False
 
 
@@ -369,19 +383,19 @@ def final_scoring(t, n_players, pub, cnt, cols, trace, tracing):
     points in one ingredient. Totals (with the seat compensation: scoring.final_score)
     into the counters."""
     cd = t.card
-    n_ing = t.rules[L.R_N_ING_CARDS]
+    n_ing = t.rules[R_N_ING_CARDS]
     for s in range(n_players):
-        base = L.player_at(s, 0)
+        base = player_at(s, 0)
         total, best = final_score(t, pub, s, cols)
-        for i in range(pub[base + L.P_N_CARDS]):
-            c = pub[base + L.P_CARDS + i]
-            pts = cols[L.MAX_TYPES + i]
-            cnt[s, L.CT_KIND + cd[c, L.CARD_SCORE]] += pts
+        for i in range(pub[base + P_N_CARDS]):
+            c = pub[base + P_CARDS + i]
+            pts = cols[MAX_TYPES + i]
+            cnt[s, CT_KIND + cd[c, CARD_SCORE]] += pts
             if c >= n_ing:
-                cnt[s, L.CT_START_POINTS] = pts
+                cnt[s, CT_START_POINTS] = pts
             if tracing:
-                record_event(trace, tracing, pub[L.ROUND], L.EV_SCORE, s, c,
-                             pub[base + L.P_COLUMN + i], pts)
-        cnt[s, L.CT_SCORE] = total
-        cnt[s, L.CT_BEST] = best
+                record_event(trace, tracing, pub[ROUND], EV_SCORE, s, c,
+                             pub[base + P_COLUMN + i], pts)
+        cnt[s, CT_SCORE] = total
+        cnt[s, CT_BEST] = best
 

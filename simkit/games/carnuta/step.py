@@ -6,8 +6,15 @@ from __future__ import annotations
 
 from numba import njit
 
-from . import layout as L
-from . import options, rules
+from .layout import (ACTIONS_LEFT, KIND, LEVEL, OPT_FLIP, OPT_PLAY, OPT_RUNES, OPT_SICKLE, OPT_TAKE,
+                     P_HAND_N, P_PLAYED, POINTS, R_FLIP_SOME, R_HAND_LIMIT, R_SICKLE_AFTER,
+                     R_TAKE_CHOOSE, R_TOP, SEAT, STEP, STEP_ACTION, STEP_DISCARD, STEP_END,
+                     TOKENS_DUE, A, B, C, player_at)
+from .options import (action_options, banned_card, banned_token, discard_options, end_options,
+                      token_options)
+from .rules import (begin_counter, begin_turn, discard_card, end_of_round, end_turn, final_scoring,
+                    flip_runes, pass_action, play_card, reach_level, take_card, take_runes,
+                    take_token, use_sickle)
 
 
 @njit(cache=True, inline="always")
@@ -17,68 +24,68 @@ def next_decision(t, n_players, pub, hid, cnt, deck, discard, tops, rng, opts, c
     their count is returned (0: the game is over, and scored)."""
     cd = t.card
     while True:
-        s = pub[L.SEAT]
-        step = pub[L.STEP]
-        if step == L.STEP_ACTION:
-            if pub[L.ACTIONS_LEFT] > 0:
-                return options.action_options(cd, t.rules[L.R_TAKE_CHOOSE],
-                                              t.rules[L.R_FLIP_SOME], pub, s, opts, caches[s],
-                                              hass[s], ver, memo, options.banned_card(t, s))
-            pub[L.STEP] = L.STEP_END
-        elif step == L.STEP_END:
-            if t.rules[L.R_SICKLE_AFTER]:
-                n = options.end_options(pub, s, opts)
+        s = pub[SEAT]
+        step = pub[STEP]
+        if step == STEP_ACTION:
+            if pub[ACTIONS_LEFT] > 0:
+                return action_options(cd, t.rules[R_TAKE_CHOOSE], t.rules[R_FLIP_SOME], pub,
+                                      s, opts, caches[s], hass[s], ver, memo,
+                                      banned_card(t, s))
+            pub[STEP] = STEP_END
+        elif step == STEP_END:
+            if t.rules[R_SICKLE_AFTER]:
+                n = end_options(pub, s, opts)
                 if n > 0:
                     return n
-            pub[L.STEP] = L.STEP_DISCARD
-        elif step == L.STEP_DISCARD:
-            if pub[L.player_at(s, L.P_HAND_N)] > t.rules[L.R_HAND_LIMIT]:
-                return options.discard_options(cd, pub, s, opts, caches[s], hass[s], ver, memo)
-            rules.begin_counter(pub, hid, s)
+            pub[STEP] = STEP_DISCARD
+        elif step == STEP_DISCARD:
+            if pub[player_at(s, P_HAND_N)] > t.rules[R_HAND_LIMIT]:
+                return discard_options(cd, pub, s, opts, caches[s], hass[s], ver, memo)
+            begin_counter(pub, hid, s)
         else:  # STEP_TOKEN: the counter climbs level by level; tokens one at a time
-            if hid[L.TOKENS_DUE] > 0:
-                n = options.token_options(cd, pub, s, opts, caches[s], hass[s], ver,
-                                          options.banned_token(t, s))
+            if hid[TOKENS_DUE] > 0:
+                n = token_options(cd, pub, s, opts, caches[s], hass[s], ver,
+                                  banned_token(t, s))
                 if n > 0:
                     return n
-                hid[L.TOKENS_DUE] = 0  # none left in the centre
-            if hid[L.LEVEL] < min(pub[L.player_at(s, L.P_PLAYED)], t.rules[L.R_TOP]):
-                rules.reach_level(t, pub, hid, s, trace, tracing)
+                hid[TOKENS_DUE] = 0  # none left in the centre
+            if hid[LEVEL] < min(pub[player_at(s, P_PLAYED)], t.rules[R_TOP]):
+                reach_level(t, pub, hid, s, trace, tracing)
                 continue
-            rules.end_turn(t, pub, hid, s)
+            end_turn(t, pub, hid, s)
             if s + 1 < n_players:
-                rules.begin_turn(pub, cnt, s + 1)
-            elif rules.end_of_round(t, pub, hid, trace, tracing):
-                rules.final_scoring(t, n_players, pub, cnt, cols, trace, tracing)
+                begin_turn(pub, cnt, s + 1)
+            elif end_of_round(t, pub, hid, trace, tracing):
+                final_scoring(t, n_players, pub, cnt, cols, trace, tracing)
                 return 0
             else:
-                rules.begin_turn(pub, cnt, 0)
+                begin_turn(pub, cnt, 0)
 
 
 @njit(cache=True, inline="always")
 def apply_option(t, pub, hid, cnt, deck, discard, tops, rng, opts, c, ver, trace, tracing):
     """Apply option row `c` of the pending decision."""
-    s = pub[L.SEAT]
-    step = pub[L.STEP]
-    kind = opts[c, L.KIND]
-    a = opts[c, L.A]
-    if kind == L.OPT_SICKLE:  # free, in the action step or after it
-        rules.use_sickle(t.card, pub, cnt, s, a, deck, discard, tops, rng, trace, tracing)
-    elif step == L.STEP_ACTION:
-        pub[L.ACTIONS_LEFT] -= 1
-        if kind == L.OPT_TAKE:
-            rules.take_card(pub, s, a, deck, discard, tops, rng, trace, tracing)
-        elif kind == L.OPT_PLAY:
-            rules.play_card(t, pub, cnt, s, a, opts[c, L.C], opts[c, L.POINTS], ver, trace, tracing)
-        elif kind == L.OPT_RUNES:
-            rules.take_runes(pub, cnt, s, a, opts[c, L.B], trace, tracing)
-        elif kind == L.OPT_FLIP:
-            rules.flip_runes(pub, cnt, s, a, opts[c, L.C], trace, tracing)
+    s = pub[SEAT]
+    step = pub[STEP]
+    kind = opts[c, KIND]
+    a = opts[c, A]
+    if kind == OPT_SICKLE:  # free, in the action step or after it
+        use_sickle(t.card, pub, cnt, s, a, deck, discard, tops, rng, trace, tracing)
+    elif step == STEP_ACTION:
+        pub[ACTIONS_LEFT] -= 1
+        if kind == OPT_TAKE:
+            take_card(pub, s, a, deck, discard, tops, rng, trace, tracing)
+        elif kind == OPT_PLAY:
+            play_card(t, pub, cnt, s, a, opts[c, C], opts[c, POINTS], ver, trace, tracing)
+        elif kind == OPT_RUNES:
+            take_runes(pub, cnt, s, a, opts[c, B], trace, tracing)
+        elif kind == OPT_FLIP:
+            flip_runes(pub, cnt, s, a, opts[c, C], trace, tracing)
         else:
-            rules.pass_action(pub, s, trace, tracing)
-    elif step == L.STEP_END:  # OPT_END
-        pub[L.STEP] = L.STEP_DISCARD
-    elif step == L.STEP_DISCARD:
-        rules.discard_card(t.card, pub, cnt, s, a, discard, tops, trace, tracing)
+            pass_action(pub, s, trace, tracing)
+    elif step == STEP_END:  # OPT_END
+        pub[STEP] = STEP_DISCARD
+    elif step == STEP_DISCARD:
+        discard_card(t.card, pub, cnt, s, a, discard, tops, trace, tracing)
     else:
-        rules.take_token(pub, hid, cnt, s, a, opts[c, L.POINTS], ver, trace, tracing)
+        take_token(pub, hid, cnt, s, a, opts[c, POINTS], ver, trace, tracing)

@@ -29,11 +29,24 @@ from simkit.players import players_file, players_of
 from simkit.rng import next_u64, stream_state
 
 from . import config as _config
-from . import layout as L
+from . import layout as _layout
 from . import options as _options
 from . import rules as _rules
 from . import scoring as _scoring
 from . import step as _step
+from .layout import (CT_CARD_OFFERS, CT_COMPLETED, CT_DRAWN, CT_FIRST, CT_GAINED, CT_NEUTRAL,
+                     CT_NEW_START, CT_PAID, CT_PASSED, CT_RUNE, CT_SIZE, CT_SRC, CT_TILES, CT_TREE,
+                     CT_TURNS, GREEDY, GREEDY_TIES, HID_SIZE, KIND, MAX_COLOURS, MAX_OPTIONS,
+                     MAX_PLAYERS, N_COLS, NEW_END, NEW_TOP, O_CARD, O_CARD_OFFERINGS,
+                     O_CARDS_COMPLETED, O_MARKERS_PASSED, O_NEUTRAL_PLACED, O_NEW_STARTS_KEPT,
+                     O_POINTS, O_RANK, O_ROUNDS, O_RUNE, O_RUNES_DRAWN, O_SCORE, O_SEASONS_FIRST,
+                     O_STRATEGY, O_TILES_PLACED, O_TOKENS, O_TOKENS_GAINED, O_TOKENS_PAID, O_TREE,
+                     O_TURNS, O_WIN_SHARE, OUTPUTS, PH_OVER, PHASE, PILE_DISCARDS, PILE_END,
+                     PILE_TOP, PLANNER, PUB_SIZE, R_N_COLOURS, R_N_TREE, R_SEASONS, ROLLOUT,
+                     ROLLOUT_TIES, ROLLOUT_WEIGHTS, RUNE_END, RUNE_KINDS, RUNE_TOP, SEARCH, SEASON,
+                     SEAT, STEP, STEP_OFFER, STOP_SEASON, A, B, C, Decision, Redeal, RolloutWork,
+                     Scratch)
+from .layout import SOURCES as SCORE_SOURCES
 from .config import Tables
 from .rules import setup
 from .scoring import final_score, greedy_score, held, ranking_key
@@ -44,19 +57,19 @@ from .step import apply_option, next_decision
 choose, PLANNER_DEFAULTS = players_of("inori", "choose", "PLANNER_DEFAULTS")
 
 drop_stale_cache(__file__, players_file("inori"),
-                 simkit.rng.__file__, L.__file__, _config.__file__, _options.__file__,
+                 simkit.rng.__file__, _layout.__file__, _config.__file__, _options.__file__,
                  _rules.__file__, _scoring.__file__, _step.__file__, *SOURCES)
 
-N_SOURCES = len(L.SOURCES)
-LOOKAHEAD = (L.ROLLOUT, L.SEARCH)  # the strategies whose seats need the playouts compiled
-SEARCHING = (L.SEARCH,)  # ... and of them, those that need the search (base.py)
-N_RUNE_KINDS = len(L.RUNE_KINDS)
+N_SOURCES = len(SCORE_SOURCES)
+LOOKAHEAD = (ROLLOUT, SEARCH)  # the strategies whose seats need the playouts compiled
+SEARCHING = (SEARCH,)  # ... and of them, those that need the search (base.py)
+N_RUNE_KINDS = len(RUNE_KINDS)
 
 
 def new_outputs(n_games: int, n_players: int, n_colours: int, n_tree: int,
                 n_cards: int) -> tuple:
     """Allocate the per-game result arrays (layout.OUTPUTS), in narrow dtypes."""
-    return allocate(L.OUTPUTS, n_games, n_players,
+    return allocate(OUTPUTS, n_games, n_players,
                     {"colours": n_colours, "sources": N_SOURCES, "trees": n_tree,
                      "rune_kinds": N_RUNE_KINDS, "cards": n_cards})
 
@@ -67,22 +80,22 @@ def new_scratch(t):
     """Per-thread work arrays, reused across games (every game resets what it uses)."""
     n_cards = t.card.shape[0]
     n_col = t.colour.shape[0]
-    return L.Scratch(  # its fields: layout.Scratch
-        pub=np.zeros(L.PUB_SIZE, np.int32),
-        opts=np.zeros((L.MAX_OPTIONS, L.N_COLS), np.int32),
+    return Scratch(  # its fields: layout.Scratch
+        pub=np.zeros(PUB_SIZE, np.int32),
+        opts=np.zeros((MAX_OPTIONS, N_COLS), np.int32),
         decks=np.zeros((n_col, n_cards), np.int64),
         discards=np.zeros((n_col, n_cards), np.int64),
         tops=np.zeros((3, n_col), np.int64),
         new_starts=np.zeros(n_cards, np.int64),
         stack=np.zeros(max(t.rune.shape[0], 1), np.int64),
         rtops=np.zeros(4, np.int64),
-        rngs=np.zeros((L.MAX_PLAYERS + 1, 1), np.uint64),
-        tied=np.zeros(L.MAX_PLAYERS, np.int64),
+        rngs=np.zeros((MAX_PLAYERS + 1, 1), np.uint64),
+        tied=np.zeros(MAX_PLAYERS, np.int64),
         starts=np.zeros(n_cards, np.int64),
-        hid=np.zeros(L.HID_SIZE, np.int64),
-        cnt=np.zeros((L.MAX_PLAYERS, L.CT_SIZE), np.int64),
-        done=np.zeros((L.MAX_PLAYERS, n_cards), np.int64),
-        hv=np.zeros(L.MAX_COLOURS, np.int64),
+        hid=np.zeros(HID_SIZE, np.int64),
+        cnt=np.zeros((MAX_PLAYERS, CT_SIZE), np.int64),
+        done=np.zeros((MAX_PLAYERS, n_cards), np.int64),
+        hv=np.zeros(MAX_COLOURS, np.int64),
     )
 
 
@@ -92,9 +105,9 @@ def unowned_views(t, s, out, tr):
     scratch, the outputs and the trace; the caller keeps the originals alive."""
     u = unowned
     tv = Tables(u(t.card), u(t.tree), u(t.rune), u(t.rules), u(t.setup), u(t.colour))
-    sv = L.Scratch(u(s.pub), u(s.opts), u(s.decks), u(s.discards), u(s.tops),
-                   u(s.new_starts), u(s.stack), u(s.rtops), u(s.rngs), u(s.tied),
-                   u(s.starts), u(s.hid), u(s.cnt), u(s.done), u(s.hv))
+    sv = Scratch(u(s.pub), u(s.opts), u(s.decks), u(s.discards), u(s.tops),
+                 u(s.new_starts), u(s.stack), u(s.rtops), u(s.rngs), u(s.tied),
+                 u(s.starts), u(s.hid), u(s.cnt), u(s.done), u(s.hv))
     ov = (u(out[0]), u(out[1]), u(out[2]), u(out[3]), u(out[4]), u(out[5]), u(out[6]),
           u(out[7]), u(out[8]), u(out[9]), u(out[10]), u(out[11]), u(out[12]), u(out[13]),
           u(out[14]), u(out[15]), u(out[16]), u(out[17]), u(out[18]), u(out[19]),
@@ -126,15 +139,15 @@ def playout(t, n_players, pub, hid, cnt, done, decks, discards, tops, new_starts
     (weights params[s]), until the game ends (majorities scored) or `horizon` season ends
     have passed (0: no limit); `rngs`' one row stands for every stream. Returns the season
     ends played. `play_game`'s loop without the lookahead, tracing or results."""
-    start = pub[L.SEASON]
-    hid[L.STOP_SEASON] = start + horizon if horizon > 0 else t.rules[L.R_SEASONS]
+    start = pub[SEASON]
+    hid[STOP_SEASON] = start + horizon if horizon > 0 else t.rules[R_SEASONS]
     while True:
         n, fz = next_decision(t, n_players, pub, hid, cnt, done, decks, discards, tops,
                               new_starts, stack, rtops, rngs[0], tied, opts, hv, sids,
                               params, rngs, True, trace, False)
         if n == 0:
-            return pub[L.SEASON] - start + (1 if hid[L.PHASE] == L.PH_OVER else 0)
-        s = pub[L.SEAT]
+            return pub[SEASON] - start + (1 if hid[PHASE] == PH_OVER else 0)
+        s = pub[SEAT]
         c = 0 if fz else ask(sids[s], opts, n, pub, t, params[s], rngs[0])
         apply_option(t, pub, hid, cnt, stack, rtops, opts, c, hv, trace, False)
 
@@ -144,9 +157,9 @@ def new_redeal(t, state, sids, prms):
     """A re-deal's arrays (layout.Redeal) for the decision `state`, with the policy `sids`
     and `prms`; what the seat knows is filled in by `know`."""
     pub, hid, new_starts, stack = state.pub, state.hid, state.new_starts, state.stack
-    n_col = t.rules[L.R_N_COLOURS]
+    n_col = t.rules[R_N_COLOURS]
     n_cards = t.card.shape[0]
-    return L.Redeal(  # its fields: layout.Redeal
+    return Redeal(  # its fields: layout.Redeal
         known_decks=np.zeros((n_col, n_cards), np.int64),
         known_discards=np.zeros((n_col, n_cards), np.int64),
         known_tops=np.zeros((3, n_col), np.int64),
@@ -161,11 +174,11 @@ def new_redeal(t, state, sids, prms):
         new_starts=np.empty(new_starts.shape[0], np.int64),
         stack=np.empty(stack.shape[0], np.int64),
         rtops=np.empty(4, np.int64),
-        opts=np.zeros((L.MAX_OPTIONS, L.N_COLS), np.int32),
-        cnt=np.zeros((L.MAX_PLAYERS, L.CT_SIZE), np.int64),
-        done=np.zeros((L.MAX_PLAYERS, n_cards), np.int64),
-        hv=np.zeros(L.MAX_COLOURS, np.int64),
-        tied=np.zeros(L.MAX_PLAYERS, np.int64),
+        opts=np.zeros((MAX_OPTIONS, N_COLS), np.int32),
+        cnt=np.zeros((MAX_PLAYERS, CT_SIZE), np.int64),
+        done=np.zeros((MAX_PLAYERS, n_cards), np.int64),
+        hv=np.zeros(MAX_COLOURS, np.int64),
+        tied=np.zeros(MAX_PLAYERS, np.int64),
         sids=sids,
         prms=prms,
         trace=state.trace,
@@ -180,12 +193,12 @@ def know(t, state, redeal):
     new_starts, stack, rtops = state.new_starts, state.stack, state.rtops
     kdecks, kdisc, ktops = redeal.known_decks, redeal.known_discards, redeal.known_tops
     knew, kstack, krt = redeal.known_new_starts, redeal.known_stack, redeal.known_rtops
-    for x in range(t.rules[L.R_N_COLOURS]):
-        ktops[L.PILE_END, x] = canonical(decks[x], tops[L.PILE_TOP, x], tops[L.PILE_END, x],
-                                         kdecks[x])
-        ktops[L.PILE_DISCARDS, x] = canonical(discards[x], 0, tops[L.PILE_DISCARDS, x], kdisc[x])
-    krt[L.NEW_END] = canonical(new_starts, rtops[L.NEW_TOP], rtops[L.NEW_END], knew)
-    krt[L.RUNE_END] = canonical(stack, rtops[L.RUNE_TOP], rtops[L.RUNE_END], kstack)
+    for x in range(t.rules[R_N_COLOURS]):
+        ktops[PILE_END, x] = canonical(decks[x], tops[PILE_TOP, x], tops[PILE_END, x],
+                                       kdecks[x])
+        ktops[PILE_DISCARDS, x] = canonical(discards[x], 0, tops[PILE_DISCARDS, x], kdisc[x])
+    krt[NEW_END] = canonical(new_starts, rtops[NEW_TOP], rtops[NEW_END], knew)
+    krt[RUNE_END] = canonical(stack, rtops[RUNE_TOP], rtops[RUNE_END], kstack)
 
 
 @njit(cache=True, inline="always")
@@ -194,25 +207,25 @@ def rollout_work(t, n_players, state, params):
     weights `params[ROLLOUT_WEIGHTS:]`). A playout's counters are never read."""
     new_starts, stack = state.new_starts, state.stack
     prm = np.ones(PLANNER_DEFAULTS.shape[0], np.float64)
-    prm[L.GREEDY_TIES] = params[L.ROLLOUT_TIES]
-    sids = np.full(L.MAX_PLAYERS, L.GREEDY, np.int64)
+    prm[GREEDY_TIES] = params[ROLLOUT_TIES]
+    sids = np.full(MAX_PLAYERS, GREEDY, np.int64)
     if params[3] >= 0.5:
-        sids[:] = L.PLANNER
-        prm[:] = params[L.ROLLOUT_WEIGHTS:L.ROLLOUT_WEIGHTS + prm.shape[0]]
-    prms = np.empty((L.MAX_PLAYERS, prm.shape[0]), np.float64)
-    for q in range(L.MAX_PLAYERS):
+        sids[:] = PLANNER
+        prm[:] = params[ROLLOUT_WEIGHTS:ROLLOUT_WEIGHTS + prm.shape[0]]
+    prms = np.empty((MAX_PLAYERS, prm.shape[0]), np.float64)
+    for q in range(MAX_PLAYERS):
         prms[q] = prm
-    n_col = t.rules[L.R_N_COLOURS]
-    work = L.RolloutWork(  # its fields: layout.RolloutWork
+    n_col = t.rules[R_N_COLOURS]
+    work = RolloutWork(  # its fields: layout.RolloutWork
         redeal=new_redeal(t, state, sids, prms),
         deal_decks=np.empty((n_col, t.card.shape[0]), np.int64),
         deal_new_starts=np.empty(new_starts.shape[0], np.int64),
         deal_stack=np.empty(stack.shape[0], np.int64),
         seed=np.zeros(1, np.uint64),
         rngs=np.zeros((1, 1), np.uint64),
-        rows=np.empty((L.MAX_OPTIONS, L.N_COLS), np.int32),
+        rows=np.empty((MAX_OPTIONS, N_COLS), np.int32),
     )
-    return work, np.zeros(L.MAX_OPTIONS, np.float64), np.zeros((2, L.MAX_PLAYERS), np.int64)
+    return work, np.zeros(MAX_OPTIONS, np.float64), np.zeros((2, MAX_PLAYERS), np.int64)
 
 
 @njit(cache=True, inline="always")
@@ -248,12 +261,12 @@ def rollout_deal(t, n_players, state, work, rng):
     ktops, krt = r.known_tops, r.known_rtops
     sdecks, snew, sstack = work.deal_decks, work.deal_new_starts, work.deal_stack
     sdecks[:, :] = r.known_decks
-    for x in range(t.rules[L.R_N_COLOURS]):
-        shuffle(sdecks[x], ktops[L.PILE_END, x], rng)
+    for x in range(t.rules[R_N_COLOURS]):
+        shuffle(sdecks[x], ktops[PILE_END, x], rng)
     snew[:] = r.known_new_starts
-    shuffle(snew, krt[L.NEW_END], rng)
+    shuffle(snew, krt[NEW_END], rng)
     sstack[:] = r.known_stack
-    shuffle(sstack, krt[L.RUNE_END], rng)
+    shuffle(sstack, krt[RUNE_END], rng)
     work.seed[0] = next_u64(rng)
 
 
@@ -298,13 +311,13 @@ def search_work(t, n_players, state, params):
     """The re-deals' arrays (a layout.Redeal) and tree; the policy (`params[3]`, with the
     weights after the search's own); what the seat knows of the hidden piles (`know`)."""
     k = PLANNER_DEFAULTS.shape[0]
-    sids = np.full(L.MAX_PLAYERS, np.int64(params[3] + 0.5), np.int64)
-    prms = np.empty((L.MAX_PLAYERS, k), np.float64)
-    for q in range(L.MAX_PLAYERS):
+    sids = np.full(MAX_PLAYERS, np.int64(params[3] + 0.5), np.int64)
+    prms = np.empty((MAX_PLAYERS, k), np.float64)
+    for q in range(MAX_PLAYERS):
         prms[q] = params[SEARCH_PARAMS:SEARCH_PARAMS + k]
     work = new_redeal(t, state, sids, prms)
     know(t, state, work)
-    return work, new_tree(L.MAX_PLAYERS, L.MAX_OPTIONS), np.zeros((2, L.MAX_PLAYERS), np.int64)
+    return work, new_tree(MAX_PLAYERS, MAX_OPTIONS), np.zeros((2, MAX_PLAYERS), np.int64)
 
 
 @njit(cache=True, inline="always")
@@ -320,24 +333,24 @@ def search_deal(t, n_players, state, opts, n, work, rng):
     rnew[:] = work.known_new_starts
     rstack[:] = work.known_stack
     rrt[:] = work.known_rtops
-    for x in range(t.rules[L.R_N_COLOURS]):
-        shuffle(rdecks[x], rtops3[L.PILE_END, x], rng)
-    shuffle(rnew, rrt[L.NEW_END], rng)
-    shuffle(rstack, rrt[L.RUNE_END], rng)
+    for x in range(t.rules[R_N_COLOURS]):
+        shuffle(rdecks[x], rtops3[PILE_END, x], rng)
+    shuffle(rnew, rrt[NEW_END], rng)
+    shuffle(rstack, rrt[RUNE_END], rng)
     work.opts[:n] = opts[:n]
 
 
 @njit(cache=True, inline="always")
 def search_seat(t, work):
-    return work.pub[L.SEAT]
+    return work.pub[SEAT]
 
 
 @njit(cache=True, inline="always")
 def search_key(t, work, i):
     """A row's move: its kind and what it names."""
     row = work.opts[i]
-    return (((np.int64(row[L.KIND]) * 1024 + row[L.A] + 1) * 1024 + row[L.B] + 1) * 1024
-            + row[L.C] + 1)
+    return (((np.int64(row[KIND]) * 1024 + row[A] + 1) * 1024 + row[B] + 1) * 1024
+            + row[C] + 1)
 
 
 @njit(cache=True, inline="always")
@@ -365,7 +378,7 @@ def search_next(t, n_players, work, rng):
 @njit(cache=True, inline="always")
 def search_prefer(t, n_players, work, n, rng):
     """The policy's own row of the pending decision (of the seat to play)."""
-    s = work.pub[L.SEAT]
+    s = work.pub[SEAT]
     return ask(work.sids[s], work.opts, n, work.pub, t, work.prms[s], rng)
 
 
@@ -385,7 +398,7 @@ def search_playout(t, n_players, work, params, rng):
         n, fz = search_step(t, n_players, work, rng, True)
         if n == 0:
             return
-        s = work.pub[L.SEAT]
+        s = work.pub[SEAT]
         c = 0 if fz else ask(work.sids[s], work.opts, n, work.pub, t, work.prms[s], rng)
         search_apply(t, n_players, work, c, rng)
         steps += 1
@@ -428,22 +441,22 @@ def play_game(t, n_players, seed, sids, params, out, g, scratch, trace, tracing,
                               rngs, fusing, trace, tracing)
         if n == 0:
             break
-        s = pub[L.SEAT]
+        s = pub[SEAT]
         if fz:
             c = 0
-        elif lookahead is not None and sids[s] == L.ROLLOUT and pub[L.STEP] == L.STEP_OFFER:
+        elif lookahead is not None and sids[s] == ROLLOUT and pub[STEP] == STEP_OFFER:
             c = rollout_choice(t, n_players, s,
-                               L.Decision(pub, hid, decks, discards, tops, new_starts,
-                                          stack, rtops, trace), opts, n, params[s],
+                               Decision(pub, hid, decks, discards, tops, new_starts,
+                                        stack, rtops, trace), opts, n, params[s],
                                rngs[1 + s])
-        elif lookahead is not None and sids[s] == L.SEARCH:
+        elif lookahead is not None and sids[s] == SEARCH:
             c = searched(lookahead, t, n_players, s,
-                         L.Decision(pub, hid, decks, discards, tops, new_starts, stack,
-                                    rtops, trace), opts, n, params[s], rngs[1 + s])
+                         Decision(pub, hid, decks, discards, tops, new_starts, stack,
+                                  rtops, trace), opts, n, params[s], rngs[1 + s])
         else:
             c = ask(sids[s], opts, n, pub, t, params[s], rngs[1 + s])
         if tracing:
-            record_decision(trace, tracing, pub[L.SEASON], s, pub[L.STEP], opts, n, c)
+            record_decision(trace, tracing, pub[SEASON], s, pub[STEP], opts, n, c)
     results(t, n_players, pub, cnt, done, out, g, tied)
 
 
@@ -451,35 +464,35 @@ def play_game(t, n_players, seed, sids, params, out, g, scratch, trace, tracing,
 def results(t, n_players, pub, cnt, done, out, g, keys):
     """Copy a finished game's counters into row g of the result arrays (`keys`: scratch
     for the ranking)."""
-    n_col = t.rules[L.R_N_COLOURS]
-    n_tree = t.rules[L.R_N_TREE]
+    n_col = t.rules[R_N_COLOURS]
+    n_tree = t.rules[R_N_TREE]
     n_cards = t.card.shape[0]
-    out[L.O_ROUNDS][g] = t.rules[L.R_SEASONS]
+    out[O_ROUNDS][g] = t.rules[R_SEASONS]
     for p in range(n_players):
-        out[L.O_SCORE][g, p] = final_score(t, pub, p)
+        out[O_SCORE][g, p] = final_score(t, pub, p)
         for x in range(n_col):
-            out[L.O_TOKENS][g, p, x] = held(pub, p, x)
+            out[O_TOKENS][g, p, x] = held(pub, p, x)
         for k in range(N_SOURCES):
-            out[L.O_POINTS][g, p, k] = cnt[p, L.CT_SRC + k]
+            out[O_POINTS][g, p, k] = cnt[p, CT_SRC + k]
         for ts in range(n_tree):
-            out[L.O_TREE][g, p, ts] = cnt[p, L.CT_TREE + ts]
+            out[O_TREE][g, p, ts] = cnt[p, CT_TREE + ts]
         for k in range(N_RUNE_KINDS):
-            out[L.O_RUNE][g, p, k] = cnt[p, L.CT_RUNE + k]
+            out[O_RUNE][g, p, k] = cnt[p, CT_RUNE + k]
         for c in range(n_cards):
-            out[L.O_CARD][g, p, c] = done[p, c]
-        out[L.O_RUNES_DRAWN][g, p] = cnt[p, L.CT_DRAWN]
-        out[L.O_CARDS_COMPLETED][g, p] = cnt[p, L.CT_COMPLETED]
-        out[L.O_SEASONS_FIRST][g, p] = cnt[p, L.CT_FIRST]
-        out[L.O_MARKERS_PASSED][g, p] = cnt[p, L.CT_PASSED]
-        out[L.O_TILES_PLACED][g, p] = cnt[p, L.CT_TILES]
-        out[L.O_TURNS][g, p] = cnt[p, L.CT_TURNS]
-        out[L.O_TOKENS_PAID][g, p] = cnt[p, L.CT_PAID]
-        out[L.O_TOKENS_GAINED][g, p] = cnt[p, L.CT_GAINED]
-        out[L.O_NEUTRAL_PLACED][g, p] = cnt[p, L.CT_NEUTRAL]
-        out[L.O_NEW_STARTS_KEPT][g, p] = cnt[p, L.CT_NEW_START]
-        out[L.O_CARD_OFFERINGS][g, p] = cnt[p, L.CT_CARD_OFFERS]
+            out[O_CARD][g, p, c] = done[p, c]
+        out[O_RUNES_DRAWN][g, p] = cnt[p, CT_DRAWN]
+        out[O_CARDS_COMPLETED][g, p] = cnt[p, CT_COMPLETED]
+        out[O_SEASONS_FIRST][g, p] = cnt[p, CT_FIRST]
+        out[O_MARKERS_PASSED][g, p] = cnt[p, CT_PASSED]
+        out[O_TILES_PLACED][g, p] = cnt[p, CT_TILES]
+        out[O_TURNS][g, p] = cnt[p, CT_TURNS]
+        out[O_TOKENS_PAID][g, p] = cnt[p, CT_PAID]
+        out[O_TOKENS_GAINED][g, p] = cnt[p, CT_GAINED]
+        out[O_NEUTRAL_PLACED][g, p] = cnt[p, CT_NEUTRAL]
+        out[O_NEW_STARTS_KEPT][g, p] = cnt[p, CT_NEW_START]
+        out[O_CARD_OFFERINGS][g, p] = cnt[p, CT_CARD_OFFERS]
         keys[p] = ranking_key(t, pub, p)
-    rank_seats(keys, n_players, out[L.O_RANK][g], out[L.O_WIN_SHARE][g])
+    rank_seats(keys, n_players, out[O_RANK][g], out[O_WIN_SHARE][g])
 
 
 # ---------------------------------------------------------------- a block of games
@@ -495,6 +508,6 @@ def simulate_batch(t, n_players, master_seed, first_game, lineup, rotate, strate
     sidv, pv = unowned(sids), unowned(params)
     for i in range(out[0].shape[0]):
         seed = prepare_game(n_players, master_seed, first_game + i, lineup, rotate,
-                            strategy_ids, strategy_params, ov[L.O_STRATEGY], i, sids, params)
+                            strategy_ids, strategy_params, ov[O_STRATEGY], i, sids, params)
         play_game(tv, n_players, seed, sidv, pv, ov, i, sv, trv, tracing, lookahead)
     keep_alive(sids, params, scratch, trace)  # every array of the tuples

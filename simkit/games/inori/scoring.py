@@ -13,14 +13,25 @@ from simkit.kernels.jit import njit_without_refcounts
 from simkit.kernels.trace import record_event
 from simkit.rng import randint
 
-from . import layout as L
+from .layout import (CARD_COLOUR, CARD_KIND, CARD_N_SPACES, CARD_NEXT, CT_COMPLETED, CT_SRC,
+                     EF_DISTINCT, EF_FEWEST, EF_GAIN, EF_PER_COLOUR, EF_PER_TOKEN, EF_RUNE,
+                     EV_COMPLETE, EV_END, EV_INCOMPLETE, EV_MAJORITY, EV_SCORE, F1, F2, F3, F4,
+                     FIRST, KIND, MAX_PLAYERS, MAX_SPACES, NEW_START, OPT_BLOCK, OPT_CARD,
+                     OPT_COLOUR, OPT_MOVE, OPT_PASS, OPT_RUNE, OPT_TILE, OPT_TREE, P_SCORE,
+                     P_TOKENS, POINTS, R_ALTAR_COST, R_ALTAR_REPEAT, R_COMP, R_COST_RETURN, R_HALF,
+                     R_LOW_TIE, R_MAJ_FIRST, R_MAJ_SECOND, R_N_COLOURS, R_N_TREE, R_OCC_ANY_COUNT,
+                     R_SEASONS, R_WIN_TIE, RUNE_GAIN, S_CARD, S_OCC, S_OCC2, SP_AMOUNT, SP_COLOUR,
+                     SP_COLOUR2, SP_EFFECT, SRC_COMPLETE, SRC_MAJORITY, SRC_NEW_START, SUPPLY,
+                     T_TILE, T_TOKENS, TE_ANY, TE_BLOCK, TE_POINTS, TE_RUNE_TOKEN, TE_TILE_POINTS,
+                     TE_TILE_TOKENS, TIE_RANDOM, TIE_TURN_ORDER, TR_AMOUNT, TR_AMOUNT2, TR_EFFECT,
+                     TR_ROOT, WIN_MOST_TOKENS, C, player_at, slot_at, space_col, tree_at)
 
 
 # ---------------------------------------------------------------- the board
 @njit_without_refcounts
 def held(pub, p, x):
     """Favor tokens of colour x that seat p holds."""
-    return pub[L.player_at(p, L.P_TOKENS + x)]
+    return pub[player_at(p, P_TOKENS + x)]
 
 
 @njit_without_refcounts
@@ -29,37 +40,37 @@ def taken_places(pub, sb):
     all MAX_SPACES places (those past a card's spaces always hold -1: setup and every
     season end clear them), so the loop has a fixed length and no exit to mispredict."""
     taken = 0
-    for s in range(L.MAX_SPACES):
-        taken += 1 if pub[sb + L.S_OCC + s] >= 0 else 0
+    for s in range(MAX_SPACES):
+        taken += 1 if pub[sb + S_OCC + s] >= 0 else 0
     return taken
 
 
 @njit_without_refcounts
 def free_spaces(t, pub, i):
     """Free spaces of the card in slot i (0 for an empty slot)."""
-    c = pub[L.slot_at(i, L.S_CARD)]
+    c = pub[slot_at(i, S_CARD)]
     if c < 0:
         return 0
-    return t.card[c, L.CARD_N_SPACES] - taken_places(pub, L.slot_at(i, 0))
+    return t.card[c, CARD_N_SPACES] - taken_places(pub, slot_at(i, 0))
 
 
 @njit_without_refcounts
 def seats_on_card(t, pub, i):
     """Bit p + 1 set when seat p has a marker on the card in slot i (bit 0 means nothing:
     any empty place sets it; bit NEUTRAL + 1: a neutral marker). One pass, not per seat."""
-    c = pub[L.slot_at(i, L.S_CARD)]
+    c = pub[slot_at(i, S_CARD)]
     m = 0
-    for s in range(t.card[c, L.CARD_N_SPACES]):
-        m |= (1 << (pub[L.slot_at(i, L.S_OCC + s)] + 1)) | (pub[L.slot_at(i, L.S_OCC2 + s)] << 1)
+    for s in range(t.card[c, CARD_N_SPACES]):
+        m |= (1 << (pub[slot_at(i, S_OCC + s)] + 1)) | (pub[slot_at(i, S_OCC2 + s)] << 1)
     return m
 
 
 @njit_without_refcounts
 def on_card(t, pub, i, p):
     """1 if seat p has a marker on the card in slot i."""
-    c = pub[L.slot_at(i, L.S_CARD)]
-    for s in range(t.card[c, L.CARD_N_SPACES]):
-        if pub[L.slot_at(i, L.S_OCC + s)] == p or (pub[L.slot_at(i, L.S_OCC2 + s)] >> p) & 1:
+    c = pub[slot_at(i, S_CARD)]
+    for s in range(t.card[c, CARD_N_SPACES]):
+        if pub[slot_at(i, S_OCC + s)] == p or (pub[slot_at(i, S_OCC2 + s)] >> p) & 1:
             return 1
     return 0
 
@@ -67,7 +78,7 @@ def on_card(t, pub, i, p):
 @njit_without_refcounts
 def lowest_seat(mask):
     """The lowest seat whose bit is set in `mask` (further markers: S_OCC2), -1 if none."""
-    for q in range(L.MAX_PLAYERS):
+    for q in range(MAX_PLAYERS):
         if (mask >> q) & 1:
             return q
     return -1
@@ -80,14 +91,14 @@ def may_join(t, occ, extra, p):
     of p's, and (options.occupied_count = "one") by one piece only."""
     if occ < 0 or occ == p or (extra >> p) & 1:
         return False
-    return extra == 0 or t.rules[L.R_OCC_ANY_COUNT] == 1
+    return extra == 0 or t.rules[R_OCC_ANY_COUNT] == 1
 
 
 @njit_without_refcounts
 def needs_tile(t, pub, ts):
     """True for an Altar space without its tile: an offering there chooses the tile first
     (the effect may name its colour)."""
-    return t.tree[ts, L.TR_ROOT] == 0 and pub[L.tree_at(ts, L.T_TILE)] < 0
+    return t.tree[ts, TR_ROOT] == 0 and pub[tree_at(ts, T_TILE)] < 0
 
 
 # ---------------------------------------------------------------- what an effect is worth
@@ -96,7 +107,7 @@ def holdings(pub, p, n_col, hv):
     """Copy seat p's tokens into hv; returns (colours held, most held, colours at most)."""
     distinct = 0
     most = 0
-    base = L.player_at(p, L.P_TOKENS)
+    base = player_at(p, P_TOKENS)
     for y in range(n_col):  # counts and maxima, not branches: holdings change every turn
         h = pub[base + y]
         hv[y] = h
@@ -114,9 +125,9 @@ def card_row(cd, pub, hv, ret, c, s, paid, runes_left, distinct, most, ties):
     """(points, tokens, runes, tokens of the card's colour) of space s of card c, for the
     seat whose holdings are hv (holdings(): distinct, most, ties), after paying one token
     of colour `paid` (-1: nothing; `ret`: paid tokens go back to the supply)."""
-    base = L.space_col(s, 0)
-    return space_row(cd[c, base + L.SP_EFFECT], cd[c, base + L.SP_AMOUNT],
-                     cd[c, base + L.SP_COLOUR], cd[c, base + L.SP_COLOUR2], cd[c, L.CARD_COLOUR],
+    base = space_col(s, 0)
+    return space_row(cd[c, base + SP_EFFECT], cd[c, base + SP_AMOUNT],
+                     cd[c, base + SP_COLOUR], cd[c, base + SP_COLOUR2], cd[c, CARD_COLOUR],
                      pub, hv, ret and paid >= 0, paid, runes_left, distinct, most, ties)
 
 
@@ -129,20 +140,20 @@ def space_row(e, k, x, x2, own, pub, hv, r, paid, runes_left, distinct, most, ti
     points = 0
     tokens = 0
     runes = 0
-    if e == L.EF_GAIN:
-        tokens = min(k, pub[L.SUPPLY + x] + (1 if r and paid == x else 0))
-    elif e == L.EF_FEWEST:
+    if e == EF_GAIN:
+        tokens = min(k, pub[SUPPLY + x] + (1 if r and paid == x else 0))
+    elif e == EF_FEWEST:
         tokens = k
-    elif e == L.EF_RUNE:
+    elif e == EF_RUNE:
         runes = min(k, runes_left)
-    elif e == L.EF_DISTINCT:
+    elif e == EF_DISTINCT:
         points = k * (distinct - (1 if r and hv[paid] == 1 else 0))
-    elif e == L.EF_PER_TOKEN:
+    elif e == EF_PER_TOKEN:
         count = hv[x] - (1 if r and paid == x else 0)
         if x2 >= 0:
             count += hv[x2] - (1 if r and paid == x2 else 0)
         points = k * count
-    elif e == L.EF_PER_COLOUR:  # a point per listed colour held (after paying)
+    elif e == EF_PER_COLOUR:  # a point per listed colour held (after paying)
         held_x = hv[x] - (1 if r and paid == x else 0)
         count = 1 if held_x > 0 else 0
         if x2 >= 0:
@@ -151,7 +162,7 @@ def space_row(e, k, x, x2, own, pub, hv, r, paid, runes_left, distinct, most, ti
     else:  # EF_MAJORITY: paying from a sole largest holding lowers it by one
         points = k * (most - 1 if r and hv[paid] == most and ties == 1 else most)
     f4 = hv[own] - (1 if r and paid == own else 0)
-    if e == L.EF_GAIN and x == own:
+    if e == EF_GAIN and x == own:
         f4 += tokens
     return points, tokens, runes, f4
 
@@ -160,35 +171,35 @@ def space_row(e, k, x, x2, own, pub, hv, r, paid, runes_left, distinct, most, ti
 def tree_row(tr, rules, pub, hv, ts, colour, paid, runes_left):
     """(points, tokens, runes, tokens of `colour`) of an offering to tree space ts with tile
     colour `colour` (-1: none), after paying the Altar cost in `paid` (-1: nothing)."""
-    cost = rules[L.R_ALTAR_COST] if paid >= 0 else 0
-    dec = cost if rules[L.R_COST_RETURN] else 0
+    cost = rules[R_ALTAR_COST] if paid >= 0 else 0
+    dec = cost if rules[R_COST_RETURN] else 0
     after = 0
     supply = 0
     if colour >= 0:
         after = hv[colour] - dec
-        supply = pub[L.SUPPLY + colour] + dec
-    e = tr[ts, L.TR_EFFECT]
-    k = tr[ts, L.TR_AMOUNT]
+        supply = pub[SUPPLY + colour] + dec
+    e = tr[ts, TR_EFFECT]
+    k = tr[ts, TR_AMOUNT]
     points = 0
     tokens = 0
     runes = 0
     fixed = 0
-    if pub[L.tree_at(ts, L.T_TILE)] < 0 or rules[L.R_ALTAR_REPEAT]:
-        if e == L.TE_ANY:
+    if pub[tree_at(ts, T_TILE)] < 0 or rules[R_ALTAR_REPEAT]:
+        if e == TE_ANY:
             tokens = k
-        elif e == L.TE_POINTS:
+        elif e == TE_POINTS:
             points = k
-        elif e == L.TE_RUNE_TOKEN:
+        elif e == TE_RUNE_TOKEN:
             runes = min(k, runes_left)
-            fixed = min(tr[ts, L.TR_AMOUNT2], supply)
-        elif e == L.TE_TILE_POINTS:
+            fixed = min(tr[ts, TR_AMOUNT2], supply)
+        elif e == TE_TILE_POINTS:
             points = k * after
-        elif e == L.TE_BLOCK:
-            fixed = min(tr[ts, L.TR_AMOUNT2], supply)
-        elif e == L.TE_TILE_TOKENS:
+        elif e == TE_BLOCK:
+            fixed = min(tr[ts, TR_AMOUNT2], supply)
+        elif e == TE_TILE_TOKENS:
             fixed = min(k, supply)
         else:  # TE_ROOT
-            tb = L.tree_at(ts, L.T_TOKENS)
+            tb = tree_at(ts, T_TOKENS)
             tokens = (1 if pub[tb] >= 0 else 0) + (1 if pub[tb + 1] >= 0 else 0)
     return points, tokens + fixed, runes, (after + fixed) if colour >= 0 else 0
 
@@ -200,37 +211,37 @@ def score_card(t, pub, n_players, i, c, cnt, done, trace, tracing, season):
     and other cards nothing. Returns the colour whose deck replaces the card."""
     complete = free_spaces(t, pub, i) == 0
     if complete:
-        record_event(trace, tracing, season, L.EV_COMPLETE, -1, i, c, 0)
-        colour = t.card[c, L.CARD_COLOUR]
-        source = L.SRC_COMPLETE
+        record_event(trace, tracing, season, EV_COMPLETE, -1, i, c, 0)
+        colour = t.card[c, CARD_COLOUR]
+        source = SRC_COMPLETE
     else:
-        record_event(trace, tracing, season, L.EV_INCOMPLETE, -1, i, c, 0)
-        colour = t.card[c, L.CARD_NEXT]
-        source = L.SRC_NEW_START
-    if complete or t.card[c, L.CARD_KIND] == L.NEW_START:
+        record_event(trace, tracing, season, EV_INCOMPLETE, -1, i, c, 0)
+        colour = t.card[c, CARD_NEXT]
+        source = SRC_NEW_START
+    if complete or t.card[c, CARD_KIND] == NEW_START:
         seats = seats_on_card(t, pub, i)
         for p in range(n_players):
             if seats >> (p + 1) & 1:
                 pts = held(pub, p, colour)
-                pub[L.player_at(p, L.P_SCORE)] += pts
-                cnt[p, L.CT_SRC + source] += pts
+                pub[player_at(p, P_SCORE)] += pts
+                cnt[p, CT_SRC + source] += pts
                 if complete:
-                    cnt[p, L.CT_COMPLETED] += 1
+                    cnt[p, CT_COMPLETED] += 1
                     done[p, c] += 1
-                record_event(trace, tracing, season, L.EV_SCORE, p, i, pts, source)
+                record_event(trace, tracing, season, EV_SCORE, p, i, pts, source)
     return colour
 
 
 @njit_without_refcounts
 def end_game(t, pub, n_players, cnt, trace, tracing):
     """Game end: majorities on every tree space holding an Altar tile."""
-    seasons = t.rules[L.R_SEASONS]
-    n_tree = t.rules[L.R_N_TREE]
-    record_event(trace, tracing, seasons - 1, L.EV_END, -1, seasons, 0, 0)
-    first_pts = t.rules[L.R_MAJ_FIRST]
-    second_pts = t.rules[L.R_MAJ_SECOND]
+    seasons = t.rules[R_SEASONS]
+    n_tree = t.rules[R_N_TREE]
+    record_event(trace, tracing, seasons - 1, EV_END, -1, seasons, 0, 0)
+    first_pts = t.rules[R_MAJ_FIRST]
+    second_pts = t.rules[R_MAJ_SECOND]
     for ts in range(n_tree):
-        x = pub[L.tree_at(ts, L.T_TILE)]
+        x = pub[tree_at(ts, T_TILE)]
         if x < 0:
             continue
         top = 0
@@ -242,9 +253,9 @@ def end_game(t, pub, n_players, cnt, trace, tracing):
         for p in range(n_players):
             if held(pub, p, x) == top:
                 leaders += 1
-                pub[L.player_at(p, L.P_SCORE)] += first_pts
-                cnt[p, L.CT_SRC + L.SRC_MAJORITY] += first_pts
-                record_event(trace, tracing, seasons - 1, L.EV_MAJORITY, p, x, first_pts, 1)
+                pub[player_at(p, P_SCORE)] += first_pts
+                cnt[p, CT_SRC + SRC_MAJORITY] += first_pts
+                record_event(trace, tracing, seasons - 1, EV_MAJORITY, p, x, first_pts, 1)
         if leaders > 1:
             continue
         nxt = 0
@@ -255,9 +266,9 @@ def end_game(t, pub, n_players, cnt, trace, tracing):
             continue
         for p in range(n_players):
             if held(pub, p, x) == nxt:
-                pub[L.player_at(p, L.P_SCORE)] += second_pts
-                cnt[p, L.CT_SRC + L.SRC_MAJORITY] += second_pts
-                record_event(trace, tracing, seasons - 1, L.EV_MAJORITY, p, x, second_pts, 2)
+                pub[player_at(p, P_SCORE)] += second_pts
+                cnt[p, CT_SRC + SRC_MAJORITY] += second_pts
+                record_event(trace, tracing, seasons - 1, EV_MAJORITY, p, x, second_pts, 2)
 
 
 # ---------------------------------------------------------------- the ranking
@@ -266,7 +277,7 @@ def final_score(t, pub, p):
     """Seat p's final score, which ranks the seats: its points (the rules add every point
     as it is scored) plus its seat compensation (compensation.points; 0 in the published
     game). The compensation is never in `pub`, so no strategy sees it during the game."""
-    return pub[L.player_at(p, L.P_SCORE)] + t.rules[L.R_COMP + p]
+    return pub[player_at(p, P_SCORE)] + t.rules[R_COMP + p]
 
 
 @njit_without_refcounts
@@ -277,10 +288,10 @@ def ranking_key(t, pub, p):
     share the win, unless options.win_tie = "most_tokens": then the Favor tokens held
     (at most 90) break them. With every half 0 the order is the final score's, as without
     it."""
-    doubled = 2 * final_score(t, pub, p) + t.rules[L.R_HALF + p]
-    if t.rules[L.R_WIN_TIE] == L.WIN_MOST_TOKENS:
+    doubled = 2 * final_score(t, pub, p) + t.rules[R_HALF + p]
+    if t.rules[R_WIN_TIE] == WIN_MOST_TOKENS:
         tokens = 0
-        for x in range(t.rules[L.R_N_COLOURS]):
+        for x in range(t.rules[R_N_COLOURS]):
             tokens += held(pub, p, x)
         return doubled * 256 + tokens
     return doubled
@@ -291,17 +302,17 @@ def fewest_points(t, pub, n_players, rng, tied):
     """The player with the fewest points (ties: options.fewest_points_tie)."""
     low = 1 << 30
     for p in range(n_players):
-        low = min(low, pub[L.player_at(p, L.P_SCORE)])
+        low = min(low, pub[player_at(p, P_SCORE)])
     k = 0
     for j in range(n_players):
-        p = (pub[L.FIRST] + j) % n_players
-        if pub[L.player_at(p, L.P_SCORE)] == low:
+        p = (pub[FIRST] + j) % n_players
+        if pub[player_at(p, P_SCORE)] == low:
             tied[k] = p
             k += 1
-    mode = t.rules[L.R_LOW_TIE]
-    if mode == L.TIE_TURN_ORDER:
+    mode = t.rules[R_LOW_TIE]
+    if mode == TIE_TURN_ORDER:
         return tied[0]
-    if mode == L.TIE_RANDOM:
+    if mode == TIE_RANDOM:
         return tied[randint(rng, k)]
     return tied[k - 1]
 
@@ -327,24 +338,24 @@ def rune_value(kind, tokens, w_token):
     """greedy's value of playing a Rune tile of this kind that gives `tokens` tokens
     (playing none: 0). The kernel also calls it in a greedy seat's Rune step
     (simkit/games/inori/options.py, `rune_rows`)."""
-    return w_token * tokens if kind == L.RUNE_GAIN else -1.0
+    return w_token * tokens if kind == RUNE_GAIN else -1.0
 
 
 @njit_without_refcounts
 def greedy_score(opts, i, w_token, w_rune, w_complete, w_cost):
     """greedy's value of option row i."""
-    kind = opts[i, L.KIND]
-    if kind in (L.OPT_CARD, L.OPT_TREE, L.OPT_TILE):
-        score = offering_value(opts[i, L.POINTS], opts[i, L.F1], opts[i, L.F2], opts[i, L.F3],
-                               opts[i, L.F4], opts[i, L.C], w_token, w_rune, w_complete, w_cost)
-    elif kind == L.OPT_RUNE:
-        score = rune_value(opts[i, L.C], opts[i, L.F1], w_token)
-    elif kind in (L.OPT_MOVE, L.OPT_BLOCK):
-        score = opts[i, L.F2] * (opts[i, L.F4] + 1.0) * (1.0 if opts[i, L.POINTS] or
-                                                         kind == L.OPT_MOVE else -0.5)
-    elif kind == L.OPT_COLOUR:
-        score = float(opts[i, L.POINTS])
-    elif kind == L.OPT_PASS:
+    kind = opts[i, KIND]
+    if kind in (OPT_CARD, OPT_TREE, OPT_TILE):
+        score = offering_value(opts[i, POINTS], opts[i, F1], opts[i, F2], opts[i, F3],
+                               opts[i, F4], opts[i, C], w_token, w_rune, w_complete, w_cost)
+    elif kind == OPT_RUNE:
+        score = rune_value(opts[i, C], opts[i, F1], w_token)
+    elif kind in (OPT_MOVE, OPT_BLOCK):
+        score = opts[i, F2] * (opts[i, F4] + 1.0) * (1.0 if opts[i, POINTS] or
+                                                     kind == OPT_MOVE else -0.5)
+    elif kind == OPT_COLOUR:
+        score = float(opts[i, POINTS])
+    elif kind == OPT_PASS:
         score = -1e9
     else:  # no rune, a New Start card
         score = 0.0

@@ -8,8 +8,17 @@ from numba import njit
 
 from simkit.rng import seat_stream
 
-from . import layout as L
-from . import options, rules
+from .layout import (GREEDY, KIND, NEUTRAL_LEFT, NEW_TOP, OPT_CARD, OPT_RUNE, OPT_TREE, P_N_RUNES,
+                     PH_BLOCK, PH_END_TURN, PH_MOVE, PH_NEXT_SEASON, PH_OFFER, PH_SEASON_END,
+                     PH_TILE, PH_TOKENS, PH_TURN, PHASE, R_RUNE_AFTER, RUNE_DONE, SEASON, SEAT,
+                     STEP, STEP_BLOCK, STEP_MOVE, STEP_OFFER, STEP_RUNE, STEP_TILE, STEP_TOKEN,
+                     STOP_SEASON, TODO_AMOUNT, TODO_COLOUR, TODO_FEWEST, TODO_LEFT, A, B, C,
+                     player_at)
+from .options import (block_rows, colour_rows, move_rows, new_start_rows, offer_rows, rune_rows,
+                      tile_rows)
+from .rules import (ask_tile, begin_season, begin_turn, block_space, end_turn, gain, keep_new_start,
+                    move_marker, next_seat, offer_card, offer_tree, pass_turn, play_rune,
+                    season_end)
 from .scoring import needs_tile
 
 
@@ -25,122 +34,121 @@ def next_decision(t, n_players, pub, hid, cnt, done, decks, discards, tops, new_
     The phases are tested in the order play goes through them, each falling through to
     the next, so the usual way from one offering to the next (end of turn, next seat,
     offering) is one pass with the seat in a register."""
-    phase = hid[L.PHASE]
-    p = pub[L.SEAT]
+    phase = hid[PHASE]
+    p = pub[SEAT]
     after = False  # a rune step (the loop's only break): after the offering, or before it
     while True:
-        if phase == L.PH_END_TURN:
-            if (t.rules[L.R_RUNE_AFTER] and hid[L.RUNE_DONE] == 0
-                    and pub[L.player_at(p, L.P_N_RUNES)] > 0):  # options.rune_timing
-                hid[L.RUNE_DONE] = 2
-                hid[L.PHASE] = L.PH_END_TURN
+        if phase == PH_END_TURN:
+            if (t.rules[R_RUNE_AFTER] and hid[RUNE_DONE] == 0
+                    and pub[player_at(p, P_N_RUNES)] > 0):  # options.rune_timing
+                hid[RUNE_DONE] = 2
+                hid[PHASE] = PH_END_TURN
                 after = True
                 break
-            rules.end_turn(pub, p)
-            phase = L.PH_TURN
-        if phase == L.PH_TURN:
-            p = rules.next_seat(n_players, pub, hid)
+            end_turn(pub, p)
+            phase = PH_TURN
+        if phase == PH_TURN:
+            p = next_seat(n_players, pub, hid)
             if p >= 0:
-                rules.begin_turn(pub, hid, cnt, p)
-                phase = L.PH_OFFER
-                if pub[L.player_at(p, L.P_N_RUNES)] > 0:
-                    hid[L.PHASE] = L.PH_OFFER
+                begin_turn(pub, hid, cnt, p)
+                phase = PH_OFFER
+                if pub[player_at(p, P_N_RUNES)] > 0:
+                    hid[PHASE] = PH_OFFER
                     break
             else:
-                phase = L.PH_SEASON_END
-        if phase == L.PH_MOVE:  # then the offering, or the end of the turn after it
-            hid[L.PHASE] = L.PH_END_TURN if hid[L.RUNE_DONE] == 2 else L.PH_OFFER
-            pub[L.STEP] = L.STEP_MOVE
-            return options.move_rows(t, pub, p, hid[L.TODO_AMOUNT], hid[L.TODO_COLOUR], opts), False
-        if phase == L.PH_OFFER:
-            hid[L.PHASE] = L.PH_END_TURN
-            pub[L.STEP] = L.STEP_OFFER
-            fuse = fusing and sids[p] == L.GREEDY
-            return options.offer_rows(t, pub, p, opts, hv, fuse, params[p],
-                                      seat_stream(srngs, p)), fuse
-        if phase == L.PH_TILE:
-            pub[L.STEP] = L.STEP_TILE
-            return options.tile_rows(t, pub, p, hid[L.TODO_COLOUR], opts, hv), False
-        if phase == L.PH_TOKENS:
-            if hid[L.TODO_LEFT] > 0:
-                hid[L.TODO_LEFT] -= 1
-                pub[L.STEP] = L.STEP_TOKEN
-                n = options.colour_rows(t, pub, p, hid[L.TODO_FEWEST] == 1, opts)
+                phase = PH_SEASON_END
+        if phase == PH_MOVE:  # then the offering, or the end of the turn after it
+            hid[PHASE] = PH_END_TURN if hid[RUNE_DONE] == 2 else PH_OFFER
+            pub[STEP] = STEP_MOVE
+            return move_rows(t, pub, p, hid[TODO_AMOUNT], hid[TODO_COLOUR], opts), False
+        if phase == PH_OFFER:
+            hid[PHASE] = PH_END_TURN
+            pub[STEP] = STEP_OFFER
+            fuse = fusing and sids[p] == GREEDY
+            return offer_rows(t, pub, p, opts, hv, fuse, params[p], seat_stream(srngs, p)), fuse
+        if phase == PH_TILE:
+            pub[STEP] = STEP_TILE
+            return tile_rows(t, pub, p, hid[TODO_COLOUR], opts, hv), False
+        if phase == PH_TOKENS:
+            if hid[TODO_LEFT] > 0:
+                hid[TODO_LEFT] -= 1
+                pub[STEP] = STEP_TOKEN
+                n = colour_rows(t, pub, p, hid[TODO_FEWEST] == 1, opts)
                 if n > 0:
                     return n, False
-            phase = L.PH_END_TURN  # done, or no colour left in the supply
+            phase = PH_END_TURN  # done, or no colour left in the supply
             continue
-        if phase == L.PH_BLOCK:
-            if hid[L.TODO_LEFT] > 0 and pub[L.NEUTRAL_LEFT] > 0:
-                hid[L.TODO_LEFT] -= 1
-                pub[L.STEP] = L.STEP_BLOCK
-                n = options.block_rows(t, pub, p, opts)
+        if phase == PH_BLOCK:
+            if hid[TODO_LEFT] > 0 and pub[NEUTRAL_LEFT] > 0:
+                hid[TODO_LEFT] -= 1
+                pub[STEP] = STEP_BLOCK
+                n = block_rows(t, pub, p, opts)
                 if n > 0:
                     return n, False
             # the blocks are done (or impossible): then the tile colour's tokens
-            rules.gain(t, pub, p, hid[L.TODO_COLOUR], hid[L.TODO_AMOUNT], cnt, trace, tracing,
-                       pub[L.SEASON])
-            phase = L.PH_END_TURN
+            gain(t, pub, p, hid[TODO_COLOUR], hid[TODO_AMOUNT], cnt, trace, tracing,
+                 pub[SEASON])
+            phase = PH_END_TURN
             continue
-        if phase == L.PH_SEASON_END:
+        if phase == PH_SEASON_END:
             # not inlined: a few times a game, and the turn loop stays small
-            k = rules.season_end(t, n_players, pub, hid, cnt, done, decks, discards, tops, rtops,
-                                 rng, tied, trace, tracing)
+            k = season_end(t, n_players, pub, hid, cnt, done, decks, discards, tops, rtops,
+                           rng, tied, trace, tracing)
             if k > 0:  # the New Start decision
-                return options.new_start_rows(t, new_starts, rtops[L.NEW_TOP] - k, k, opts), False
+                return new_start_rows(t, new_starts, rtops[NEW_TOP] - k, k, opts), False
             if k < 0:  # the game is over
                 return 0, False
-            phase = L.PH_NEXT_SEASON
-        if phase == L.PH_NEXT_SEASON:
-            rules.begin_season(pub, hid)
-            phase = L.PH_TURN
-            if pub[L.SEASON] >= hid[L.STOP_SEASON]:
+            phase = PH_NEXT_SEASON
+        if phase == PH_NEXT_SEASON:
+            begin_season(pub, hid)
+            phase = PH_TURN
+            if pub[SEASON] >= hid[STOP_SEASON]:
                 return 0, False
             continue
         return 0, False  # PH_OVER
     # The rune table, built once here (numba copies an inlined function per call site).
-    pub[L.STEP] = L.STEP_RUNE
-    fuse = fusing and sids[p] == L.GREEDY
-    return options.rune_rows(t, pub, p, opts, fuse, params[p], after, seat_stream(srngs, p)), fuse
+    pub[STEP] = STEP_RUNE
+    fuse = fusing and sids[p] == GREEDY
+    return rune_rows(t, pub, p, opts, fuse, params[p], after, seat_stream(srngs, p)), fuse
 
 
 @njit(cache=True, inline="always")
 def apply_option(t, pub, hid, cnt, stack, rtops, opts, c, hv, trace, tracing):
     """Apply option row `c` of the pending decision."""
-    p = pub[L.SEAT]
-    step = pub[L.STEP]
-    season = pub[L.SEASON]
-    kind = opts[c, L.KIND]
-    a = opts[c, L.A]
+    p = pub[SEAT]
+    step = pub[STEP]
+    season = pub[SEASON]
+    kind = opts[c, KIND]
+    a = opts[c, A]
     # An offering to the tree, made below in one place (numba copies an inlined function
     # at every place it is called): its space, tile colour, tokens paid, tile placed now.
     ts, colour, paid, placed = -1, 0, 0, False
-    if step == L.STEP_OFFER:
-        if kind == L.OPT_CARD:
-            rules.offer_card(t, pub, hid, cnt, p, a, opts[c, L.B], opts[c, L.C], hv, stack, rtops,
-                             trace, tracing, season)
-        elif kind == L.OPT_TREE:
+    if step == STEP_OFFER:
+        if kind == OPT_CARD:
+            offer_card(t, pub, hid, cnt, p, a, opts[c, B], opts[c, C], hv, stack, rtops,
+                       trace, tracing, season)
+        elif kind == OPT_TREE:
             if needs_tile(t, pub, a):
-                rules.ask_tile(hid, a, opts[c, L.C])
+                ask_tile(hid, a, opts[c, C])
             else:
-                ts, colour, paid = a, opts[c, L.B], opts[c, L.C]
+                ts, colour, paid = a, opts[c, B], opts[c, C]
         else:
-            rules.pass_turn(cnt, p, trace, tracing, season)
-    elif step == L.STEP_RUNE:
-        if kind == L.OPT_RUNE:
-            rules.play_rune(t, pub, hid, cnt, p, a, trace, tracing, season)
-    elif step == L.STEP_TOKEN:
-        rules.gain(t, pub, p, a, hid[L.TODO_AMOUNT], cnt, trace, tracing, season)
-    elif step == L.STEP_BLOCK:
-        rules.block_space(pub, cnt, p, a, opts[c, L.B], trace, tracing, season)
-    elif step == L.STEP_TILE:
-        hid[L.PHASE] = L.PH_END_TURN
-        ts, colour, paid, placed = hid[L.TODO_COLOUR], a, hid[L.TODO_AMOUNT], True
-    elif step == L.STEP_MOVE:
-        rules.move_marker(pub, p, opts[c, L.C], a, opts[c, L.B], trace, tracing, season)
+            pass_turn(cnt, p, trace, tracing, season)
+    elif step == STEP_RUNE:
+        if kind == OPT_RUNE:
+            play_rune(t, pub, hid, cnt, p, a, trace, tracing, season)
+    elif step == STEP_TOKEN:
+        gain(t, pub, p, a, hid[TODO_AMOUNT], cnt, trace, tracing, season)
+    elif step == STEP_BLOCK:
+        block_space(pub, cnt, p, a, opts[c, B], trace, tracing, season)
+    elif step == STEP_TILE:
+        hid[PHASE] = PH_END_TURN
+        ts, colour, paid, placed = hid[TODO_COLOUR], a, hid[TODO_AMOUNT], True
+    elif step == STEP_MOVE:
+        move_marker(pub, p, opts[c, C], a, opts[c, B], trace, tracing, season)
     else:  # STEP_NEW_START: the first other card drawn leaves the game
-        other = opts[1, L.A] if c == 0 and hid[L.TODO_LEFT] > 1 else (opts[0, L.A] if c > 0 else -1)
-        rules.keep_new_start(pub, cnt, p, a, other, trace, tracing, season)
+        other = opts[1, A] if c == 0 and hid[TODO_LEFT] > 1 else (opts[0, A] if c > 0 else -1)
+        keep_new_start(pub, cnt, p, a, other, trace, tracing, season)
     if ts >= 0:
-        rules.offer_tree(t, pub, hid, cnt, p, ts, colour, paid, placed, stack, rtops, trace,
-                         tracing, season)
+        offer_tree(t, pub, hid, cnt, p, ts, colour, paid, placed, stack, rtops, trace, tracing,
+                   season)
