@@ -158,7 +158,7 @@ def test_a_playout_cut_short_is_judged_by_the_planners_hand_value(cn):
         assert work.cut_short[0] == 1, case  # cut short: the game is far from over
         keys, points = ranking
         P.search_end(t, players, work, keys, points)
-        rpub, cols = work.pub, np.zeros(L.MAX_TYPES + L.MAX_TABLEAU, np.int64)
+        rpub, cols = work.redeal.pub, np.zeros(L.MAX_TYPES + L.MAX_TABLEAU, np.int64)
         discount, weight = PLANNER_DEFAULTS[0], PLANNER_DEFAULTS[1]  # the default policy
         for q in range(players):
             cache, has = np.zeros((L.MAX_TYPES, 3), np.int64), np.zeros(L.MAX_TYPES, np.int64)

@@ -231,56 +231,46 @@ class Scratch(NamedTuple):
     tree: tuple  # the search player's tree (simkit/kernels/search_tree.new_tree)
 
 
-class RolloutWork(NamedTuple):
-    """The rollout player's arrays for one decision (play.rollout_work); the game's own
-    are never touched."""
+class Redeal(NamedTuple):
+    """A re-deal of one decision, which the rollout and search players play forward
+    (play.new_redeal): what the seat knows of the Day and Night piles, a copy of the
+    game's state with the decks dealt anew, and the policy every seat plays in it. The
+    game's own arrays are never touched."""
 
     known_deck: np.ndarray  # what the seat knows: deck contents (sorted) ...
     known_discard: np.ndarray  # ... discards (sorted)
     known_tops: np.ndarray  # ... and pile sizes
-    deal: np.ndarray  # this rollout's deal
-    pub: np.ndarray  # a playout's state ...
+    pub: np.ndarray  # the re-deal's state ...
     deck: np.ndarray
     discard: np.ndarray
     tops: np.ndarray
     hid: np.ndarray
     cnt: np.ndarray
-    rng: np.ndarray  # ... its stream: the deal's seed, the same for every row
     opts: np.ndarray  # ... its option table
     caches: np.ndarray  # ... and option caches
     hass: np.ndarray
     ver: np.ndarray
     memo: np.ndarray
     cols: np.ndarray  # final scoring's columns
-    rows: np.ndarray  # the candidates' rows
-    seed: np.ndarray  # this rollout's seed
     sid: np.ndarray  # the policy ...
     prm: np.ndarray  # ... and its weights
-    trace: tuple  # playouts are never traced
+    trace: tuple  # re-deals are never traced
+
+
+class RolloutWork(NamedTuple):
+    """The rollout player's arrays for one decision (play.rollout_work)."""
+
+    redeal: Redeal  # the playouts' state and policy
+    deal: np.ndarray  # this rollout's deal
+    rng: np.ndarray  # a playout's stream: the deal's seed, the same for every row
+    rows: np.ndarray  # the candidates' rows
+    seed: np.ndarray  # this rollout's seed
 
 
 class SearchWork(NamedTuple):
-    """The search player's arrays for one decision (play.search_work); the game's own
-    are never touched."""
+    """The search player's arrays for one decision (play.search_work)."""
 
-    known_deck: np.ndarray  # the decks' contents (sorted) ...
-    known_discard: np.ndarray  # ... discards (sorted)
-    known_tops: np.ndarray  # ... and pile sizes
-    pub: np.ndarray  # a re-deal's state ...
-    deck: np.ndarray
-    discard: np.ndarray
-    tops: np.ndarray
-    hid: np.ndarray
-    cnt: np.ndarray
-    opts: np.ndarray  # ... its option table
-    caches: np.ndarray  # ... and option caches
-    hass: np.ndarray
-    ver: np.ndarray
-    memo: np.ndarray
-    cols: np.ndarray  # final scoring's columns
-    sid: np.ndarray  # the policy ...
-    prm: np.ndarray  # ... and its weights
-    trace: tuple  # searches are never traced
+    redeal: Redeal  # the re-deal the iterations play
     cut_short: np.ndarray  # [0] 1: this playout was cut short (`horizon`)
     hand_cache: np.ndarray  # judging a hand then: its gain table ...
     hand_has: np.ndarray

@@ -32,91 +32,21 @@ from . import options as _options
 from . import rules as _rules
 from . import scoring as _scoring
 from . import step as _step
-from .layout import (
-    CT_BEST,
-    CT_COLUMN,
-    CT_DISCARDED,
-    CT_DOUBLES,
-    CT_FLIPPED,
-    CT_KIND,
-    CT_PAID_FLIP,
-    CT_PLAYED,
-    CT_RETURNED,
-    CT_RUNES_TAKEN,
-    CT_SALTS,
-    CT_SCORE,
-    CT_SICKLES,
-    CT_SIZE,
-    CT_START_POINTS,
-    CT_TOKEN,
-    CT_TOKENS,
-    CT_TRIGGERED,
-    CT_TURNS,
-    GREEDY,
-    GREEDY_TIES,
-    HID_SIZE,
-    KIND,
-    MAX_HAND,
-    MAX_OPTIONS,
-    MAX_PLAYERS,
-    MAX_TABLEAU,
-    MAX_TYPES,
-    N_COLS,
-    O_BEST_INGREDIENT_POINTS,
-    O_BONUS_TOKENS,
-    O_CARD,
-    O_CARDS_DISCARDED,
-    O_CARDS_PLAYED,
-    O_DOUBLES,
-    O_PLAYED,
-    O_POINTS,
-    O_RANK,
-    O_ROUNDS,
-    O_RUNES_FLIPPED,
-    O_RUNES_PAID_FLIP,
-    O_RUNES_RETURNED,
-    O_RUNES_TAKEN,
-    O_SALTS,
-    O_SCORE,
-    O_SICKLES_USED,
-    O_START_POINTS,
-    O_STARTING_CARD,
-    O_TOKEN,
-    O_TRIGGERED_END,
-    O_TURNS,
-    O_WIN_SHARE,
-    OUTPUTS,
-    P_CARDS,
-    P_HAND,
-    P_HAND_N,
-    P_MOON,
-    P_N_CARDS,
-    P_SUN,
-    PILE_DISCARDS,
-    PILE_END,
-    PILE_TOP,
-    PLANNER,
-    PUB_SIZE,
-    R_N_ING_CARDS,
-    R_N_TYPES,
-    ROLLOUT,
-    ROLLOUT_TIES,
-    ROLLOUT_WEIGHTS,
-    ROUND,
-    SCORE_KINDS,
-    SEARCH,
-    SEAT,
-    STEP,
-    STEP_ACTION,
-    A,
-    B,
-    C,
-    player_at,
-)
-from .rules import (
-    setup,
-    shuffle_range,
-)
+from .layout import (CT_BEST, CT_COLUMN, CT_DISCARDED, CT_DOUBLES, CT_FLIPPED, CT_KIND,
+                     CT_PAID_FLIP, CT_PLAYED, CT_RETURNED, CT_RUNES_TAKEN, CT_SALTS, CT_SCORE,
+                     CT_SICKLES, CT_SIZE, CT_START_POINTS, CT_TOKEN, CT_TOKENS, CT_TRIGGERED,
+                     CT_TURNS, GREEDY, GREEDY_TIES, HID_SIZE, KIND, MAX_HAND, MAX_OPTIONS,
+                     MAX_PLAYERS, MAX_TABLEAU, MAX_TYPES, N_COLS, O_BEST_INGREDIENT_POINTS,
+                     O_BONUS_TOKENS, O_CARD, O_CARDS_DISCARDED, O_CARDS_PLAYED, O_DOUBLES, O_PLAYED,
+                     O_POINTS, O_RANK, O_ROUNDS, O_RUNES_FLIPPED, O_RUNES_PAID_FLIP,
+                     O_RUNES_RETURNED, O_RUNES_TAKEN, O_SALTS, O_SCORE, O_SICKLES_USED,
+                     O_START_POINTS, O_STARTING_CARD, O_TOKEN, O_TRIGGERED_END, O_TURNS,
+                     O_WIN_SHARE, OUTPUTS, P_CARDS, P_HAND, P_HAND_N, P_MOON, P_N_CARDS, P_SUN,
+                     PILE_DISCARDS, PILE_END, PILE_TOP, PLANNER, PUB_SIZE, R_N_ING_CARDS, R_N_TYPES,
+                     ROLLOUT, ROLLOUT_TIES, ROLLOUT_WEIGHTS, ROUND, SCORE_KINDS, SEARCH, SEAT, STEP,
+                     STEP_ACTION, A, B, C, Decision, Redeal, RolloutWork, Scratch, SearchWork,
+                     player_at)
+from .rules import setup, shuffle_range
 from .scoring import best_gain, final_score, gain_table, greedy_score, ranking_key
 from .step import apply_option, next_decision
 
@@ -145,7 +75,7 @@ def new_outputs(n_games: int, n_players: int, n_types: int, n_cards: int) -> tup
 def new_scratch(t):
     """Per-thread work arrays, reused across games (every game resets what it uses)."""
     n = t.card.shape[0]
-    return _layout.Scratch(  # its fields: layout.Scratch
+    return Scratch(  # its fields: layout.Scratch
         pub=np.zeros(PUB_SIZE, np.int32),
         opts=np.zeros((MAX_OPTIONS, N_COLS), np.int32),
         deck=np.zeros((2, n), np.int64),
@@ -204,42 +134,63 @@ def playout(t, n_players, pub, hid, cnt, deck, discard, tops, rng, opts, caches,
 
 
 @njit(cache=True, inline="always")
-def rollout_work(t, n_players, state, params):
-    """The playouts' arrays (the game's own are never touched) and policy: `params[3]` 0
-    greedy with its default weights, 1 the planner with the weights in
-    `params[ROLLOUT_WEIGHTS:]`. The counters the rules keep in a playout are never read,
-    so they start from whatever was left."""
-    sid = np.full(1, GREEDY, np.int64)
-    prm = GREEDY_DEFAULTS.copy()
-    prm[GREEDY_TIES] = params[ROLLOUT_TIES]  # the planner's is in its slice of params
-    if params[3] >= 0.5:
-        sid[0] = PLANNER
-        prm = params[ROLLOUT_WEIGHTS:ROLLOUT_WEIGHTS + PLANNER_DEFAULTS.shape[0]].copy()
+def new_redeal(t, state, sid, prm):
+    """A re-deal's arrays (layout.Redeal) for the decision `state`, with the policy `sid`
+    and `prm`; what the seat knows is filled in by `know`. The counters the rules keep in
+    a re-deal are never read, so they start from whatever was left."""
     pub, hid = state.pub, state.hid
     n_cards = t.card.shape[0]
-    work = _layout.RolloutWork(  # its fields: layout.RolloutWork
+    return Redeal(  # its fields: layout.Redeal
         known_deck=np.zeros((2, n_cards), np.int64),
         known_discard=np.zeros((2, n_cards), np.int64),
         known_tops=np.zeros((4, 2), np.int64),
-        deal=np.empty((2, n_cards), np.int64),
         pub=np.empty_like(pub),
         deck=np.empty((2, n_cards), np.int64),
         discard=np.empty((2, n_cards), np.int64),
         tops=np.empty((4, 2), np.int64),
         hid=np.empty_like(hid),
         cnt=np.zeros((MAX_PLAYERS, CT_SIZE), np.int64),
-        rng=np.zeros(1, np.uint64),
         opts=np.zeros((MAX_OPTIONS, N_COLS), np.int32),
         caches=np.zeros((MAX_PLAYERS, MAX_TYPES, 3), np.int64),
         hass=np.zeros((MAX_PLAYERS, MAX_TYPES), np.int64),
         ver=np.zeros((MAX_PLAYERS, 2), np.int64),
         memo=np.zeros((MAX_PLAYERS, n_cards, 3), np.int64),
         cols=np.zeros(MAX_TYPES + MAX_TABLEAU, np.int64),
-        rows=np.empty((MAX_OPTIONS, N_COLS), np.int32),
-        seed=np.zeros(1, np.uint64),
         sid=sid,
         prm=prm,
         trace=new_trace_stub(N_COLS),
+    )
+
+
+@njit(cache=True, inline="always")
+def know(state, redeal):
+    """What the seat knows of the Day and Night decks of `state`, into `redeal`: their
+    contents (every other card is in sight or was) as sorted sets, never their order."""
+    deck, discard, tops = state.deck, state.discard, state.tops
+    kdeck, kdisc, ktops = redeal.known_deck, redeal.known_discard, redeal.known_tops
+    for d in range(2):
+        ktops[PILE_END, d] = canonical(deck[d], tops[PILE_TOP, d], tops[PILE_END, d],
+                                       kdeck[d])
+        ktops[PILE_DISCARDS, d] = canonical(discard[d], 0, tops[PILE_DISCARDS, d], kdisc[d])
+
+
+@njit(cache=True, inline="always")
+def rollout_work(t, n_players, state, params):
+    """The playouts' arrays (the game's own are never touched) and policy: `params[3]` 0
+    greedy with its default weights, 1 the planner with the weights in
+    `params[ROLLOUT_WEIGHTS:]`."""
+    sid = np.full(1, GREEDY, np.int64)
+    prm = GREEDY_DEFAULTS.copy()
+    prm[GREEDY_TIES] = params[ROLLOUT_TIES]  # the planner's is in its slice of params
+    if params[3] >= 0.5:
+        sid[0] = PLANNER
+        prm = params[ROLLOUT_WEIGHTS:ROLLOUT_WEIGHTS + PLANNER_DEFAULTS.shape[0]].copy()
+    work = RolloutWork(  # its fields: layout.RolloutWork
+        redeal=new_redeal(t, state, sid, prm),
+        deal=np.empty((2, t.card.shape[0]), np.int64),
+        rng=np.zeros(1, np.uint64),
+        rows=np.empty((MAX_OPTIONS, N_COLS), np.int32),
+        seed=np.zeros(1, np.uint64),
     )
     return work, np.zeros(MAX_OPTIONS, np.float64), np.zeros((2, MAX_PLAYERS), np.int64)
 
@@ -252,18 +203,15 @@ def rollout_candidates(t, n_players, state, opts, n, params, rng, work, cand, he
     best-looking of many actions is often only the luckiest).
 
     The seat sees `pub` (hands are public: every card in one was taken face up), the
-    counters, and of the Day and Night decks only their contents (every other card is in
-    sight or was), never their order: each deck and each discard pile is taken as a
-    sorted set."""
+    counters, and of the Day and Night decks only their contents (`know`)."""
     if n <= 1:
         cand[0] = 0
         return 0
-    pub, deck, discard, tops = state.pub, state.deck, state.discard, state.tops
-    sid, prm = work.sid[0], work.prm
+    sid, prm = work.redeal.sid[0], work.redeal.prm
     k = min(n, max(1, np.int64(params[2] + 0.5)))
     values = np.empty(n, np.float64)
     if sid == PLANNER:
-        planner_values(opts, n, pub, t, prm, values)
+        planner_values(opts, n, state.pub, t, prm, values)
     else:
         for i in range(n):
             values[i] = greedy_score(opts, i, prm)
@@ -271,15 +219,12 @@ def rollout_candidates(t, n_players, state, opts, n, params, rng, work, cand, he
     if k == 1:
         return 0
     own = np.argmax(values)
-    kdeck, kdisc, ktops, rows = work.known_deck, work.known_discard, work.known_tops, \
-        work.rows
+    rows = work.rows
     for i in range(k):
         rows[i] = opts[cand[i]]
         if cand[i] == own:
             head[i] = params[4]
-    for d in range(2):
-        ktops[PILE_END, d] = canonical(deck[d], tops[PILE_TOP, d], tops[PILE_END, d], kdeck[d])
-        ktops[PILE_DISCARDS, d] = canonical(discard[d], 0, tops[PILE_DISCARDS, d], kdisc[d])
+    know(state, work.redeal)
     return k
 
 
@@ -287,8 +232,8 @@ def rollout_candidates(t, n_players, state, opts, n, params, rng, work, cand, he
 def rollout_deal(t, n_players, state, work, rng):
     """The decks re-shuffled with the seat's stream, and a seed for the reveals after a
     rebuilt deck and the strategies' draws."""
-    sdeck, ktops = work.deal, work.known_tops
-    sdeck[:, :] = work.known_deck
+    sdeck, ktops = work.deal, work.redeal.known_tops
+    sdeck[:, :] = work.redeal.known_deck
     for d in range(2):
         shuffle_range(sdeck, d, ktops[PILE_END, d], rng)
     work.seed[0] = next_u64(rng)
@@ -299,16 +244,15 @@ def rollout_play(t, n_players, state, opts, cand, k, i, params, rng, work, keys,
     """The action cand[i], then the rest of the game (or `params[1]` round ends) with every
     seat played by the policy; keys by the rules' ranking (final score with the seat
     compensation, then the tiebreak)."""
+    r = work.redeal
     pub, hid = state.pub, state.hid
-    rpub, rdeck, rdisc, rtops, rhid, rcnt = work.pub, work.deck, work.discard, work.tops, \
-        work.hid, work.cnt
-    rr, ropts, caches, hass, ver, memo = work.rng, work.opts, work.caches, work.hass, \
-        work.ver, work.memo
-    cols, trace = work.cols, work.trace
+    rpub, rdeck, rdisc, rtops, rhid, rcnt = r.pub, r.deck, r.discard, r.tops, r.hid, r.cnt
+    rr, ropts, caches, hass, ver, memo = work.rng, r.opts, r.caches, r.hass, r.ver, r.memo
+    cols, trace = r.cols, r.trace
     rpub[:] = pub
     rdeck[:, :] = work.deal
-    rdisc[:, :] = work.known_discard
-    rtops[:, :] = work.known_tops
+    rdisc[:, :] = r.known_discard
+    rtops[:, :] = r.known_tops
     rhid[:] = hid
     ver[:, 0] = 0
     ver[:, 1] = -1
@@ -317,7 +261,7 @@ def rollout_play(t, n_players, state, opts, cand, k, i, params, rng, work, keys,
     ropts[:k] = work.rows[:k]
     apply_option(t, rpub, rhid, rcnt, rdeck, rdisc, rtops, rr, ropts, i, ver, trace, False)
     playout(t, n_players, rpub, rhid, rcnt, rdeck, rdisc, rtops, rr, ropts, caches, hass, ver,
-            memo, cols, work.sid[0], work.prm, np.int64(params[1] + 0.5), trace)
+            memo, cols, r.sid[0], r.prm, np.int64(params[1] + 0.5), trace)
     for q in range(n_players):
         points[q], best = final_score(t, rpub, q, cols)
         keys[q] = ranking_key(t, q, points[q], best)
@@ -334,93 +278,72 @@ rollout_choice = bind_rollout(globals(), njit_with_refcounts)
 # budget over moves that matter little.
 @njit(cache=True, inline="always")
 def search_work(t, n_players, state, params):
-    """The re-deals' arrays (the game's own are never touched), the policy (`params[3]`
-    with the weights after the search's own), and what the seat knows of the Day and
-    Night decks: their contents (every other card is in sight or was), never their order."""
-    pub, hid, deck, discard, tops = state.pub, state.hid, state.deck, state.discard, \
-        state.tops
-    n_cards = t.card.shape[0]
+    """The re-deals' arrays (a layout.Redeal, in a layout.SearchWork), the policy
+    (`params[3]` with the weights after the search's own), and what the seat knows of the
+    Day and Night decks (`know`)."""
     prm = np.zeros(8, np.float64)
     prm[:params.shape[0] - SEARCH_PARAMS] = params[SEARCH_PARAMS:]
-    work = _layout.SearchWork(  # its fields: layout.SearchWork
-        known_deck=np.zeros((2, n_cards), np.int64),
-        known_discard=np.zeros((2, n_cards), np.int64),
-        known_tops=np.zeros((4, 2), np.int64),
-        pub=np.empty_like(pub),
-        deck=np.empty((2, n_cards), np.int64),
-        discard=np.empty((2, n_cards), np.int64),
-        tops=np.empty((4, 2), np.int64),
-        hid=np.empty_like(hid),
-        cnt=np.zeros((MAX_PLAYERS, CT_SIZE), np.int64),
-        opts=np.zeros((MAX_OPTIONS, N_COLS), np.int32),
-        caches=np.zeros((MAX_PLAYERS, MAX_TYPES, 3), np.int64),
-        hass=np.zeros((MAX_PLAYERS, MAX_TYPES), np.int64),
-        ver=np.zeros((MAX_PLAYERS, 2), np.int64),
-        memo=np.zeros((MAX_PLAYERS, n_cards, 3), np.int64),
-        cols=np.zeros(MAX_TYPES + MAX_TABLEAU, np.int64),
-        sid=np.full(1, np.int64(params[3] + 0.5), np.int64),
-        prm=prm,
-        trace=new_trace_stub(N_COLS),
+    redeal = new_redeal(t, state, np.full(1, np.int64(params[3] + 0.5), np.int64), prm)
+    know(state, redeal)
+    work = SearchWork(  # its fields: layout.SearchWork
+        redeal=redeal,
         cut_short=np.zeros(1, np.int64),
         hand_cache=np.zeros((MAX_TYPES, 3), np.int64),
         hand_has=np.zeros(MAX_TYPES, np.int64),
         hand=np.zeros(MAX_HAND, np.int64),
         hand_gains=np.zeros(MAX_HAND, np.float64),
     )
-    ktops = work.known_tops
-    for d in range(2):
-        ktops[PILE_END, d] = canonical(deck[d], tops[PILE_TOP, d], tops[PILE_END, d],
-                                       work.known_deck[d])
-        ktops[PILE_DISCARDS, d] = canonical(discard[d], 0, tops[PILE_DISCARDS, d],
-                                            work.known_discard[d])
     return work, state.tree, np.zeros((2, MAX_PLAYERS), np.int64)
 
 
 @njit(cache=True, inline="always")
 def search_deal(t, n_players, state, opts, n, work, rng):
     """The decision's state with the decks shuffled anew from their contents."""
-    rpub, rdeck, rdisc, rtops, rhid, ver, memo = work.pub, work.deck, work.discard, \
-        work.tops, work.hid, work.ver, work.memo
+    r = work.redeal
+    rpub, rdeck, rdisc, rtops, rhid, ver, memo = r.pub, r.deck, r.discard, r.tops, r.hid, \
+        r.ver, r.memo
     rpub[:] = state.pub
     rhid[:] = state.hid
-    rdeck[:, :] = work.known_deck
-    rdisc[:, :] = work.known_discard
-    rtops[:, :] = work.known_tops
+    rdeck[:, :] = r.known_deck
+    rdisc[:, :] = r.known_discard
+    rtops[:, :] = r.known_tops
     for d in range(2):
         shuffle_range(rdeck, d, rtops[PILE_END, d], rng)
     ver[:, 0] = 0
     ver[:, 1] = -1
     memo[:, :, 2] = -1
-    work.opts[:n] = opts[:n]
+    r.opts[:n] = opts[:n]
     work.cut_short[0] = 0
 
 
 @njit(cache=True, inline="always")
 def search_seat(t, work):
-    return work.pub[SEAT]
+    return work.redeal.pub[SEAT]
 
 
 @njit(cache=True, inline="always")
 def search_key(t, work, i):
     """A row's move: its kind and the card, runes or token it names."""
-    row = work.opts[i]
-    return ((np.int64(row[KIND]) * 1024 + row[A] + 1) * 1024 + row[B] + 1) * 1024 + row[C] + 1
+    row = work.redeal.opts[i]
+    return (((np.int64(row[KIND]) * 1024 + row[A] + 1) * 1024 + row[B] + 1) * 1024
+            + row[C] + 1)
 
 
 @njit(cache=True, inline="always")
 def search_apply(t, n_players, work, i, rng):
-    apply_option(t, work.pub, work.hid, work.cnt, work.deck, work.discard, work.tops, rng,
-                 work.opts, i, work.ver, work.trace, False)
+    r = work.redeal
+    apply_option(t, r.pub, r.hid, r.cnt, r.deck, r.discard, r.tops, rng, r.opts, i, r.ver,
+                 r.trace, False)
 
 
 @njit(cache=True, inline="always")
 def search_next(t, n_players, work, rng):
     """The next action of the re-deal: the end of a turn is played by the policy."""
+    r = work.redeal
     while True:
-        n = next_decision(t, n_players, work.pub, work.hid, work.cnt, work.deck, work.discard,
-                          work.tops, rng, work.opts, work.caches, work.hass, work.ver,
-                          work.memo, work.cols, work.trace, False)
-        if n == 0 or work.pub[STEP] == STEP_ACTION:
+        n = next_decision(t, n_players, r.pub, r.hid, r.cnt, r.deck, r.discard, r.tops, rng,
+                          r.opts, r.caches, r.hass, r.ver, r.memo, r.cols, r.trace, False)
+        if n == 0 or r.pub[STEP] == STEP_ACTION:
             return n
         search_apply(t, n_players, work, search_prefer(t, n_players, work, n, rng), rng)
 
@@ -428,16 +351,18 @@ def search_next(t, n_players, work, rng):
 @njit(cache=True, inline="always")
 def search_prefer(t, n_players, work, n, rng):
     """The policy's own row of the pending decision."""
-    return ask(work.sid[0], work.opts, n, work.pub, t, work.prm, rng)
+    r = work.redeal
+    return ask(r.sid[0], r.opts, n, r.pub, t, r.prm, rng)
 
 
 @njit(cache=True, inline="always")
 def search_values(t, n_players, work, n, values):
     """The policy's values of the pending rows (the rollout player tries the best of
     these), so the tree widens to the policy's next-best action, not a random one."""
-    sid, prm, opts = work.sid[0], work.prm, work.opts
+    r = work.redeal
+    sid, prm, opts = r.sid[0], r.prm, r.opts
     if sid == PLANNER:
-        planner_values(opts, n, work.pub, t, prm, values)
+        planner_values(opts, n, r.pub, t, prm, values)
         return True
     if sid == GREEDY:
         for i in range(n):
@@ -468,15 +393,16 @@ def search_end(t, n_players, work, keys, points):
     would score, `discount` for each rune it is short of paying it (the policy's weights
     if it is the planner, else the planner's defaults), in 1/1024 points: a half-played
     game's tableau alone misjudges it (measured in docs/strategies.md)."""
-    pub = work.pub
+    r = work.redeal
+    pub = r.pub
     for q in range(n_players):
-        points[q], best = final_score(t, pub, q, work.cols)
+        points[q], best = final_score(t, pub, q, r.cols)
         keys[q] = ranking_key(t, q, points[q], best)
     if work.cut_short[0] == 0:
         return
     discount, weight = PLANNER_DEFAULTS[0], PLANNER_DEFAULTS[1]
-    if work.sid[0] == PLANNER:
-        discount, weight = work.prm[0], work.prm[1]
+    if r.sid[0] == PLANNER:
+        discount, weight = r.prm[0], r.prm[1]
     cache, has, hand, gains = work.hand_cache, work.hand_has, work.hand, work.hand_gains
     for q in range(n_players):
         gain_table(t.card, pub, q, cache, has)
@@ -523,11 +449,11 @@ def play_game(t, n_players, seed, sids, params, out, g, scratch, trace, tracing,
         s = pub[SEAT]
         if lookahead is not None and sids[s] == ROLLOUT and pub[STEP] == STEP_ACTION:
             c = rollout_choice(t, n_players, s,
-                               _layout.Decision(pub, hid, deck, discard, tops, scratch.tree),
+                               Decision(pub, hid, deck, discard, tops, scratch.tree),
                                opts, n, params[s], rngs[1 + s])
         elif lookahead is not None and sids[s] == SEARCH and pub[STEP] == STEP_ACTION:
             c = searched(lookahead, t, n_players, s,
-                         _layout.Decision(pub, hid, deck, discard, tops, scratch.tree), opts, n,
+                         Decision(pub, hid, deck, discard, tops, scratch.tree), opts, n,
                          params[s], rngs[1 + s])
         else:
             c = ask(sids[s], opts, n, pub, t, params[s], rngs[1 + s])

@@ -6,58 +6,15 @@ from __future__ import annotations
 
 from numba import njit
 
-from .layout import (
-    ACTIONS_LEFT,
-    KIND,
-    LEVEL,
-    OPT_FLIP,
-    OPT_PLAY,
-    OPT_RUNES,
-    OPT_SICKLE,
-    OPT_TAKE,
-    P_HAND_N,
-    P_PLAYED,
-    POINTS,
-    R_FLIP_SOME,
-    R_HAND_LIMIT,
-    R_SICKLE_AFTER,
-    R_TAKE_CHOOSE,
-    R_TOP,
-    SEAT,
-    STEP,
-    STEP_ACTION,
-    STEP_DISCARD,
-    STEP_END,
-    TOKENS_DUE,
-    A,
-    B,
-    C,
-    player_at,
-)
-from .options import (
-    action_options,
-    banned_card,
-    banned_token,
-    discard_options,
-    end_options,
-    token_options,
-)
-from .rules import (
-    begin_counter,
-    begin_turn,
-    discard_card,
-    end_of_round,
-    end_turn,
-    final_scoring,
-    flip_runes,
-    pass_action,
-    play_card,
-    reach_level,
-    take_card,
-    take_runes,
-    take_token,
-    use_sickle,
-)
+from .layout import (ACTIONS_LEFT, KIND, LEVEL, OPT_FLIP, OPT_PLAY, OPT_RUNES, OPT_SICKLE, OPT_TAKE,
+                     P_HAND_N, P_PLAYED, POINTS, R_FLIP_SOME, R_HAND_LIMIT, R_SICKLE_AFTER,
+                     R_TAKE_CHOOSE, R_TOP, SEAT, STEP, STEP_ACTION, STEP_DISCARD, STEP_END,
+                     TOKENS_DUE, A, B, C, player_at)
+from .options import (action_options, banned_card, banned_token, discard_options, end_options,
+                      token_options)
+from .rules import (begin_counter, begin_turn, discard_card, end_of_round, end_turn, final_scoring,
+                    flip_runes, pass_action, play_card, reach_level, take_card, take_runes,
+                    take_token, use_sickle)
 
 
 @njit(cache=True, inline="always")

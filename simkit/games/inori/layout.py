@@ -362,8 +362,11 @@ class Scratch(NamedTuple):
     hv: np.ndarray  # the deciding seat's tokens (holdings())
 
 
-class RolloutWork(NamedTuple):
-    """The rollout player's arrays for one decision (play.rollout_work)."""
+class Redeal(NamedTuple):
+    """A re-deal of one decision, which the rollout and search players play forward
+    (play.new_redeal): what the seat knows of the hidden piles, a copy of the game's state
+    with those piles dealt anew, and the policy every seat plays in it. The search player's
+    work is one; the game's own arrays are never touched."""
 
     known_decks: np.ndarray  # what the seat knows: decks (sorted) ...
     known_discards: np.ndarray  # ... discards (sorted)
@@ -371,39 +374,7 @@ class RolloutWork(NamedTuple):
     known_new_starts: np.ndarray  # ... the New Start deck (sorted)
     known_stack: np.ndarray  # ... the Rune stack (sorted)
     known_rtops: np.ndarray  # ... and their sizes
-    deal_decks: np.ndarray  # this rollout's deal: decks ...
-    deal_new_starts: np.ndarray  # ... New Starts ...
-    deal_stack: np.ndarray  # ... Runes
-    seed: np.ndarray  # ... and seed
-    pub: np.ndarray  # a playout's state ...
-    hid: np.ndarray
-    decks: np.ndarray
-    discards: np.ndarray
-    tops: np.ndarray
-    new_starts: np.ndarray
-    stack: np.ndarray
-    rtops: np.ndarray
-    rngs: np.ndarray  # ... its stream: the deal's seed, the same for every row
-    opts: np.ndarray  # ... its option table
-    cnt: np.ndarray
-    done: np.ndarray
-    hv: np.ndarray
-    tied: np.ndarray
-    rows: np.ndarray  # the candidates' rows
-    sids: np.ndarray  # the policy, for every seat ...
-    prms: np.ndarray  # ... with its weights
-
-
-class SearchWork(NamedTuple):
-    """The search player's arrays for one decision (play.search_work)."""
-
-    known_decks: np.ndarray  # what the seat knows: decks (sorted) ...
-    known_discards: np.ndarray  # ... discards (sorted)
-    known_tops: np.ndarray  # ... their sizes
-    known_new_starts: np.ndarray  # ... the New Start deck (sorted)
-    known_stack: np.ndarray  # ... the Rune stack (sorted)
-    known_rtops: np.ndarray  # ... and their sizes
-    pub: np.ndarray  # a re-deal's state ...
+    pub: np.ndarray  # the re-deal's state ...
     hid: np.ndarray
     decks: np.ndarray
     discards: np.ndarray
@@ -419,6 +390,18 @@ class SearchWork(NamedTuple):
     sids: np.ndarray  # the policy, for every seat ...
     prms: np.ndarray  # ... with its weights
     trace: tuple  # the game's trace (never recorded into)
+
+
+class RolloutWork(NamedTuple):
+    """The rollout player's arrays for one decision (play.rollout_work)."""
+
+    redeal: Redeal  # the playouts' state and policy
+    deal_decks: np.ndarray  # this rollout's deal: decks ...
+    deal_new_starts: np.ndarray  # ... New Starts ...
+    deal_stack: np.ndarray  # ... Runes
+    seed: np.ndarray  # ... and seed
+    rngs: np.ndarray  # a playout's stream: the deal's seed, the same for every row
+    rows: np.ndarray  # the candidates' rows
 
 
 class GreedyWeights(NamedTuple):

@@ -34,86 +34,21 @@ from . import options as _options
 from . import rules as _rules
 from . import scoring as _scoring
 from . import step as _step
+from .layout import (CT_CARD_OFFERS, CT_COMPLETED, CT_DRAWN, CT_FIRST, CT_GAINED, CT_NEUTRAL,
+                     CT_NEW_START, CT_PAID, CT_PASSED, CT_RUNE, CT_SIZE, CT_SRC, CT_TILES, CT_TREE,
+                     CT_TURNS, GREEDY, GREEDY_TIES, HID_SIZE, KIND, MAX_COLOURS, MAX_OPTIONS,
+                     MAX_PLAYERS, N_COLS, NEW_END, NEW_TOP, O_CARD, O_CARD_OFFERINGS,
+                     O_CARDS_COMPLETED, O_MARKERS_PASSED, O_NEUTRAL_PLACED, O_NEW_STARTS_KEPT,
+                     O_POINTS, O_RANK, O_ROUNDS, O_RUNE, O_RUNES_DRAWN, O_SCORE, O_SEASONS_FIRST,
+                     O_STRATEGY, O_TILES_PLACED, O_TOKENS, O_TOKENS_GAINED, O_TOKENS_PAID, O_TREE,
+                     O_TURNS, O_WIN_SHARE, OUTPUTS, PH_OVER, PHASE, PILE_DISCARDS, PILE_END,
+                     PILE_TOP, PLANNER, PUB_SIZE, R_N_COLOURS, R_N_TREE, R_SEASONS, ROLLOUT,
+                     ROLLOUT_TIES, ROLLOUT_WEIGHTS, RUNE_END, RUNE_KINDS, RUNE_TOP, SEARCH, SEASON,
+                     SEAT, STEP, STEP_OFFER, STOP_SEASON, A, B, C, Decision, Redeal, RolloutWork,
+                     Scratch)
+from .layout import SOURCES as SCORE_SOURCES
 from .config import Tables
-from .layout import (
-    CT_CARD_OFFERS,
-    CT_COMPLETED,
-    CT_DRAWN,
-    CT_FIRST,
-    CT_GAINED,
-    CT_NEUTRAL,
-    CT_NEW_START,
-    CT_PAID,
-    CT_PASSED,
-    CT_RUNE,
-    CT_SIZE,
-    CT_SRC,
-    CT_TILES,
-    CT_TREE,
-    CT_TURNS,
-    GREEDY,
-    GREEDY_TIES,
-    HID_SIZE,
-    KIND,
-    MAX_COLOURS,
-    MAX_OPTIONS,
-    MAX_PLAYERS,
-    N_COLS,
-    NEW_END,
-    NEW_TOP,
-    O_CARD,
-    O_CARD_OFFERINGS,
-    O_CARDS_COMPLETED,
-    O_MARKERS_PASSED,
-    O_NEUTRAL_PLACED,
-    O_NEW_STARTS_KEPT,
-    O_POINTS,
-    O_RANK,
-    O_ROUNDS,
-    O_RUNE,
-    O_RUNES_DRAWN,
-    O_SCORE,
-    O_SEASONS_FIRST,
-    O_STRATEGY,
-    O_TILES_PLACED,
-    O_TOKENS,
-    O_TOKENS_GAINED,
-    O_TOKENS_PAID,
-    O_TREE,
-    O_TURNS,
-    O_WIN_SHARE,
-    OUTPUTS,
-    PH_OVER,
-    PHASE,
-    PILE_DISCARDS,
-    PILE_END,
-    PILE_TOP,
-    PLANNER,
-    R_N_COLOURS,
-    R_N_TREE,
-    R_SEASONS,
-    ROLLOUT,
-    ROLLOUT_TIES,
-    ROLLOUT_WEIGHTS,
-    RUNE_END,
-    RUNE_KINDS,
-    RUNE_TOP,
-    SEARCH,
-    SEASON,
-    SEAT,
-    STEP,
-    STEP_OFFER,
-    STOP_SEASON,
-    A,
-    B,
-    C,
-)
-from .layout import (
-    SOURCES as SCORE_SOURCES,
-)
-from .rules import (
-    setup,
-)
+from .rules import setup
 from .scoring import final_score, greedy_score, held, ranking_key
 from .step import apply_option, next_decision
 
@@ -145,8 +80,8 @@ def new_scratch(t):
     """Per-thread work arrays, reused across games (every game resets what it uses)."""
     n_cards = t.card.shape[0]
     n_col = t.colour.shape[0]
-    return _layout.Scratch(  # its fields: layout.Scratch
-        pub=np.zeros(_layout.PUB_SIZE, np.int32),
+    return Scratch(  # its fields: layout.Scratch
+        pub=np.zeros(PUB_SIZE, np.int32),
         opts=np.zeros((MAX_OPTIONS, N_COLS), np.int32),
         decks=np.zeros((n_col, n_cards), np.int64),
         discards=np.zeros((n_col, n_cards), np.int64),
@@ -170,9 +105,9 @@ def unowned_views(t, s, out, tr):
     scratch, the outputs and the trace; the caller keeps the originals alive."""
     u = unowned
     tv = Tables(u(t.card), u(t.tree), u(t.rune), u(t.rules), u(t.setup), u(t.colour))
-    sv = _layout.Scratch(u(s.pub), u(s.opts), u(s.decks), u(s.discards), u(s.tops),
-                         u(s.new_starts), u(s.stack), u(s.rtops), u(s.rngs), u(s.tied),
-                         u(s.starts), u(s.hid), u(s.cnt), u(s.done), u(s.hv))
+    sv = Scratch(u(s.pub), u(s.opts), u(s.decks), u(s.discards), u(s.tops),
+                 u(s.new_starts), u(s.stack), u(s.rtops), u(s.rngs), u(s.tied),
+                 u(s.starts), u(s.hid), u(s.cnt), u(s.done), u(s.hv))
     ov = (u(out[0]), u(out[1]), u(out[2]), u(out[3]), u(out[4]), u(out[5]), u(out[6]),
           u(out[7]), u(out[8]), u(out[9]), u(out[10]), u(out[11]), u(out[12]), u(out[13]),
           u(out[14]), u(out[15]), u(out[16]), u(out[17]), u(out[18]), u(out[19]),
@@ -218,154 +153,13 @@ def playout(t, n_players, pub, hid, cnt, done, decks, discards, tops, new_starts
 
 
 @njit(cache=True, inline="always")
-def rollout_work(t, n_players, state, params):
-    """The playouts' arrays and policy (`params[3]` 0: greedy, weights 1; 1: the planner,
-    weights `params[ROLLOUT_WEIGHTS:]`). A playout's counters are never read."""
+def new_redeal(t, state, sids, prms):
+    """A re-deal's arrays (layout.Redeal) for the decision `state`, with the policy `sids`
+    and `prms`; what the seat knows is filled in by `know`."""
     pub, hid, new_starts, stack = state.pub, state.hid, state.new_starts, state.stack
-    prm = np.ones(PLANNER_DEFAULTS.shape[0], np.float64)
-    prm[GREEDY_TIES] = params[ROLLOUT_TIES]
-    sids = np.full(MAX_PLAYERS, GREEDY, np.int64)
-    if params[3] >= 0.5:
-        sids[:] = PLANNER
-        prm[:] = params[ROLLOUT_WEIGHTS:ROLLOUT_WEIGHTS + prm.shape[0]]
-    prms = np.empty((MAX_PLAYERS, prm.shape[0]), np.float64)
-    for q in range(MAX_PLAYERS):
-        prms[q] = prm
     n_col = t.rules[R_N_COLOURS]
     n_cards = t.card.shape[0]
-    work = _layout.RolloutWork(  # its fields: layout.RolloutWork
-        known_decks=np.zeros((n_col, n_cards), np.int64),
-        known_discards=np.zeros((n_col, n_cards), np.int64),
-        known_tops=np.zeros((3, n_col), np.int64),
-        known_new_starts=np.zeros(new_starts.shape[0], np.int64),
-        known_stack=np.zeros(stack.shape[0], np.int64),
-        known_rtops=np.zeros(4, np.int64),
-        deal_decks=np.empty((n_col, n_cards), np.int64),
-        deal_new_starts=np.empty(new_starts.shape[0], np.int64),
-        deal_stack=np.empty(stack.shape[0], np.int64),
-        seed=np.zeros(1, np.uint64),
-        pub=np.empty_like(pub),
-        hid=np.empty_like(hid),
-        decks=np.empty((n_col, n_cards), np.int64),
-        discards=np.empty((n_col, n_cards), np.int64),
-        tops=np.empty((3, n_col), np.int64),
-        new_starts=np.empty(new_starts.shape[0], np.int64),
-        stack=np.empty(stack.shape[0], np.int64),
-        rtops=np.empty(4, np.int64),
-        rngs=np.zeros((1, 1), np.uint64),
-        opts=np.zeros((MAX_OPTIONS, N_COLS), np.int32),
-        cnt=np.zeros((MAX_PLAYERS, CT_SIZE), np.int64),
-        done=np.zeros((MAX_PLAYERS, n_cards), np.int64),
-        hv=np.zeros(MAX_COLOURS, np.int64),
-        tied=np.zeros(MAX_PLAYERS, np.int64),
-        rows=np.empty((MAX_OPTIONS, N_COLS), np.int32),
-        sids=sids,
-        prms=prms,
-    )
-    return work, np.zeros(MAX_OPTIONS, np.float64), np.zeros((2, MAX_PLAYERS), np.int64)
-
-
-@njit(cache=True, inline="always")
-def rollout_candidates(t, n_players, state, opts, n, params, rng, work, cand, head):
-    """The `params[2]` best offerings of `opts[:n]` by greedy's score, the policy's own
-    choice always among them. The seat knows `pub` and of the hidden piles only their
-    contents (every card that left one was shown), taken as sorted sets."""
-    if n <= 1:
-        cand[0] = 0
-        return 0
-    pub, decks, discards, tops = state.pub, state.decks, state.discards, state.tops
-    new_starts, stack, rtops = state.new_starts, state.stack, state.rtops
-    k = min(n, max(1, np.int64(params[2] + 0.5)))
-    scores = np.empty(n, np.float64)
-    for i in range(n):
-        scores[i] = -greedy_score(opts, i, 1.0, 1.0, 1.0, 1.0)
-    best = np.argsort(scores, kind="mergesort")[:k]
-    # The policy's own choice is always tried.
-    pick = ask(work.sids[0], opts, n, pub, t, work.prms[0], rng)
-    if not (best == pick).any():
-        best[k - 1] = pick
-    cand[:k] = np.sort(best)
-    rows = work.rows
-    for i in range(k):
-        rows[i] = opts[cand[i]]
-    kdecks, kdisc, ktops = work.known_decks, work.known_discards, work.known_tops
-    knew, kstack, krt = work.known_new_starts, work.known_stack, work.known_rtops
-    for x in range(t.rules[R_N_COLOURS]):
-        ktops[PILE_END, x] = canonical(decks[x], tops[PILE_TOP, x], tops[PILE_END, x], kdecks[x])
-        ktops[PILE_DISCARDS, x] = canonical(discards[x], 0, tops[PILE_DISCARDS, x], kdisc[x])
-    krt[NEW_END] = canonical(new_starts, rtops[NEW_TOP], rtops[NEW_END], knew)
-    krt[RUNE_END] = canonical(stack, rtops[RUNE_TOP], rtops[RUNE_END], kstack)
-    return k
-
-
-@njit(cache=True, inline="always")
-def rollout_deal(t, n_players, state, work, rng):
-    """The hidden sets re-shuffled with the seat's stream, and a seed for the reshuffles,
-    random ties and strategies' draws of the playouts."""
-    ktops, krt = work.known_tops, work.known_rtops
-    sdecks, snew, sstack = work.deal_decks, work.deal_new_starts, work.deal_stack
-    sdecks[:, :] = work.known_decks
-    for x in range(t.rules[R_N_COLOURS]):
-        shuffle(sdecks[x], ktops[PILE_END, x], rng)
-    snew[:] = work.known_new_starts
-    shuffle(snew, krt[NEW_END], rng)
-    sstack[:] = work.known_stack
-    shuffle(sstack, krt[RUNE_END], rng)
-    work.seed[0] = next_u64(rng)
-
-
-@njit(cache=True, inline="always")
-def rollout_play(t, n_players, state, opts, cand, k, i, params, rng, work, keys, points):
-    """The offering cand[i] with the policy's effect decisions, then the rest of the game
-    (or `params[1]` season ends) with every seat played by the policy; keys by
-    `ranking_key`, when cut short too."""
-    pub, hid, trace = state.pub, state.hid, state.trace
-    rpub, rhid, rdecks, rdisc, rtops3 = work.pub, work.hid, work.decks, work.discards, work.tops
-    rnew, rstack, rrt = work.new_starts, work.stack, work.rtops
-    rr, ropts, rcnt, rdone, rhv, rtied = work.rngs, work.opts, work.cnt, work.done, work.hv, \
-        work.tied
-    rpub[:] = pub
-    rhid[:] = hid
-    rdecks[:, :] = work.deal_decks
-    rdisc[:, :] = work.known_discards
-    rtops3[:, :] = work.known_tops
-    rnew[:] = work.deal_new_starts
-    rstack[:] = work.deal_stack
-    rrt[:] = work.known_rtops
-    rr[0, 0] = work.seed[0]
-    ropts[:k] = work.rows[:k]
-    apply_option(t, rpub, rhid, rcnt, rstack, rrt, ropts, i, rhv, trace, False)
-    playout(t, n_players, rpub, rhid, rcnt, rdone, rdecks, rdisc, rtops3, rnew, rstack, rrt,
-            rr, rtied, ropts, rhv, work.sids, work.prms, np.int64(params[1] + 0.5), trace)
-    for q in range(n_players):
-        points[q] = final_score(t, rpub, q)
-        keys[q] = ranking_key(t, rpub, q)
-
-
-rollout_choice = bind_rollout(globals(), njit_with_refcounts)
-
-
-# ---------------------------------------------------------------- search player
-# The search player's hooks (simkit/kernels/search.py, bound below): a decision's `state`
-# is the rollout player's. It decides every decision of its seat. Its arrays are made once
-# per decision, as the rollout player's are: Inori's per-thread scratch is handed to the
-# loop as views without reference counts, which a tree of arrays would have to join.
-@njit(cache=True, inline="always")
-def search_work(t, n_players, state, params):
-    """The re-deals' arrays and tree; the policy (`params[3]`, with the weights after the
-    search's own); what the seat knows of the hidden piles: their contents (every
-    card that left one was shown), never their order."""
-    pub, hid, decks, discards, tops = state.pub, state.hid, state.decks, state.discards, \
-        state.tops
-    new_starts, stack, rtops = state.new_starts, state.stack, state.rtops
-    k = PLANNER_DEFAULTS.shape[0]
-    sids = np.full(MAX_PLAYERS, np.int64(params[3] + 0.5), np.int64)
-    prms = np.empty((MAX_PLAYERS, k), np.float64)
-    for q in range(MAX_PLAYERS):
-        prms[q] = params[SEARCH_PARAMS:SEARCH_PARAMS + k]
-    n_col = t.rules[R_N_COLOURS]
-    n_cards = t.card.shape[0]
-    work = _layout.SearchWork(  # its fields: layout.SearchWork
+    return Redeal(  # its fields: layout.Redeal
         known_decks=np.zeros((n_col, n_cards), np.int64),
         known_discards=np.zeros((n_col, n_cards), np.int64),
         known_tops=np.zeros((3, n_col), np.int64),
@@ -389,13 +183,140 @@ def search_work(t, n_players, state, params):
         prms=prms,
         trace=state.trace,
     )
-    kdecks, kdisc, ktops = work.known_decks, work.known_discards, work.known_tops
-    knew, kstack, krt = work.known_new_starts, work.known_stack, work.known_rtops
-    for x in range(n_col):
-        ktops[PILE_END, x] = canonical(decks[x], tops[PILE_TOP, x], tops[PILE_END, x], kdecks[x])
+
+
+@njit(cache=True, inline="always")
+def know(t, state, redeal):
+    """What the seat knows of the hidden piles of `state`, into `redeal`: their contents
+    (every card that left one was shown) as sorted sets, never their order."""
+    decks, discards, tops = state.decks, state.discards, state.tops
+    new_starts, stack, rtops = state.new_starts, state.stack, state.rtops
+    kdecks, kdisc, ktops = redeal.known_decks, redeal.known_discards, redeal.known_tops
+    knew, kstack, krt = redeal.known_new_starts, redeal.known_stack, redeal.known_rtops
+    for x in range(t.rules[R_N_COLOURS]):
+        ktops[PILE_END, x] = canonical(decks[x], tops[PILE_TOP, x], tops[PILE_END, x],
+                                       kdecks[x])
         ktops[PILE_DISCARDS, x] = canonical(discards[x], 0, tops[PILE_DISCARDS, x], kdisc[x])
     krt[NEW_END] = canonical(new_starts, rtops[NEW_TOP], rtops[NEW_END], knew)
     krt[RUNE_END] = canonical(stack, rtops[RUNE_TOP], rtops[RUNE_END], kstack)
+
+
+@njit(cache=True, inline="always")
+def rollout_work(t, n_players, state, params):
+    """The playouts' arrays and policy (`params[3]` 0: greedy, weights 1; 1: the planner,
+    weights `params[ROLLOUT_WEIGHTS:]`). A playout's counters are never read."""
+    new_starts, stack = state.new_starts, state.stack
+    prm = np.ones(PLANNER_DEFAULTS.shape[0], np.float64)
+    prm[GREEDY_TIES] = params[ROLLOUT_TIES]
+    sids = np.full(MAX_PLAYERS, GREEDY, np.int64)
+    if params[3] >= 0.5:
+        sids[:] = PLANNER
+        prm[:] = params[ROLLOUT_WEIGHTS:ROLLOUT_WEIGHTS + prm.shape[0]]
+    prms = np.empty((MAX_PLAYERS, prm.shape[0]), np.float64)
+    for q in range(MAX_PLAYERS):
+        prms[q] = prm
+    n_col = t.rules[R_N_COLOURS]
+    work = RolloutWork(  # its fields: layout.RolloutWork
+        redeal=new_redeal(t, state, sids, prms),
+        deal_decks=np.empty((n_col, t.card.shape[0]), np.int64),
+        deal_new_starts=np.empty(new_starts.shape[0], np.int64),
+        deal_stack=np.empty(stack.shape[0], np.int64),
+        seed=np.zeros(1, np.uint64),
+        rngs=np.zeros((1, 1), np.uint64),
+        rows=np.empty((MAX_OPTIONS, N_COLS), np.int32),
+    )
+    return work, np.zeros(MAX_OPTIONS, np.float64), np.zeros((2, MAX_PLAYERS), np.int64)
+
+
+@njit(cache=True, inline="always")
+def rollout_candidates(t, n_players, state, opts, n, params, rng, work, cand, head):
+    """The `params[2]` best offerings of `opts[:n]` by greedy's score, the policy's own
+    choice always among them. The seat knows `pub` and of the hidden piles only their
+    contents (`know`)."""
+    if n <= 1:
+        cand[0] = 0
+        return 0
+    k = min(n, max(1, np.int64(params[2] + 0.5)))
+    scores = np.empty(n, np.float64)
+    for i in range(n):
+        scores[i] = -greedy_score(opts, i, 1.0, 1.0, 1.0, 1.0)
+    best = np.argsort(scores, kind="mergesort")[:k]
+    # The policy's own choice is always tried.
+    pick = ask(work.redeal.sids[0], opts, n, state.pub, t, work.redeal.prms[0], rng)
+    if not (best == pick).any():
+        best[k - 1] = pick
+    cand[:k] = np.sort(best)
+    rows = work.rows
+    for i in range(k):
+        rows[i] = opts[cand[i]]
+    know(t, state, work.redeal)
+    return k
+
+
+@njit(cache=True, inline="always")
+def rollout_deal(t, n_players, state, work, rng):
+    """The hidden sets re-shuffled with the seat's stream, and a seed for the reshuffles,
+    random ties and strategies' draws of the playouts."""
+    r = work.redeal
+    ktops, krt = r.known_tops, r.known_rtops
+    sdecks, snew, sstack = work.deal_decks, work.deal_new_starts, work.deal_stack
+    sdecks[:, :] = r.known_decks
+    for x in range(t.rules[R_N_COLOURS]):
+        shuffle(sdecks[x], ktops[PILE_END, x], rng)
+    snew[:] = r.known_new_starts
+    shuffle(snew, krt[NEW_END], rng)
+    sstack[:] = r.known_stack
+    shuffle(sstack, krt[RUNE_END], rng)
+    work.seed[0] = next_u64(rng)
+
+
+@njit(cache=True, inline="always")
+def rollout_play(t, n_players, state, opts, cand, k, i, params, rng, work, keys, points):
+    """The offering cand[i] with the policy's effect decisions, then the rest of the game
+    (or `params[1]` season ends) with every seat played by the policy; keys by
+    `ranking_key`, when cut short too."""
+    r = work.redeal
+    pub, hid, trace = state.pub, state.hid, state.trace
+    rpub, rhid, rdecks, rdisc, rtops3 = r.pub, r.hid, r.decks, r.discards, r.tops
+    rnew, rstack, rrt = r.new_starts, r.stack, r.rtops
+    rr, ropts, rcnt, rdone, rhv, rtied = work.rngs, r.opts, r.cnt, r.done, r.hv, r.tied
+    rpub[:] = pub
+    rhid[:] = hid
+    rdecks[:, :] = work.deal_decks
+    rdisc[:, :] = r.known_discards
+    rtops3[:, :] = r.known_tops
+    rnew[:] = work.deal_new_starts
+    rstack[:] = work.deal_stack
+    rrt[:] = r.known_rtops
+    rr[0, 0] = work.seed[0]
+    ropts[:k] = work.rows[:k]
+    apply_option(t, rpub, rhid, rcnt, rstack, rrt, ropts, i, rhv, trace, False)
+    playout(t, n_players, rpub, rhid, rcnt, rdone, rdecks, rdisc, rtops3, rnew, rstack, rrt,
+            rr, rtied, ropts, rhv, r.sids, r.prms, np.int64(params[1] + 0.5), trace)
+    for q in range(n_players):
+        points[q] = final_score(t, rpub, q)
+        keys[q] = ranking_key(t, rpub, q)
+
+
+rollout_choice = bind_rollout(globals(), njit_with_refcounts)
+
+
+# ---------------------------------------------------------------- search player
+# The search player's hooks (simkit/kernels/search.py, bound below): a decision's `state`
+# is the rollout player's. It decides every decision of its seat. Its arrays are made once
+# per decision, as the rollout player's are: Inori's per-thread scratch is handed to the
+# loop as views without reference counts, which a tree of arrays would have to join.
+@njit(cache=True, inline="always")
+def search_work(t, n_players, state, params):
+    """The re-deals' arrays (a layout.Redeal) and tree; the policy (`params[3]`, with the
+    weights after the search's own); what the seat knows of the hidden piles (`know`)."""
+    k = PLANNER_DEFAULTS.shape[0]
+    sids = np.full(MAX_PLAYERS, np.int64(params[3] + 0.5), np.int64)
+    prms = np.empty((MAX_PLAYERS, k), np.float64)
+    for q in range(MAX_PLAYERS):
+        prms[q] = params[SEARCH_PARAMS:SEARCH_PARAMS + k]
+    work = new_redeal(t, state, sids, prms)
+    know(t, state, work)
     return work, new_tree(MAX_PLAYERS, MAX_OPTIONS), np.zeros((2, MAX_PLAYERS), np.int64)
 
 
@@ -428,7 +349,8 @@ def search_seat(t, work):
 def search_key(t, work, i):
     """A row's move: its kind and what it names."""
     row = work.opts[i]
-    return ((np.int64(row[KIND]) * 1024 + row[A] + 1) * 1024 + row[B] + 1) * 1024 + row[C] + 1
+    return (((np.int64(row[KIND]) * 1024 + row[A] + 1) * 1024 + row[B] + 1) * 1024
+            + row[C] + 1)
 
 
 @njit(cache=True, inline="always")
@@ -524,13 +446,13 @@ def play_game(t, n_players, seed, sids, params, out, g, scratch, trace, tracing,
             c = 0
         elif lookahead is not None and sids[s] == ROLLOUT and pub[STEP] == STEP_OFFER:
             c = rollout_choice(t, n_players, s,
-                               _layout.Decision(pub, hid, decks, discards, tops, new_starts,
-                                                stack, rtops, trace), opts, n, params[s],
+                               Decision(pub, hid, decks, discards, tops, new_starts,
+                                        stack, rtops, trace), opts, n, params[s],
                                rngs[1 + s])
         elif lookahead is not None and sids[s] == SEARCH:
             c = searched(lookahead, t, n_players, s,
-                         _layout.Decision(pub, hid, decks, discards, tops, new_starts, stack,
-                                          rtops, trace), opts, n, params[s], rngs[1 + s])
+                         Decision(pub, hid, decks, discards, tops, new_starts, stack,
+                                  rtops, trace), opts, n, params[s], rngs[1 + s])
         else:
             c = ask(sids[s], opts, n, pub, t, params[s], rngs[1 + s])
         if tracing:

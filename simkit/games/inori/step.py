@@ -8,71 +8,17 @@ from numba import njit
 
 from simkit.rng import seat_stream
 
-from .layout import (
-    GREEDY,
-    KIND,
-    NEUTRAL_LEFT,
-    NEW_TOP,
-    OPT_CARD,
-    OPT_RUNE,
-    OPT_TREE,
-    P_N_RUNES,
-    PH_BLOCK,
-    PH_END_TURN,
-    PH_MOVE,
-    PH_NEXT_SEASON,
-    PH_OFFER,
-    PH_SEASON_END,
-    PH_TILE,
-    PH_TOKENS,
-    PH_TURN,
-    PHASE,
-    R_RUNE_AFTER,
-    RUNE_DONE,
-    SEASON,
-    SEAT,
-    STEP,
-    STEP_BLOCK,
-    STEP_MOVE,
-    STEP_OFFER,
-    STEP_RUNE,
-    STEP_TILE,
-    STEP_TOKEN,
-    STOP_SEASON,
-    TODO_AMOUNT,
-    TODO_COLOUR,
-    TODO_FEWEST,
-    TODO_LEFT,
-    A,
-    B,
-    C,
-    player_at,
-)
-from .options import (
-    block_rows,
-    colour_rows,
-    move_rows,
-    new_start_rows,
-    offer_rows,
-    rune_rows,
-    tile_rows,
-)
-from .rules import (
-    ask_tile,
-    begin_season,
-    begin_turn,
-    block_space,
-    end_turn,
-    gain,
-    keep_new_start,
-    move_marker,
-    next_seat,
-    offer_card,
-    offer_tree,
-    pass_turn,
-    play_rune,
-    season_end,
-)
+from .layout import (GREEDY, KIND, NEUTRAL_LEFT, NEW_TOP, OPT_CARD, OPT_RUNE, OPT_TREE, P_N_RUNES,
+                     PH_BLOCK, PH_END_TURN, PH_MOVE, PH_NEXT_SEASON, PH_OFFER, PH_SEASON_END,
+                     PH_TILE, PH_TOKENS, PH_TURN, PHASE, R_RUNE_AFTER, RUNE_DONE, SEASON, SEAT,
+                     STEP, STEP_BLOCK, STEP_MOVE, STEP_OFFER, STEP_RUNE, STEP_TILE, STEP_TOKEN,
+                     STOP_SEASON, TODO_AMOUNT, TODO_COLOUR, TODO_FEWEST, TODO_LEFT, A, B, C,
+                     player_at)
+from .options import (block_rows, colour_rows, move_rows, new_start_rows, offer_rows, rune_rows,
+                      tile_rows)
+from .rules import (ask_tile, begin_season, begin_turn, block_space, end_turn, gain, keep_new_start,
+                    move_marker, next_seat, offer_card, offer_tree, pass_turn, play_rune,
+                    season_end)
 from .scoring import needs_tile
 
 
