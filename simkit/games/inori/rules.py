@@ -1,6 +1,7 @@
 """Inori's rules, in rulebook order: setup, a turn (the rune step, the offering and its
 effect), the season end (cards scored, markers back, cards replaced, the first player, the
-New Start card); scoring.py scores cards and majorities. Steps: docs/rules/inori.md.
+New Start card), the game end (majorities). scoring.py's pure queries count the points.
+Steps: docs/rules/inori.md.
 
 Each function applies one step to the game state (`pub`, the hidden state `hid`, the decks
 and the Rune stack) and the per-seat counters `cnt` (layouts: layout.py). None asks a
@@ -20,26 +21,29 @@ from simkit.kernels.shuffle import shuffle
 from simkit.kernels.trace import record_event
 from simkit.rng import randint
 
-from .layout import (ANYONE, CARD_COLOUR, CARD_KIND, CARD_N_SPACES, CT_CARD_OFFERS, CT_DRAWN,
-                     CT_FIRST, CT_GAINED, CT_NEUTRAL, CT_NEW_START, CT_PAID, CT_PASSED, CT_RUNE,
-                     CT_SRC, CT_TILES, CT_TREE, CT_TURNS, DECK_LEFT, EF_FEWEST, EF_GAIN, EF_RUNE,
-                     EV_BLOCK, EV_CARD, EV_DRAW_RUNE, EV_FIRST, EV_GAIN, EV_MARKERS, EV_MOVE,
+from .layout import (ANYONE, CARD_COLOUR, CARD_KIND, CARD_NEXT, CARD_N_SPACES, CT_CARD_OFFERS,
+                     CT_COMPLETED, CT_DRAWN, CT_FIRST, CT_GAINED, CT_NEUTRAL, CT_NEW_START, CT_PAID,
+                     CT_PASSED, CT_RUNE, CT_SRC, CT_TILES, CT_TREE, CT_TURNS, DECK_LEFT, EF_FEWEST,
+                     EF_GAIN, EF_RUNE, EV_BLOCK, EV_CARD, EV_COMPLETE, EV_DRAW_RUNE, EV_END,
+                     EV_FIRST, EV_GAIN, EV_INCOMPLETE, EV_MAJORITY, EV_MARKERS, EV_MOVE,
                      EV_NEW_START, EV_PASS, EV_PAY, EV_POINTS, EV_REPLACE, EV_RESHUFFLE, EV_ROOT,
-                     EV_RUNE, EV_SETUP_CARD, EV_TREE, FIRST, JOURNEY, MAX_SLOTS, MAX_SPACES,
-                     MAX_TREE, N_PLAYERS, N_SLOTS, NEUTRAL, NEUTRAL_LEFT, NEW_END, NEW_START,
-                     NEW_TOP, OCCUPIED_OK, P_MARKERS, P_N_RUNES, P_RUNES, P_SCORE, P_TOKENS,
-                     PH_BLOCK, PH_MOVE, PH_NEXT_SEASON, PH_OVER, PH_TILE, PH_TOKENS, PH_TURN, PHASE,
-                     PILE_DISCARDS, PILE_END, PILE_TOP, R_ALTAR_COST, R_ALTAR_REPEAT, R_BAN_COLOUR,
-                     R_BAN_SEAT, R_COST_RETURN, R_N_COLOURS, R_N_RUNES, R_N_TREE, R_NEUTRAL,
-                     R_NEW_START_DRAW, R_NEW_START_JOIN, R_RESHUFFLE, R_ROOT_RANDOM, R_SEASONS,
-                     R_START_IN_PLAY, RU_AMOUNT, RU_COLOUR, RU_KIND, RUNE_DONE, RUNE_END, RUNE_GAIN,
-                     RUNE_OCCUPIED, RUNE_TOP, RUNES_LEFT, S_CARD, S_OCC, S_OCC2, SEASON, SEAT,
-                     SP_AMOUNT, SP_COLOUR, SP_EFFECT, SRC_CARD, SRC_TREE, STEP, STEP_NEW_START,
-                     STOP_SEASON, SUPPLY, T_OCC, T_OCC2, T_TILE, T_TOKENS, TE_ANY, TE_BLOCK,
-                     TE_POINTS, TE_RUNE_TOKEN, TE_TILE_POINTS, TE_TILE_TOKENS, TILE_USED,
-                     TODO_AMOUNT, TODO_COLOUR, TODO_FEWEST, TODO_LEFT, TR_AMOUNT, TR_AMOUNT2,
-                     TR_EFFECT, TR_ROOT, TURN_POS, player_at, slot_at, space_col, tree_at)
-from .scoring import card_row, end_game, fewest_points, held, holdings, lowest_seat, score_card
+                     EV_RUNE, EV_SCORE, EV_SETUP_CARD, EV_TREE, FIRST, JOURNEY, MAX_SLOTS,
+                     MAX_SPACES, MAX_TREE, NEUTRAL, NEUTRAL_LEFT, NEW_END, NEW_START, NEW_TOP,
+                     N_PLAYERS, N_SLOTS, OCCUPIED_OK, PHASE, PH_BLOCK, PH_MOVE, PH_NEXT_SEASON,
+                     PH_OVER, PH_TILE, PH_TOKENS, PH_TURN, PILE_DISCARDS, PILE_END, PILE_TOP,
+                     P_MARKERS, P_N_RUNES, P_RUNES, P_SCORE, P_TOKENS, RUNES_LEFT, RUNE_DONE,
+                     RUNE_END, RUNE_GAIN, RUNE_OCCUPIED, RUNE_TOP, RU_AMOUNT, RU_COLOUR, RU_KIND,
+                     R_ALTAR_COST, R_ALTAR_REPEAT, R_BAN_COLOUR, R_BAN_SEAT, R_COST_RETURN,
+                     R_LOW_TIE, R_MAJ_FIRST, R_MAJ_SECOND, R_NEUTRAL, R_NEW_START_DRAW,
+                     R_NEW_START_JOIN, R_N_COLOURS, R_N_RUNES, R_N_TREE, R_RESHUFFLE, R_ROOT_RANDOM,
+                     R_SEASONS, R_START_IN_PLAY, SEASON, SEAT, SP_AMOUNT, SP_COLOUR, SP_EFFECT,
+                     SRC_CARD, SRC_COMPLETE, SRC_MAJORITY, SRC_NEW_START, SRC_TREE, STEP,
+                     STEP_NEW_START, STOP_SEASON, SUPPLY, S_CARD, S_OCC, S_OCC2, TE_ANY, TE_BLOCK,
+                     TE_POINTS, TE_RUNE_TOKEN, TE_TILE_POINTS, TE_TILE_TOKENS, TIE_RANDOM,
+                     TIE_TURN_ORDER, TILE_USED, TODO_AMOUNT, TODO_COLOUR, TODO_FEWEST, TODO_LEFT,
+                     TR_AMOUNT, TR_AMOUNT2, TR_EFFECT, TR_ROOT, TURN_POS, T_OCC, T_OCC2, T_TILE,
+                     T_TOKENS, player_at, slot_at, space_col, tree_at)
+from .scoring import card_row, free_spaces, held, holdings, lowest_seat, seats_on_card
 
 
 # ---------------------------------------------------------------- tokens, points, piles
@@ -407,10 +411,99 @@ def end_turn(pub, p):
 
 
 # ---------------------------------------------------------------- season end
+@njit(cache=True, inline="always")
+def score_card(t, pub, n_players, i, c, cnt, done, trace, tracing, season):
+    """Season end, card c in slot i: complete, each seat present scores the tokens it holds
+    of the card's colour; incomplete, a New Start card scores them its bottom-right colour
+    and other cards nothing. Returns the colour whose deck replaces the card."""
+    complete = free_spaces(t, pub, i) == 0
+    if complete:
+        record_event(trace, tracing, season, EV_COMPLETE, -1, i, c, 0)
+        colour = t.card[c, CARD_COLOUR]
+        source = SRC_COMPLETE
+    else:
+        record_event(trace, tracing, season, EV_INCOMPLETE, -1, i, c, 0)
+        colour = t.card[c, CARD_NEXT]
+        source = SRC_NEW_START
+    if complete or t.card[c, CARD_KIND] == NEW_START:
+        seats = seats_on_card(t, pub, i)
+        for p in range(n_players):
+            if seats >> (p + 1) & 1:
+                pts = held(pub, p, colour)
+                pub[player_at(p, P_SCORE)] += pts
+                cnt[p, CT_SRC + source] += pts
+                if complete:
+                    cnt[p, CT_COMPLETED] += 1
+                    done[p, c] += 1
+                record_event(trace, tracing, season, EV_SCORE, p, i, pts, source)
+    return colour
+
+
+
 @njit_without_refcounts
-def end_season(t, pub, n_players, season, last, decks, discards, tops, rng, cnt, done, trace,
+def end_game(t, pub, n_players, cnt, trace, tracing):
+    """Game end: majorities on every tree space holding an Altar tile."""
+    seasons = t.rules[R_SEASONS]
+    n_tree = t.rules[R_N_TREE]
+    record_event(trace, tracing, seasons - 1, EV_END, -1, seasons, 0, 0)
+    first_pts = t.rules[R_MAJ_FIRST]
+    second_pts = t.rules[R_MAJ_SECOND]
+    for ts in range(n_tree):
+        x = pub[tree_at(ts, T_TILE)]
+        if x < 0:
+            continue
+        top = 0
+        for p in range(n_players):
+            top = max(top, held(pub, p, x))
+        if top == 0:
+            continue
+        leaders = 0
+        for p in range(n_players):
+            if held(pub, p, x) == top:
+                leaders += 1
+                pub[player_at(p, P_SCORE)] += first_pts
+                cnt[p, CT_SRC + SRC_MAJORITY] += first_pts
+                record_event(trace, tracing, seasons - 1, EV_MAJORITY, p, x, first_pts, 1)
+        if leaders > 1:
+            continue
+        nxt = 0
+        for p in range(n_players):
+            if held(pub, p, x) < top:
+                nxt = max(nxt, held(pub, p, x))
+        if nxt == 0:
+            continue
+        for p in range(n_players):
+            if held(pub, p, x) == nxt:
+                pub[player_at(p, P_SCORE)] += second_pts
+                cnt[p, CT_SRC + SRC_MAJORITY] += second_pts
+                record_event(trace, tracing, seasons - 1, EV_MAJORITY, p, x, second_pts, 2)
+
+
+
+@njit_without_refcounts
+def fewest_points(t, pub, n_players, rng, tied):
+    """The player with the fewest points (ties: options.fewest_points_tie)."""
+    low = 1 << 30
+    for p in range(n_players):
+        low = min(low, pub[player_at(p, P_SCORE)])
+    k = 0
+    for j in range(n_players):
+        p = (pub[FIRST] + j) % n_players
+        if pub[player_at(p, P_SCORE)] == low:
+            tied[k] = p
+            k += 1
+    mode = t.rules[R_LOW_TIE]
+    if mode == TIE_TURN_ORDER:
+        return tied[0]
+    if mode == TIE_RANDOM:
+        return tied[randint(rng, k)]
+    return tied[k - 1]
+
+
+@njit_without_refcounts
+def score_cards(t, pub, n_players, season, last, decks, discards, tops, rng, cnt, done, trace,
                tracing):
-    """Score every card (scoring.score_card), return markers, replace each card (not after
+    """Score every card (score_card), return markers, replace each card (not after
     the last season) from the deck of the colour score_card names."""
     for i in range(pub[N_SLOTS]):
         c = pub[slot_at(i, S_CARD)]
@@ -439,12 +532,12 @@ def end_season(t, pub, n_players, season, last, decks, discards, tops, rng, cnt,
 @njit_without_refcounts
 def season_end(t, n_players, pub, hid, cnt, done, decks, discards, tops, rtops, rng, tied,
                trace, tracing):
-    """The season end (end_season), then the game end (-1 returned: PH_OVER) or the next
+    """The season end (score_cards), then the game end (-1 returned: PH_OVER) or the next
     season's markers and first player, who draws the New Start cards (options.new_start_use)
     to keep one of: their count is returned (0: none), the cards new_starts[rtops[NEW_TOP] - k:]."""
     season = pub[SEASON]
     last = season == t.rules[R_SEASONS] - 1
-    end_season(t, pub, n_players, season, last, decks, discards, tops, rng, cnt, done, trace,
+    score_cards(t, pub, n_players, season, last, decks, discards, tops, rng, cnt, done, trace,
                tracing)
     if last:
         end_game(t, pub, n_players, cnt, trace, tracing)

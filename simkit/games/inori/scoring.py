@@ -1,8 +1,9 @@
-"""Inori scoring: what the board holds (markers on cards), what an effect is worth, the
-season-end card scores, the end-game majorities and the final ranking.
+"""Inori scoring, pure: what the board holds (markers on cards), what an effect is worth
+and the final ranking. The season-end card scores and the end-game majorities change the
+state, so they are rules (rules.score_card, rules.end_game), counted with these queries.
 
-Shared by the rules (which score) and the option tables (which show each option's worth),
-so a point is counted one way everywhere.
+Shared by the rules and the option tables (which show each option's worth), so a point is
+counted one way everywhere.
 """
 
 from __future__ import annotations
@@ -10,21 +11,16 @@ from __future__ import annotations
 from numba import njit
 
 from simkit.kernels.jit import njit_without_refcounts
-from simkit.kernels.trace import record_event
-from simkit.rng import randint
 
-from .layout import (CARD_COLOUR, CARD_KIND, CARD_N_SPACES, CARD_NEXT, CT_COMPLETED, CT_SRC,
-                     EF_DISTINCT, EF_FEWEST, EF_GAIN, EF_PER_COLOUR, EF_PER_TOKEN, EF_RUNE,
-                     EV_COMPLETE, EV_END, EV_INCOMPLETE, EV_MAJORITY, EV_SCORE, F1, F2, F3, F4,
-                     FIRST, KIND, MAX_PLAYERS, MAX_SPACES, NEW_START, OPT_BLOCK, OPT_CARD,
-                     OPT_COLOUR, OPT_MOVE, OPT_PASS, OPT_RUNE, OPT_TILE, OPT_TREE, P_SCORE,
-                     P_TOKENS, POINTS, R_ALTAR_COST, R_ALTAR_REPEAT, R_COMP, R_COST_RETURN, R_HALF,
-                     R_LOW_TIE, R_MAJ_FIRST, R_MAJ_SECOND, R_N_COLOURS, R_N_TREE, R_OCC_ANY_COUNT,
-                     R_SEASONS, R_WIN_TIE, RUNE_GAIN, S_CARD, S_OCC, S_OCC2, SP_AMOUNT, SP_COLOUR,
-                     SP_COLOUR2, SP_EFFECT, SRC_COMPLETE, SRC_MAJORITY, SRC_NEW_START, SUPPLY,
-                     T_TILE, T_TOKENS, TE_ANY, TE_BLOCK, TE_POINTS, TE_RUNE_TOKEN, TE_TILE_POINTS,
-                     TE_TILE_TOKENS, TIE_RANDOM, TIE_TURN_ORDER, TR_AMOUNT, TR_AMOUNT2, TR_EFFECT,
-                     TR_ROOT, WIN_MOST_TOKENS, C, player_at, slot_at, space_col, tree_at)
+from .layout import (CARD_COLOUR, CARD_N_SPACES, EF_DISTINCT, EF_FEWEST, EF_GAIN, EF_PER_COLOUR,
+                     EF_PER_TOKEN, EF_RUNE, F1, F2, F3, F4, KIND, MAX_PLAYERS, MAX_SPACES,
+                     OPT_BLOCK, OPT_CARD, OPT_COLOUR, OPT_MOVE, OPT_PASS, OPT_RUNE, OPT_TILE,
+                     OPT_TREE, POINTS, P_SCORE, P_TOKENS, RUNE_GAIN, R_ALTAR_COST, R_ALTAR_REPEAT,
+                     R_COMP, R_COST_RETURN, R_HALF, R_N_COLOURS, R_OCC_ANY_COUNT, R_WIN_TIE,
+                     SP_AMOUNT, SP_COLOUR, SP_COLOUR2, SP_EFFECT, SUPPLY, S_CARD, S_OCC, S_OCC2,
+                     TE_ANY, TE_BLOCK, TE_POINTS, TE_RUNE_TOKEN, TE_TILE_POINTS, TE_TILE_TOKENS,
+                     TR_AMOUNT, TR_AMOUNT2, TR_EFFECT, TR_ROOT, T_TILE, T_TOKENS, WIN_MOST_TOKENS,
+                     C, player_at, slot_at, space_col, tree_at)
 
 
 # ---------------------------------------------------------------- the board
@@ -203,74 +199,6 @@ def tree_row(tr, rules, pub, hv, ts, colour, paid, runes_left):
             tokens = (1 if pub[tb] >= 0 else 0) + (1 if pub[tb + 1] >= 0 else 0)
     return points, tokens + fixed, runes, (after + fixed) if colour >= 0 else 0
 
-# ---------------------------------------------------------------- season end, game end
-@njit(cache=True, inline="always")
-def score_card(t, pub, n_players, i, c, cnt, done, trace, tracing, season):
-    """Season end, card c in slot i: complete, each seat present scores the tokens it holds
-    of the card's colour; incomplete, a New Start card scores them its bottom-right colour
-    and other cards nothing. Returns the colour whose deck replaces the card."""
-    complete = free_spaces(t, pub, i) == 0
-    if complete:
-        record_event(trace, tracing, season, EV_COMPLETE, -1, i, c, 0)
-        colour = t.card[c, CARD_COLOUR]
-        source = SRC_COMPLETE
-    else:
-        record_event(trace, tracing, season, EV_INCOMPLETE, -1, i, c, 0)
-        colour = t.card[c, CARD_NEXT]
-        source = SRC_NEW_START
-    if complete or t.card[c, CARD_KIND] == NEW_START:
-        seats = seats_on_card(t, pub, i)
-        for p in range(n_players):
-            if seats >> (p + 1) & 1:
-                pts = held(pub, p, colour)
-                pub[player_at(p, P_SCORE)] += pts
-                cnt[p, CT_SRC + source] += pts
-                if complete:
-                    cnt[p, CT_COMPLETED] += 1
-                    done[p, c] += 1
-                record_event(trace, tracing, season, EV_SCORE, p, i, pts, source)
-    return colour
-
-
-@njit_without_refcounts
-def end_game(t, pub, n_players, cnt, trace, tracing):
-    """Game end: majorities on every tree space holding an Altar tile."""
-    seasons = t.rules[R_SEASONS]
-    n_tree = t.rules[R_N_TREE]
-    record_event(trace, tracing, seasons - 1, EV_END, -1, seasons, 0, 0)
-    first_pts = t.rules[R_MAJ_FIRST]
-    second_pts = t.rules[R_MAJ_SECOND]
-    for ts in range(n_tree):
-        x = pub[tree_at(ts, T_TILE)]
-        if x < 0:
-            continue
-        top = 0
-        for p in range(n_players):
-            top = max(top, held(pub, p, x))
-        if top == 0:
-            continue
-        leaders = 0
-        for p in range(n_players):
-            if held(pub, p, x) == top:
-                leaders += 1
-                pub[player_at(p, P_SCORE)] += first_pts
-                cnt[p, CT_SRC + SRC_MAJORITY] += first_pts
-                record_event(trace, tracing, seasons - 1, EV_MAJORITY, p, x, first_pts, 1)
-        if leaders > 1:
-            continue
-        nxt = 0
-        for p in range(n_players):
-            if held(pub, p, x) < top:
-                nxt = max(nxt, held(pub, p, x))
-        if nxt == 0:
-            continue
-        for p in range(n_players):
-            if held(pub, p, x) == nxt:
-                pub[player_at(p, P_SCORE)] += second_pts
-                cnt[p, CT_SRC + SRC_MAJORITY] += second_pts
-                record_event(trace, tracing, seasons - 1, EV_MAJORITY, p, x, second_pts, 2)
-
-
 # ---------------------------------------------------------------- the ranking
 @njit_without_refcounts
 def final_score(t, pub, p):
@@ -295,26 +223,6 @@ def ranking_key(t, pub, p):
             tokens += held(pub, p, x)
         return doubled * 256 + tokens
     return doubled
-
-
-@njit_without_refcounts
-def fewest_points(t, pub, n_players, rng, tied):
-    """The player with the fewest points (ties: options.fewest_points_tie)."""
-    low = 1 << 30
-    for p in range(n_players):
-        low = min(low, pub[player_at(p, P_SCORE)])
-    k = 0
-    for j in range(n_players):
-        p = (pub[FIRST] + j) % n_players
-        if pub[player_at(p, P_SCORE)] == low:
-            tied[k] = p
-            k += 1
-    mode = t.rules[R_LOW_TIE]
-    if mode == TIE_TURN_ORDER:
-        return tied[0]
-    if mode == TIE_RANDOM:
-        return tied[randint(rng, k)]
-    return tied[k - 1]
 
 
 # ---------------------------------------------------------------- worth of a row
