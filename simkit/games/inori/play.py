@@ -31,6 +31,7 @@ from simkit.rng import next_u64, stream_state
 from . import config as _config
 from . import layout as _layout
 from . import options as _options
+from . import outlook as _outlook
 from . import rules as _rules
 from . import scoring as _scoring
 from . import step as _step
@@ -123,7 +124,7 @@ choose, PLANNER_DEFAULTS = players_of("inori", "choose", "PLANNER_DEFAULTS")
 
 drop_stale_cache(__file__, players_file("inori"),
                  simkit.rng.__file__, _layout.__file__, _config.__file__, _options.__file__,
-                 _rules.__file__, _scoring.__file__, _step.__file__, *SOURCES)
+                 _outlook.__file__, _rules.__file__, _scoring.__file__, _step.__file__, *SOURCES)
 
 N_SOURCES = len(SCORE_SOURCES)
 LOOKAHEAD = (ROLLOUT, SEARCH)  # the strategies whose seats need the playouts compiled
@@ -388,6 +389,8 @@ def search_work(t, n_players, state, params):
         sids=sids,
         prms=prms,
         trace=state.trace,
+        ended=np.empty_like(pub),
+        outlook=np.zeros(MAX_PLAYERS, np.float64),
     )
     kdecks, kdisc, ktops = work.known_decks, work.known_discards, work.known_tops
     knew, kstack, krt = work.known_new_starts, work.known_stack, work.known_rtops
@@ -484,6 +487,12 @@ def search_playout(t, n_players, work, params, rng):
 
 @njit(cache=True, inline="always")
 def search_end(t, n_players, work, keys, points):
+    """The ranking reached; a playout cut short (`horizon`) is ranked by outlook.judge."""
+    if work.hid[PHASE] != PH_OVER:
+        weight = work.prms[0, 0] if work.sids[0] == PLANNER else PLANNER_DEFAULTS[0]
+        _outlook.judge(t, n_players, work.pub, work.ended, work.cnt, work.done, work.trace,
+                       weight, work.outlook, keys, points)
+        return
     for q in range(n_players):
         points[q] = final_score(t, work.pub, q)
         keys[q] = ranking_key(t, work.pub, q)
