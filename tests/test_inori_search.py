@@ -133,15 +133,16 @@ def _outlook_reference(t, pub, players: int, weight: float) -> list[float]:
 
 
 def test_a_playout_cut_short_is_judged_by_its_outlook(ino):
-    """With a `horizon`, a playout stops mid-game and ranks the seats by their score if
-    the game ended now plus the planner's odds on the cards they are on (the policy's
-    `complete_weight`), checked against the rules written out; played to the end, by the
-    rules' ranking."""
+    """With a `horizon`, a playout plays that many decisions and on to the season's end
+    (its cards scored, none holding a marker); a state judged before the game's end ranks
+    the seats by their score if it ended now plus the planner's odds on the cards they are
+    on (the policy's `complete_weight`), checked against the rules written out, mid-season
+    and at the cut; played to the end, by the rules' ranking."""
     _, compiled = ino
     t = compiled.tables
     rng = np.random.default_rng(6)
     trace = new_trace_stub(L.N_COLS)
-    judged = ahead = 0
+    judged = ahead = cut = 0
     for case in range(12):
         players = 2 + case % 3
         scratch = _start(t, players, int(rng.integers(1 << 62)))
@@ -156,31 +157,45 @@ def test_a_playout_cut_short_is_judged_by_its_outlook(ino):
         pub[L.STEP] = L.STEP_OFFER
         n = O.offer_rows(t, pub, seat, opts, hv, False, np.zeros(0), np.zeros(1, np.uint64))
         tuned = {"complete_weight": 0.3 + 0.2 * case} if case % 2 else {}
-        params = SEARCH.vector({"horizon": 2 + 3 * case} | tuned)
+        params = SEARCH.vector({"horizon": 1 + 7 * (case % 3)} | tuned)
         weight = tuned.get("complete_weight", PLANNER_DEFAULTS[0])
         state = L.Decision(pub, hid, decks, discards, tops, new_starts, stack, rtops, trace)
         work, _, (keys, points) = P.search_work(t, players, state, params)
         stream = np.array([py_stream_state(case, 1)], np.uint64)
         P.search_deal(t, players, state, opts, n, work, stream)
         P.search_apply(t, players, work, 0, stream)
-        P.search_playout(t, players, work, params, stream)
-        assert work.hid[L.PHASE] != L.PH_OVER, case  # cut short: the game is far from over
-        before = work.pub.copy()
-        P.search_end(t, players, work, keys, points)
-        np.testing.assert_array_equal(work.pub, before)  # judged on a copy
-        values = _outlook_reference(t, work.pub, players, weight)
-        for q in range(players):
-            assert keys[q] == int(values[q] * 1024.0), (case, q)
-            assert points[q] == int(values[q] + 0.5), (case, q)
-        judged += any(v != int(v) for v in values)
-        ahead += any(values[q] > work.pub[L.player_at(q, L.P_SCORE)] + 1 for q in range(players))
+        for _ in range(2 + case):  # mid-season
+            P.search_apply(t, players, work, P.search_prefer(
+                t, players, work, P.search_next(t, players, work, stream), stream), stream)
+        season = work.pub[L.SEASON]
+        for at_cut in (False, True):
+            if at_cut:
+                P.search_playout(t, players, work, params, stream)
+                if work.hid[L.PHASE] == L.PH_OVER:  # the last season: played to the end
+                    continue
+                assert work.hid[L.PHASE] == L.PH_TURN, case
+                assert work.pub[L.SEASON] == work.hid[L.STOP_SEASON] > season, case
+                for i in range(work.pub[L.N_SLOTS]):
+                    for s in range(L.MAX_SPACES):
+                        assert work.pub[L.slot_at(i, L.S_OCC + s)] < 0, case
+                cut += 1
+            before = work.pub.copy()
+            P.search_end(t, players, work, keys, points)
+            np.testing.assert_array_equal(work.pub, before)  # judged on a copy
+            values = _outlook_reference(t, work.pub, players, weight)
+            for q in range(players):
+                assert keys[q] == int(values[q] * 1024.0), (case, q)
+                assert points[q] == int(values[q] + 0.5), (case, q)
+            judged += any(v != int(v) for v in values)
+            ahead += any(values[q] > work.pub[L.player_at(q, L.P_SCORE)] + 1
+                         for q in range(players))
+        work.hid[L.STOP_SEASON] = t.rules[L.R_SEASONS]
         P.search_playout(t, players, work, SEARCH.vector({"horizon": 0}), stream)
         P.search_end(t, players, work, keys, points)  # played to the end: the rules' ranking
         for q in range(players):
             assert points[q] == P.final_score(t, work.pub, q), (case, q)
             assert keys[q] == P.ranking_key(t, work.pub, q), (case, q)
-    assert judged > 0 and ahead > 0
-
+    assert judged > 0 and ahead > 0 and cut > 0
 
 @pytest.mark.parametrize("setting, message", [
     ("search.iterations=0", "iterations = 0.0 is out of range [1.0, 4096.0]"),

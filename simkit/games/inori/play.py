@@ -354,8 +354,7 @@ rollout_choice = bind_rollout(globals(), njit_with_refcounts)
 @njit(cache=True, inline="always")
 def search_work(t, n_players, state, params):
     """The re-deals' arrays and tree; the policy (`params[3]`, with the weights after the
-    search's own); what the seat knows of the hidden piles: their contents (every
-    card that left one was shown), never their order."""
+    search's own); what the seat knows of the hidden piles: their contents, not order."""
     pub, hid, decks, discards, tops = state.pub, state.hid, state.decks, state.discards, \
         state.tops
     new_starts, stack, rtops = state.new_starts, state.stack, state.rtops
@@ -389,8 +388,7 @@ def search_work(t, n_players, state, params):
         sids=sids,
         prms=prms,
         trace=state.trace,
-        ended=np.empty_like(pub),
-        outlook=np.zeros(MAX_PLAYERS, np.float64),
+        ended=np.empty_like(pub), outlook=np.zeros(MAX_PLAYERS, np.float64),
     )
     kdecks, kdisc, ktops = work.known_decks, work.known_discards, work.known_tops
     knew, kstack, krt = work.known_new_starts, work.known_stack, work.known_rtops
@@ -472,10 +470,12 @@ def search_values(t, n_players, work, n, values):
 @njit(cache=True, inline="always")
 def search_playout(t, n_players, work, params, rng):
     """On from the state reached, every seat playing the policy, to the end of the game or
-    for `params[2]` decisions."""
+    for `params[2]` decisions and on to that season's end, where its cards have scored."""
     horizon = np.int64(params[2] + 0.5)
     steps = 0
-    while horizon == 0 or steps < horizon:
+    while True:
+        if steps == horizon and horizon > 0:  # the re-deal's copy: reset by search_deal
+            work.hid[STOP_SEASON] = work.pub[SEASON] + 1
         n, fz = search_step(t, n_players, work, rng, True)
         if n == 0:
             return
