@@ -419,8 +419,6 @@ class SearchWork(NamedTuple):
     sids: np.ndarray  # the policy, for every seat ...
     prms: np.ndarray  # ... with its weights
     trace: tuple  # the game's trace (never recorded into)
-    ended: np.ndarray  # a playout cut short, scored as if the game ended (outlook.py) ...
-    outlook: np.ndarray  # ... and what each seat's position is worth
 
 
 class GreedyWeights(NamedTuple):

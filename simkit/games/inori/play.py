@@ -31,7 +31,6 @@ from simkit.rng import next_u64, stream_state
 from . import config as _config
 from . import layout as _layout
 from . import options as _options
-from . import outlook as _outlook
 from . import rules as _rules
 from . import scoring as _scoring
 from . import step as _step
@@ -124,7 +123,7 @@ choose, PLANNER_DEFAULTS = players_of("inori", "choose", "PLANNER_DEFAULTS")
 
 drop_stale_cache(__file__, players_file("inori"),
                  simkit.rng.__file__, _layout.__file__, _config.__file__, _options.__file__,
-                 _outlook.__file__, _rules.__file__, _scoring.__file__, _step.__file__, *SOURCES)
+                 _rules.__file__, _scoring.__file__, _step.__file__, *SOURCES)
 
 N_SOURCES = len(SCORE_SOURCES)
 LOOKAHEAD = (ROLLOUT, SEARCH)  # the strategies whose seats need the playouts compiled
@@ -354,7 +353,8 @@ rollout_choice = bind_rollout(globals(), njit_with_refcounts)
 @njit(cache=True, inline="always")
 def search_work(t, n_players, state, params):
     """The re-deals' arrays and tree; the policy (`params[3]`, with the weights after the
-    search's own); what the seat knows of the hidden piles: their contents, not order."""
+    search's own); what the seat knows of the hidden piles: their contents (every
+    card that left one was shown), never their order."""
     pub, hid, decks, discards, tops = state.pub, state.hid, state.decks, state.discards, \
         state.tops
     new_starts, stack, rtops = state.new_starts, state.stack, state.rtops
@@ -388,7 +388,6 @@ def search_work(t, n_players, state, params):
         sids=sids,
         prms=prms,
         trace=state.trace,
-        ended=np.empty_like(pub), outlook=np.zeros(MAX_PLAYERS, np.float64),
     )
     kdecks, kdisc, ktops = work.known_decks, work.known_discards, work.known_tops
     knew, kstack, krt = work.known_new_starts, work.known_stack, work.known_rtops
@@ -470,12 +469,10 @@ def search_values(t, n_players, work, n, values):
 @njit(cache=True, inline="always")
 def search_playout(t, n_players, work, params, rng):
     """On from the state reached, every seat playing the policy, to the end of the game or
-    for `params[2]` decisions and on to that season's end, where its cards have scored."""
+    for `params[2]` decisions."""
     horizon = np.int64(params[2] + 0.5)
     steps = 0
-    while True:
-        if steps == horizon and horizon > 0:  # the re-deal's copy: reset by search_deal
-            work.hid[STOP_SEASON] = work.pub[SEASON] + 1
+    while horizon == 0 or steps < horizon:
         n, fz = search_step(t, n_players, work, rng, True)
         if n == 0:
             return
@@ -487,12 +484,6 @@ def search_playout(t, n_players, work, params, rng):
 
 @njit(cache=True, inline="always")
 def search_end(t, n_players, work, keys, points):
-    """The ranking reached; a playout cut short (`horizon`) is ranked by outlook.judge."""
-    if work.hid[PHASE] != PH_OVER:
-        weight = work.prms[0, 0] if work.sids[0] == PLANNER else PLANNER_DEFAULTS[0]
-        _outlook.judge(t, n_players, work.pub, work.ended, work.cnt, work.done, work.trace,
-                       weight, work.outlook, keys, points)
-        return
     for q in range(n_players):
         points[q] = final_score(t, work.pub, q)
         keys[q] = ranking_key(t, work.pub, q)
