@@ -90,6 +90,7 @@ def test_legal_replayed_identically_and_deterministic(ino):
 @pytest.mark.parametrize("setting, message", [
     ("search.iterations=0", "iterations = 0.0 is out of range [1.0, 4096.0]"),
     ("search.policy=3", "policy = 3.0 is out of range [0.0, 2.0]"),
+    ("search.horizon=-1", "horizon = -1.0 is out of range [0.0, 1000.0]"),
 ])
 def test_parameter_errors(ino, setting, message):
     game, _ = ino
