@@ -391,8 +391,10 @@ def chunk_reducer(queries: Sequence[Query], players: int, rotate: bool
     return reducer
 
 
-REDUCE_GAMES = 8192  # games reduced at once, at most
-REDUCE_CELLS = 1 << 22  # summands (rows times values summed) of a slice: 32 MB
+REDUCE_GAMES = 32768  # games reduced at once, at most
+# Summands (rows times values summed) of a slice, 64 MB, were a select to compute them all
+# (a program computes them a block at a time: `simkit.programs`).
+REDUCE_CELLS = 1 << 23
 REPORT_CELLS = 1 << 25  # values (rows times values summed) a report reduces at once
 
 
