@@ -164,21 +164,21 @@ def compiled_totals(frame: pl.DataFrame, shapes: Mapping[str, Shape],
         return summands[k]
 
     read: dict[str, tuple[np.ndarray, int]] = {}  # input columns of the programs
-    key_codes: dict[str, np.ndarray] = {}
-    grouped: dict[tuple[Any, ...], tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
-
-    def codes_of(b: str) -> np.ndarray:
-        """A key column's int64 codes, as `key_code` gives them (categories' physical)."""
-        if b not in key_codes:
-            col = frame[b]
-            if isinstance(col.dtype, pl.Categorical | pl.Enum):
-                col = col.to_physical()
-            key_codes[b] = col.to_numpy().astype(np.int64)
-        return key_codes[b]
+    # Every key column's int64 codes, as `key_code` gives them (categories' physical),
+    # in one array (one allocation, not one per shape).
+    by = {b: i for i, b in enumerate(dict.fromkeys(b for s in shapes.values()
+                                                    for b in s.query.by))}
+    codes = np.empty((len(by), n), np.int64)
+    for b, i in by.items():
+        col = frame[b]
+        codes[i] = (col.to_physical() if isinstance(col.dtype, pl.Categorical | pl.Enum)
+                    else col).to_numpy()
+    grouped: dict[tuple[Any, ...], tuple[np.ndarray, np.ndarray]] = {}
+    every_row = np.ones(n, np.bool_)
 
     def kept_of(how: Pass) -> np.ndarray:
         if how.where is None:
-            return np.ones(n, np.bool_)
+            return every_row
         if how.where in programs:
             w = programs[how.where]
             arrays, kinds = inputs(w, frame, read)
@@ -193,10 +193,9 @@ def compiled_totals(frame: pl.DataFrame, shapes: Mapping[str, Shape],
         how = passes[sig]
         grouping = (tuple(q.by), how.where)  # shapes that share it share their groups
         if grouping not in grouped:
-            codes = (np.stack([codes_of(b) for b in q.by]) if q.by
-                     else np.zeros((0, n), np.int64))
-            grouped[grouping] = (codes, *summing.group_ids(codes, kept_of(how), _GROUPS))
-        codes, gid, first = grouped[grouping]
+            grouped[grouping] = summing.group_ids(
+                codes, np.array([by[b] for b in q.by], np.int64), kept_of(how), _GROUPS)
+        gid, first = grouped[grouping]
         if len(gid) != n:
             continue
         program = programs.get(sig)
@@ -226,9 +225,9 @@ def compiled_totals(frame: pl.DataFrame, shapes: Mapping[str, Shape],
                 continue  # a NaN or a value beyond int64: left to polars, as whole_units
             if deviations is not None:
                 deviations.update(measured)
-        keys = list(zip(*(key_values(frame, b, codes[i, first], first,
+        keys = list(zip(*(key_values(frame, b, codes[by[b], first], first,
                                      decoded.setdefault(b, {}))
-                          for i, b in enumerate(q.by)), strict=True)
+                          for b in q.by), strict=True)
                     ) if q.by else [()] * len(first)
         if sizes:
             live = np.flatnonzero(closed[:, 0])

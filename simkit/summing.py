@@ -218,13 +218,14 @@ def addresses(columns: list[np.ndarray]) -> np.ndarray:
 
 
 @njit(cache=True, nogil=True)
-def group_ids(keys: np.ndarray, kept: np.ndarray, limit: int
+def group_ids(keys: np.ndarray, which: np.ndarray, kept: np.ndarray, limit: int
               ) -> tuple[np.ndarray, np.ndarray]:
     """Each kept row's group (0, 1, ... in order of first appearance; -1 for a row not
-    kept) of its key codes `keys` (keys x rows, int64), and each group's first row.
+    kept) of its key codes, rows `which` of `keys` (key columns x rows, int64), and each
+    group's first row.
     Groups are looked up in a table over the codes' ranges: empty arrays when that table
     would exceed `limit` entries (the caller then groups another way)."""
-    n_keys, n = keys.shape
+    n_keys, n = which.shape[0], keys.shape[1]
     gid = np.full(n, -1, np.int64)
     lo = np.zeros(n_keys, np.int64)
     stride = np.ones(n_keys, np.int64)
@@ -233,7 +234,7 @@ def group_ids(keys: np.ndarray, kept: np.ndarray, limit: int
         a, b = np.int64(0), np.int64(-1)
         for r in range(n):
             if kept[r]:
-                v = keys[k, r]
+                v = keys[which[k], r]
                 if b < a:
                     a, b = v, v
                 elif v < a:
@@ -254,7 +255,7 @@ def group_ids(keys: np.ndarray, kept: np.ndarray, limit: int
             continue
         code = 0
         for k in range(n_keys):
-            code += (keys[k, r] - lo[k]) * stride[k]
+            code += (keys[which[k], r] - lo[k]) * stride[k]
         g = table[code]
         if g < 0:
             g = groups
