@@ -29,7 +29,7 @@ _KIND = {pl.Int8: s.I8, pl.UInt8: s.U8, pl.Int16: s.I16, pl.UInt16: s.U16, pl.In
          pl.UInt32: s.U32, pl.Int64: s.I64, pl.Boolean: s.U8, pl.Float32: s.F32,
          pl.Float64: s.F64}
 _COMPARE = {"Eq": s.EQ, "NotEq": s.NE, "Lt": s.LT, "LtEq": s.LE, "Gt": s.GT, "GtEq": s.GE}
-_ARITH = {"Plus": s.ADD, "Minus": s.SUB, "Multiply": s.MUL, "TrueDivide": s.DIV}
+_ARITH = {"Plus": s.ADD, "Minus": s.SUB, "Multiply": s.MUL}
 
 
 class Unsupported(Exception):
@@ -148,6 +148,7 @@ class _Builder:
         self.n = {"i": 0, "f": 0}
         self.memo: dict[str, tuple[str, int]] = {}
         self.categories: list[tuple[int, str, str]] = []
+        self.floats: dict[int, int] = {}  # int register -> its value as a float
 
     def new(self, kind: str) -> int:
         self.n[kind] += 1
@@ -194,11 +195,13 @@ class _Builder:
             return self._binary(body, dtype)
         raise Unsupported(what)
 
-    def _column(self, name: str) -> tuple[str, int]:
+    def _column(self, name: str, category: bool = False) -> tuple[str, int]:
         dtype = self.schema.get(name)
         if dtype is None:
             raise Unsupported(name)
         if isinstance(dtype, pl.Categorical | pl.Enum):
+            if not category:  # its codes mean nothing but against a name's (`_compare`)
+                raise Unsupported(f"{name}: a category as a number")
             dtype = pl.UInt32
         if dtype not in _KIND:
             raise Unsupported(f"{name}: {dtype}")
@@ -222,9 +225,10 @@ class _Builder:
         return "f", reg
 
     def _to_float(self, reg: int) -> tuple[str, int]:
-        out = self.new("f")
-        self.ops.append((s.TOFLOAT, out, reg, 0))
-        return "f", out
+        if reg not in self.floats:
+            self.floats[reg] = self.new("f")
+            self.ops.append((s.TOFLOAT, self.floats[reg], reg, 0))
+        return "f", self.floats[reg]
 
     def _function(self, body: Any) -> tuple[str, int]:
         args, fn = body["input"], body["function"]
@@ -252,7 +256,7 @@ class _Builder:
         if op in _COMPARE:
             return self._compare(_COMPARE[op], left, right)
         if op in _ARITH:
-            if dtype == pl.Int64 and op != "TrueDivide":
+            if dtype == pl.Int64:
                 kind = "i"
             elif dtype == pl.Float64:
                 kind = "f"
@@ -281,7 +285,10 @@ class _Builder:
                 if "Column" not in col:
                     raise Unsupported("a category that is not a column")
                 name = _literal(lit["Literal"])
-                (_, a), (_, b) = self.node(col), self._const_int(0)
+                key = "category " + json.dumps(col, sort_keys=True)
+                if key not in self.memo:
+                    self.memo[key] = self._column(col["Column"], category=True)
+                (_, a), (_, b) = self.memo[key], self._const_int(0)
                 self.categories.append((len(self.ops) - 1, col["Column"], name))
                 out = self.new("i")
                 self.ops.append((code, out, a, b) if col is left else (code, out, b, a))
@@ -331,8 +338,12 @@ def _literal(body: Any) -> Any:
 
 
 def _code(dtype: pl.DataType, name: str) -> int:
-    """The physical code of category `name` of a column of `dtype`."""
-    return int(pl.Series([name]).cast(dtype).to_physical()[0])
+    """The physical code of category `name` of a column of `dtype` (-1, which no row
+    has, for a name an Enum does not hold)."""
+    try:
+        return int(pl.Series([name]).cast(dtype).to_physical()[0])
+    except pl.exceptions.PolarsError:
+        return -1
 
 
 def _float32_exact(v: Any) -> bool:

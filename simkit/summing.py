@@ -45,8 +45,8 @@ _i32, _u32, _f32, _f64 = (_pointer_to(t) for t in (types.int32, types.uint32, ty
 # are rows of `ireg` (int64; booleans as 0/1) or `freg` (float64), one value per row of
 # the block.
 LOADI, LOADF, CONSTI, CONSTF, TOFLOAT, NOT, AND, OR, ROUND = range(9)  # a: column, value...
-ADD, SUB, MUL, DIV, EQ, NE, LT, LE, GT, GE = range(10, 20)  # integer ones
-FLOAT_OPS = 10  # the float form of ADD..GE is this much further on
+ADD, SUB, MUL, EQ, NE, LT, LE, GT, GE = range(10, 19)  # integer ones
+FLOAT_OPS = 9  # the float form of ADD..GE is this much further on
 # The stored type of an input column.
 I8, U8, I16, U16, I32, U32, I64, F32, F64 = range(9)
 
@@ -137,7 +137,7 @@ def evaluate(ops: np.ndarray, consts: np.ndarray, columns: np.ndarray, kinds: np
             worst[y] = w
         elif op < ADD + FLOAT_OPS:
             _integer_op(op, ireg[t], ireg[x], ireg[y], count)
-        elif op <= DIV + FLOAT_OPS:
+        elif op <= MUL + FLOAT_OPS:
             _float_arithmetic(op - FLOAT_OPS, freg[t], freg[x], freg[y], count)
         else:  # float comparisons (their inputs hold no NaN: `programs.usable`)
             _integer_op(op - FLOAT_OPS, ireg[t], freg[x], freg[y], count)
@@ -200,12 +200,9 @@ def _float_arithmetic(op: int, out: np.ndarray, x: np.ndarray, y: np.ndarray,
     elif op == SUB:
         for i in range(count):
             out[i] = x[i] - y[i]
-    elif op == MUL:
-        for i in range(count):
-            out[i] = x[i] * y[i]
     else:
         for i in range(count):
-            out[i] = x[i] / y[i]
+            out[i] = x[i] * y[i]
 
 
 def addresses(columns: list[np.ndarray]) -> np.ndarray:

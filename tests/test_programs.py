@@ -129,6 +129,8 @@ def test_category_codes_are_looked_up_for_each_frame():
     pl.col("score").abs(),
     (pl.col("seat") > 300).cast(pl.Int64),  # beyond the column's type
     pl.col("nothing"),
+    pl.col("card").cast(pl.Int64),  # a category as a number
+    (pl.col("card") == "ash").cast(pl.Int64) * pl.col("card").cast(pl.Int64),
 ])
 def test_no_program_where_polars_could_differ(e):
     assert program_of({"v": e}, set(), _frame(0).schema) is None
