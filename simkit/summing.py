@@ -283,7 +283,7 @@ def whole_units(x: np.ndarray) -> tuple[np.ndarray, float]:
     return out, worst
 
 
-BLOCK = 1024  # rows summed a block at a time: their partial sums stay in the cache
+BLOCK = 256  # rows summed a block at a time: their partial sums stay in the cache
 
 
 @njit(cache=True, nogil=True)
