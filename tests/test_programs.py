@@ -146,3 +146,32 @@ def test_a_column_with_nulls_or_nan_is_left_to_polars():
     program = program_of({"v": pl.col("score").cast(pl.Int64)}, set(), frame.schema)
     assert program is not None
     assert not usable(program, frame.with_columns(score=pl.lit(None, pl.Int16)), {})
+
+
+@pytest.mark.parametrize("seed", range(2))
+def test_summands_left_to_a_select_give_the_same_totals(seed, monkeypatch):
+    """Without programs (an expression none mirrors) the summands come from a polars
+    select, and the totals are still polars's (tests/test_summary.py's queries of every
+    kind, which otherwise run with programs)."""
+    from simkit import compiled_totals
+    from tests.test_summary import test_compiled_sums_of_every_kind_of_query_equal_polars
+
+    monkeypatch.setattr(compiled_totals, "program_of", lambda *args: None)
+    test_compiled_sums_of_every_kind_of_query_equal_polars(seed, 1.0, monkeypatch)
+
+
+def test_every_summand_and_filter_of_a_report_has_a_program():
+    """The report's queries of a Cauldron Master run are all computed in the pass: no
+    summand or filter is left to a polars select."""
+    from simkit.totals import reduce
+    from tests.test_summary import CM, rows_of
+
+    frame, queries, rotation = rows_of(CM)
+    memo: dict = {}
+    reduce(frame.head(4000), queries, scale=12, rotation=rotation, memo=memo)
+    passes = [p for key, ps in memo.items() if key.startswith("passes ")
+              for p in ps.values()]
+    assert len(passes) >= 20
+    assert all(p.program is not None for p in passes)
+    assert all(p.where_program is not None for p in passes if p.where is not None)
+    assert any(p.where is not None for p in passes)
