@@ -114,7 +114,7 @@ def inputs(program: Program, frame: pl.DataFrame,
         if c not in read:
             col = frame[c]
             if isinstance(col.dtype, pl.Categorical | pl.Enum):
-                # Copied: a view would outlive the temporary series that owns its memory.
+                # Copied, to own its memory: the physical series is a temporary.
                 col = col.to_physical()
                 a = col.to_numpy().copy()
             else:
