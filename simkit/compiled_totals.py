@@ -14,6 +14,7 @@ import numpy as np
 import polars as pl
 
 from simkit import summing
+from simkit.programs import Program, inputs, loads, program_of, usable
 from simkit.shapes import Shape, kind, scaled, summand
 from simkit.summary import KINDS
 
@@ -49,6 +50,8 @@ class Pass:
     arrays: tuple[np.ndarray, ...]
     games: int
     whole: dict[str, str]
+    program: Program | None = None  # the summands computed in the pass (`simkit.programs`)
+    where_program: Program | None = None  # the filter, computed the same way
 
 
 def pass_of(shape: Shape, schema: Mapping[str, pl.DataType], one_game_deals: bool
@@ -93,7 +96,9 @@ def pass_of(shape: Shape, schema: Mapping[str, pl.DataType], one_game_deals: boo
     arrays = (np.asarray(ptr, np.int64), np.asarray(term, np.int64),
               np.asarray(coef, np.int64), np.asarray(const, np.int64))
     return Pass(sums, where, keys, exprs,
-                 arrays + products(ptr, term, coef, const, len(summed)), games, whole)
+                 arrays + products(ptr, term, coef, const, len(summed)), games, whole,
+                 program_of({k: exprs[k] for k in sums}, set(whole), schema),
+                 None if where is None else program_of({where: exprs[where]}, set(), schema))
 
 
 def compiled_totals(frame: pl.DataFrame, shapes: Mapping[str, Shape],
@@ -116,14 +121,24 @@ def compiled_totals(frame: pl.DataFrame, shapes: Mapping[str, Shape],
     passes = {} if passes is None else passes
     names: dict[str, str] = {}  # key string -> its column in the select
     exprs = []
+    programs: dict[str, Program] = {}  # the shapes whose summands are computed in the pass
+    checked: dict[str, bool] = {}  # the programs' columns, free of nulls and NaN
+    category_codes: dict[tuple[str, str], int] = {}
     for sig, shape in shapes.items():
         if sig not in passes:
             passes[sig] = pass_of(shape, frame.schema, one_game_deals)
-        for key, e in passes[sig].exprs.items():
+        how = passes[sig]
+        if how.program is not None and usable(how.program, frame, checked):
+            programs[sig] = how.program
+        if how.where_program is not None and usable(how.where_program, frame, checked):
+            programs[how.where] = how.where_program
+        for key, e in how.exprs.items():
+            if key in how.keys or key in programs or (sig in programs and key in how.sums):
+                continue  # read from the columns, or computed in compiled code
             if key not in names:
                 names[key] = f"_e{len(names)}"
                 exprs.append(e.alias(names[key]))
-    ev = frame.select(exprs)
+    ev = frame.select(exprs) if exprs else frame.clear(0)
     n = frame.height
     deal = frame["deal"].to_numpy().astype(np.int64, copy=False)
     game = frame["game"].to_numpy().astype(np.int64, copy=False)
@@ -148,32 +163,71 @@ def compiled_totals(frame: pl.DataFrame, shapes: Mapping[str, Shape],
                 summands[k] = np.ascontiguousarray(column.to_numpy(), np.int64)
         return summands[k]
 
+    read: dict[str, tuple[np.ndarray, int]] = {}  # input columns of the programs
+    # Every key column's int64 codes, as `key_code` gives them (categories' physical),
+    # in one array (one allocation, not one per shape).
+    by = {b: i for i, b in enumerate(dict.fromkeys(b for s in shapes.values()
+                                                    for b in s.query.by))}
+    codes = np.empty((len(by), n), np.int64)
+    for b, i in by.items():
+        col = frame[b]
+        codes[i] = (col.to_physical() if isinstance(col.dtype, pl.Categorical | pl.Enum)
+                    else col).to_numpy()
+    grouped: dict[tuple[Any, ...], tuple[np.ndarray, np.ndarray]] = {}
+    every_row = np.ones(n, np.bool_)
+
+    def kept_of(how: Pass) -> np.ndarray:
+        if how.where is None:
+            return every_row
+        if how.where in programs:
+            w = programs[how.where]
+            arrays, kinds = inputs(w, frame, read)
+            return summing.evaluate_column(w.ops_for(frame, category_codes), w.consts,
+                                           summing.addresses(arrays), kinds, n, w.n_int,
+                                           w.n_float, w.outputs[0]).astype(np.bool_)
+        return ev[names[how.where]].to_numpy().astype(np.bool_, copy=False)
+
     out = {}
     for sig, shape in shapes.items():
         q = shape.query
         how = passes[sig]
-        kept = (np.ones(n, np.bool_) if how.where is None
-                else ev[names[how.where]].to_numpy().astype(np.bool_, copy=False))
-        codes = (np.stack([ev[names[k]].to_numpy() for k in how.keys]) if how.keys
-                 else np.zeros((0, n), np.int64))
-        gid, first = summing.group_ids(codes, kept, _GROUPS)
+        grouping = (tuple(q.by), how.where)  # shapes that share it share their groups
+        if grouping not in grouped:
+            grouped[grouping] = summing.group_ids(
+                codes, np.array([by[b] for b in q.by], np.int64), kept_of(how), _GROUPS)
+        gid, first = grouped[grouping]
         if len(gid) != n:
             continue
-        found = [summands_of(k, how) for k in how.sums]
-        columns_of = [c for c in found if c is not None]
-        if len(columns_of) < len(found):
-            continue
+        program = programs.get(sig)
+        if program is None:  # summands from the select, read as they are
+            found = [summands_of(k, how) for k in how.sums]
+            arrays = [c for c in found if c is not None]
+            if len(arrays) < len(found):
+                continue
+            program = loads(len(arrays))
+            kinds = np.full(len(arrays), summing.I64, np.int64)
+        else:
+            arrays, kinds = inputs(program, frame, read)
+        worst = np.zeros(len(program.outputs))
         cluster = rows if q.cluster is None else deal if q.cluster == "deal" else game
         sizes = int(np.diff(np.flatnonzero(np.diff(cluster)), prepend=-1, append=n - 1).max()
                     ) + 1 if q.by_size and n else 0
         ptr, term, coef, const, *products = how.arrays
         closed, opened = summing.cluster_totals(
-            cluster, game, gid, len(first), summing.addresses(columns_of), ptr, term, coef,
-            const, how.games, sizes, is_open if q.cluster == "deal" else none_open,
-            *products)
-        keys = list(zip(*(key_values(frame, b, codes[i, first], first,
+            cluster, game, gid, len(first), program.ops_for(frame, category_codes), program.consts,
+            summing.addresses(arrays), kinds, program.n_int, program.n_float,
+            np.asarray(program.outputs, np.int64), worst, ptr, term, coef, const, how.games,
+            sizes, is_open if q.cluster == "deal" else none_open, *products)
+        if sig in programs:
+            measured = {how.whole[k]: float(worst[slot])
+                        for k, slot in zip(how.sums, program.rounded, strict=True) if slot >= 0}
+            if any(np.isnan(d) for d in measured.values()):
+                continue  # a NaN or a value beyond int64: left to polars, as whole_units
+            if deviations is not None:
+                deviations.update(measured)
+        keys = list(zip(*(key_values(frame, b, codes[by[b], first], first,
                                      decoded.setdefault(b, {}))
-                          for i, b in enumerate(q.by)), strict=True)
+                          for b in q.by), strict=True)
                     ) if q.by else [()] * len(first)
         if sizes:
             live = np.flatnonzero(closed[:, 0])

@@ -8,6 +8,7 @@ Every sum is int64, with the same wrapping arithmetic as polars's, so the same i
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 from llvmlite import ir
@@ -25,23 +26,203 @@ def _int64_pointer(typingctx, address):
     return types.CPointer(types.int64)(types.uint64), codegen
 
 
+def _pointer_to(nbtype: types.Type) -> Any:
+    @intrinsic
+    def pointer(typingctx, address):
+        """The uint64 `address` as a pointer to values of `nbtype`."""
+        def codegen(context, builder, signature, args):
+            return builder.inttoptr(args[0], context.get_value_type(nbtype).as_pointer())
+        return types.CPointer(nbtype)(types.uint64), codegen
+    return pointer
+
+
+_i8, _u8, _i16, _u16 = (_pointer_to(t) for t in (types.int8, types.uint8, types.int16,
+                                                  types.uint16))
+_i32, _u32, _f32, _f64 = (_pointer_to(t) for t in (types.int32, types.uint32, types.float32,
+                                                    types.float64))
+
+# A program's operations (`simkit.programs`): rows of (opcode, target, a, b). Registers
+# are rows of `ireg` (int64; booleans as 0/1) or `freg` (float64), one value per row of
+# the block.
+LOADI, LOADF, CONSTI, CONSTF, TOFLOAT, NOT, AND, OR, ROUND = range(9)  # a: column, value...
+ADD, SUB, MUL, EQ, NE, LT, LE, GT, GE = range(10, 19)  # integer ones
+FLOAT_OPS = 9  # the float form of ADD..GE is this much further on
+# The stored type of an input column.
+I8, U8, I16, U16, I32, U32, I64, F32, F64 = range(9)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _load_int(kind: int, address: int, n: int, a: int, count: int, out: np.ndarray) -> None:
+    if kind == I8:
+        c8 = carray(_i8(address), n)
+        for i in range(count):
+            out[i] = c8[a + i]
+    elif kind == U8:
+        u8 = carray(_u8(address), n)
+        for i in range(count):
+            out[i] = u8[a + i]
+    elif kind == I16:
+        c16 = carray(_i16(address), n)
+        for i in range(count):
+            out[i] = c16[a + i]
+    elif kind == U16:
+        u16 = carray(_u16(address), n)
+        for i in range(count):
+            out[i] = u16[a + i]
+    elif kind == I32:
+        c32 = carray(_i32(address), n)
+        for i in range(count):
+            out[i] = c32[a + i]
+    elif kind == U32:
+        u32 = carray(_u32(address), n)
+        for i in range(count):
+            out[i] = u32[a + i]
+    else:
+        c64 = carray(_int64_pointer(address), n)
+        for i in range(count):
+            out[i] = c64[a + i]
+
+
+@njit(cache=True, nogil=True)
+def evaluate(ops: np.ndarray, consts: np.ndarray, columns: np.ndarray, kinds: np.ndarray,
+             n: int, a: int, b: int, ireg: np.ndarray, freg: np.ndarray,
+             worst: np.ndarray) -> None:
+    """Run a program over rows a..b-1 of its input columns (`columns`: addresses of
+    arrays of n values, of `kinds`) into the registers' first b - a values. A ROUND
+    keeps its slot's largest distance from a whole number in `worst` (NaN when a value
+    is NaN or beyond int64, as `whole_units`)."""
+    count = b - a
+    for k in range(ops.shape[0]):
+        op, t, x, y = ops[k, 0], ops[k, 1], ops[k, 2], ops[k, 3]
+        if op == LOADI:
+            _load_int(kinds[x], columns[x], n, a, count, ireg[t])
+        elif op == LOADF:
+            if kinds[x] == F32:
+                f32 = carray(_f32(columns[x]), n)
+                for i in range(count):
+                    freg[t, i] = f32[a + i]
+            else:
+                f64 = carray(_f64(columns[x]), n)
+                for i in range(count):
+                    freg[t, i] = f64[a + i]
+        elif op == CONSTI:
+            ireg[t, :count] = x
+        elif op == CONSTF:
+            freg[t, :count] = consts[x]
+        elif op == TOFLOAT:
+            for i in range(count):
+                freg[t, i] = ireg[x, i]
+        elif op == NOT:
+            for i in range(count):
+                ireg[t, i] = 1 - ireg[x, i]
+        elif op == AND:
+            for i in range(count):
+                ireg[t, i] = ireg[x, i] & ireg[y, i]
+        elif op == OR:
+            for i in range(count):
+                ireg[t, i] = ireg[x, i] | ireg[y, i]
+        elif op == ROUND:
+            w = worst[y]
+            for i in range(count):
+                v = freg[x, i]
+                if not abs(v) < 9.0e18:
+                    w = np.nan
+                    ireg[t, i] = 0
+                    continue
+                r = math.floor(v + 0.5)
+                d = abs(v - r)
+                if d > w:
+                    w = d
+                ireg[t, i] = np.int64(r)
+            worst[y] = w
+        elif op < ADD + FLOAT_OPS:
+            _integer_op(op, ireg[t], ireg[x], ireg[y], count)
+        elif op <= MUL + FLOAT_OPS:
+            _float_arithmetic(op - FLOAT_OPS, freg[t], freg[x], freg[y], count)
+        else:  # float comparisons (their inputs hold no NaN: `programs.usable`)
+            _integer_op(op - FLOAT_OPS, ireg[t], freg[x], freg[y], count)
+
+
+@njit(cache=True, nogil=True)
+def evaluate_column(ops: np.ndarray, consts: np.ndarray, columns: np.ndarray,
+                    kinds: np.ndarray, n: int, n_int: int, n_float: int, output: int
+                    ) -> np.ndarray:
+    """A program's int register `output` over all n rows (a filter, a block at a time)."""
+    out = np.empty(n, np.int64)
+    ireg = np.zeros((n_int, BLOCK), np.int64)
+    freg = np.zeros((n_float, BLOCK), np.float64)
+    worst = np.zeros(1)
+    for a in range(0, n, BLOCK):
+        b = min(n, a + BLOCK)
+        evaluate(ops, consts, columns, kinds, n, a, b, ireg, freg, worst)
+        out[a:b] = ireg[output, :b - a]
+    return out
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _integer_op(op: int, out: np.ndarray, x: np.ndarray, y: np.ndarray, count: int) -> None:
+    # One loop per operation, not a test per value: each loop is vectorised.
+    if op == ADD:
+        for i in range(count):
+            out[i] = x[i] + y[i]
+    elif op == SUB:
+        for i in range(count):
+            out[i] = x[i] - y[i]
+    elif op == MUL:
+        for i in range(count):
+            out[i] = x[i] * y[i]
+    elif op == EQ:
+        for i in range(count):
+            out[i] = x[i] == y[i]
+    elif op == NE:
+        for i in range(count):
+            out[i] = x[i] != y[i]
+    elif op == LT:
+        for i in range(count):
+            out[i] = x[i] < y[i]
+    elif op == LE:
+        for i in range(count):
+            out[i] = x[i] <= y[i]
+    elif op == GT:
+        for i in range(count):
+            out[i] = x[i] > y[i]
+    else:
+        for i in range(count):
+            out[i] = x[i] >= y[i]
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _float_arithmetic(op: int, out: np.ndarray, x: np.ndarray, y: np.ndarray,
+                      count: int) -> None:
+    if op == ADD:
+        for i in range(count):
+            out[i] = x[i] + y[i]
+    elif op == SUB:
+        for i in range(count):
+            out[i] = x[i] - y[i]
+    else:
+        for i in range(count):
+            out[i] = x[i] * y[i]
+
+
 def addresses(columns: list[np.ndarray]) -> np.ndarray:
-    """The data addresses of C-contiguous int64 `columns`, as `cluster_totals` reads
-    them (polars's own buffers, without a copy into one array, or a typed list: its
-    first use in a process compiles for half a second). The caller keeps the columns
-    alive through the call."""
-    assert all(c.dtype == np.int64 and c.flags.c_contiguous for c in columns)
+    """The data addresses of C-contiguous `columns`, as `evaluate` reads them (polars's
+    own buffers, without a copy into one array, or a typed list: its first use in a
+    process compiles for half a second). The caller keeps the columns alive through
+    the call."""
+    assert all(c.flags.c_contiguous for c in columns)
     return np.array([c.ctypes.data for c in columns], np.uint64)
 
 
 @njit(cache=True, nogil=True)
-def group_ids(keys: np.ndarray, kept: np.ndarray, limit: int
+def group_ids(keys: np.ndarray, which: np.ndarray, kept: np.ndarray, limit: int
               ) -> tuple[np.ndarray, np.ndarray]:
     """Each kept row's group (0, 1, ... in order of first appearance; -1 for a row not
-    kept) of its key codes `keys` (keys x rows, int64), and each group's first row.
+    kept) of its key codes, rows `which` of `keys` (key columns x rows, int64), and each
+    group's first row.
     Groups are looked up in a table over the codes' ranges: empty arrays when that table
     would exceed `limit` entries (the caller then groups another way)."""
-    n_keys, n = keys.shape
+    n_keys, n = which.shape[0], keys.shape[1]
     gid = np.full(n, -1, np.int64)
     lo = np.zeros(n_keys, np.int64)
     stride = np.ones(n_keys, np.int64)
@@ -50,7 +231,7 @@ def group_ids(keys: np.ndarray, kept: np.ndarray, limit: int
         a, b = np.int64(0), np.int64(-1)
         for r in range(n):
             if kept[r]:
-                v = keys[k, r]
+                v = keys[which[k], r]
                 if b < a:
                     a, b = v, v
                 elif v < a:
@@ -71,7 +252,7 @@ def group_ids(keys: np.ndarray, kept: np.ndarray, limit: int
             continue
         code = 0
         for k in range(n_keys):
-            code += (keys[k, r] - lo[k]) * stride[k]
+            code += (keys[which[k], r] - lo[k]) * stride[k]
         g = table[code]
         if g < 0:
             g = groups
@@ -102,25 +283,67 @@ def whole_units(x: np.ndarray) -> tuple[np.ndarray, float]:
     return out, worst
 
 
-BLOCK = 1024  # rows summed a block at a time: their partial sums stay in the cache
+BLOCK = 256  # rows summed a block at a time: their partial sums stay in the cache
+
+
+@njit(cache=True, nogil=True)
+def _single_rows(cluster: np.ndarray, opened: np.ndarray) -> bool:
+    """Whether every cluster is one row, and none is kept apart."""
+    for r in range(cluster.shape[0]):
+        if opened[r] or (r > 0 and cluster[r] == cluster[r - 1]):
+            return False
+    return True
+
+
+@njit(cache=True, nogil=True)
+def _row_totals(gid: np.ndarray, ops: np.ndarray, consts: np.ndarray, columns: np.ndarray,
+                kinds: np.ndarray, n_int: int, n_float: int, summed: np.ndarray,
+                worst: np.ndarray, ptr: np.ndarray, term: np.ndarray, coef: np.ndarray,
+                const: np.ndarray, closed: np.ndarray) -> None:
+    """`cluster_totals` when every cluster is one row (a histogram, a plain mean): each
+    row adds 1 to its group's c, m, mm and games, and y, y * y, y to its values'."""
+    n = gid.shape[0]
+    n_val = ptr.shape[0] - 1
+    ireg = np.zeros((n_int, BLOCK), np.int64)
+    freg = np.zeros((n_float, BLOCK), np.float64)
+    for a in range(0, n, BLOCK):
+        b = min(n, a + BLOCK)
+        if n_val:
+            evaluate(ops, consts, columns, kinds, n, a, b, ireg, freg, worst)
+        for r in range(a, b):
+            g = gid[r]
+            if g < 0:
+                continue
+            for k in range(4):
+                closed[g, k] += 1
+            for j in range(n_val):
+                y = const[j]
+                for e in range(ptr[j], ptr[j + 1]):
+                    y += coef[e] * ireg[summed[term[e]], r - a]
+                closed[g, 4 + 3 * j] += y
+                closed[g, 5 + 3 * j] += y * y
+                closed[g, 6 + 3 * j] += y
 
 
 @njit(cache=True, nogil=True)
 def cluster_totals(cluster: np.ndarray, game: np.ndarray, gid: np.ndarray, groups: int,
-                   summed: np.ndarray, ptr: np.ndarray, term: np.ndarray, coef: np.ndarray,
+                   ops: np.ndarray, consts: np.ndarray, columns: np.ndarray,
+                   kinds: np.ndarray, n_int: int, n_float: int, summed: np.ndarray,
+                   worst: np.ndarray, ptr: np.ndarray, term: np.ndarray, coef: np.ndarray,
                    const: np.ndarray, games: int, sizes: int, opened: np.ndarray,
                    products: np.ndarray, yy_ptr: np.ndarray, yy_of: np.ndarray,
                    yy_w: np.ndarray, ym_ptr: np.ndarray, ym_of: np.ndarray,
                    ym_w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The totals of one group-by over rows that come cluster by cluster.
 
-    `summed` (the addresses of int64 columns as long as `cluster`, one per summand,
-    `addresses`) holds what is summed per
-    cluster and group. Value j's cluster sum is const[j] * m + sum(coef[e] * sum of
-    summand term[e]) over its entries e in ptr[j]..ptr[j+1] (a plain value: one entry,
-    coefficient 1). `games`: ROWS, ONE or DISTINCT (each game's rows together). `sizes`
-    > 0 groups the clusters by their size too (group g, size m -> g * sizes + m; sizes
-    exceeds every cluster's rows). A cluster whose first row is `opened` is kept apart,
+    What is summed per cluster and group is computed a block of rows at a time by a
+    program (`evaluate` of ops, consts, columns, kinds; `simkit.programs`) into int
+    registers, `summed` naming each summand's; `worst` takes its ROUNDs' distances.
+    Value j's cluster sum is const[j] * m + sum(coef[e] * sum of summand term[e])
+    over its entries e in ptr[j]..ptr[j+1] (a plain value: one entry, coefficient 1).
+    `games`: ROWS, ONE or DISTINCT (each game's rows together). `sizes` > 0 groups the
+    clusters by their size too (group g, size m -> g * sizes + m; sizes exceeds every
+    cluster's rows). A cluster whose first row is `opened` is kept apart,
     per cluster and group.
 
     With `products` (pairs of summands, the summand count standing for m), a closed
@@ -137,6 +360,10 @@ def cluster_totals(cluster: np.ndarray, game: np.ndarray, gid: np.ndarray, group
     n_val = ptr.shape[0] - 1
     keys = groups * sizes if sizes > 0 else groups
     closed = np.zeros((keys, 4 + 3 * n_val), np.int64)
+    if sizes == 0 and _single_rows(cluster, opened):
+        _row_totals(gid, ops, consts, columns, kinds, n_int, n_float, summed, worst, ptr,
+                    term, coef, const, closed)
+        return closed, np.zeros((0, 4 + n_val), np.int64)
     starts = [0]  # each cluster's first row, then n
     n_open = 0
     longest = 0
@@ -163,6 +390,8 @@ def cluster_totals(cluster: np.ndarray, game: np.ndarray, gid: np.ndarray, group
     lin = np.zeros((keys if n_prod else 0, n_sum + 1), np.int64)  # summands' sums, then m
     quad = np.zeros((keys if n_prod else 0, n_prod), np.int64)
     sums = np.empty(n_sum + 1, np.int64)
+    ireg = np.zeros((n_int, cap), np.int64)
+    freg = np.zeros((n_float, cap), np.float64)
     c = 0
     while c < len(starts) - 1:
         a = starts[c]  # the block: whole clusters c..d-1, rows a..b-1
@@ -193,12 +422,13 @@ def cluster_totals(cluster: np.ndarray, game: np.ndarray, gid: np.ndarray, group
             for r in range(starts[k], starts[k + 1]):
                 if gid[r] >= 0:
                     slot[gid[r]] = -1
-        for s in range(n_sum):  # a column at a time, through the block
-            col = carray(_int64_pointer(summed[s]), n)
+        evaluate(ops, consts, columns, kinds, n, a, b, ireg, freg, worst)
+        for s in range(n_sum):  # a summand at a time, through the block
+            col = ireg[summed[s]]
             for r in range(a, b):
                 p = pair_of_row[r - a]
                 if p >= 0:
-                    part[p, s] += col[r]
+                    part[p, s] += col[r - a]
         for p in range(pairs):
             g = pair_group[p]
             m = pair_rows[p]

@@ -7,7 +7,7 @@ results, in one go (`reduce`), a chunk of a summary-only run a slice at a time
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -372,27 +372,38 @@ def chunk_reducer(queries: Sequence[Query], players: int, rotate: bool
     A chunk is reduced a slice at a time and the totals added (exactly, a deal cut
     between two slices included, as between two chunks): the same totals, with the
     memory of the report's many group-bys held to a slice's (REDUCE_GAMES games, fewer
-    when its summands would exceed REDUCE_CELLS values: Carnuta's 72 cards). The first
-    slice decides how each value is summed and plans the compiled passes; the next ones
-    reuse that.
+    when the summands held at once would exceed REDUCE_CELLS values: Carnuta's 72 cards
+    at the first slice; once the passes are planned, only the summands left to a polars
+    select are held, as a program computes the others a block of rows at a time). The
+    first slice decides how each value is summed and plans the compiled passes; the next
+    ones reuse that.
     """
     scale = win_scale(players)
     rotation = players if rotate else 1
     memo: dict[str, Any] = {}  # decided and planned at the first slice
 
-    games = REDUCE_CELLS // max(1, players * _summed(queries))
-    step = players * max(256, min(REDUCE_GAMES, games))  # rows
+    def step() -> int:  # rows
+        held = _summed(queries) - sum(len(p.sums) for key, passes in memo.items()
+                                      if key.startswith("passes ") for p in passes.values()
+                                      if p.program is not None)
+        return players * max(256, min(REDUCE_GAMES, REDUCE_CELLS // max(1, players * held)))
+
+    def slices(rows: pa.Table) -> Iterator[Aggregate]:
+        at = 0
+        while at < max(rows.num_rows, 1):
+            n = step()
+            yield _reduce_rows(rows.slice(at, n), queries, scale, rotation, memo)
+            at += n
 
     def reducer(rows: pa.Table) -> Aggregate:
-        total = merge_all(_reduce_rows(rows.slice(at, step), queries, scale, rotation, memo)
-                          for at in range(0, max(rows.num_rows, 1), step))
+        total = merge_all(slices(rows))
         assert total is not None
         return total
     return reducer
 
 
-REDUCE_GAMES = 8192  # games reduced at once, at most
-REDUCE_CELLS = 1 << 22  # summands (rows times values summed) of a slice: 32 MB
+REDUCE_GAMES = 32768  # games reduced at once, at most
+REDUCE_CELLS = 1 << 22  # summands (rows times values summed) held at once: 32 MB
 REPORT_CELLS = 1 << 25  # values (rows times values summed) a report reduces at once
 
 
