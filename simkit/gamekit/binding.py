@@ -76,6 +76,7 @@ JITTED = {
     "search_values": {"inline": "always"},
     "search_playout": {"inline": "always"},
     "search_end": {"inline": "always"},
+    "game_end": {"inline": "always"},
     "play_game": {"_nrt": False},
 }
 

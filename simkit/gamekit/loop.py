@@ -310,7 +310,12 @@ def play_game(t, n_players, seed, sids, params, out, g, scratch, trace, tracing,
             if code != 0:
                 decisions = CHECK_FAILED - code
                 break
-    keys = scratch.ranking[0]
+    game_end(t, n_players, pub, hid, cnt, out, g, scratch.ranking[0], decisions)
+
+
+def game_end(t, n_players, pub, hid, cnt, out, g, keys, decisions):
+    """A finished game into row g of `out`: score, rank, win share, rounds and decisions
+    (the loop's columns, `keys` the seats' ranking keys), then the game's own (`results`)."""
     for s in range(n_players):
         keys[s] = ranking_key(t, n_players, pub, hid, cnt, s)
         out[O_SCORE][g, s] = points(t, pub, hid, cnt, s)
