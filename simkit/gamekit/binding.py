@@ -20,7 +20,6 @@ from simkit.errors import SimkitError
 from simkit.gamekit import LOOP_OUTPUTS, with_search
 from simkit.gamekit.cache import cache_folder, copy_template, drop_stale
 from simkit.kernels import SOURCES
-from simkit.kernels.search_tree import row_key
 from simkit.kernels.templates import (
     BATCH,
     ROLLOUT,
@@ -52,6 +51,8 @@ HOOKED = {"setup": ("state_setup",), "next_decision": ("state_next",),
 # runs without numba's reference counting (simkit/kernels/jit.py says why); only the
 # functions that allocate keep it.
 JITTED = {
+    "check": {"inline": "always"},
+    "action_key": {"inline": "always"},
     "state_setup": {"inline": "always"},
     "state_next": {"inline": "always"},
     "state_apply": {"inline": "always"},
@@ -101,8 +102,6 @@ def bind(namespace: MutableMapping[str, Any], outputs: tuple[Output, ...] = LOOP
                 raise SimkitError(f"{play_file.parent / source}: the game API needs "
                                   f"'{name}' (import it into play.py; docs/new-game.md)")
     check_layout(namespace, play_file.parent / "layout.py")
-    namespace.setdefault("check", no_check)
-    namespace.setdefault("action_key", row_action_key)
     search = with_search(namespace["STRATEGIES"], namespace["ROLLOUT"], namespace["PLAYOUT"])
     namespace["SEARCH"] = next(spec.sid for spec in search if spec.name == "search")
     # seats that need the playouts compiled; of them, those that search (base.py says why)
@@ -148,15 +147,3 @@ def check_layout(ns: MutableMapping[str, Any], where: Path) -> None:
         if not isinstance(ns[name], int) or not 0 <= ns[name] < ns[size]:
             raise SimkitError(f"{where}: {name} = {ns[name]!r}: must be a position in "
                               f"0..{size} - 1 = {ns[size] - 1}")
-
-
-@numba.njit(cache=True, inline="always")
-def row_action_key(t, opts, i):
-    """A row's move when the game gives no `action_key`: a hash of the whole row."""
-    return row_key(opts, i)
-
-
-@numba.njit(cache=True)
-def no_check(t, n_players, pub, hid, cnt):
-    """The conservation check of a game that has none: always fine."""
-    return 0

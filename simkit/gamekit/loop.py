@@ -29,7 +29,7 @@ Line numbers in tracebacks and numba errors are this file's.
 import numpy as np
 
 from simkit.gamekit.scratch import Decision, RolloutScratch, Scratch, SearchScratch
-from simkit.kernels.search_tree import SEARCH_PARAMS, new_tree
+from simkit.kernels.search_tree import SEARCH_PARAMS, new_tree, row_key
 from simkit.kernels.seating import rank_seats
 from simkit.kernels.trace import new_trace_stub, record_decision
 from simkit.rng import next_u64, stream_state
@@ -93,6 +93,20 @@ def new_search_scratch():
         ranking=np.zeros((2, MAX_PLAYERS), np.float64),
         trace=new_trace_stub(N_COLS),
     )
+
+
+# A game's optional functions, when it has none of its own (`bind` keeps the game's),
+# compiled into each game: one shared cached function is typed with every game's tables,
+# and its cache index, which pickles them, fails to load in a process that cannot import
+# one of those games (Cauldron Master's run did, after a test had compiled nim's).
+def check(t, n_players, pub, hid, cnt):
+    """The conservation check of a game that has none: always fine."""
+    return 0
+
+
+def action_key(t, opts, i):
+    """A row's move when the game gives no `action_key`: a hash of the whole row."""
+    return row_key(opts, i)
 
 
 def ask(sid, opts, n, pub, t, params, rng):

@@ -202,7 +202,7 @@ def playout(t, n_players, pub, hid, cnt, deck, sids, params, rng, seat, first_wi
     hid[TOP] on), seat s playing strategy sids[s] with params[s], except that in the first
     round seat `seat` plays witch `first_witch` (-1: its strategy's). Stops at the end of the
     game or after `horizon` rounds (0: no limit). Updates the state in place; returns the
-    rounds played. `play_game`'s loop without the lookahead, tracing or results."""
+    rounds played. The shared loop's `play_game` without the lookahead, tracing or results."""
     opts, colours, offer, trace = rs.opts, rs.colours, rs.offer, rs.trace
     start = pub[ROUND]
     begin_round(pub, n_players, start)
