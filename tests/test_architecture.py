@@ -8,6 +8,8 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+from simkit.gamekit.binding import JITTED, LOOP
+
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ("simkit", "reports", "strategies")
 
@@ -154,15 +156,27 @@ MAX_INLINED_LINES = 1250
 
 def inlined_lines(files: list[Path]) -> dict[str, int]:
     """Compiled function -> lines of code numba inlines into it, counting every place a
-    function marked inline="always" is inlined (and what is inlined into it in turn)."""
+    function marked inline="always" is inlined (and what is inlined into it in turn). The
+    shared loop's functions (gamekit/loop.py) take their options from binding.JITTED; a
+    function of a later file replaces one of the same name (a game's own loop hook)."""
     funcs: dict[str, ast.FunctionDef] = {}
     inline: set[str] = set()
+    jitted: set[str] = set()
     for path in files:
         for node in ast.parse(path.read_text(encoding="utf-8")).body:
-            if isinstance(node, ast.FunctionDef):
-                funcs[node.name] = node
-                if any("inline='always'" in ast.unparse(d) for d in node.decorator_list):
-                    inline.add(node.name)
+            if not isinstance(node, ast.FunctionDef):
+                continue
+            if path == LOOP:
+                if node.name not in JITTED:
+                    continue
+                is_jitted, is_inline = True, JITTED[node.name].get("inline") == "always"
+            else:
+                decorators = [ast.unparse(d) for d in node.decorator_list]
+                is_jitted = any("njit" in d for d in decorators)
+                is_inline = any("inline='always'" in d for d in decorators)
+            funcs[node.name] = node
+            for names, member in ((jitted, is_jitted), (inline, is_inline)):
+                (names.add if member else names.discard)(node.name)
 
     def called(name: str) -> list[str]:
         names = (n.func.id if isinstance(n.func, ast.Name) else getattr(n.func, "attr", None)
@@ -172,17 +186,16 @@ def inlined_lines(files: list[Path]) -> dict[str, int]:
     def lines(name: str) -> int:
         return sum(len(ast.unparse(funcs[c]).splitlines()) + lines(c) for c in called(name))
 
-    jitted = {n for n, f in funcs.items()
-              if any("njit" in ast.unparse(d) for d in f.decorator_list)}
     return {n: lines(n) for n in sorted(jitted - inline)}
 
 
 def test_numba_inlines_little_into_any_kernel_function():
     """Each game's kernel functions stay quick to compile: numba inlines at most
-    MAX_INLINED_LINES into any of them."""
+    MAX_INLINED_LINES into any of them (Cauldron Master's loop is the shared one)."""
     shared = [*(ROOT / "simkit" / "kernels").glob("*.py"), ROOT / "simkit" / "rng.py"]
     for game in ("cauldron_master", "carnuta", "inori"):
-        files = [*(ROOT / "simkit" / "games" / game).glob("*.py"),
+        loop = [LOOP] if game == "cauldron_master" else []
+        files = [*loop, *(ROOT / "simkit" / "games" / game).glob("*.py"),
                  ROOT / "strategies" / f"{game}.py", *shared]
         sizes = inlined_lines(files)
         assert sizes["play_game"] > 0  # the count sees the game's loop
@@ -211,3 +224,17 @@ def test_no_private_helper_is_imported_across_modules():
     """A `_name` is its module's own: a helper another module needs is public (and named
     for what it does), or lives in the module both share."""
     assert private_imports() - PRIVATE_IMPORT_EXCEPTIONS == set()
+
+
+def test_cauldron_master_is_played_by_the_shared_loop():
+    """Cauldron Master's games are played by gamekit/loop.py's `play_game`, as a game
+    folder's are, with its own state hooks and specialised lookahead hooks kept."""
+    from simkit.games.cauldron_master import play
+
+    def file_of(name: str) -> str:
+        return Path(getattr(play, name).py_func.__code__.co_filename).name
+
+    assert file_of("play_game") == "loop.py"
+    assert {file_of(name) for name in ("state_next", "rollout_decides", "rollout_play",
+                                       "search_deal", "playout", "new_scratch")} == {"play.py"}
+    assert "decisions" not in {o.name for o in play.OUTPUTS} and not play.KEEPS_DECISIONS

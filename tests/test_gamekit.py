@@ -8,6 +8,7 @@ import shutil
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 from click.testing import CliRunner
 
@@ -281,3 +282,25 @@ def test_a_fraction_in_a_ranking_key_breaks_a_tie(skeleton, tmp_path):
     assert (cols["rank"][:, 0] == 1).all() and (cols["rank"][:, 1:] == 2).all()
     assert (cols["win_share"][:, 0] == 1.0).all()
     sys.modules.pop("fractionkey", None)
+
+
+def test_a_loop_function_the_game_defines_is_the_one_played(skeleton):
+    """`bind` keeps a loop function the game's play.py defines itself (Cauldron Master
+    keeps its state and lookahead hooks so): here `rollout_decides`, saying no decision is
+    the rollout player's, so its seat plays what `choose` answers for its id (the random
+    player's answer in Pig's players) on the same streams, and every column is that of the
+    lineup with a random seat."""
+    folder = broken(skeleton, "ownhook", "play.py", "\n\n@jit\ndef results(",
+                    "\n\n@jit\ndef rollout_decides(t, n_players, scratch):\n"
+                    "    return False\n\n\n@jit\ndef results(")
+    from simkit.engine import build_lineup
+    game = get_game(str(folder))
+    compiled = game.compile(game.load_config())
+    played = game.simulate(compiled, build_lineup(game, ["rollout", "greedy"], 2), 5, 0, 300)
+    random = game.simulate(compiled, build_lineup(game, ["random", "greedy"], 2), 5, 0, 300)
+    assert game.kernel.rollout_decides.py_func.__module__ == "ownhook.play"
+    assert played.keys() == random.keys()
+    for name, column in played.items():
+        assert np.array_equal(column, random[name]), name
+    assert len(np.unique(played["score"])) > 10  # real games, not a stub
+    sys.modules.pop("ownhook", None)

@@ -108,3 +108,31 @@ def test_only_a_kernel_file_drops_the_compiled_code(tmp_path):
         changed.write_text("x = 3\n")
         assert drop_stale(place, game, [shared]) and not any(f.exists() for f in compiled)
         compile_again()
+
+
+def test_a_built_in_games_players_drop_with_its_compiled_code(tmp_path):
+    """A file outside the game folder that the kernel is built from for this game alone
+    (Cauldron Master's strategies/cauldron_master.py, `own`) drops the game's compiled code
+    and its own when it changes; another game's players' cache in the same folder stays."""
+    game = tmp_path / "game"
+    game.mkdir()
+    (game / "rules.py").write_text("x = 1\n")
+    players = tmp_path / "strategies" / "game.py"
+    players.parent.mkdir()
+    players.write_text("z = 1\n")
+    place = tmp_path / "place"
+    (place / "__pycache__").mkdir(parents=True)
+    ours = [place / "__pycache__" / "loop.play_game-1.py311.nbi",
+            game / "__pycache__" / "rules.roll-1.py311.nbi",
+            players.parent / "__pycache__" / "game.choose-1.py311.nbi"]
+    other = players.parent / "__pycache__" / "other_game.choose-1.py311.nbi"
+    for f in [*ours, other]:
+        f.parent.mkdir(exist_ok=True)
+        f.write_text("")
+    assert drop_stale(place, game, [], [players])  # no stamp yet: dropped once
+    for f in ours:
+        f.write_text("")
+    assert not drop_stale(place, game, [], [players]) and all(f.exists() for f in ours)
+    players.write_text("z = 2\n")
+    assert drop_stale(place, game, [], [players])
+    assert not any(f.exists() for f in ours) and other.exists()

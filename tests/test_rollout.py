@@ -97,7 +97,7 @@ def test_playout_replays_whole_games(overrides, strategy):
             sids = np.full(players, lineup.ids[0], np.int64)
             params = np.repeat(lineup.params[:1], players, axis=0)
             rounds = P.playout(t, players, pub, hid, cnt, deck, sids, params, rng, -1, -1, 0, rs)
-            P.results(t, players, pub, hid, cnt, out, g)
+            P.game_end(t, players, pub, hid, cnt, out, g, np.zeros(players), 0)
             assert rounds == cols["rounds"][g, 0]
         replayed = game.columns(compiled, out)
         assert replayed.keys() == cols.keys()

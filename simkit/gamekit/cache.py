@@ -82,11 +82,22 @@ def copy_template(place: Path, template: Path) -> Path:
     return copy
 
 
-def drop_stale(place: Path, folder: Path, shared: Iterable[Path]) -> bool:
+def drop_stale(place: Path, folder: Path, shared: Iterable[Path],
+               own: Iterable[Path] = ()) -> bool:
     """Delete the compiled code of the game folder `folder` (its templates' in `place`,
-    its own functions' beside its files) when a file it is built from changed since it
-    was compiled: the game's kernel files and `shared` (the loop, simkit's kernels).
-    True if it did. The built-in games' check (simkit/jitcache.py), stamped in `place`."""
-    return drop_if_changed(place / STAMP, [*kernel_sources(folder), *shared],
-                           lambda: (f for d in numba_caches(place, folder)
-                                    for f in d.glob("*.nb[ic]")))
+    its own functions' beside its files, and those of `own`: files outside the folder
+    compiled for this game alone, a built-in game's players) when a file it is built from
+    changed since it was compiled: the game's kernel files, `shared` (the loop, simkit's
+    kernels) and `own`. True if it did. The built-in games' check (simkit/jitcache.py),
+    stamped in `place`."""
+    own = list(own)
+
+    def cache_files() -> Iterable[Path]:
+        for d in numba_caches(place, folder):
+            yield from d.glob("*.nb[ic]")
+        for path in own:
+            for d in numba_caches(path.parent):
+                yield from d.glob(f"{path.stem}.*.nb[ic]")
+
+    return drop_if_changed(place / STAMP, [*kernel_sources(folder), *shared, *own],
+                           cache_files)

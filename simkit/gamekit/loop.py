@@ -1,5 +1,5 @@
-"""The play loop every game written to the game API shares: options -> decide -> apply,
-batch play over a range of games, traced play, and the rollout (lookahead) player.
+"""The play loop every game shares: options -> decide -> apply, batch play over a range of
+games, traced play, and the rollout (lookahead) player.
 
 This file is a template, not an importable module: `simkit.gamekit.binding.bind` compiles
 it into a game's `play.py` namespace, where the names below that it does not define come
@@ -18,6 +18,10 @@ and the rollout player and the batch loop are the ones every game shares
 
 So every game's loop is this one code, compiled and cached once per game with the game's
 rules inlined, and the rollout player plans with exactly the rules the game is played by.
+A function below that the game's play.py defines itself is the game's (`bind` keeps it):
+a built-in game whose state has more arrays than pub, hid and cnt gives its own scratch
+and state hooks (`state_setup` ...), and its specialised lookahead hooks where they pay
+(Cauldron Master: simkit/games/cauldron_master/play.py).
 Line numbers in tracebacks and numba errors are this file's.
 """
 # ruff: noqa: F821  (the game's names arrive when `bind` compiles this into its namespace)
@@ -25,7 +29,7 @@ Line numbers in tracebacks and numba errors are this file's.
 import numpy as np
 
 from simkit.gamekit.scratch import Decision, RolloutScratch, Scratch, SearchScratch
-from simkit.kernels.search_tree import SEARCH_PARAMS, new_tree
+from simkit.kernels.search_tree import SEARCH_PARAMS, new_tree, row_key
 from simkit.kernels.seating import rank_seats
 from simkit.kernels.trace import new_trace_stub, record_decision
 from simkit.rng import next_u64, stream_state
@@ -89,6 +93,20 @@ def new_search_scratch():
         ranking=np.zeros((2, MAX_PLAYERS), np.float64),
         trace=new_trace_stub(N_COLS),
     )
+
+
+# A game's optional functions, when it has none of its own (`bind` keeps the game's),
+# compiled into each game: one shared cached function is typed with every game's tables,
+# and its cache index, which pickles them, fails to load in a process that cannot import
+# one of those games (Cauldron Master's run did, after a test had compiled nim's).
+def check(t, n_players, pub, hid, cnt):
+    """The conservation check of a game that has none: always fine."""
+    return 0
+
+
+def action_key(t, opts, i):
+    """A row's move when the game gives no `action_key`: a hash of the whole row."""
+    return row_key(opts, i)
 
 
 def ask(sid, opts, n, pub, t, params, rng):
@@ -232,6 +250,40 @@ def search_end(t, n_players, work, keys, pts):
         pts[s] = points(t, work.pub, work.hid, work.cnt, s)
 
 
+# The state hooks: how the loop reaches the game's state in its scratch. These defaults
+# are the game API's (pub, hid, cnt); a game whose state holds more arrays (Cauldron
+# Master's deck and offer) defines its own in play.py, and `bind` keeps them. numba
+# inlines them, so they cost nothing.
+def state_setup(t, n_players, scratch, rng, trace, tracing):
+    """A new game in the scratch's state (the game's `setup`)."""
+    pub, hid, cnt = scratch.pub, scratch.hid, scratch.cnt
+    setup(t, n_players, pub, hid, cnt, rng, trace, tracing)
+
+
+def state_next(t, n_players, scratch, rng, trace, tracing):
+    """The automatic steps up to the next decision, its rows in scratch.opts; their
+    number, or GAME_OVER (the game's `next_decision`)."""
+    pub, hid, cnt, opts = scratch.pub, scratch.hid, scratch.cnt, scratch.opts
+    return next_decision(t, n_players, pub, hid, cnt, opts, rng, trace, tracing)
+
+
+def state_apply(t, n_players, scratch, c, rng, trace, tracing):
+    """Row c of the pending decision applied (the game's `apply_option`)."""
+    pub, hid, cnt, opts = scratch.pub, scratch.hid, scratch.cnt, scratch.opts
+    apply_option(t, n_players, pub, hid, cnt, opts, c, rng, trace, tracing)
+
+
+def state_decision(scratch, work):
+    """What the rollout and search players decide from: the state and their `work`."""
+    return Decision(scratch.pub, scratch.hid, scratch.cnt, work)
+
+
+def rollout_decides(t, n_players, scratch):
+    """Whether the rollout player plays out this decision (else its seat's strategy
+    decides it, with the rollout player's parameters): every decision."""
+    return True
+
+
 def play_game(t, n_players, seed, sids, params, out, g, scratch, trace, tracing, lookahead):
     """Play one game from `seed` into row g of `out`; seat s plays strategy sids[s]. With
     `lookahead` None the rollout player's code is left out (simulate_batch says why)."""
@@ -240,21 +292,22 @@ def play_game(t, n_players, seed, sids, params, out, g, scratch, trace, tracing,
     rngs[0, 0] = stream_state(seed, np.uint64(0))
     for s in range(n_players):
         rngs[1 + s, 0] = stream_state(seed, np.uint64(1 + s))
-    setup(t, n_players, pub, hid, cnt, rngs[0], trace, tracing)
+    state_setup(t, n_players, scratch, rngs[0], trace, tracing)
     decisions = 0
     while decisions < MAX_DECISIONS:  # a game that never ends stops here (and is reported)
-        n = next_decision(t, n_players, pub, hid, cnt, opts, rngs[0], trace, tracing)
+        n = state_next(t, n_players, scratch, rngs[0], trace, tracing)
         if n == GAME_OVER:
             break
         if n <= 0 or n > MAX_OPTIONS:  # reported by the adapter (simkit/gamekit/folder.py)
             decisions = NO_OPTION if n <= 0 else TOO_MANY
             break
         s = pub[SEAT]
-        if lookahead is not None and sids[s] == ROLLOUT:
-            c = rollout_choice(t, n_players, s, Decision(pub, hid, cnt, scratch.rollout), opts,
+        if lookahead is not None and sids[s] == ROLLOUT \
+                and rollout_decides(t, n_players, scratch):
+            c = rollout_choice(t, n_players, s, state_decision(scratch, scratch.rollout), opts,
                                n, params[s], rngs[1 + s])
         elif lookahead is not None and sids[s] == SEARCH:
-            c = searched(lookahead, t, n_players, s, Decision(pub, hid, cnt, scratch.search),
+            c = searched(lookahead, t, n_players, s, state_decision(scratch, scratch.search),
                          opts, n, params[s], rngs[1 + s])
         else:
             c = choose(sids[s], opts, n, pub, t, params[s], rngs[1 + s])
@@ -264,18 +317,24 @@ def play_game(t, n_players, seed, sids, params, out, g, scratch, trace, tracing,
                     break
                 c = 0
         record_decision(trace, tracing, pub[ROUND], s, opts[0, KIND], opts, n, c)
-        apply_option(t, n_players, pub, hid, cnt, opts, c, rngs[0], trace, tracing)
+        state_apply(t, n_players, scratch, c, rngs[0], trace, tracing)
         decisions += 1
         if tracing:  # the game's conservation check, after every step of a traced game
             code = check(t, n_players, pub, hid, cnt)
             if code != 0:
                 decisions = CHECK_FAILED - code
                 break
-    keys = scratch.ranking[0]
+    game_end(t, n_players, pub, hid, cnt, out, g, scratch.ranking[0], decisions)
+
+
+def game_end(t, n_players, pub, hid, cnt, out, g, keys, decisions):
+    """A finished game into row g of `out`: score, rank, win share, rounds and decisions
+    (the loop's columns, `keys` the seats' ranking keys), then the game's own (`results`)."""
     for s in range(n_players):
         keys[s] = ranking_key(t, n_players, pub, hid, cnt, s)
         out[O_SCORE][g, s] = points(t, pub, hid, cnt, s)
     rank_seats(keys, n_players, out[O_RANK][g], out[O_WIN_SHARE][g])
     out[O_ROUNDS][g] = pub[ROUND] + 1
-    out[O_DECISIONS][g] = decisions
+    if KEEPS_DECISIONS:  # the `decisions` column (bind: a game's OUTPUTS may predate it)
+        out[O_DECISIONS][g] = decisions
     results(t, n_players, pub, hid, cnt, out, g)

@@ -87,6 +87,12 @@ PUB_SIZE = TAKEN + MAX_COLOURS
 
 PHASE_WITCH, PHASE_PICK, PHASE_RECIPE = 0, 1, 2
 
+GAME_OVER = -1  # what step.next_decision returns when the game is over
+# A bound on a game's decisions the shared loop stops at (simkit/gamekit/loop.py): above
+# any game the config allows (options.max_rounds <= 10,000 rounds of at most 4 seats x
+# (a witch, 32 cards and a stop, 4 recipes) = 152 decisions).
+MAX_DECISIONS = 1 << 21
+
 KIND, A, B, POINTS, GAIN, SAME, FREE = range(7)
 N_COLS = 7
 OPT_WITCH, OPT_CARD, OPT_STOP, OPT_RECIPE = 0, 1, 2, 3
@@ -97,6 +103,7 @@ MAX_OPTIONS = MAX_TYPES * MAX_CAULDRONS + 1
 # policies their playouts play, and the column of `ties` (each strategy's last
 # parameter) in each one's parameters.
 RANDOM, GREEDY, PLANNER, ROLLOUT, SEARCH = 0, 1, 2, 3, 4
+PLAYOUT = GREEDY  # the rollout player's playouts' strategy
 GREEDY_TIES, PLANNER_TIES, ROLLOUT_TIES = 2, 5, 2
 
 # Hidden state: int64[HID_SIZE], what no strategy sees (a lookahead copies it with `pub`).
@@ -213,6 +220,7 @@ class Scratch(NamedTuple):
     hid: np.ndarray  # hidden state
     cnt: np.ndarray  # per-seat counters
     rngs: np.ndarray  # rng streams: deal, then one per seat
+    ranking: np.ndarray  # the end's ranking keys (the shared loop's)
     colours: np.ndarray  # colour counts, colour limits left (COUNTS, LIMITS_LEFT)
     offer: np.ndarray  # ingredient types on offer (compact list)
     rollout: "RolloutScratch"  # the rollout player's playouts

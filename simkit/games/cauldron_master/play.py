@@ -1,36 +1,29 @@
-"""Cauldron Master play: the loop options -> decide -> apply over the rules, for batch play,
-traced play and the rollout player's playouts.
+"""Cauldron Master played by the shared loop (simkit/gamekit/loop.py, bound at the end):
+its scratch, the state hooks that reach its deck and offer, its specialised lookahead
+hooks and its result columns.
 
 `apply_option` (step.py) applies a chosen option and `next_decision` (step.py) plays the
-automatic phases up to the next decision; `play_game` and `playout` are the same short
-loop around them with different deciders, so every rule exists once, in rules.py.
+automatic phases up to the next decision; the loop's `play_game` and this file's round
+`playout` are short loops around them, so every rule exists once, in rules.py.
 `simulate_batch` plays a range of games (`simkit.threads` gives threads blocks of a
 batch), each from its own seed, so results do not depend on thread count or chunk size.
 """
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 from numba import njit
 
-import simkit.rng
-from simkit.jitcache import drop_stale_cache
-from simkit.kernels import SOURCES
-from simkit.kernels.jit import njit_with_refcounts, njit_without_refcounts
+from simkit.gamekit.binding import bind
 from simkit.kernels.search_tree import SEARCH_PARAMS, new_tree
-from simkit.kernels.seating import rank_seats
-from simkit.kernels.templates import bind_batch, bind_rollout, bind_search
-from simkit.kernels.trace import new_trace_stub, record_decision
-from simkit.outputs import allocate
+from simkit.kernels.trace import new_trace_stub
+from simkit.outputs import CORE_OUTPUTS, allocate
 from simkit.players import players_file, players_of
-from simkit.rng import randint, stream_state
+from simkit.rng import randint
 
-from . import config as _config
 from . import layout as _layout
-from . import options as _options
-from . import rules as _rules
-from . import scoring as _scoring
-from . import step as _step
 from .layout import (
     CHOSEN,
     CT_BONUS,
@@ -41,33 +34,30 @@ from .layout import (
     GREEDY,
     GREEDY_TIES,
     HID_SIZE,
-    KEY,
     KIND,
     MAX_COLOURS,
+    MAX_DECISIONS,  # noqa: F401  (the shared loop's, as are PLAYOUT, ROLLOUT, SEARCH, points)
     MAX_OPTIONS,
     MAX_PLAYERS,
     MAX_TYPES,
     N_COLS,
     O_CARDS_LEFT,
     O_POTIONS,
-    O_RANK,
     O_RECIPE_BONUS,
     O_RECIPE_CARD,
-    O_ROUNDS,
-    O_SCORE,
     O_SCORED,
-    O_WIN_SHARE,
     O_WITCH,
     OUTPUTS,
     PHASE,
     PHASE_WITCH,
+    PLAYOUT,  # noqa: F401
     PUB_SIZE,
     RECIPE,
-    ROLLOUT,
+    ROLLOUT,  # noqa: F401
     ROLLOUT_TIES,
     ROUND,
     RU_CAULDRONS,
-    SEARCH,
+    SEARCH,  # noqa: F401
     SEAT,
     TOP,
     A,
@@ -80,21 +70,12 @@ from .rules import (
     choose_witch,
     setup,
 )
-from .scoring import final_score, ranking_key
+from .scoring import final_score, points, ranking_key  # noqa: F401
 from .step import apply_option, next_decision
 
 # The players (strategies/cauldron_master.py) are above the kernel: it is handed its
 # `choose`, which numba inlines as if imported (simkit/players.py).
-(choose,) = players_of("cauldron_master", "choose")
-
-drop_stale_cache(__file__, players_file("cauldron_master"),
-                 simkit.rng.__file__,
-                 _layout.__file__, _config.__file__, _options.__file__, _rules.__file__,
-                 _scoring.__file__, _step.__file__, *SOURCES)
-
-LOOKAHEAD = (ROLLOUT, SEARCH)  # the strategies whose seats need the playouts compiled
-SEARCHING = (SEARCH,)  # ... and of them, those that need the search (base.py)
-
+choose, STRATEGIES = players_of("cauldron_master", "choose", "STRATEGIES")
 
 def new_outputs(n_games: int, n_players: int, n_witches: int, n_types: int) -> tuple:
     """Allocate the per-game result arrays (layout.OUTPUTS), in narrow dtypes."""
@@ -115,6 +96,7 @@ def new_scratch(t):
         hid=np.zeros(HID_SIZE, np.int64),
         cnt=np.zeros((MAX_PLAYERS, CT_SIZE), np.int64),
         rngs=np.zeros((MAX_PLAYERS + 1, 1), np.uint64),
+        ranking=np.zeros((2, MAX_PLAYERS), np.float64),
         colours=np.zeros((2, MAX_COLOURS), np.int64),
         offer=np.zeros(MAX_TYPES, np.int64),
         rollout=new_rollout_scratch(t),
@@ -164,8 +146,37 @@ def new_search_scratch(t):
     )
 
 
-# ---------------------------------------------------------------- one step
-# next_decision and apply_option: step.py
+# ---------------------------------------------------------------- the state hooks
+# How the shared loop reaches the state: pub, hid and cnt as every game's, and the deck,
+# the recipe deck and the offer's work arrays that Cauldron Master keeps beside them.
+@njit(cache=True, inline="always")
+def state_setup(t, n_players, scratch, rng, trace, tracing):
+    setup(t, n_players, scratch.pub, scratch.hid, scratch.cnt, scratch.deck,
+          scratch.recipe_deck, rng, trace, tracing)
+
+
+@njit(cache=True, inline="always")
+def state_next(t, n_players, scratch, rng, trace, tracing):
+    return next_decision(t, n_players, scratch.pub, scratch.hid, scratch.cnt, scratch.deck,
+                         scratch.opts, scratch.colours, scratch.offer, trace, tracing)
+
+
+@njit(cache=True, inline="always")
+def state_apply(t, n_players, scratch, c, rng, trace, tracing):
+    apply_option(t, n_players, scratch.pub, scratch.hid, scratch.cnt, scratch.opts, c, trace,
+                 tracing)
+
+
+@njit(cache=True, inline="always")
+def state_decision(scratch, work):
+    return _layout.Decision(scratch.pub, scratch.hid, scratch.cnt, scratch.deck, work)
+
+
+@njit(cache=True, inline="always")
+def rollout_decides(t, n_players, scratch):
+    """The rollout player plays out witch choices only (the rest of its turn is its
+    strategy's, with its parameters): its playouts start from the round's start."""
+    return scratch.pub[PHASE] == PHASE_WITCH
 
 
 # ---------------------------------------------------------------- decisions
@@ -191,7 +202,7 @@ def playout(t, n_players, pub, hid, cnt, deck, sids, params, rng, seat, first_wi
     hid[TOP] on), seat s playing strategy sids[s] with params[s], except that in the first
     round seat `seat` plays witch `first_witch` (-1: its strategy's). Stops at the end of the
     game or after `horizon` rounds (0: no limit). Updates the state in place; returns the
-    rounds played. `play_game`'s loop without the lookahead, tracing or results."""
+    rounds played. The shared loop's `play_game` without the lookahead, tracing or results."""
     opts, colours, offer, trace = rs.opts, rs.colours, rs.offer, rs.trace
     start = pub[ROUND]
     begin_round(pub, n_players, start)
@@ -201,7 +212,7 @@ def playout(t, n_players, pub, hid, cnt, deck, sids, params, rng, seat, first_wi
             apply_option(t, n_players, pub, hid, cnt, opts, c, trace, False)
         n = next_decision(t, n_players, pub, hid, cnt, deck, opts, colours, offer, trace,
                           False)
-        if n == 0:
+        if n <= 0:
             return pub[ROUND] - start + 1
         if horizon > 0 and pub[ROUND] - start >= horizon:
             return horizon
@@ -253,7 +264,7 @@ def rollout_deal(t, n_players, state, work, rng):
 
 
 @njit(cache=True, inline="always")
-def rollout_play(t, n_players, state, opts, cand, k, i, params, rng, work, keys, points):
+def rollout_play(t, n_players, state, opts, cand, k, i, params, rng, work, keys, pts):
     """The round played from its start with the seat's witch `opts[cand[i]]`, then the
     rest of the game (or `params[1]` rounds), every seat greedy with weights 1 and 1
     (ties: the rollout player's); keys and points as at the end of the game (seat
@@ -266,11 +277,8 @@ def rollout_play(t, n_players, state, opts, cand, k, i, params, rng, work, keys,
     playout(t, n_players, rpub, rhid, rcnt, rdeck, work.sids, work.params, rng, pub[SEAT],
             opts[cand[i], A], np.int64(params[1] + 0.5), work)
     for s in range(n_players):
-        points[s] = final_score(t, rpub, s)
-        keys[s] = ranking_key(t, rpub, rcnt, s)
-
-
-rollout_choice = bind_rollout(globals(), njit_with_refcounts)
+        pts[s] = final_score(t, rpub, s)
+        keys[s] = ranking_key(t, n_players, rpub, rhid, rcnt, s)
 
 
 # ---------------------------------------------------------------- search player
@@ -383,7 +391,7 @@ def search_playout(t, n_players, work, params, rng):
     while horizon == 0 or steps < horizon:
         n = next_decision(t, n_players, rpub, rhid, rcnt, rdeck, ropts, work.colours,
                           work.offer, work.trace, False)
-        if n == 0:
+        if n <= 0:
             return
         s = rpub[SEAT]
         c = ask(work.sids[s], ropts, n, rpub, t, work.params[s], rng)
@@ -392,73 +400,34 @@ def search_playout(t, n_players, work, params, rng):
 
 
 @njit(cache=True, inline="always")
-def search_end(t, n_players, work, keys, points):
+def search_end(t, n_players, work, keys, pts):
     for s in range(n_players):
-        points[s] = final_score(t, work.pub, s)
-        keys[s] = ranking_key(t, work.pub, work.cnt, s)
+        pts[s] = final_score(t, work.pub, s)
+        keys[s] = ranking_key(t, n_players, work.pub, work.hid, work.cnt, s)
 
 
-searched = bind_search(globals(), njit_with_refcounts)
-
-
-# ---------------------------------------------------------------- one game
-@njit_without_refcounts
-def play_game(t, n_players, seed, sids, params, out, g, scratch, trace, tracing,
-              lookahead):
-    """Play one game from `seed` into row g of `out`; seat s plays strategy sids[s]. With
-    `lookahead` None the rollout player's code is left out (simulate_batch says why)."""
-    pub, opts, deck, hid, cnt, rngs = scratch.pub, scratch.opts, scratch.deck, scratch.hid, \
-        scratch.cnt, scratch.rngs
-    colours, offer = scratch.colours, scratch.offer
-    for s in range(n_players):
-        rngs[1 + s, 0] = stream_state(seed, np.uint64(1 + s))
-    rngs[0, 0] = stream_state(seed, np.uint64(0))
-    setup(t, n_players, pub, hid, cnt, deck, scratch.recipe_deck, rngs[0], trace, tracing)
-    c = -1
-    while True:  # options -> decide -> apply, one copy of each (inlined once)
-        if c >= 0:
-            apply_option(t, n_players, pub, hid, cnt, opts, c, trace, tracing)
-        n = next_decision(t, n_players, pub, hid, cnt, deck, opts, colours, offer, trace,
-                          tracing)
-        if n == 0:
-            break
-        s = pub[SEAT]
-        if lookahead is not None and sids[s] == ROLLOUT and pub[PHASE] == PHASE_WITCH:
-            c = rollout_choice(t, n_players, s,
-                               _layout.Decision(pub, hid, cnt, deck, scratch.rollout), opts, n,
-                               params[s], rngs[1 + s])
-        elif lookahead is not None and sids[s] == SEARCH:
-            c = searched(lookahead, t, n_players, s,
-                         _layout.Decision(pub, hid, cnt, deck, scratch.search), opts, n,
-                         params[s], rngs[1 + s])
-        else:
-            c = ask(sids[s], opts, n, pub, t, params[s], rngs[1 + s])
-        record_decision(trace, tracing, pub[ROUND], s, opts[0, KIND], opts, n, c)
-    results(t, n_players, pub, hid, cnt, out, g)
-
-
+# ---------------------------------------------------------------- results
 @njit(cache=True, inline="always")
 def results(t, n_players, pub, hid, cnt, out, g):
-    """Copy a finished game's state and counters into row g of the result arrays."""
-    out[O_ROUNDS][g] = pub[ROUND] + 1
-    keys = hid[KEY:KEY + MAX_PLAYERS]
+    """Copy a finished game's state and counters into row g of the game's own result
+    arrays (the loop writes score, rank, win share and rounds)."""
     for s in range(n_players):
         left = 0
         for k in range(t.rules[RU_CAULDRONS]):
             left += pub[fill_at(s, k)]
         out[O_CARDS_LEFT][g, s] = left
         out[O_POTIONS][g, s] = cnt[s, CT_POTIONS]
-        out[O_SCORE][g, s] = final_score(t, pub, s)
         out[O_RECIPE_CARD][g, s] = pub[RECIPE + s]
         out[O_RECIPE_BONUS][g, s] = cnt[s, CT_BONUS]
         for w in range(t.witch.shape[0]):
             out[O_WITCH][g, s, w] = cnt[s, CT_WITCH + w]
         for x in range(t.types.shape[0]):
             out[O_SCORED][g, s, x] = cnt[s, CT_SCORED + x]
-        keys[s] = ranking_key(t, pub, cnt, s)
-    rank_seats(keys, n_players, out[O_RANK][g], out[O_WIN_SHARE][g])
 
 
-
-# ---------------------------------------------------------------- a block of games
-simulate_batch = bind_batch(globals())  # simkit/kernels/batch.py: the batch and traced entry
+# ---------------------------------------------------------------- the shared loop
+# play_game, simulate_batch (simkit/kernels/batch.py: the batch and traced entry), the
+# rollout and search players over the hooks above; the result files predate the loop's
+# `decisions` column, so the loop leaves it out. The kernel's cache is dropped when a file
+# it is built from changes, the players' file included (simkit/gamekit/cache.py).
+bind(globals(), outputs=CORE_OUTPUTS, sources=(Path(players_file("cauldron_master")),))

@@ -113,7 +113,13 @@ def final_score(t, pub, s):
 
 
 @njit(cache=True, inline="always")
-def ranking_key(t, pub, cnt, s):
+def points(t, pub, hid, cnt, s):
+    """Seat s's score column at the end, as the game API asks: `final_score`."""
+    return final_score(t, pub, s)
+
+
+@njit(cache=True, inline="always")
+def ranking_key(t, n_players, pub, hid, cnt, s):
     """What ranks seat s at the end: its final score (final_score) plus its half point of
     compensation (compensation.half, 0 or 1: counted as 2 x score + half, so it only breaks
     ties on the final score), then by options.tie_break: the potions brewed

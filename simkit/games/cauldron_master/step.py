@@ -8,6 +8,7 @@ from numba import njit
 
 from .layout import (
     COUNTS,
+    GAME_OVER,
     KIND,
     OPT_STOP,
     PHASE,
@@ -36,7 +37,7 @@ from .rules import (
 @njit(cache=True, inline="always")
 def next_decision(t, n_players, pub, hid, cnt, deck, opts, colours, offer, trace, tracing):
     """Play the automatic phases up to the next decision; its options go into `opts` and
-    their count is returned (0: the game is over)."""
+    their count is returned (GAME_OVER: the game is over)."""
     while True:
         if pub[PHASE] == PHASE_WITCH or hid[TURN] < n_players:
             n = pending_options(t, pub, opts, colours, offer)
@@ -53,7 +54,7 @@ def next_decision(t, n_players, pub, hid, cnt, deck, opts, colours, offer, trace
         if n > 0:  # a potion's owner chooses its recipe (options.recipe_choice)
             return n
         if end_of_round(t, n_players, pub, hid, deck, trace, tracing):
-            return 0
+            return GAME_OVER
         begin_round(pub, n_players, pub[ROUND] + 1)
 
 
