@@ -24,52 +24,14 @@ from simkit.players import players_file, players_of
 from simkit.rng import randint
 
 from . import layout as _layout
-from .layout import (
-    CHOSEN,
-    CT_BONUS,
-    CT_POTIONS,
-    CT_SCORED,
-    CT_SIZE,
-    CT_WITCH,
-    GREEDY,
-    GREEDY_TIES,
-    HID_SIZE,
-    KIND,
-    MAX_COLOURS,
-    MAX_DECISIONS,  # noqa: F401  (the shared loop's, as are PLAYOUT, ROLLOUT, SEARCH, points)
-    MAX_OPTIONS,
-    MAX_PLAYERS,
-    MAX_TYPES,
-    N_COLS,
-    O_CARDS_LEFT,
-    O_POTIONS,
-    O_RECIPE_BONUS,
-    O_RECIPE_CARD,
-    O_SCORED,
-    O_WITCH,
-    OUTPUTS,
-    PHASE,
-    PHASE_WITCH,
-    PLAYOUT,  # noqa: F401
-    PUB_SIZE,
-    RECIPE,
-    ROLLOUT,  # noqa: F401
-    ROLLOUT_TIES,
-    ROUND,
-    RU_CAULDRONS,
-    SEARCH,  # noqa: F401
-    SEAT,
-    TOP,
-    A,
-    B,
-    fill_at,
-)
+from .layout import (CHOSEN, CT_BONUS, CT_POTIONS, CT_SCORED, CT_SIZE, CT_WITCH, GREEDY,
+                     GREEDY_TIES, HID_SIZE, KIND, MAX_COLOURS, MAX_OPTIONS, MAX_PLAYERS, MAX_TYPES,
+                     N_COLS, O_CARDS_LEFT, O_POTIONS, O_RECIPE_BONUS, O_RECIPE_CARD, O_SCORED,
+                     O_WITCH, OUTPUTS, PHASE, PHASE_WITCH, PUB_SIZE, RECIPE, ROLLOUT_TIES, ROUND,
+                     RU_CAULDRONS, SEAT, TOP, A, B, fill_at)
+from .layout import MAX_DECISIONS, PLAYOUT, ROLLOUT, SEARCH  # noqa: F401  (the shared loop's names)
 from .options import pending_options
-from .rules import (
-    begin_round,
-    choose_witch,
-    setup,
-)
+from .rules import begin_round, choose_witch, setup
 from .scoring import final_score, points, ranking_key  # noqa: F401
 from .step import apply_option, next_decision
 

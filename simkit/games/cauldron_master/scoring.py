@@ -7,31 +7,10 @@ from __future__ import annotations
 
 from numba import njit
 
-from .layout import (
-    CT_POTIONS,
-    HECATE,
-    MAX_PLAYERS,
-    MAX_RECIPES,
-    N_PLAYERS,
-    RE_BONUS,
-    RE_CTOTAL,
-    RE_NCOUNT,
-    RE_NLEN,
-    RE_NTYPE,
-    RE_SIZE,
-    RECIPE,
-    RU_COLOURS,
-    RU_COMP,
-    RU_EXACT,
-    RU_HALF,
-    RU_TIE_BREAK,
-    SCORE,
-    TIE_HECATE,
-    TIE_POTIONS,
-    TY_COLOUR,
-    TY_SCORE,
-    cauldron_at,
-)
+from .layout import (CT_POTIONS, HECATE, MAX_PLAYERS, MAX_RECIPES, N_PLAYERS, RE_BONUS, RE_CTOTAL,
+                     RE_NCOUNT, RE_NLEN, RE_NTYPE, RE_SIZE, RECIPE, RU_COLOURS, RU_COMP, RU_EXACT,
+                     RU_HALF, RU_TIE_BREAK, SCORE, TIE_HECATE, TIE_POTIONS, TY_COLOUR, TY_SCORE,
+                     cauldron_at)
 
 
 @njit(cache=True, inline="always")

@@ -6,32 +6,11 @@ from __future__ import annotations
 
 from numba import njit
 
-from .layout import (
-    COUNTS,
-    GAME_OVER,
-    KIND,
-    OPT_STOP,
-    PHASE,
-    PHASE_RECIPE,
-    PHASE_WITCH,
-    ROUND,
-    SEAT,
-    TURN,
-    A,
-    B,
-)
+from .layout import (COUNTS, GAME_OVER, KIND, OPT_STOP, PHASE, PHASE_RECIPE, PHASE_WITCH, ROUND,
+                     SEAT, TURN, A, B)
 from .options import pending_options
-from .rules import (
-    begin_round,
-    begin_turn,
-    choose_recipe,
-    choose_witch,
-    create_potions,
-    end_of_round,
-    end_turns,
-    reveal_witches,
-    take_card,
-)
+from .rules import (begin_round, begin_turn, choose_recipe, choose_witch, create_potions,
+                    end_of_round, end_turns, reveal_witches, take_card)
 
 
 @njit(cache=True, inline="always")
