@@ -4,6 +4,7 @@ applies it as `file.py:function`, and every such name is a function of that game
 from __future__ import annotations
 
 import re
+from functools import cache
 from pathlib import Path
 
 import pytest
@@ -14,7 +15,9 @@ NOT_A_RULE = ("Placeholders", "Readings of open clauses")  # choices, not steps 
 NAMED = re.compile(r"`(\w+)\.py:(\w+)`")
 
 
+@cache
 def defined(game: str, module: str) -> set[str]:
+    """The functions a game's module defines (read once per module)."""
     source = (ROOT / "simkit" / "games" / game / f"{module}.py").read_text()
     return set(re.findall(r"^def (\w+)\(", source, flags=re.MULTILINE))
 
