@@ -202,9 +202,6 @@ def test_numba_inlines_little_into_any_kernel_function():
         assert {f: n for f, n in sizes.items() if n > MAX_INLINED_LINES} == {}, game
 
 
-# simkit/kernels/ is being reworked by other hands this round; its one private import goes
-# with that work.
-PRIVATE_IMPORT_EXCEPTIONS = {("simkit.kernels.plugin_call", "simkit.kernels.jit._data_pointer")}
 
 
 def private_imports() -> set[tuple[str, str]]:
@@ -223,7 +220,7 @@ def private_imports() -> set[tuple[str, str]]:
 def test_no_private_helper_is_imported_across_modules():
     """A `_name` is its module's own: a helper another module needs is public (and named
     for what it does), or lives in the module both share."""
-    assert private_imports() - PRIVATE_IMPORT_EXCEPTIONS == set()
+    assert private_imports() == set()
 
 
 def test_cauldron_master_is_played_by_the_shared_loop():

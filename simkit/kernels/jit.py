@@ -117,7 +117,7 @@ def njit_with_refcounts(fn):
 
 
 @intrinsic
-def _data_pointer(typingctx, arr):
+def data_pointer(typingctx, arr):
     """The data pointer of a C-contiguous array."""
     sig = types.CPointer(arr.dtype)(arr)
 
@@ -136,7 +136,7 @@ def unowned(a):
     two threads the shared counts bounce between cores. A view without a count skips that.
     The caller must keep `a` itself alive (referenced) for as long as the view is used.
     """
-    return carray(_data_pointer(a), a.shape)
+    return carray(data_pointer(a), a.shape)
 
 
 @njit(cache=True)

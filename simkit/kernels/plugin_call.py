@@ -12,7 +12,7 @@ from llvmlite import ir
 from numba import njit, types
 from numba.extending import intrinsic
 
-from simkit.kernels.jit import _data_pointer
+from simkit.kernels.jit import data_pointer
 
 # A plug-in's C signature: opts, n, n_cols, pub, pub_len, params, n_params, rng state.
 PLUGIN_SIG = types.int64(types.CPointer(types.int32), types.int64, types.int64,
@@ -37,7 +37,7 @@ def _call_address(typingctx, address, opts, n, n_cols, pub, pub_len, params, n_p
 @njit(cache=True, inline="always")
 def call_plugin(address, opts, n, pub, params, rng):
     """Ask the plug-in compiled at `address` for a row of `opts[:n]` (arrays C-contiguous)."""
-    return _call_address(np.int64(address), _data_pointer(opts), np.int64(n),
-                         np.int64(opts.shape[1]), _data_pointer(pub), np.int64(pub.shape[0]),
-                         _data_pointer(params), np.int64(params.shape[0]),
-                         _data_pointer(rng))
+    return _call_address(np.int64(address), data_pointer(opts), np.int64(n),
+                         np.int64(opts.shape[1]), data_pointer(pub), np.int64(pub.shape[0]),
+                         data_pointer(params), np.int64(params.shape[0]),
+                         data_pointer(rng))
