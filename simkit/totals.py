@@ -400,9 +400,10 @@ def chunk_reducer(queries: Sequence[Query], players: int, rotate: bool
     scale = win_scale(players)
     rotation = players if rotate else 1
     memo: dict[str, Any] = {}  # decided and planned at the first slice
+    summed = _summed(queries)  # once: it reads every expression as text
 
     def step() -> int:  # rows
-        held = _summed(queries) - sum(len(p.sums) for key, passes in memo.items()
+        held = summed - sum(len(p.sums) for key, passes in memo.items()
                                       if key.startswith("passes ") for p in passes.values()
                                       if p.program is not None)
         return players * max(256, min(REDUCE_GAMES, REDUCE_CELLS // max(1, players * held)))
