@@ -331,7 +331,16 @@ def whole_units(x: np.ndarray) -> tuple[np.ndarray, float]:
     return out, worst
 
 
-BLOCK = 256  # rows summed a block at a time: their partial sums stay in the cache
+BLOCK = 256  # rows summed a block at a time, at least: their partial sums stay in the cache
+REGISTERS = 1 << 15  # a block's register values, at most (256 KB), when over BLOCK rows
+
+
+@njit(cache=True, nogil=True)
+def block_rows(n_registers: int) -> int:
+    """Rows evaluated a block at a time: more than BLOCK when the program has few
+    registers (a one-value group-by's pass then loops over its blocks a tenth as
+    often); the sums are integers, the same whatever the blocks."""
+    return max(BLOCK, min(4096, REGISTERS // max(n_registers, 1)))
 
 
 @njit(cache=True, nogil=True)
@@ -352,10 +361,11 @@ def _row_totals(gid: np.ndarray, ops: np.ndarray, consts: np.ndarray, columns: n
     row adds 1 to its group's c, m, mm and games, and y, y * y, y to its values'."""
     n = gid.shape[0]
     n_val = ptr.shape[0] - 1
-    ireg = np.zeros((n_int, BLOCK), np.int64)
-    freg = np.zeros((n_float, BLOCK), np.float64)
-    for a in range(0, n, BLOCK):
-        b = min(n, a + BLOCK)
+    rows = block_rows(n_int + n_float)
+    ireg = np.zeros((n_int, rows), np.int64)
+    freg = np.zeros((n_float, rows), np.float64)
+    for a in range(0, n, rows):
+        b = min(n, a + rows)
         if n_val:
             evaluate(ops, consts, columns, kinds, n, a, b, ireg, freg, worst)
         for r in range(a, b):
@@ -438,7 +448,7 @@ def cluster_totals(cluster: np.ndarray, starts: np.ndarray, longest: int,
     out_open = np.zeros((n_open * max(groups, 1), 4 + n_val), np.int64)
     k_open = 0
     # The block's (cluster, group) pairs: partial sums, group, first row, rows, games.
-    cap = max(BLOCK, longest)
+    cap = max(block_rows(n_int + n_float), longest)
     part = np.zeros((cap, n_sum), np.int64)
     pair_group = np.empty(cap, np.int64)
     pair_start = np.empty(cap, np.int64)
