@@ -74,3 +74,20 @@ def test_group_ids_fall_back_to_the_kept_rows_range():
     assert (gid.tolist(), first.tolist()) == ([0, -1, 1, 0], [0, 2])
     far = np.array([True, True, False, False])  # the kept rows' codes span too far
     assert len(group_ids(keys, np.array([0], np.int64), far, 10, key_ranges(keys))[0]) == 0
+
+
+@settings(deadline=None)
+@given(st.lists(st.integers(1, 4), min_size=1, max_size=12), st.integers(0, 3),
+       st.integers(0, 3), st.integers(1, 4))
+def test_short_end_deals_from_the_steps_are_polars_group_bys(deal_games, cut_a, cut_b, seats):
+    """`totals._short_end_deals` (the deals cut short at a slice's ends, from the deal and
+    game columns' steps) gives what the polars group-by gives, slices cut anywhere."""
+    from simkit.totals import _short_deals, _short_end_deals
+
+    games = [(d, g) for d, n in enumerate(deal_games, start=5) for g in range(n)]
+    start = min(cut_a, len(games) - 1)
+    games = games[start:max(start + 1, len(games) - cut_b)]  # a slice holds a game or more
+    rows = pl.DataFrame({"deal": [d for d, _ in games for _ in range(seats)],
+                         "game": [d * 10 + g for d, g in games for _ in range(seats)]})
+    steps = {c: np.diff(rows[c].to_numpy()) for c in ("deal", "game")}
+    assert _short_end_deals(rows["deal"], steps, 4) == _short_deals(rows, 4)
