@@ -173,7 +173,9 @@ def compiled_totals(frame: pl.DataFrame, shapes: Mapping[str, Shape],
         col = frame[b]
         codes[i] = (col.to_physical() if isinstance(col.dtype, pl.Categorical | pl.Enum)
                     else col).to_numpy()
+    ranges = summing.key_ranges(codes)
     grouped: dict[tuple[Any, ...], tuple[np.ndarray, np.ndarray]] = {}
+    clusters: dict[str | None, tuple[np.ndarray, np.ndarray, int]] = {}  # by cluster column
     every_row = np.ones(n, np.bool_)
 
     def kept_of(how: Pass) -> np.ndarray:
@@ -194,7 +196,8 @@ def compiled_totals(frame: pl.DataFrame, shapes: Mapping[str, Shape],
         grouping = (tuple(q.by), how.where)  # shapes that share it share their groups
         if grouping not in grouped:
             grouped[grouping] = summing.group_ids(
-                codes, np.array([by[b] for b in q.by], np.int64), kept_of(how), _GROUPS)
+                codes, np.array([by[b] for b in q.by], np.int64), kept_of(how), _GROUPS,
+                ranges)
         gid, first = grouped[grouping]
         if len(gid) != n:
             continue
@@ -209,12 +212,15 @@ def compiled_totals(frame: pl.DataFrame, shapes: Mapping[str, Shape],
         else:
             arrays, kinds = inputs(program, frame, read)
         worst = np.zeros(len(program.outputs))
-        cluster = rows if q.cluster is None else deal if q.cluster == "deal" else game
-        sizes = int(np.diff(np.flatnonzero(np.diff(cluster)), prepend=-1, append=n - 1).max()
-                    ) + 1 if q.by_size and n else 0
+        if q.cluster not in clusters:
+            cluster = rows if q.cluster is None else deal if q.cluster == "deal" else game
+            clusters[q.cluster] = (cluster, *summing.cluster_starts(cluster))
+        cluster, starts, longest = clusters[q.cluster]
+        sizes = longest + 1 if q.by_size and n else 0
         ptr, term, coef, const, *products = how.arrays
         closed, opened = summing.cluster_totals(
-            cluster, game, gid, len(first), program.ops_for(frame, category_codes), program.consts,
+            cluster, starts, longest, game, gid, len(first),
+            program.ops_for(frame, category_codes), program.consts,
             summing.addresses(arrays), kinds, program.n_int, program.n_float,
             np.asarray(program.outputs, np.int64), worst, ptr, term, coef, const, how.games,
             sizes, is_open if q.cluster == "deal" else none_open, *products)

@@ -215,15 +215,53 @@ def addresses(columns: list[np.ndarray]) -> np.ndarray:
 
 
 @njit(cache=True, nogil=True)
-def group_ids(keys: np.ndarray, which: np.ndarray, kept: np.ndarray, limit: int
-              ) -> tuple[np.ndarray, np.ndarray]:
+def key_ranges(keys: np.ndarray) -> np.ndarray:
+    """Each key column's smallest and largest code over all rows (key columns x rows ->
+    key columns x 2): read once per slice, for every group-by of its columns."""
+    out = np.zeros((keys.shape[0], 2), np.int64)
+    for k in range(keys.shape[0]):
+        if keys.shape[1] == 0:
+            continue
+        a = b = keys[k, 0]
+        for r in range(1, keys.shape[1]):
+            v = keys[k, r]
+            if v < a:
+                a = v
+            elif v > b:
+                b = v
+        out[k, 0], out[k, 1] = a, b
+    return out
+
+
+@njit(cache=True, nogil=True)
+def group_ids(keys: np.ndarray, which: np.ndarray, kept: np.ndarray, limit: int,
+              ranges: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Each kept row's group (0, 1, ... in order of first appearance; -1 for a row not
     kept) of its key codes, rows `which` of `keys` (key columns x rows, int64), and each
     group's first row.
-    Groups are looked up in a table over the codes' ranges: empty arrays when that table
-    would exceed `limit` entries (the caller then groups another way)."""
+    Groups are looked up in a table over the codes' ranges: those of all rows
+    (`key_ranges`), or of the kept rows when that table would exceed `limit` entries
+    (the groups are the same either way); empty arrays when that one would too (the
+    caller then groups another way)."""
+    n_keys = which.shape[0]
+    lo = np.zeros(n_keys, np.int64)
+    stride = np.ones(n_keys, np.int64)
+    size = 1
+    for k in range(n_keys):
+        span = ranges[which[k], 1] - ranges[which[k], 0] + 1
+        lo[k] = ranges[which[k], 0]
+        stride[k] = size
+        if span > limit or size * span > limit:
+            return _group_ids_kept(keys, which, kept, limit)
+        size *= span
+    return _numbered(keys, which, kept, lo, stride, size)
+
+
+@njit(cache=True, nogil=True)
+def _group_ids_kept(keys: np.ndarray, which: np.ndarray, kept: np.ndarray, limit: int
+                    ) -> tuple[np.ndarray, np.ndarray]:
+    """`group_ids` over a table of the kept rows' code ranges."""
     n_keys, n = which.shape[0], keys.shape[1]
-    gid = np.full(n, -1, np.int64)
     lo = np.zeros(n_keys, np.int64)
     stride = np.ones(n_keys, np.int64)
     size = 1
@@ -244,6 +282,16 @@ def group_ids(keys: np.ndarray, which: np.ndarray, kept: np.ndarray, limit: int
         if span > limit or size * span > limit:
             return np.empty(0, np.int64), np.empty(0, np.int64)
         size *= span
+    return _numbered(keys, which, kept, lo, stride, size)
+
+
+@njit(cache=True, nogil=True)
+def _numbered(keys: np.ndarray, which: np.ndarray, kept: np.ndarray, lo: np.ndarray,
+              stride: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:
+    """Kept rows numbered by their key codes' first appearance, through a table of
+    `size` entries (each key's code minus `lo`, times `stride`)."""
+    n_keys, n = which.shape[0], keys.shape[1]
+    gid = np.full(n, -1, np.int64)
     table = np.full(size, -1, np.int64)
     first = np.empty(n, np.int64)
     groups = 0
@@ -260,7 +308,7 @@ def group_ids(keys: np.ndarray, which: np.ndarray, kept: np.ndarray, limit: int
             first[g] = r
             groups += 1
         gid[r] = g
-    return gid, first[:groups]
+    return gid, first[:groups].copy()  # not a view keeping n rows alive
 
 
 @njit(cache=True, nogil=True)
@@ -283,7 +331,16 @@ def whole_units(x: np.ndarray) -> tuple[np.ndarray, float]:
     return out, worst
 
 
-BLOCK = 256  # rows summed a block at a time: their partial sums stay in the cache
+BLOCK = 256  # rows summed a block at a time, at least: their partial sums stay in the cache
+REGISTERS = 1 << 15  # a block's register values, at most (256 KB), when over BLOCK rows
+
+
+@njit(cache=True, nogil=True)
+def block_rows(n_registers: int) -> int:
+    """Rows evaluated a block at a time: more than BLOCK when the program has few
+    registers (a one-value group-by's pass then loops over its blocks a tenth as
+    often); the sums are integers, the same whatever the blocks."""
+    return max(BLOCK, min(4096, REGISTERS // max(n_registers, 1)))
 
 
 @njit(cache=True, nogil=True)
@@ -304,10 +361,11 @@ def _row_totals(gid: np.ndarray, ops: np.ndarray, consts: np.ndarray, columns: n
     row adds 1 to its group's c, m, mm and games, and y, y * y, y to its values'."""
     n = gid.shape[0]
     n_val = ptr.shape[0] - 1
-    ireg = np.zeros((n_int, BLOCK), np.int64)
-    freg = np.zeros((n_float, BLOCK), np.float64)
-    for a in range(0, n, BLOCK):
-        b = min(n, a + BLOCK)
+    rows = block_rows(n_int + n_float)
+    ireg = np.zeros((n_int, rows), np.int64)
+    freg = np.zeros((n_float, rows), np.float64)
+    for a in range(0, n, rows):
+        b = min(n, a + rows)
         if n_val:
             evaluate(ops, consts, columns, kinds, n, a, b, ireg, freg, worst)
         for r in range(a, b):
@@ -326,7 +384,25 @@ def _row_totals(gid: np.ndarray, ops: np.ndarray, consts: np.ndarray, columns: n
 
 
 @njit(cache=True, nogil=True)
-def cluster_totals(cluster: np.ndarray, game: np.ndarray, gid: np.ndarray, groups: int,
+def cluster_starts(cluster: np.ndarray) -> tuple[np.ndarray, int]:
+    """Each cluster's first row, then the row count, and the longest cluster's rows (rows
+    come cluster by cluster): found once per slice, for every group-by of its clusters."""
+    n = cluster.shape[0]
+    starts = np.empty(n + 1, np.int64)
+    starts[0] = 0
+    k = 1
+    longest = 0
+    for r in range(1, n + 1):
+        if r == n or cluster[r] != cluster[r - 1]:
+            longest = max(longest, r - starts[k - 1])
+            starts[k] = r
+            k += 1
+    return starts[:k], longest
+
+
+@njit(cache=True, nogil=True)
+def cluster_totals(cluster: np.ndarray, starts: np.ndarray, longest: int,
+                   game: np.ndarray, gid: np.ndarray, groups: int,
                    ops: np.ndarray, consts: np.ndarray, columns: np.ndarray,
                    kinds: np.ndarray, n_int: int, n_float: int, summed: np.ndarray,
                    worst: np.ndarray, ptr: np.ndarray, term: np.ndarray, coef: np.ndarray,
@@ -334,7 +410,8 @@ def cluster_totals(cluster: np.ndarray, game: np.ndarray, gid: np.ndarray, group
                    products: np.ndarray, yy_ptr: np.ndarray, yy_of: np.ndarray,
                    yy_w: np.ndarray, ym_ptr: np.ndarray, ym_of: np.ndarray,
                    ym_w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The totals of one group-by over rows that come cluster by cluster.
+    """The totals of one group-by over rows that come cluster by cluster (`starts` and
+    `longest` as `cluster_starts` gives them).
 
     What is summed per cluster and group is computed a block of rows at a time by a
     program (`evaluate` of ops, consts, columns, kinds; `simkit.programs`) into int
@@ -364,19 +441,14 @@ def cluster_totals(cluster: np.ndarray, game: np.ndarray, gid: np.ndarray, group
         _row_totals(gid, ops, consts, columns, kinds, n_int, n_float, summed, worst, ptr,
                     term, coef, const, closed)
         return closed, np.zeros((0, 4 + n_val), np.int64)
-    starts = [0]  # each cluster's first row, then n
     n_open = 0
-    longest = 0
-    for r in range(1, n + 1):
-        if r == n or cluster[r] != cluster[r - 1]:
-            longest = max(longest, r - starts[-1])
-            if opened[starts[-1]]:
-                n_open += 1
-            starts.append(r)
+    for c in range(len(starts) - 1):
+        if opened[starts[c]]:
+            n_open += 1
     out_open = np.zeros((n_open * max(groups, 1), 4 + n_val), np.int64)
     k_open = 0
     # The block's (cluster, group) pairs: partial sums, group, first row, rows, games.
-    cap = max(BLOCK, longest)
+    cap = max(block_rows(n_int + n_float), longest)
     part = np.zeros((cap, n_sum), np.int64)
     pair_group = np.empty(cap, np.int64)
     pair_start = np.empty(cap, np.int64)

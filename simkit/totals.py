@@ -244,13 +244,17 @@ def reduce(rows: pl.DataFrame, queries: Sequence[Query], *, scale: int,
     if any(q.level == "game" for q in queries):
         eager["game"] = games if games is not None else game_rows(rows).collect()
     frames = {level: frame.lazy() for level, frame in eager.items()}
+    # Shapes are summed in compiled code, and the deals cut short found from the columns'
+    # steps, when the deals and games come in order (as simkit writes them: each deal's
+    # rows, and each game's, together).
+    steps = {c: np.diff(rows[c].to_numpy()) for c in ("deal", "game")
+             if rows.height and c in rows.columns}
+    dealt = len(steps) == 2 and all(bool((d >= 0).all()) for d in steps.values())
     open_deals: dict[int, int] = {}
     if rotation is not None and rotation > 1 and rows.height:
         # Rows come in game order, so only the first and the last deal can be cut short.
-        ends = {int(rows["deal"][0]), int(rows["deal"][-1])}
-        counts = rows.filter(pl.col("deal").is_in(list(ends))).group_by("deal").agg(
-            pl.col("game").n_unique().alias("n")).filter(pl.col("n") < rotation)
-        open_deals = dict(zip(counts["deal"].to_list(), counts["n"].to_list(), strict=True))
+        open_deals = (_short_end_deals(rows["deal"], steps, rotation) if dealt else
+                      _short_deals(rows, rotation))
     pending: dict[str, dict[str, pl.Expr]] = {}  # float values this slice must check
     if scales is None:
         scales = _decided_scales(frames, queries, scale, exact, memo, pending)
@@ -262,11 +266,6 @@ def reduce(rows: pl.DataFrame, queries: Sequence[Query], *, scale: int,
             memo["shapes"] = planned
     shapes, members, picks = planned
     plans: list[pl.LazyFrame] = []
-    # Shapes summed in compiled code, when the deals and games come in order (as simkit
-    # writes them: each deal's rows, and each game's, together).
-    steps = {c: np.diff(rows[c].to_numpy()) for c in ("deal", "game")
-             if rows.height and c in schemas["row"]}
-    dealt = len(steps) == 2 and all(bool((d >= 0).all()) for d in steps.values())
     direct = {}
     deviations: dict[str, dict[str, float]] = {}
     for level, frame in eager.items() if dealt else ():
@@ -309,6 +308,26 @@ def reduce(rows: pl.DataFrame, queries: Sequence[Query], *, scale: int,
                      (int(np.count_nonzero(steps["game"])) + 1 if dealt else
                       rows["game"].n_unique() if rows.height else 0), rows.height,
                      open_deals, parts)
+
+
+def _short_deals(rows: pl.DataFrame, rotation: int) -> dict[int, int]:
+    """The first and the last deal of `rows`, with their games, if fewer than `rotation`."""
+    ends = {int(rows["deal"][0]), int(rows["deal"][-1])}
+    counts = rows.filter(pl.col("deal").is_in(list(ends))).group_by("deal").agg(
+        pl.col("game").n_unique().alias("n")).filter(pl.col("n") < rotation)
+    return dict(zip(counts["deal"].to_list(), counts["n"].to_list(), strict=True))
+
+
+def _short_end_deals(deal: pl.Series, steps: Mapping[str, np.ndarray], rotation: int
+                     ) -> dict[int, int]:
+    """`_short_deals` of rows in deal and game order, from the columns' steps (`reduce`):
+    an end deal's rows are a run of them, its games one more than the game steps within
+    (a polars group-by per slice cost a twelfth of a Cauldron Master slice's reduction)."""
+    new_deal = np.flatnonzero(steps["deal"])  # the last row of every deal but the last
+    runs = {int(deal[0]): (0, int(new_deal[0]) if len(new_deal) else len(deal) - 1),
+            int(deal[-1]): (int(new_deal[-1]) + 1 if len(new_deal) else 0, len(deal) - 1)}
+    games = {d: int(np.count_nonzero(steps["game"][a:b])) + 1 for d, (a, b) in runs.items()}
+    return {d: n for d, n in games.items() if n < rotation}
 
 
 def reduce_whole_deals(rows: pl.DataFrame, queries: Sequence[Query], *, scale: int,
@@ -381,9 +400,10 @@ def chunk_reducer(queries: Sequence[Query], players: int, rotate: bool
     scale = win_scale(players)
     rotation = players if rotate else 1
     memo: dict[str, Any] = {}  # decided and planned at the first slice
+    summed = _summed(queries)  # once: it reads every expression as text
 
     def step() -> int:  # rows
-        held = _summed(queries) - sum(len(p.sums) for key, passes in memo.items()
+        held = summed - sum(len(p.sums) for key, passes in memo.items()
                                       if key.startswith("passes ") for p in passes.values()
                                       if p.program is not None)
         return players * max(256, min(REDUCE_GAMES, REDUCE_CELLS // max(1, players * held)))

@@ -141,3 +141,35 @@ def test_a_run_records_the_chunk_size_it_used(tmp_path):
     assert manifest["chunk_size"] == engine.chunk_games(engine.prepare(spec))
     manifest = engine.run(spec, tmp_path / "set", chunk_size=100)
     assert manifest["chunk_size"] == 100
+
+
+def test_a_summary_only_run_plans_its_queries_while_the_first_chunk_plays(tmp_path):
+    """The report's queries are planned in a thread of their own (`engine._planned`), the
+    first chunk playing meanwhile: the run's totals are those of planning first, and a
+    planning that fails is the run's one error, with no chunk saved from it."""
+    import threading
+
+    from reports.analysis import ANALYSIS
+    from simkit.prepare import Analysis
+
+    spec = RunSpec(game="cauldron-master", players=4, strategies=("greedy",), games=3000,
+                   seed=5, summary_only=True)
+    planned_in: list[str] = []
+
+    def queries(p):
+        planned_in.append(threading.current_thread().name)
+        return ANALYSIS.queries(p)
+
+    engine.run(spec, tmp_path / "a", chunk_size=1000, analysis=Analysis(queries, ANALYSIS.judge))
+    engine.run(spec, tmp_path / "b", chunk_size=3000, analysis=ANALYSIS)
+    assert planned_in and planned_in[0].startswith("simkit-plan")
+    assert ((tmp_path / "a" / "summary.json").read_bytes()
+            == (tmp_path / "b" / "summary.json").read_bytes())
+
+    def failing(p):
+        raise SimkitError("the report cannot be planned")
+
+    with pytest.raises(SimkitError, match="cannot be planned"):
+        engine.run(spec, tmp_path / "c", chunk_size=1000,
+                   analysis=Analysis(failing, ANALYSIS.judge))
+    assert not list((tmp_path / "c").rglob("summary-*"))
