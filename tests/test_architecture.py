@@ -6,7 +6,10 @@ into a kernel."""
 from __future__ import annotations
 
 import ast
+import importlib
 from pathlib import Path
+
+import pytest
 
 from simkit.gamekit.binding import JITTED, LOOP
 
@@ -191,10 +194,11 @@ def inlined_lines(files: list[Path]) -> dict[str, int]:
 
 def test_numba_inlines_little_into_any_kernel_function():
     """Each game's kernel functions stay quick to compile: numba inlines at most
-    MAX_INLINED_LINES into any of them (Cauldron Master's loop is the shared one)."""
+    MAX_INLINED_LINES into any of them (Cauldron Master's and Carnuta's loop is the shared
+    one)."""
     shared = [*(ROOT / "simkit" / "kernels").glob("*.py"), ROOT / "simkit" / "rng.py"]
     for game in ("cauldron_master", "carnuta", "inori"):
-        loop = [LOOP] if game == "cauldron_master" else []
+        loop = [LOOP] if game in ("cauldron_master", "carnuta") else []
         files = [*loop, *(ROOT / "simkit" / "games" / game).glob("*.py"),
                  ROOT / "strategies" / f"{game}.py", *shared]
         sizes = inlined_lines(files)
@@ -223,15 +227,18 @@ def test_no_private_helper_is_imported_across_modules():
     assert private_imports() == set()
 
 
-def test_cauldron_master_is_played_by_the_shared_loop():
-    """Cauldron Master's games are played by gamekit/loop.py's `play_game`, as a game
-    folder's are, with its own state hooks and specialised lookahead hooks kept."""
-    from simkit.games.cauldron_master import play
+@pytest.mark.parametrize("game", ["cauldron_master", "carnuta"])
+def test_built_in_game_is_played_by_the_shared_loop(game):
+    """Cauldron Master's and Carnuta's games are played by gamekit/loop.py's `play_game`,
+    as a game folder's are, with their own state hooks and specialised lookahead hooks
+    kept."""
+    play = importlib.import_module(f"simkit.games.{game}.play")
 
     def file_of(name: str) -> str:
         return Path(getattr(play, name).py_func.__code__.co_filename).name
 
-    assert file_of("play_game") == "loop.py"
+    assert {file_of(name) for name in ("play_game", "game_end")} == {"loop.py"}
+    assert play.simulate_batch.py_func.__code__.co_filename.endswith("batch.py")
     assert {file_of(name) for name in ("state_next", "rollout_decides", "rollout_play",
                                        "search_deal", "playout", "new_scratch")} == {"play.py"}
     assert "decisions" not in {o.name for o in play.OUTPUTS} and not play.KEEPS_DECISIONS

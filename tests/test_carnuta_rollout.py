@@ -13,7 +13,6 @@ from simkit.games import get_game
 from simkit.games.carnuta import layout as L
 from simkit.games.carnuta import options as O
 from simkit.games.carnuta import play as P
-from simkit.games.carnuta import rules as R
 from simkit.games.carnuta.layout import GREEDY
 from simkit.kernels.trace import new_trace_stub
 from simkit.rng import py_game_seed, py_stream_state
@@ -88,21 +87,18 @@ def test_parameter_errors(cn, setting, message):
 def _start(t, players: int, seed: int) -> tuple:
     """A game's scratch, set up by the rules as `play_game` sets it up."""
     scratch = P.new_scratch(t)
-    (pub, _opts, deck, discard, tops, starts, rngs, hid, cnt, _caches, _hass, ver, memo,
-     _cols, _tree) = scratch
-    rngs[0, 0] = py_stream_state(seed, 0)
-    R.setup(t, players, pub, hid, cnt, deck, discard, tops, starts, ver, memo, rngs[0],
-            new_trace_stub(L.N_COLS), False)
+    scratch.rngs[0, 0] = py_stream_state(seed, 0)
+    P.state_setup(t, players, scratch, scratch.rngs[0], new_trace_stub(L.N_COLS), False)
     return scratch
 
 
 def _playout(t, players: int, scratch, sid: int, prm, horizon: int) -> int:
     """Play on from the scratch's pending decision, every seat by `sid` (the deal and the
     strategies drawing from the deal stream, as in a rollout's playout)."""
-    (pub, opts, deck, discard, tops, _starts, rngs, hid, cnt, caches, hass, ver, memo, cols,
-     _tree) = scratch
-    return P.playout(t, players, pub, hid, cnt, deck, discard, tops, rngs[0], opts, caches,
-                     hass, ver, memo, cols, sid, prm, horizon, new_trace_stub(L.N_COLS))
+    sc = scratch
+    return P.playout(t, players, sc.pub, sc.hid, sc.cnt, sc.deck, sc.discard, sc.tops,
+                     sc.rngs[0], sc.opts, sc.caches, sc.hass, sc.ver, sc.memo, sc.cols, sid, prm,
+                     horizon, new_trace_stub(L.N_COLS))
 
 
 OPTION_VALUES = [(), ("options.take_runes=choose",), ("options.flip_runes=some",),
@@ -129,8 +125,8 @@ def test_playout_replays_whole_games(overrides, strategy):
         for g in range(20):
             scratch = _start(t, players, py_game_seed(11, g))
             rounds = _playout(t, players, scratch, lineup.ids[0], lineup.params[0], 0)
-            pub, starts, cnt, cols_scratch = scratch[0], scratch[5], scratch[8], scratch[13]
-            P.results(t, players, pub, cnt, starts, out, g, cols_scratch)
+            P.game_end(t, players, scratch.pub, scratch.hid, scratch.cnt, out, g,
+                       scratch.ranking[0], 0)  # as the loop's play_game ends a game
             assert rounds == cols["rounds"][g, 0]
         replayed = game.columns(compiled, out)
         assert replayed.keys() == cols.keys()
@@ -141,7 +137,7 @@ def test_playout_replays_whole_games(overrides, strategy):
 def _permute_hidden(scratch, rng: np.random.Generator) -> tuple:
     """Copies of the decks and discard piles with each deck's undrawn part and each
     discard pile in a new order."""
-    deck, discard, tops = scratch[2].copy(), scratch[3].copy(), scratch[4]
+    deck, discard, tops = scratch.deck.copy(), scratch.discard.copy(), scratch.tops
     for d in range(2):
         lo, hi = tops[0, d], tops[1, d]
         deck[d, lo:hi] = rng.permutation(deck[d, lo:hi])
@@ -165,8 +161,8 @@ def test_never_reads_hidden_orders(cn):
         if rounds:
             _playout(t, players, scratch, GREEDY, GREEDY_PRM, rounds)
         pub, opts, deck, discard, tops = scratch[:5]
-        hid, caches, hass, ver, memo = scratch[7], scratch[9], scratch[10], scratch[11], \
-            scratch[12]
+        hid, caches, hass, ver, memo = scratch.hid, scratch.caches, scratch.hass, scratch.ver, \
+            scratch.memo
         if pub[L.FINAL] and rounds:
             continue  # the game is over
         pub[L.ROUND] = rounds
@@ -182,7 +178,7 @@ def test_never_reads_hidden_orders(cn):
             state = np.array([py_stream_state(case, 1 + stream)], np.uint64)
             picks = []
             for dk, dc in ((deck, discard), hidden):
-                seen = L.Decision(pub, hid, dk, dc, tops, scratch.tree)
+                seen = L.Decision(pub, hid, dk, dc, tops, scratch.search)
                 picks.append(P.rollout_choice(t, players, 0, seen, opts, n, params,
                                               state.copy()))
             for a, b in zip(before, (pub, opts, deck, discard, tops, hid), strict=True):

@@ -260,8 +260,8 @@ def test_salt_on_a_column_holding_only_the_starting_card(on_start):
     flag = "true" if on_start else "false"
     compiled = game.compile(game.load_config((f"options.salt_on_starting_card={flag}",)))
     t = compiled.tables
-    (pub, opts, deck, discard, tops, starts, rngs, hid, cnt, caches, hass, ver, memo,
-     _cols, _tree) = P.new_scratch(t)
+    sc = P.new_scratch(t)
+    pub, opts, deck, discard, tops, starts, rngs, hid, cnt, caches, hass, ver, memo = sc[:13]
     rngs[0, 0] = py_stream_state(5, 0)
     R.setup(t, 2, pub, hid, cnt, deck, discard, tops, starts, ver, memo, rngs[0],
             new_trace_stub(L.N_COLS), False)

@@ -45,8 +45,8 @@ def test_never_reads_hidden_orders(cn):
         if rounds:
             _playout(t, players, scratch, GREEDY, GREEDY_PRM, rounds)
         pub, opts, deck, discard, tops = scratch[:5]
-        hid, caches, hass, ver, memo, tree = scratch[7], scratch[9], scratch[10], \
-            scratch[11], scratch[12], scratch[14]
+        hid, caches, hass, ver, memo, tree = scratch.hid, scratch.caches, scratch.hass, \
+            scratch.ver, scratch.memo, scratch.search
         if pub[L.FINAL] and rounds:
             continue
         pub[L.ROUND] = rounds
@@ -101,8 +101,8 @@ def test_widens_to_the_policys_best_actions(cn):
         if case % 4:
             _playout(t, players, scratch, GREEDY, GREEDY_PRM, case % 4)
         pub, opts, deck, discard, tops = scratch[:5]
-        hid, caches, hass, ver, memo, tree = scratch[7], scratch[9], scratch[10], \
-            scratch[11], scratch[12], scratch[14]
+        hid, caches, hass, ver, memo, tree = scratch.hid, scratch.caches, scratch.hass, \
+            scratch.ver, scratch.memo, scratch.search
         if pub[L.FINAL]:
             continue
         pub[L.SEAT], pub[L.STEP], pub[L.ACTIONS_LEFT] = 0, L.STEP_ACTION, 2
@@ -144,7 +144,7 @@ def test_a_playout_cut_short_is_judged_by_the_planners_hand_value(cn):
         scratch = _start(t, players, int(rng.integers(1 << 62)))
         _playout(t, players, scratch, GREEDY, GREEDY_PRM, 1 + case % 3)
         pub, opts, deck, discard, tops = scratch[:5]
-        hid, tree = scratch[7], scratch[14]
+        hid, tree = scratch.hid, scratch.search
         if pub[L.FINAL]:
             continue
         horizon = 1 + case % 4
@@ -181,7 +181,7 @@ def test_a_playout_cut_short_is_judged_by_the_planners_hand_value(cn):
         P.search_end(t, players, work, keys, points)
         for q in range(players):
             total, best = S.final_score(t, rpub, q, cols)
-            assert (keys[q], points[q]) == (S.ranking_key(t, q, total, best), total)
+            assert (keys[q], points[q]) == (S.score_key(t, q, total, best), total)
     assert judged > 0
 
 

@@ -48,7 +48,7 @@ def _carnuta_states(t, rng):
                                  1 + case % 3)
         pub, _opts, deck, discard, tops = scratch[:5]
         if not pub[CL.FINAL]:
-            yield players, CL.Decision(pub, scratch.hid, deck, discard, tops, scratch.tree)
+            yield players, CL.Decision(pub, scratch.hid, deck, discard, tops, scratch.search)
 
 
 def _inori_states(t, rng):

@@ -58,6 +58,8 @@ JITTED = {
     "state_apply": {"inline": "always"},
     "state_decision": {"inline": "always"},
     "rollout_decides": {"inline": "always"},
+    "search_decides": {"inline": "always"},
+    "decision_kind": {"inline": "always"},
     "new_scratch": {},
     "new_lookahead_scratch": {},
     "ask": {"inline": "always"},

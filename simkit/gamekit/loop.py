@@ -284,6 +284,17 @@ def rollout_decides(t, n_players, scratch):
     return True
 
 
+def search_decides(t, n_players, scratch):
+    """Whether the search player searches this decision (else its seat's strategy decides
+    it, with the search player's parameters): every decision."""
+    return True
+
+
+def decision_kind(t, scratch):
+    """What a traced decision records as its kind: its first row's KIND."""
+    return scratch.opts[0, KIND]
+
+
 def play_game(t, n_players, seed, sids, params, out, g, scratch, trace, tracing, lookahead):
     """Play one game from `seed` into row g of `out`; seat s plays strategy sids[s]. With
     `lookahead` None the rollout player's code is left out (simulate_batch says why)."""
@@ -306,7 +317,8 @@ def play_game(t, n_players, seed, sids, params, out, g, scratch, trace, tracing,
                 and rollout_decides(t, n_players, scratch):
             c = rollout_choice(t, n_players, s, state_decision(scratch, scratch.rollout), opts,
                                n, params[s], rngs[1 + s])
-        elif lookahead is not None and sids[s] == SEARCH:
+        elif lookahead is not None and sids[s] == SEARCH \
+                and search_decides(t, n_players, scratch):
             c = searched(lookahead, t, n_players, s, state_decision(scratch, scratch.search),
                          opts, n, params[s], rngs[1 + s])
         else:
@@ -316,7 +328,7 @@ def play_game(t, n_players, seed, sids, params, out, g, scratch, trace, tracing,
                     decisions = BAD_CHOICE - sids[s]
                     break
                 c = 0
-        record_decision(trace, tracing, pub[ROUND], s, opts[0, KIND], opts, n, c)
+        record_decision(trace, tracing, pub[ROUND], s, decision_kind(t, scratch), opts, n, c)
         state_apply(t, n_players, scratch, c, rngs[0], trace, tracing)
         decisions += 1
         if tracing:  # the game's conservation check, after every step of a traced game

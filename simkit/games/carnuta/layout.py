@@ -93,6 +93,11 @@ PLAYER_SIZE = P_COLUMN + MAX_TABLEAU
 PUB_SIZE = PLAYER + MAX_PLAYERS * PLAYER_SIZE
 
 STEP_ACTION, STEP_END, STEP_DISCARD, STEP_TOKEN = range(4)
+GAME_OVER = -1  # what step.next_decision returns when the game is over (and scored)
+# A bound on a game's decisions the shared loop stops at (simkit/gamekit/loop.py): above
+# any game the config allows (options.max_rounds <= 1,000 rounds of at most 4 turns of
+# 2 actions, 2 Sickles, an end, MAX_HAND discards and MAX_TYPES tokens = 84,000).
+MAX_DECISIONS = 1 << 21
 
 KIND, A, B, C, POINTS, F1, F2, F3 = range(8)
 N_COLS = 8
@@ -105,6 +110,7 @@ MAX_OPTIONS = 128
 # policies their playouts play, and the column of `ties` (each strategy's last
 # parameter) in each one's parameters.
 RANDOM, GREEDY, PLANNER, ROLLOUT, SEARCH = 0, 1, 2, 3, 4
+PLAYOUT = PLANNER  # the rollout player's playouts' policy by default (its `policy` 1)
 ROLLOUT_WEIGHTS = 5  # the rollout player's copy of its policy's weights starts here
 GREEDY_TIES, PLANNER_TIES = 3, 5
 ROLLOUT_TIES = ROLLOUT_WEIGHTS + PLANNER_TIES
@@ -212,7 +218,8 @@ PILE_TOP, PILE_END, PILE_DISCARDS = range(3)
 
 
 class Scratch(NamedTuple):
-    """Per-thread work arrays of batch play, reused across games (play.new_scratch)."""
+    """Per-thread work arrays of batch play, reused across games (play.new_scratch): the
+    shared loop's fields (simkit/gamekit/scratch.py) and Carnuta's piles and caches."""
 
     pub: np.ndarray  # public state
     opts: np.ndarray  # option table
@@ -228,7 +235,9 @@ class Scratch(NamedTuple):
     ver: np.ndarray  # per seat: tableau version, of caches and hass
     memo: np.ndarray  # per seat and card: gain, column, version
     cols: np.ndarray  # final scoring: points per column, card
-    tree: tuple  # the search player's tree (simkit/kernels/search_tree.new_tree)
+    ranking: np.ndarray  # the seats' ranking keys (the loop's game_end)
+    rollout: None  # the rollout player builds its arrays per decision (play.rollout_work)
+    search: tuple  # the search player's tree (simkit/kernels/search_tree.new_tree)
 
 
 class Redeal(NamedTuple):

@@ -1,67 +1,55 @@
-"""Carnuta play: the loop options -> decide -> apply over the rules, for batch play, traced
-play and the rollout player's playouts.
+"""Carnuta played by the shared loop (simkit/gamekit/loop.py, bound at the end): its
+scratch, the state hooks that reach its piles and option caches, its specialised
+lookahead hooks and its result columns.
 
 `apply_option` (step.py) applies a chosen option and `next_decision` (step.py) plays the
-automatic steps up to the next decision; `play_game` and `playout` are the same short loop
-around them with different deciders, so every rule exists once, in rules.py.
+automatic steps up to the next decision; the loop's `play_game` and this file's `playout`
+are short loops around them, so every rule exists once, in rules.py.
 `simulate_batch` plays a range of games (`simkit.threads` gives threads blocks of a
 batch), each from its own seed, so results do not depend on thread count or chunk size.
 """
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 from numba import njit
 
-import simkit.rng
-from simkit.jitcache import drop_stale_cache
-from simkit.kernels import SOURCES
-from simkit.kernels.jit import njit_with_refcounts, njit_without_refcounts
+from simkit.gamekit.binding import bind
 from simkit.kernels.lookahead import canonical
 from simkit.kernels.search_tree import SEARCH_PARAMS, new_tree
-from simkit.kernels.seating import rank_seats
-from simkit.kernels.templates import bind_batch, bind_rollout, bind_search
-from simkit.kernels.trace import new_trace_stub, record_decision
-from simkit.outputs import allocate
+from simkit.kernels.trace import new_trace_stub
+from simkit.outputs import CORE_OUTPUTS, allocate
 from simkit.players import players_file, players_of
-from simkit.rng import next_u64, stream_state
+from simkit.rng import next_u64
 
-from . import config as _config
 from . import layout as _layout
-from . import options as _options
-from . import rules as _rules
-from . import scoring as _scoring
-from . import step as _step
 from .layout import (CT_BEST, CT_COLUMN, CT_DISCARDED, CT_DOUBLES, CT_FLIPPED, CT_KIND,
-                     CT_PAID_FLIP, CT_PLAYED, CT_RETURNED, CT_RUNES_TAKEN, CT_SALTS, CT_SCORE,
-                     CT_SICKLES, CT_SIZE, CT_START_POINTS, CT_TOKEN, CT_TOKENS, CT_TRIGGERED,
-                     CT_TURNS, GREEDY, GREEDY_TIES, HID_SIZE, KIND, MAX_HAND, MAX_OPTIONS,
+                     CT_PAID_FLIP, CT_PLAYED, CT_RETURNED, CT_RUNES_TAKEN, CT_SALTS, CT_SIZE,
+                     CT_SICKLES, CT_START_POINTS, CT_TOKEN, CT_TOKENS, CT_TRIGGERED, CT_TURNS,
+                     GAME_OVER, GREEDY, GREEDY_TIES, HID_SIZE, KIND, MAX_HAND, MAX_OPTIONS,
                      MAX_PLAYERS, MAX_TABLEAU, MAX_TYPES, N_COLS, O_BEST_INGREDIENT_POINTS,
                      O_BONUS_TOKENS, O_CARD, O_CARDS_DISCARDED, O_CARDS_PLAYED, O_DOUBLES, O_PLAYED,
-                     O_POINTS, O_RANK, O_ROUNDS, O_RUNES_FLIPPED, O_RUNES_PAID_FLIP,
-                     O_RUNES_RETURNED, O_RUNES_TAKEN, O_SALTS, O_SCORE, O_SICKLES_USED,
-                     O_START_POINTS, O_STARTING_CARD, O_TOKEN, O_TRIGGERED_END, O_TURNS,
-                     O_WIN_SHARE, OUTPUTS, P_CARDS, P_HAND, P_HAND_N, P_MOON, P_N_CARDS, P_SUN,
-                     PILE_DISCARDS, PILE_END, PILE_TOP, PLANNER, PUB_SIZE, R_N_ING_CARDS, R_N_TYPES,
-                     ROLLOUT, ROLLOUT_TIES, ROLLOUT_WEIGHTS, ROUND, SCORE_KINDS, SEARCH, SEAT, STEP,
-                     STEP_ACTION, A, B, C, Decision, Redeal, RolloutWork, Scratch, SearchWork,
+                     O_POINTS, O_RUNES_FLIPPED, O_RUNES_PAID_FLIP, O_RUNES_RETURNED,
+                     O_RUNES_TAKEN, O_SALTS, O_SICKLES_USED, O_START_POINTS, O_STARTING_CARD,
+                     O_TOKEN, O_TRIGGERED_END, O_TURNS, OUTPUTS, P_CARDS, P_HAND, P_HAND_N, P_MOON,
+                     P_N_CARDS, P_SUN, PILE_DISCARDS, PILE_END, PILE_TOP, PLANNER, PUB_SIZE,
+                     R_N_ING_CARDS, R_N_TYPES, ROLLOUT_TIES, ROLLOUT_WEIGHTS, ROUND, SCORE_KINDS,
+                     SEAT, STEP, STEP_ACTION, A, B, C, Redeal, RolloutWork, SearchWork,
                      player_at)
+from .layout import MAX_DECISIONS, PLAYOUT, ROLLOUT, SEARCH  # noqa: F401  (the shared loop's names)
 from .rules import setup, shuffle_range
-from .scoring import best_gain, final_score, gain_table, greedy_score, ranking_key
+from .scoring import best_gain, final_score, gain_table, greedy_score, score_key
+from .scoring import points, ranking_key  # noqa: F401  (the shared loop's names)
 from .step import apply_option, next_decision
 
 # The players (strategies/carnuta.py) are above the kernel: it is handed its `choose`, and
 # the playouts' policies (their default weights, the planner's values), which numba
 # compiles as if imported (simkit/players.py).
-choose, GREEDY_DEFAULTS, PLANNER_DEFAULTS, planner_values, hand_value = players_of(
-    "carnuta", "choose", "GREEDY_DEFAULTS", "PLANNER_DEFAULTS", "planner_values", "hand_value")
-
-drop_stale_cache(__file__, players_file("carnuta"),
-                 simkit.rng.__file__, _layout.__file__, _config.__file__, _options.__file__,
-                 _rules.__file__, _scoring.__file__, _step.__file__, *SOURCES)
-
-LOOKAHEAD = (ROLLOUT, SEARCH)  # the strategies whose seats need the playouts compiled
-SEARCHING = (SEARCH,)  # ... and of them, those that need the search (base.py)
+choose, STRATEGIES, GREEDY_DEFAULTS, PLANNER_DEFAULTS, planner_values, hand_value = \
+    players_of("carnuta", "choose", "STRATEGIES", "GREEDY_DEFAULTS", "PLANNER_DEFAULTS",
+               "planner_values", "hand_value")
 
 
 def new_outputs(n_games: int, n_players: int, n_types: int, n_cards: int) -> tuple:
@@ -75,7 +63,7 @@ def new_outputs(n_games: int, n_players: int, n_types: int, n_cards: int) -> tup
 def new_scratch(t):
     """Per-thread work arrays, reused across games (every game resets what it uses)."""
     n = t.card.shape[0]
-    return Scratch(  # its fields: layout.Scratch
+    return _layout.Scratch(  # its fields: layout.Scratch
         pub=np.zeros(PUB_SIZE, np.int32),
         opts=np.zeros((MAX_OPTIONS, N_COLS), np.int32),
         deck=np.zeros((2, n), np.int64),
@@ -90,12 +78,58 @@ def new_scratch(t):
         ver=np.zeros((MAX_PLAYERS, 2), np.int64),
         memo=np.zeros((MAX_PLAYERS, n, 3), np.int64),
         cols=np.zeros(MAX_TYPES + MAX_TABLEAU, np.int64),
-        tree=new_tree(MAX_PLAYERS, MAX_OPTIONS),
+        ranking=np.zeros((2, MAX_PLAYERS), np.int64),
+        rollout=None,
+        search=new_tree(MAX_PLAYERS, MAX_OPTIONS),
     )
 
 
-# ---------------------------------------------------------------- one step
-# next_decision and apply_option: step.py
+# ---------------------------------------------------------------- the state hooks
+# How the shared loop reaches the state: pub, hid and cnt as every game's, and the piles,
+# starting cards and option caches Carnuta keeps beside them.
+@njit(cache=True, inline="always")
+def state_setup(t, n_players, scratch, rng, trace, tracing):
+    setup(t, n_players, scratch.pub, scratch.hid, scratch.cnt, scratch.deck, scratch.discard,
+          scratch.tops, scratch.starts, scratch.ver, scratch.memo, rng, trace, tracing)
+
+
+@njit(cache=True, inline="always")
+def state_next(t, n_players, scratch, rng, trace, tracing):
+    return next_decision(t, n_players, scratch.pub, scratch.hid, scratch.cnt, scratch.deck,
+                         scratch.discard, scratch.tops, rng, scratch.opts, scratch.caches,
+                         scratch.hass, scratch.ver, scratch.memo, scratch.cols, trace, tracing)
+
+
+@njit(cache=True, inline="always")
+def state_apply(t, n_players, scratch, c, rng, trace, tracing):
+    apply_option(t, scratch.pub, scratch.hid, scratch.cnt, scratch.deck, scratch.discard,
+                 scratch.tops, rng, scratch.opts, c, scratch.ver, trace, tracing)
+
+
+@njit(cache=True, inline="always")
+def state_decision(scratch, work):
+    """The state both lookahead players decide from, the search's tree in it (the rollout
+    player's arrays are built per decision: `work` is not used)."""
+    return _layout.Decision(scratch.pub, scratch.hid, scratch.deck, scratch.discard,
+                            scratch.tops, scratch.search)
+
+
+@njit(cache=True, inline="always")
+def rollout_decides(t, n_players, scratch):
+    """The rollout player plays out actions only (the end of its turn is its policy's)."""
+    return scratch.pub[STEP] == STEP_ACTION
+
+
+@njit(cache=True, inline="always")
+def search_decides(t, n_players, scratch):
+    """The search player searches actions only (the end of its turn is its policy's)."""
+    return scratch.pub[STEP] == STEP_ACTION
+
+
+@njit(cache=True, inline="always")
+def decision_kind(t, scratch):
+    """A traced decision's kind is its step (STEP_*): the log and the reference read it."""
+    return scratch.pub[STEP]
 
 
 # ---------------------------------------------------------------- decisions
@@ -120,12 +154,12 @@ def playout(t, n_players, pub, hid, cnt, deck, discard, tops, rng, opts, caches,
     (weights `prm`) until the game ends (and is scored) or `horizon` round ends have passed
     (0: no limit). `rng` stands for the deal stream (reveals after a rebuilt deck) and for
     the strategies' own. Returns the number of round ends played. `play_game`'s loop
-    without the lookahead, tracing or results."""
+    without the lookahead, tracing or results (the game's end is GAME_OVER)."""
     start = pub[ROUND]
     while True:
         n = next_decision(t, n_players, pub, hid, cnt, deck, discard, tops, rng, opts, caches,
                           hass, ver, memo, cols, trace, False)
-        if n == 0:
+        if n == GAME_OVER:
             return pub[ROUND] - start + 1
         if horizon > 0 and pub[ROUND] - start >= horizon:
             return horizon
@@ -240,7 +274,7 @@ def rollout_deal(t, n_players, state, work, rng):
 
 
 @njit(cache=True, inline="always")
-def rollout_play(t, n_players, state, opts, cand, k, i, params, rng, work, keys, points):
+def rollout_play(t, n_players, state, opts, cand, k, i, params, rng, work, keys, pts):
     """The action cand[i], then the rest of the game (or `params[1]` round ends) with every
     seat played by the policy; keys by the rules' ranking (final score with the seat
     compensation, then the tiebreak)."""
@@ -263,11 +297,8 @@ def rollout_play(t, n_players, state, opts, cand, k, i, params, rng, work, keys,
     playout(t, n_players, rpub, rhid, rcnt, rdeck, rdisc, rtops, rr, ropts, caches, hass, ver,
             memo, cols, r.sid[0], r.prm, np.int64(params[1] + 0.5), trace)
     for q in range(n_players):
-        points[q], best = final_score(t, rpub, q, cols)
-        keys[q] = ranking_key(t, q, points[q], best)
-
-
-rollout_choice = bind_rollout(globals(), njit_with_refcounts)
+        pts[q], best = final_score(t, rpub, q, cols)
+        keys[q] = score_key(t, q, pts[q], best)
 
 
 # ---------------------------------------------------------------- search player
@@ -343,7 +374,7 @@ def search_next(t, n_players, work, rng):
     while True:
         n = next_decision(t, n_players, r.pub, r.hid, r.cnt, r.deck, r.discard, r.tops, rng,
                           r.opts, r.caches, r.hass, r.ver, r.memo, r.cols, r.trace, False)
-        if n == 0 or r.pub[STEP] == STEP_ACTION:
+        if n == GAME_OVER or r.pub[STEP] == STEP_ACTION:
             return n
         search_apply(t, n_players, work, search_prefer(t, n_players, work, n, rng), rng)
 
@@ -379,7 +410,7 @@ def search_playout(t, n_players, work, params, rng):
     steps = 0
     while horizon == 0 or steps < horizon:
         n = search_next(t, n_players, work, rng)
-        if n == 0:
+        if n == GAME_OVER:
             return
         search_apply(t, n_players, work, search_prefer(t, n_players, work, n, rng), rng)
         steps += 1
@@ -387,7 +418,7 @@ def search_playout(t, n_players, work, params, rng):
 
 
 @njit(cache=True, inline="always")
-def search_end(t, n_players, work, keys, points):
+def search_end(t, n_players, work, keys, pts):
     """The ranking reached. A playout cut short (`horizon`) ranks the seats as the planner
     values a hand: its points so far plus `hand_weight` times what each card in its hand
     would score, `discount` for each rune it is short of paying it (the policy's weights
@@ -396,8 +427,8 @@ def search_end(t, n_players, work, keys, points):
     r = work.redeal
     pub = r.pub
     for q in range(n_players):
-        points[q], best = final_score(t, pub, q, r.cols)
-        keys[q] = ranking_key(t, q, points[q], best)
+        pts[q], best = final_score(t, pub, q, r.cols)
+        keys[q] = score_key(t, q, pts[q], best)
     if work.cut_short[0] == 0:
         return
     discount, weight = PLANNER_DEFAULTS[0], PLANNER_DEFAULTS[1]
@@ -410,67 +441,22 @@ def search_end(t, n_players, work, keys, points):
         for h in range(n_hand):
             hand[h] = pub[player_at(q, P_HAND + h)]
             gains[h] = best_gain(t.card, pub, q, hand[h], cache, has)[0]
-        value = points[q] + weight * hand_value(t.card, hand, gains, n_hand, -1,
+        value = pts[q] + weight * hand_value(t.card, hand, gains, n_hand, -1,
                                                 pub[player_at(q, P_SUN)],
                                                 pub[player_at(q, P_MOON)], discount)
         keys[q] = np.int64(value * 1024.0)
-        points[q] = np.int64(value + 0.5)
+        pts[q] = np.int64(value + 0.5)
 
 
-searched = bind_search(globals(), njit_with_refcounts)
-
-
-# ---------------------------------------------------------------- one game
-@njit_without_refcounts
-def play_game(t, n_players, seed, sids, params, out, g, scratch, trace, tracing,
-              lookahead):
-    """Play one game from `seed` into row g of `out`; seat s plays strategy sids[s]. With
-    `lookahead` None the rollout player's code is left out (simulate_batch says why)."""
-    pub, opts, deck, discard, tops, starts = scratch.pub, scratch.opts, scratch.deck, \
-        scratch.discard, scratch.tops, scratch.starts
-    rngs, hid, cnt, caches, hass, ver = scratch.rngs, scratch.hid, scratch.cnt, \
-        scratch.caches, scratch.hass, scratch.ver
-    memo, cols = scratch.memo, scratch.cols
-    for s in range(n_players):
-        rngs[1 + s, 0] = stream_state(seed, np.uint64(1 + s))
-    rng = rngs[0]  # the deal
-    rng[0] = stream_state(seed, np.uint64(0))
-    setup(t, n_players, pub, hid, cnt, deck, discard, tops, starts, ver, memo, rng, trace,
-          tracing)
-    c = -1
-    while True:  # options -> decide -> apply, one copy of each (inlined once)
-        if c >= 0:
-            apply_option(t, pub, hid, cnt, deck, discard, tops, rng, opts, c, ver, trace,
-                         tracing)
-        n = next_decision(t, n_players, pub, hid, cnt, deck, discard, tops, rng, opts, caches,
-                          hass, ver, memo, cols, trace, tracing)
-        if n == 0:
-            break
-        s = pub[SEAT]
-        if lookahead is not None and sids[s] == ROLLOUT and pub[STEP] == STEP_ACTION:
-            c = rollout_choice(t, n_players, s,
-                               Decision(pub, hid, deck, discard, tops, scratch.tree),
-                               opts, n, params[s], rngs[1 + s])
-        elif lookahead is not None and sids[s] == SEARCH and pub[STEP] == STEP_ACTION:
-            c = searched(lookahead, t, n_players, s,
-                         Decision(pub, hid, deck, discard, tops, scratch.tree), opts, n,
-                         params[s], rngs[1 + s])
-        else:
-            c = ask(sids[s], opts, n, pub, t, params[s], rngs[1 + s])
-        if tracing:
-            record_decision(trace, tracing, pub[ROUND], s, pub[STEP], opts, n, c)
-    results(t, n_players, pub, cnt, starts, out, g, cols)
-
-
+# ---------------------------------------------------------------- results
 @njit(cache=True, inline="always")
-def results(t, n_players, pub, cnt, starts, out, g, keys):
-    """Copy a finished game's counters into row g of the result arrays (`keys`: scratch
-    for the ranking)."""
+def results(t, n_players, pub, hid, cnt, out, g):
+    """Copy a finished game's counters into row g of the game's own result arrays (the
+    loop writes score, rank, win share and rounds)."""
     n_ing = t.rules[R_N_ING_CARDS]
-    out[O_ROUNDS][g] = pub[ROUND] + 1
     for s in range(n_players):
-        out[O_STARTING_CARD][g, s] = starts[s] - n_ing
-        out[O_SCORE][g, s] = cnt[s, CT_SCORE]
+        base = player_at(s, 0)
+        out[O_STARTING_CARD][g, s] = pub[base + P_CARDS] - n_ing  # the tableau's first
         out[O_START_POINTS][g, s] = cnt[s, CT_START_POINTS]
         out[O_CARDS_PLAYED][g, s] = cnt[s, CT_PLAYED]
         out[O_DOUBLES][g, s] = cnt[s, CT_DOUBLES]
@@ -490,13 +476,13 @@ def results(t, n_players, pub, cnt, starts, out, g, keys):
             out[O_TOKEN][g, s, x] = cnt[s, CT_TOKEN + x]
         for k in range(len(SCORE_KINDS)):
             out[O_POINTS][g, s, k] = cnt[s, CT_KIND + k]
-        base = player_at(s, 0)
         for i in range(1, pub[base + P_N_CARDS]):  # the cards played from hand
             out[O_CARD][g, s, pub[base + P_CARDS + i]] = 1
-        keys[s] = ranking_key(t, s, cnt[s, CT_SCORE], cnt[s, CT_BEST])
-    rank_seats(keys, n_players, out[O_RANK][g], out[O_WIN_SHARE][g])
 
 
-
-# ---------------------------------------------------------------- a block of games
-simulate_batch = bind_batch(globals())  # simkit/kernels/batch.py: the batch and traced entry
+# ---------------------------------------------------------------- the shared loop
+# play_game, simulate_batch (simkit/kernels/batch.py: the batch and traced entry), the
+# rollout and search players over the hooks above; the result files predate the loop's
+# `decisions` column, so the loop leaves it out. The kernel's cache is dropped when a file
+# it is built from changes, the players' file included (simkit/gamekit/cache.py).
+bind(globals(), outputs=CORE_OUTPUTS, sources=(Path(players_file("carnuta")),))

@@ -11,11 +11,11 @@ from __future__ import annotations
 from numba import njit
 
 from .layout import (CARD_AMOUNT, CARD_COST, CARD_ING, CARD_KIND, CARD_MULT, CARD_POINTS,
-                     CARD_SALT_BASE, CARD_SCORE, CARD_SCORE_ING, CARD_SCORE_N, EACH, F1, FLAT2,
-                     FLAT5, KIND, MAX_TYPES, MOON_FLIP, MOON_RETURN, OPT_DISCARD, OPT_FLIP,
-                     OPT_PLAY, OPT_RUNES, OPT_SICKLE, OPT_TAKE, OPT_TOKEN, OWN, P_CARDS, P_COLUMN,
-                     P_COUNT, P_N_CARDS, POINTS, R_COMP, R_HALF, R_N_TYPES, R_TIE_BEST, SALT,
-                     SUN_FLIP, SUN_RETURN, TWO_TYPES, B, player_at)
+                     CARD_SALT_BASE, CARD_SCORE, CARD_SCORE_ING, CARD_SCORE_N, CT_BEST, CT_SCORE,
+                     EACH, F1, FLAT2, FLAT5, KIND, MAX_TYPES, MOON_FLIP, MOON_RETURN, OPT_DISCARD,
+                     OPT_FLIP, OPT_PLAY, OPT_RUNES, OPT_SICKLE, OPT_TAKE, OPT_TOKEN, OWN, P_CARDS,
+                     P_COLUMN, P_COUNT, P_N_CARDS, POINTS, R_COMP, R_HALF, R_N_TYPES, R_TIE_BEST,
+                     SALT, SUN_FLIP, SUN_RETURN, TWO_TYPES, B, player_at)
 
 
 @njit(cache=True, inline="always")
@@ -185,7 +185,20 @@ def final_score(t, pub, s, cols):
 
 
 @njit(cache=True, inline="always")
-def ranking_key(t, s, total, best):
+def points(t, pub, hid, cnt, s):
+    """Seat s's final score, as final scoring recorded it (rules.final_scoring)."""
+    return cnt[s, CT_SCORE]
+
+
+@njit(cache=True, inline="always")
+def ranking_key(t, n_players, pub, hid, cnt, s):
+    """What ranks seat s at the end of the game: `score_key` of the final score and most
+    points in one ingredient that final scoring recorded."""
+    return score_key(t, s, cnt[s, CT_SCORE], cnt[s, CT_BEST])
+
+
+@njit(cache=True, inline="always")
+def score_key(t, s, total, best):
     """What ranks seat s at the end: its final score `total` plus its half point of
     compensation (compensation.half, 0 or 1: counted as 2 x total + half, so it only breaks
     ties on the final score), then (options.tie_break) its most points in one ingredient.

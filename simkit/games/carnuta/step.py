@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from numba import njit
 
-from .layout import (ACTIONS_LEFT, KIND, LEVEL, OPT_FLIP, OPT_PLAY, OPT_RUNES, OPT_SICKLE, OPT_TAKE,
-                     P_HAND_N, P_PLAYED, POINTS, R_FLIP_SOME, R_HAND_LIMIT, R_SICKLE_AFTER,
-                     R_TAKE_CHOOSE, R_TOP, SEAT, STEP, STEP_ACTION, STEP_DISCARD, STEP_END,
-                     TOKENS_DUE, A, B, C, player_at)
+from .layout import (ACTIONS_LEFT, GAME_OVER, KIND, LEVEL, OPT_FLIP, OPT_PLAY, OPT_RUNES,
+                     OPT_SICKLE, OPT_TAKE, P_HAND_N, P_PLAYED, POINTS, R_FLIP_SOME, R_HAND_LIMIT,
+                     R_SICKLE_AFTER, R_TAKE_CHOOSE, R_TOP, SEAT, STEP, STEP_ACTION, STEP_DISCARD,
+                     STEP_END, TOKENS_DUE, A, B, C, player_at)
 from .options import (action_options, banned_card, banned_token, discard_options, end_options,
                       token_options)
 from .rules import (begin_counter, begin_turn, discard_card, end_of_round, end_turn, final_scoring,
@@ -21,7 +21,7 @@ from .rules import (begin_counter, begin_turn, discard_card, end_of_round, end_t
 def next_decision(t, n_players, pub, hid, cnt, deck, discard, tops, rng, opts, caches, hass,
                   ver, memo, cols, trace, tracing):
     """Play the automatic steps up to the next decision; its options go into `opts` and
-    their count is returned (0: the game is over, and scored)."""
+    their count is returned (GAME_OVER: the game is over, and scored)."""
     cd = t.card
     while True:
         s = pub[SEAT]
@@ -57,7 +57,7 @@ def next_decision(t, n_players, pub, hid, cnt, deck, discard, tops, rng, opts, c
                 begin_turn(pub, cnt, s + 1)
             elif end_of_round(t, pub, hid, trace, tracing):
                 final_scoring(t, n_players, pub, cnt, cols, trace, tracing)
-                return 0
+                return GAME_OVER
             else:
                 begin_turn(pub, cnt, 0)
 
