@@ -144,7 +144,9 @@ def compiled_totals(frame: pl.DataFrame, shapes: Mapping[str, Shape],
     deal = frame["deal"].to_numpy().astype(np.int64, copy=False)
     game = frame["game"].to_numpy().astype(np.int64, copy=False)
     rows = np.arange(n, dtype=np.int64)
-    is_open = np.isin(deal, np.asarray(open_deals, np.int64))
+    is_open = np.zeros(n, np.bool_)
+    for d in open_deals:  # the first and the last deal at most: np.isin sorted the rows
+        is_open |= deal == d
     none_open = np.zeros(n, np.bool_)
     summands: dict[str, np.ndarray | None] = {}  # column key -> int64s; None: to polars
     decoded: dict[str, dict[int, Any]] = {}  # key column -> its categories by code
