@@ -289,6 +289,8 @@ def products(ptr: list[int], term: list[int], coef: list[int], const: list[int],
             for f in a:
                 if e <= f:
                     pairs.setdefault((e, f), len(pairs))
+    # Those with m last: a cluster of the usual size skips them (`cluster_totals`).
+    pairs = {p: i for i, p in enumerate(sorted(pairs, key=lambda p: p[1] == n_sum))}
     direct = sum(ptr[j + 1] - ptr[j] + 3 for j in range(len(ptr) - 1))
     if not values or n_sum + 1 + len(pairs) >= PRODUCTS * direct:
         empty = np.zeros(0, np.int64)

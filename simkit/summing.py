@@ -443,7 +443,8 @@ def cluster_totals(cluster: np.ndarray, starts: np.ndarray, longest: int,
     cluster's rows). A cluster whose first row is `opened` is kept apart,
     per cluster and group.
 
-    With `products` (pairs of summands, the summand count standing for m), a closed
+    With `products` (pairs of summands, the summand count standing for m, those with m
+    last), a closed
     cluster adds its summands' sums and m, and those pairs' products, to its key's, and
     the values' totals are formed from them at the end (`Products`): fewer operations
     when many values share few summands (the card values: 278 from 101), and the same
@@ -487,6 +488,13 @@ def cluster_totals(cluster: np.ndarray, starts: np.ndarray, longest: int,
     lin = np.zeros((width if n_prod else 0, n_sum + 1), np.int64)  # summands' sums, then m
     quad = np.zeros((width if n_prod else 0, n_prod), np.int64)
     sums = np.empty(n_sum + 1, np.int64)
+    # The products with m (`compiled_totals.products` puts them last): x * m summed is
+    # m0 times x summed plus x * (m - m0), so a cluster of m0 rows (a game's seats, a
+    # full deal) skips them; the same integers, modulo 2^64.
+    n_plain = 0
+    while n_plain < n_prod and products[n_plain, 1] < n_sum:
+        n_plain += 1
+    m0 = longest
     ireg = np.zeros((n_int, cap), np.int64)
     freg = np.zeros((n_float, cap), np.float64)
     c = 0
@@ -562,8 +570,11 @@ def cluster_totals(cluster: np.ndarray, starts: np.ndarray, longest: int,
                     sums[n_sum] = m
                     for s in range(n_sum + 1):
                         lin[key, s] += sums[s]
-                    for q in range(n_prod):
+                    for q in range(n_plain):
                         quad[key, q] += sums[products[q, 0]] * sums[products[q, 1]]
+                    if m != m0:
+                        for q in range(n_plain, n_prod):
+                            quad[key, q] += sums[products[q, 0]] * (m - m0)
                     continue
                 for j in range(n_val):
                     y = ys[j]
@@ -576,6 +587,8 @@ def cluster_totals(cluster: np.ndarray, starts: np.ndarray, longest: int,
             part[p, :] = 0
         c = d
     for key in range(lin.shape[0]):
+        for q in range(n_plain, n_prod):
+            quad[key, q] += m0 * lin[key, products[q, 0]]
         for j in range(n_val):
             y = const[j] * lin[key, n_sum]
             for e in range(ptr[j], ptr[j + 1]):
