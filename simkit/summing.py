@@ -242,9 +242,7 @@ def group_table(keys: np.ndarray, which: np.ndarray, kept: np.ndarray, limit: in
     `limit` entries (the groups are the same either way); size -1 when that one would
     too (the caller then groups another way)."""
     n_keys, n = which.shape[0], keys.shape[1]
-    lo = np.zeros(n_keys, np.int64)
-    stride = np.ones(n_keys, np.int64)
-    size = 1
+    lo, stride, size = np.zeros(n_keys, np.int64), np.ones(n_keys, np.int64), 1
     for k in range(n_keys):
         span = ranges[which[k], 1] - ranges[which[k], 0] + 1
         lo[k] = ranges[which[k], 0]
@@ -304,10 +302,9 @@ def number_rows(keys: np.ndarray, which: np.ndarray, kept: np.ndarray, lo: np.nd
 @njit(cache=True, nogil=True)
 def group_ids(keys: np.ndarray, which: np.ndarray, kept: np.ndarray, limit: int,
               ranges: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Each kept row's group (0, 1, ... in order of first appearance; -1 for a row not
-    kept) of its key codes, rows `which` of `keys`, and each group's first row, through
-    `group_table`'s table (empty arrays when it has none): what `cluster_totals` numbers
-    a block at a time, for all rows at once."""
+    """Each kept row's group (0, 1, ... in order of first appearance; -1 if not kept) of
+    key columns `which` of `keys`, and each group's first row, through `group_table`'s
+    table (empty arrays if none): what `cluster_totals` numbers a block at a time."""
     lo, stride, size = group_table(keys, which, kept, limit, ranges)
     if size < 0:
         return np.empty(0, np.int64), np.empty(0, np.int64)
@@ -416,11 +413,11 @@ def cluster_starts(cluster: np.ndarray) -> tuple[np.ndarray, int]:
 
 
 @njit(cache=True, nogil=True)
-def cluster_totals(cluster: np.ndarray, starts: np.ndarray, longest: int,
-                   game: np.ndarray, keys: np.ndarray, which: np.ndarray, kept: np.ndarray,
-                   lo: np.ndarray, stride: np.ndarray, size: int, ops: np.ndarray,
-                   consts: np.ndarray, columns: np.ndarray,
-                   kinds: np.ndarray, n_int: int, n_float: int, summed: np.ndarray,
+def cluster_totals(cluster: np.ndarray, starts: np.ndarray, longest: int, game: np.ndarray,
+                   keys: np.ndarray, which: np.ndarray, kept: np.ndarray, lo: np.ndarray,
+                   stride: np.ndarray, size: int, ops: np.ndarray, consts: np.ndarray,
+                   columns: np.ndarray, kinds: np.ndarray, n_int: int, n_float: int,
+                   summed: np.ndarray,
                    worst: np.ndarray, ptr: np.ndarray, term: np.ndarray, coef: np.ndarray,
                    const: np.ndarray, games: int, sizes: int, opened: np.ndarray,
                    products: np.ndarray, yy_ptr: np.ndarray, yy_of: np.ndarray,
@@ -457,16 +454,14 @@ def cluster_totals(cluster: np.ndarray, starts: np.ndarray, longest: int,
     n_sum = summed.shape[0]
     n_val = ptr.shape[0] - 1
     width = size * sizes if sizes > 0 else size  # keys the table can number
-    table = np.full(size, -1, np.int64)
-    first = np.empty(size, np.int64)
+    table, first = np.full(size, -1, np.int64), np.empty(size, np.int64)
     closed = np.zeros((width, 4 + 3 * n_val), np.int64)
     if sizes == 0 and _single_rows(cluster, opened):
         groups = _row_totals(keys, which, kept, lo, stride, table, first, ops, consts,
                              columns, kinds, n_int, n_float, summed, worst, ptr, term, coef,
                              const, closed)
         return closed[:groups].copy(), np.zeros((0, 4 + n_val), np.int64), first[:groups].copy()
-    groups = 0
-    open_rows = 0  # at most one pair each
+    groups, open_rows = 0, 0  # the split deals' rows: at most one pair each
     for c in range(len(starts) - 1):
         if opened[starts[c]]:
             open_rows += starts[c + 1] - starts[c]
@@ -481,16 +476,15 @@ def cluster_totals(cluster: np.ndarray, starts: np.ndarray, longest: int,
     pair_games = np.zeros(cap, np.int64)
     pair_of_row = np.empty(cap, np.int64)
     gid = np.empty(cap, np.int64)  # the block's rows' groups
-    slot = np.full(size, -1, np.int64)  # a group's pair in the current cluster
-    last = np.full(size, -1, np.int64)
+    # A group's pair in the current cluster, and its last game.
+    slot, last = np.full(size, -1, np.int64), np.full(size, -1, np.int64)
     ys = np.empty(n_val, np.int64)
     n_prod = products.shape[0]
     lin = np.zeros((width if n_prod else 0, n_sum + 1), np.int64)  # summands' sums, then m
     quad = np.zeros((width if n_prod else 0, n_prod), np.int64)
     sums = np.empty(n_sum + 1, np.int64)
-    # The products with m (`compiled_totals.products` puts them last): x * m summed is
-    # m0 times x summed plus x * (m - m0), so a cluster of m0 rows (a game's seats, a
-    # full deal) skips them; the same integers, modulo 2^64.
+    # The products with m (put last): x * m summed is m0 times x summed plus x * (m - m0),
+    # so a cluster of m0 rows (a game's seats, a full deal) skips them (modulo 2^64).
     n_plain = 0
     while n_plain < n_prod and products[n_plain, 1] < n_sum:
         n_plain += 1
