@@ -19,6 +19,7 @@ from simkit.shapes import Shape, kind, scaled, summand
 from simkit.summary import KINDS
 
 _GROUPS = 1 << 22  # key combinations a compiled group-by looks up in a table, at most
+_NUMBERED = 1 << 20  # a pass's table entries times its sums per entry, numbered in it
 
 
 def summable(shape: Shape, frame: pl.DataFrame) -> bool:
@@ -143,7 +144,9 @@ def compiled_totals(frame: pl.DataFrame, shapes: Mapping[str, Shape],
     deal = frame["deal"].to_numpy().astype(np.int64, copy=False)
     game = frame["game"].to_numpy().astype(np.int64, copy=False)
     rows = np.arange(n, dtype=np.int64)
-    is_open = np.isin(deal, np.asarray(open_deals, np.int64))
+    is_open = np.zeros(n, np.bool_)
+    for d in open_deals:  # the first and the last deal at most: np.isin sorted the rows
+        is_open |= deal == d
     none_open = np.zeros(n, np.bool_)
     summands: dict[str, np.ndarray | None] = {}  # column key -> int64s; None: to polars
     decoded: dict[str, dict[int, Any]] = {}  # key column -> its categories by code
@@ -174,7 +177,7 @@ def compiled_totals(frame: pl.DataFrame, shapes: Mapping[str, Shape],
         codes[i] = (col.to_physical() if isinstance(col.dtype, pl.Categorical | pl.Enum)
                     else col).to_numpy()
     ranges = summing.key_ranges(codes)
-    grouped: dict[tuple[Any, ...], tuple[np.ndarray, np.ndarray]] = {}
+    grouped: dict[tuple[Any, ...], tuple[Any, ...]] = {}  # (by, filter) -> its table
     clusters: dict[str | None, tuple[np.ndarray, np.ndarray, int]] = {}  # by cluster column
     every_row = np.ones(n, np.bool_)
 
@@ -193,14 +196,12 @@ def compiled_totals(frame: pl.DataFrame, shapes: Mapping[str, Shape],
     for sig, shape in shapes.items():
         q = shape.query
         how = passes[sig]
-        grouping = (tuple(q.by), how.where)  # shapes that share it share their groups
+        grouping = (tuple(q.by), how.where)  # shapes that share it share their table
         if grouping not in grouped:
-            grouped[grouping] = summing.group_ids(
-                codes, np.array([by[b] for b in q.by], np.int64), kept_of(how), _GROUPS,
-                ranges)
-        gid, first = grouped[grouping]
-        if len(gid) != n:
-            continue
+            which = np.array([by[b] for b in q.by], np.int64)
+            kept = kept_of(how)
+            grouped[grouping] = (codes, which, kept, *summing.group_table(
+                codes, which, kept, _GROUPS, ranges))
         program = programs.get(sig)
         if program is None:  # summands from the select, read as they are
             found = [summands_of(k, how) for k in how.sums]
@@ -218,8 +219,24 @@ def compiled_totals(frame: pl.DataFrame, shapes: Mapping[str, Shape],
         cluster, starts, longest = clusters[q.cluster]
         sizes = longest + 1 if q.by_size and n else 0
         ptr, term, coef, const, *products = how.arrays
-        closed, opened = summing.cluster_totals(
-            cluster, starts, longest, game, gid, len(first),
+        key_codes, which, kept, lo, stride, size = grouped[grouping]
+        # The pass numbers the groups as it goes, through a table of `size` entries, each
+        # holding `width` sums; past _NUMBERED of them, the rows are numbered first (the
+        # pass then reads their groups as its one key, a table of as many entries).
+        width = (4 + 3 * (len(ptr) - 1) + len(program.outputs) + 1 + len(products[0])
+                 ) * max(sizes, 1)
+        if size < 0 or size * width > _NUMBERED:
+            numbered = grouped.get((grouping, "numbered"))
+            if numbered is None:
+                gid, first = summing.group_ids(key_codes, which, kept, _GROUPS, ranges)
+                numbered = grouped[(grouping, "numbered")] = (
+                    gid.reshape(1, -1), np.zeros(1, np.int64), kept, np.zeros(1, np.int64),
+                    np.ones(1, np.int64), max(len(first), 1) if len(gid) == n else -1)
+            key_codes, which, kept, lo, stride, size = numbered
+            if size < 0:
+                continue  # too many groups: left to polars
+        closed, opened, first = summing.cluster_totals(
+            cluster, starts, longest, game, key_codes, which, kept, lo, stride, size,
             program.ops_for(frame, category_codes), program.consts,
             summing.addresses(arrays), kinds, program.n_int, program.n_float,
             np.asarray(program.outputs, np.int64), worst, ptr, term, coef, const, how.games,
@@ -272,6 +289,8 @@ def products(ptr: list[int], term: list[int], coef: list[int], const: list[int],
             for f in a:
                 if e <= f:
                     pairs.setdefault((e, f), len(pairs))
+    # Those with m last: a cluster of the usual size skips them (`cluster_totals`).
+    pairs = {p: i for i, p in enumerate(sorted(pairs, key=lambda p: p[1] == n_sum))}
     direct = sum(ptr[j + 1] - ptr[j] + 3 for j in range(len(ptr) - 1))
     if not values or n_sum + 1 + len(pairs) >= PRODUCTS * direct:
         empty = np.zeros(0, np.int64)

@@ -234,38 +234,27 @@ def key_ranges(keys: np.ndarray) -> np.ndarray:
 
 
 @njit(cache=True, nogil=True)
-def group_ids(keys: np.ndarray, which: np.ndarray, kept: np.ndarray, limit: int,
-              ranges: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Each kept row's group (0, 1, ... in order of first appearance; -1 for a row not
-    kept) of its key codes, rows `which` of `keys` (key columns x rows, int64), and each
-    group's first row.
-    Groups are looked up in a table over the codes' ranges: those of all rows
-    (`key_ranges`), or of the kept rows when that table would exceed `limit` entries
-    (the groups are the same either way); empty arrays when that one would too (the
-    caller then groups another way)."""
-    n_keys = which.shape[0]
-    lo = np.zeros(n_keys, np.int64)
-    stride = np.ones(n_keys, np.int64)
-    size = 1
+def group_table(keys: np.ndarray, which: np.ndarray, kept: np.ndarray, limit: int,
+                ranges: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
+    """The table that numbers the groups of key columns `which` of `keys` (key columns x
+    rows, int64): each key's lowest code and stride, and its size, over the codes' ranges
+    of all rows (`key_ranges`), or of the `kept` rows when that table would exceed
+    `limit` entries (the groups are the same either way); size -1 when that one would
+    too (the caller then groups another way)."""
+    n_keys, n = which.shape[0], keys.shape[1]
+    lo, stride, size = np.zeros(n_keys, np.int64), np.ones(n_keys, np.int64), 1
     for k in range(n_keys):
         span = ranges[which[k], 1] - ranges[which[k], 0] + 1
         lo[k] = ranges[which[k], 0]
         stride[k] = size
         if span > limit or size * span > limit:
-            return _group_ids_kept(keys, which, kept, limit)
+            size = -1
+            break
         size *= span
-    return _numbered(keys, which, kept, lo, stride, size)
-
-
-@njit(cache=True, nogil=True)
-def _group_ids_kept(keys: np.ndarray, which: np.ndarray, kept: np.ndarray, limit: int
-                    ) -> tuple[np.ndarray, np.ndarray]:
-    """`group_ids` over a table of the kept rows' code ranges."""
-    n_keys, n = which.shape[0], keys.shape[1]
-    lo = np.zeros(n_keys, np.int64)
-    stride = np.ones(n_keys, np.int64)
+    if size > 0:
+        return lo, stride, size
     size = 1
-    for k in range(n_keys):
+    for k in range(n_keys):  # the kept rows' ranges
         a, b = np.int64(0), np.int64(-1)
         for r in range(n):
             if kept[r]:
@@ -280,23 +269,22 @@ def _group_ids_kept(keys: np.ndarray, which: np.ndarray, kept: np.ndarray, limit
         stride[k] = size
         span = b - a + 1 if b >= a else 1
         if span > limit or size * span > limit:
-            return np.empty(0, np.int64), np.empty(0, np.int64)
+            return lo, stride, -1
         size *= span
-    return _numbered(keys, which, kept, lo, stride, size)
+    return lo, stride, size
 
 
 @njit(cache=True, nogil=True)
-def _numbered(keys: np.ndarray, which: np.ndarray, kept: np.ndarray, lo: np.ndarray,
-              stride: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:
-    """Kept rows numbered by their key codes' first appearance, through a table of
-    `size` entries (each key's code minus `lo`, times `stride`)."""
-    n_keys, n = which.shape[0], keys.shape[1]
-    gid = np.full(n, -1, np.int64)
-    table = np.full(size, -1, np.int64)
-    first = np.empty(n, np.int64)
-    groups = 0
-    for r in range(n):
+def number_rows(keys: np.ndarray, which: np.ndarray, kept: np.ndarray, lo: np.ndarray,
+                stride: np.ndarray, table: np.ndarray, first: np.ndarray, groups: int,
+                a: int, b: int, gid: np.ndarray) -> int:
+    """Rows a..b-1 numbered by their key codes' first appearance into gid[:b - a] (-1
+    for a row not kept), through `table` (`group_table`'s, -1 where no group yet; a new
+    group's first row goes to `first`); returns the groups numbered so far."""
+    n_keys = which.shape[0]
+    for r in range(a, b):
         if not kept[r]:
+            gid[r - a] = -1
             continue
         code = 0
         for k in range(n_keys):
@@ -307,7 +295,24 @@ def _numbered(keys: np.ndarray, which: np.ndarray, kept: np.ndarray, lo: np.ndar
             table[code] = g
             first[g] = r
             groups += 1
-        gid[r] = g
+        gid[r - a] = g
+    return groups
+
+
+@njit(cache=True, nogil=True)
+def group_ids(keys: np.ndarray, which: np.ndarray, kept: np.ndarray, limit: int,
+              ranges: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each kept row's group (0, 1, ... in order of first appearance; -1 if not kept) of
+    key columns `which` of `keys`, and each group's first row, through `group_table`'s
+    table (empty arrays if none): what `cluster_totals` numbers a block at a time."""
+    lo, stride, size = group_table(keys, which, kept, limit, ranges)
+    if size < 0:
+        return np.empty(0, np.int64), np.empty(0, np.int64)
+    n = keys.shape[1]
+    gid = np.empty(n, np.int64)
+    first = np.empty(min(n, size), np.int64)
+    groups = number_rows(keys, which, kept, lo, stride, np.full(size, -1, np.int64), first,
+                         0, 0, n, gid)
     return gid, first[:groups].copy()  # not a view keeping n rows alive
 
 
@@ -353,23 +358,29 @@ def _single_rows(cluster: np.ndarray, opened: np.ndarray) -> bool:
 
 
 @njit(cache=True, nogil=True)
-def _row_totals(gid: np.ndarray, ops: np.ndarray, consts: np.ndarray, columns: np.ndarray,
-                kinds: np.ndarray, n_int: int, n_float: int, summed: np.ndarray,
-                worst: np.ndarray, ptr: np.ndarray, term: np.ndarray, coef: np.ndarray,
-                const: np.ndarray, closed: np.ndarray) -> None:
+def _row_totals(keys: np.ndarray, which: np.ndarray, kept: np.ndarray, lo: np.ndarray,
+                stride: np.ndarray, table: np.ndarray, first: np.ndarray, ops: np.ndarray,
+                consts: np.ndarray, columns: np.ndarray, kinds: np.ndarray, n_int: int,
+                n_float: int, summed: np.ndarray, worst: np.ndarray, ptr: np.ndarray,
+                term: np.ndarray, coef: np.ndarray, const: np.ndarray, closed: np.ndarray
+                ) -> int:
     """`cluster_totals` when every cluster is one row (a histogram, a plain mean): each
-    row adds 1 to its group's c, m, mm and games, and y, y * y, y to its values'."""
-    n = gid.shape[0]
+    row adds 1 to its group's c, m, mm and games, and y, y * y, y to its values'.
+    Returns the groups numbered."""
+    n = kept.shape[0]
     n_val = ptr.shape[0] - 1
     rows = block_rows(n_int + n_float)
     ireg = np.zeros((n_int, rows), np.int64)
     freg = np.zeros((n_float, rows), np.float64)
+    gid = np.empty(rows, np.int64)
+    groups = 0
     for a in range(0, n, rows):
         b = min(n, a + rows)
+        groups = number_rows(keys, which, kept, lo, stride, table, first, groups, a, b, gid)
         if n_val:
             evaluate(ops, consts, columns, kinds, n, a, b, ireg, freg, worst)
         for r in range(a, b):
-            g = gid[r]
+            g = gid[r - a]
             if g < 0:
                 continue
             for k in range(4):
@@ -381,6 +392,7 @@ def _row_totals(gid: np.ndarray, ops: np.ndarray, consts: np.ndarray, columns: n
                 closed[g, 4 + 3 * j] += y
                 closed[g, 5 + 3 * j] += y * y
                 closed[g, 6 + 3 * j] += y
+    return groups
 
 
 @njit(cache=True, nogil=True)
@@ -401,17 +413,22 @@ def cluster_starts(cluster: np.ndarray) -> tuple[np.ndarray, int]:
 
 
 @njit(cache=True, nogil=True)
-def cluster_totals(cluster: np.ndarray, starts: np.ndarray, longest: int,
-                   game: np.ndarray, gid: np.ndarray, groups: int,
-                   ops: np.ndarray, consts: np.ndarray, columns: np.ndarray,
-                   kinds: np.ndarray, n_int: int, n_float: int, summed: np.ndarray,
+def cluster_totals(cluster: np.ndarray, starts: np.ndarray, longest: int, game: np.ndarray,
+                   keys: np.ndarray, which: np.ndarray, kept: np.ndarray, lo: np.ndarray,
+                   stride: np.ndarray, size: int, ops: np.ndarray, consts: np.ndarray,
+                   columns: np.ndarray, kinds: np.ndarray, n_int: int, n_float: int,
+                   summed: np.ndarray,
                    worst: np.ndarray, ptr: np.ndarray, term: np.ndarray, coef: np.ndarray,
                    const: np.ndarray, games: int, sizes: int, opened: np.ndarray,
                    products: np.ndarray, yy_ptr: np.ndarray, yy_of: np.ndarray,
                    yy_w: np.ndarray, ym_ptr: np.ndarray, ym_of: np.ndarray,
-                   ym_w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+                   ym_w: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The totals of one group-by over rows that come cluster by cluster (`starts` and
     `longest` as `cluster_starts` gives them).
+
+    Its groups are those of key columns `which` of `keys` over the `kept` rows,
+    numbered as the pass reaches them (`number_rows`, through `group_table`'s table of
+    `size` entries: lo, stride), in the order `group_ids` numbers them.
 
     What is summed per cluster and group is computed a block of rows at a time by a
     program (`evaluate` of ops, consts, columns, kinds; `simkit.programs`) into int
@@ -423,29 +440,32 @@ def cluster_totals(cluster: np.ndarray, starts: np.ndarray, longest: int,
     cluster's rows). A cluster whose first row is `opened` is kept apart,
     per cluster and group.
 
-    With `products` (pairs of summands, the summand count standing for m), a closed
+    With `products` (pairs of summands, the summand count standing for m, those with m
+    last), a closed
     cluster adds its summands' sums and m, and those pairs' products, to its key's, and
     the values' totals are formed from them at the end (`Products`): fewer operations
     when many values share few summands (the card values: 278 from 101), and the same
     integers, as int64 arithmetic wraps modulo 2^64 whatever the order.
 
-    Returns (closed, open): closed[key] = c, m, mm, games, then per value y, yy, ym;
-    open rows = cluster, group, m, games, then per value y.
+    Returns (closed, open, first): closed[key] = c, m, mm, games, then per value y, yy,
+    ym; open rows = cluster, group, m, games, then per value y; each group's first row.
     """
     n = cluster.shape[0]
     n_sum = summed.shape[0]
     n_val = ptr.shape[0] - 1
-    keys = groups * sizes if sizes > 0 else groups
-    closed = np.zeros((keys, 4 + 3 * n_val), np.int64)
+    width = size * sizes if sizes > 0 else size  # keys the table can number
+    table, first = np.full(size, -1, np.int64), np.empty(size, np.int64)
+    closed = np.zeros((width, 4 + 3 * n_val), np.int64)
     if sizes == 0 and _single_rows(cluster, opened):
-        _row_totals(gid, ops, consts, columns, kinds, n_int, n_float, summed, worst, ptr,
-                    term, coef, const, closed)
-        return closed, np.zeros((0, 4 + n_val), np.int64)
-    n_open = 0
+        groups = _row_totals(keys, which, kept, lo, stride, table, first, ops, consts,
+                             columns, kinds, n_int, n_float, summed, worst, ptr, term, coef,
+                             const, closed)
+        return closed[:groups].copy(), np.zeros((0, 4 + n_val), np.int64), first[:groups].copy()
+    groups, open_rows = 0, 0  # the split deals' rows: at most one pair each
     for c in range(len(starts) - 1):
         if opened[starts[c]]:
-            n_open += 1
-    out_open = np.zeros((n_open * max(groups, 1), 4 + n_val), np.int64)
+            open_rows += starts[c + 1] - starts[c]
+    out_open = np.zeros((open_rows, 4 + n_val), np.int64)
     k_open = 0
     # The block's (cluster, group) pairs: partial sums, group, first row, rows, games.
     cap = max(block_rows(n_int + n_float), longest)
@@ -455,13 +475,20 @@ def cluster_totals(cluster: np.ndarray, starts: np.ndarray, longest: int,
     pair_rows = np.zeros(cap, np.int64)
     pair_games = np.zeros(cap, np.int64)
     pair_of_row = np.empty(cap, np.int64)
-    slot = np.full(max(groups, 1), -1, np.int64)  # a group's pair in the current cluster
-    last = np.full(max(groups, 1), -1, np.int64)
+    gid = np.empty(cap, np.int64)  # the block's rows' groups
+    # A group's pair in the current cluster, and its last game.
+    slot, last = np.full(size, -1, np.int64), np.full(size, -1, np.int64)
     ys = np.empty(n_val, np.int64)
     n_prod = products.shape[0]
-    lin = np.zeros((keys if n_prod else 0, n_sum + 1), np.int64)  # summands' sums, then m
-    quad = np.zeros((keys if n_prod else 0, n_prod), np.int64)
+    lin = np.zeros((width if n_prod else 0, n_sum + 1), np.int64)  # summands' sums, then m
+    quad = np.zeros((width if n_prod else 0, n_prod), np.int64)
     sums = np.empty(n_sum + 1, np.int64)
+    # The products with m (put last): x * m summed is m0 times x summed plus x * (m - m0),
+    # so a cluster of m0 rows (a game's seats, a full deal) skips them (modulo 2^64).
+    n_plain = 0
+    while n_plain < n_prod and products[n_plain, 1] < n_sum:
+        n_plain += 1
+    m0 = longest
     ireg = np.zeros((n_int, cap), np.int64)
     freg = np.zeros((n_float, cap), np.float64)
     c = 0
@@ -471,10 +498,11 @@ def cluster_totals(cluster: np.ndarray, starts: np.ndarray, longest: int,
         while d < len(starts) - 1 and starts[d + 1] - a <= cap:
             d += 1
         b = starts[d]
+        groups = number_rows(keys, which, kept, lo, stride, table, first, groups, a, b, gid)
         pairs = 0
         for k in range(c, d):
             for r in range(starts[k], starts[k + 1]):
-                g = gid[r]
+                g = gid[r - a]
                 if g < 0:
                     pair_of_row[r - a] = -1
                     continue
@@ -492,8 +520,8 @@ def cluster_totals(cluster: np.ndarray, starts: np.ndarray, longest: int,
                     pair_games[p] += 1
                     last[g] = game[r]
             for r in range(starts[k], starts[k + 1]):
-                if gid[r] >= 0:
-                    slot[gid[r]] = -1
+                if gid[r - a] >= 0:
+                    slot[gid[r - a]] = -1
         evaluate(ops, consts, columns, kinds, n, a, b, ireg, freg, worst)
         for s in range(n_sum):  # a summand at a time, through the block
             col = ireg[summed[s]]
@@ -536,8 +564,11 @@ def cluster_totals(cluster: np.ndarray, starts: np.ndarray, longest: int,
                     sums[n_sum] = m
                     for s in range(n_sum + 1):
                         lin[key, s] += sums[s]
-                    for q in range(n_prod):
+                    for q in range(n_plain):
                         quad[key, q] += sums[products[q, 0]] * sums[products[q, 1]]
+                    if m != m0:
+                        for q in range(n_plain, n_prod):
+                            quad[key, q] += sums[products[q, 0]] * (m - m0)
                     continue
                 for j in range(n_val):
                     y = ys[j]
@@ -550,6 +581,8 @@ def cluster_totals(cluster: np.ndarray, starts: np.ndarray, longest: int,
             part[p, :] = 0
         c = d
     for key in range(lin.shape[0]):
+        for q in range(n_plain, n_prod):
+            quad[key, q] += m0 * lin[key, products[q, 0]]
         for j in range(n_val):
             y = const[j] * lin[key, n_sum]
             for e in range(ptr[j], ptr[j + 1]):
@@ -563,4 +596,5 @@ def cluster_totals(cluster: np.ndarray, starts: np.ndarray, longest: int,
             closed[key, 4 + 3 * j] = y
             closed[key, 5 + 3 * j] = yy
             closed[key, 6 + 3 * j] = ym
-    return closed, out_open[:k_open]
+    used = groups * sizes if sizes > 0 else groups
+    return closed[:used].copy(), out_open[:k_open], first[:groups].copy()

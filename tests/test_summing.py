@@ -91,3 +91,24 @@ def test_short_end_deals_from_the_steps_are_polars_group_bys(deal_games, cut_a, 
                          "game": [d * 10 + g for d, g in games for _ in range(seats)]})
     steps = {c: np.diff(rows[c].to_numpy()) for c in ("deal", "game")}
     assert _short_end_deals(rows["deal"], steps, 4) == _short_deals(rows, 4)
+
+
+@pytest.mark.parametrize("seed", range(2))
+def test_rows_numbered_before_the_pass_give_the_same_totals(seed, monkeypatch):
+    """Past `compiled_totals._NUMBERED` a pass reads the groups `group_ids` numbered
+    beforehand as its one key, instead of numbering them as it goes: the totals are
+    still polars's (tests/test_summary.py's queries of every kind, which otherwise are
+    numbered in the pass)."""
+    from simkit import compiled_totals, summing
+    from tests.test_summary import test_compiled_sums_of_every_kind_of_query_equal_polars
+
+    calls = []
+
+    def numbered(*args):
+        calls.append(1)
+        return group_ids(*args)
+
+    monkeypatch.setattr(compiled_totals, "_NUMBERED", 0)
+    monkeypatch.setattr(summing, "group_ids", numbered)
+    test_compiled_sums_of_every_kind_of_query_equal_polars(seed, 1.0, monkeypatch)
+    assert calls
