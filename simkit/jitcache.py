@@ -7,8 +7,8 @@ game's kernel inlines its strategies and the shared helpers, so editing
 function of an unchanged module (an option table) would load its cached code, built with
 the old version of a function it calls (a score) from a changed one. So a game's compiled
 code is stamped with one hash of every file it is built from (`drop_if_changed`): when
-the hash differs, its cache files are deleted and numba compiles them afresh. A built-in
-game's kernel module calls `drop_stale_cache` at import; a game folder's binding calls
+the hash differs, its cache files are deleted and numba compiles them afresh. Inori's
+kernel module calls `drop_stale_cache` at import; a game folder's binding calls
 `simkit.gamekit.cache.drop_stale`; both are this check.
 """
 
