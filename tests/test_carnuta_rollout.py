@@ -84,7 +84,7 @@ def test_parameter_errors(cn, setting, message):
         build_lineup(game, ["rollout", "greedy"], 2, [setting])
 
 
-def _start(t, players: int, seed: int) -> tuple:
+def started(t, players: int, seed: int) -> tuple:
     """A game's scratch, set up by the rules as `play_game` sets it up."""
     scratch = P.new_scratch(t)
     scratch.rngs[0, 0] = py_stream_state(seed, 0)
@@ -92,7 +92,7 @@ def _start(t, players: int, seed: int) -> tuple:
     return scratch
 
 
-def _playout(t, players: int, scratch, sid: int, prm, horizon: int) -> int:
+def play_out(t, players: int, scratch, sid: int, prm, horizon: int) -> int:
     """Play on from the scratch's pending decision, every seat by `sid` (the deal and the
     strategies drawing from the deal stream, as in a rollout's playout)."""
     sc = scratch
@@ -123,8 +123,8 @@ def test_playout_replays_whole_games(overrides, strategy):
         out = game.new_outputs(compiled, 20, players)
         out[L.O_STRATEGY][:] = cols["strategy"]
         for g in range(20):
-            scratch = _start(t, players, py_game_seed(11, g))
-            rounds = _playout(t, players, scratch, lineup.ids[0], lineup.params[0], 0)
+            scratch = started(t, players, py_game_seed(11, g))
+            rounds = play_out(t, players, scratch, lineup.ids[0], lineup.params[0], 0)
             P.game_end(t, players, scratch.pub, scratch.hid, scratch.cnt, out, g,
                        scratch.ranking[0], 0)  # as the loop's play_game ends a game
             assert rounds == cols["rounds"][g, 0]
@@ -134,7 +134,7 @@ def test_playout_replays_whole_games(overrides, strategy):
             np.testing.assert_array_equal(replayed[name], column, err_msg=name)
 
 
-def _permute_hidden(scratch, rng: np.random.Generator) -> tuple:
+def permute_hidden(scratch, rng: np.random.Generator) -> tuple:
     """Copies of the decks and discard piles with each deck's undrawn part and each
     discard pile in a new order."""
     deck, discard, tops = scratch.deck.copy(), scratch.discard.copy(), scratch.tops
@@ -156,10 +156,10 @@ def test_never_reads_hidden_orders(cn):
     differ = 0
     for case in range(24):
         players = 2 + case % 3
-        scratch = _start(t, players, int(rng.integers(1 << 62)))
+        scratch = started(t, players, int(rng.integers(1 << 62)))
         rounds = case % 6  # 0 to 5 rounds, then the start of a round
         if rounds:
-            _playout(t, players, scratch, GREEDY, GREEDY_PRM, rounds)
+            play_out(t, players, scratch, GREEDY, GREEDY_PRM, rounds)
         pub, opts, deck, discard, tops = scratch[:5]
         hid, caches, hass, ver, memo = scratch.hid, scratch.caches, scratch.hass, scratch.ver, \
             scratch.memo
@@ -171,7 +171,7 @@ def test_never_reads_hidden_orders(cn):
         pub[L.ACTIONS_LEFT] = 2 - case % 2  # a turn's first or second action
         n = O.action_options(t.card, t.rules[L.R_TAKE_CHOOSE], t.rules[L.R_FLIP_SOME], pub, 0,
                              opts, caches[0], hass[0], ver, memo, -1)
-        hidden = _permute_hidden(scratch, rng)
+        hidden = permute_hidden(scratch, rng)
         before = [a.copy() for a in (pub, opts, deck, discard, tops, hid)]
         choices = []
         for stream in range(6):

@@ -19,7 +19,7 @@ from simkit.kernels.search_tree import FIRST, KEY, NEXT, SEARCH_PARAMS
 from simkit.rng import py_stream_state
 from simkit.testing import assert_same_across_threads_and_chunks
 from strategies.carnuta import PLANNER_DEFAULTS, STRATEGIES, planner_values
-from tests.test_carnuta_rollout import GREEDY_PRM, _permute_hidden, _playout, _start
+from tests.test_carnuta_rollout import GREEDY_PRM, permute_hidden, play_out, started
 
 SEARCH = next(s for s in STRATEGIES if s.name == "search")
 
@@ -40,10 +40,10 @@ def test_never_reads_hidden_orders(cn):
     differ = 0
     for case in range(16):
         players = 2 + case % 3
-        scratch = _start(t, players, int(rng.integers(1 << 62)))
+        scratch = started(t, players, int(rng.integers(1 << 62)))
         rounds = case % 6
         if rounds:
-            _playout(t, players, scratch, GREEDY, GREEDY_PRM, rounds)
+            play_out(t, players, scratch, GREEDY, GREEDY_PRM, rounds)
         pub, opts, deck, discard, tops = scratch[:5]
         hid, caches, hass, ver, memo, tree = scratch.hid, scratch.caches, scratch.hass, \
             scratch.ver, scratch.memo, scratch.search
@@ -55,7 +55,7 @@ def test_never_reads_hidden_orders(cn):
         pub[L.ACTIONS_LEFT] = 2 - case % 2
         n = O.action_options(t.card, t.rules[L.R_TAKE_CHOOSE], t.rules[L.R_FLIP_SOME], pub, 0,
                              opts, caches[0], hass[0], ver, memo, -1)
-        hidden = _permute_hidden(scratch, rng)
+        hidden = permute_hidden(scratch, rng)
         before = [a.copy() for a in (pub, opts, deck, discard, tops, hid)]
         choices = []
         for stream in range(4):
@@ -97,9 +97,9 @@ def test_widens_to_the_policys_best_actions(cn):
     checked = 0
     for case in range(12):
         players = 2 + case % 3
-        scratch = _start(t, players, int(rng.integers(1 << 62)))
+        scratch = started(t, players, int(rng.integers(1 << 62)))
         if case % 4:
-            _playout(t, players, scratch, GREEDY, GREEDY_PRM, case % 4)
+            play_out(t, players, scratch, GREEDY, GREEDY_PRM, case % 4)
         pub, opts, deck, discard, tops = scratch[:5]
         hid, caches, hass, ver, memo, tree = scratch.hid, scratch.caches, scratch.hass, \
             scratch.ver, scratch.memo, scratch.search
@@ -141,8 +141,8 @@ def test_a_playout_cut_short_is_judged_by_the_planners_hand_value(cn):
     judged = 0
     for case in range(8):
         players = 2 + case % 3
-        scratch = _start(t, players, int(rng.integers(1 << 62)))
-        _playout(t, players, scratch, GREEDY, GREEDY_PRM, 1 + case % 3)
+        scratch = started(t, players, int(rng.integers(1 << 62)))
+        play_out(t, players, scratch, GREEDY, GREEDY_PRM, 1 + case % 3)
         pub, opts, deck, discard, tops = scratch[:5]
         hid, tree = scratch.hid, scratch.search
         if pub[L.FINAL]:

@@ -15,7 +15,7 @@ from simkit.games.cauldron_master import play as P
 from simkit.rng import py_stream_state
 from simkit.testing import assert_same_across_threads_and_chunks
 from strategies.cauldron_master import STRATEGIES
-from tests.test_rollout import _mid_game
+from tests.test_rollout import mid_game
 
 
 def test_never_reads_the_deck_order_or_secret_witches(cm):
@@ -33,7 +33,7 @@ def test_never_reads_the_deck_order_or_secret_witches(cm):
     differ = 0
     for case in range(24):
         players = 2 + case % 3
-        pub, deck, top, cnt = _mid_game(t, players, rng)
+        pub, deck, top, cnt = mid_game(t, players, rng)
         seat = 1 + int(rng.integers(players - 1))  # someone chose before it
         pub[L.SEAT] = seat
         pub[L.REVEALED: L.REVEALED + L.MAX_PLAYERS] = -1

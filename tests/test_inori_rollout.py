@@ -82,7 +82,7 @@ def test_parameter_errors(ino, setting, message):
         build_lineup(game, ["rollout", "greedy"], 2, [setting])
 
 
-def _start(t, players: int, seed: int) -> tuple:
+def started(t, players: int, seed: int) -> tuple:
     """A game's scratch, set up by the rules as `play_game` sets it up."""
     scratch = P.new_scratch(t)
     (pub, _opts, decks, discards, tops, new_starts, stack, rtops, rngs, _tied, starts, hid,
@@ -93,7 +93,7 @@ def _start(t, players: int, seed: int) -> tuple:
     return scratch
 
 
-def _playout(t, players: int, scratch, sid: int, prm, horizon: int) -> int:
+def play_out(t, players: int, scratch, sid: int, prm, horizon: int) -> int:
     """Play on from the scratch's state, every seat by `sid` (the deal and the strategies
     drawing from the deal stream, as in a rollout's playout)."""
     (pub, opts, decks, discards, tops, new_starts, stack, rtops, rngs, tied, _starts, hid,
@@ -133,8 +133,8 @@ def test_playout_replays_whole_games(overrides, strategy):
         out = game.new_outputs(compiled, 20, players)
         out[L.O_STRATEGY][:] = cols["strategy"]
         for g in range(20):
-            scratch = _start(t, players, py_game_seed(11, g))
-            ends = _playout(t, players, scratch, lineup.ids[0], lineup.params[0], 0)
+            scratch = started(t, players, py_game_seed(11, g))
+            ends = play_out(t, players, scratch, lineup.ids[0], lineup.params[0], 0)
             pub, tied, cnt, done = scratch[0], scratch[9], scratch[12], scratch[13]
             P.results(t, players, pub, cnt, done, out, g, tied)
             assert ends == t.rules[L.R_SEASONS]
@@ -144,7 +144,7 @@ def test_playout_replays_whole_games(overrides, strategy):
             np.testing.assert_array_equal(replayed[name], column, err_msg=name)
 
 
-def _permute_hidden(scratch, rng: np.random.Generator) -> tuple:
+def permute_hidden(scratch, rng: np.random.Generator) -> tuple:
     """Copies of the hidden piles with each one's undrawn part (and each discard pile)
     in a new order."""
     _, _, decks, discards, tops, new_starts, stack, rtops = scratch[:8]
@@ -172,10 +172,10 @@ def test_never_reads_hidden_orders(ino):
     differ = 0
     for case in range(40):
         players = 2 + case % 3
-        scratch = _start(t, players, int(rng.integers(1 << 62)))
+        scratch = started(t, players, int(rng.integers(1 << 62)))
         seasons_played = case % 4  # 0 to 3 seasons, then a season's start
         if seasons_played:
-            _playout(t, players, scratch, GREEDY, GREEDY_PRM, seasons_played)
+            play_out(t, players, scratch, GREEDY, GREEDY_PRM, seasons_played)
         pub, opts, decks, discards, tops, new_starts, stack, rtops = scratch[:8]
         hid, cnt, hv = scratch[11], scratch[12], scratch[14]
         # The state next_decision leaves at the season's first offering.
@@ -184,7 +184,7 @@ def test_never_reads_hidden_orders(ino):
         hid[L.PHASE] = L.PH_END_TURN
         pub[L.STEP] = L.STEP_OFFER
         n = O.offer_rows(t, pub, seat, opts, hv, False, np.zeros(0), np.zeros(1, np.uint64))
-        hidden = _permute_hidden(scratch, rng)
+        hidden = permute_hidden(scratch, rng)
         before = [a.copy() for a in (pub, hid, opts, decks, discards, tops, new_starts, stack,
                                      rtops)]
         choices = []

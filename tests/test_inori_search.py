@@ -19,7 +19,7 @@ from simkit.kernels.trace import new_trace_stub
 from simkit.rng import py_stream_state
 from simkit.testing import assert_same_across_threads_and_chunks
 from strategies.inori import STRATEGIES
-from tests.test_inori_rollout import GREEDY_PRM, _permute_hidden, _playout, _start
+from tests.test_inori_rollout import GREEDY_PRM, permute_hidden, play_out, started
 
 SEARCH = next(s for s in STRATEGIES if s.name == "search")
 
@@ -41,10 +41,10 @@ def test_never_reads_hidden_orders(ino):
     differ = 0
     for case in range(16):
         players = 2 + case % 3
-        scratch = _start(t, players, int(rng.integers(1 << 62)))
+        scratch = started(t, players, int(rng.integers(1 << 62)))
         seasons_played = case % 4
         if seasons_played:
-            _playout(t, players, scratch, GREEDY, GREEDY_PRM, seasons_played)
+            play_out(t, players, scratch, GREEDY, GREEDY_PRM, seasons_played)
         pub, opts, decks, discards, tops, new_starts, stack, rtops = scratch[:8]
         hid, cnt, hv = scratch[11], scratch[12], scratch[14]
         seat = R.next_seat(players, pub, hid)
@@ -52,7 +52,7 @@ def test_never_reads_hidden_orders(ino):
         hid[L.PHASE] = L.PH_END_TURN
         pub[L.STEP] = L.STEP_OFFER
         n = O.offer_rows(t, pub, seat, opts, hv, False, np.zeros(0), np.zeros(1, np.uint64))
-        hidden = _permute_hidden(scratch, rng)
+        hidden = permute_hidden(scratch, rng)
         before = [a.copy() for a in (pub, hid, opts, decks, discards, tops, new_starts, stack,
                                      rtops)]
         choices = []

@@ -43,8 +43,8 @@ def _carnuta_states(t, rng):
     """Decisions part-way through Carnuta games: (players, layout.Decision, scratch)."""
     for case in range(6):
         players = 2 + case % 3
-        scratch = carnuta_rollout._start(t, players, int(rng.integers(1 << 62)))
-        carnuta_rollout._playout(t, players, scratch, CL.GREEDY, carnuta_rollout.GREEDY_PRM,
+        scratch = carnuta_rollout.started(t, players, int(rng.integers(1 << 62)))
+        carnuta_rollout.play_out(t, players, scratch, CL.GREEDY, carnuta_rollout.GREEDY_PRM,
                                  1 + case % 3)
         pub, _opts, deck, discard, tops = scratch[:5]
         if not pub[CL.FINAL]:
@@ -55,8 +55,8 @@ def _inori_states(t, rng):
     """Decisions part-way through Inori games: (players, layout.Decision)."""
     for case in range(6):
         players = 2 + case % 3
-        scratch = inori_rollout._start(t, players, int(rng.integers(1 << 62)))
-        inori_rollout._playout(t, players, scratch, IL.GREEDY, inori_rollout.GREEDY_PRM,
+        scratch = inori_rollout.started(t, players, int(rng.integers(1 << 62)))
+        inori_rollout.play_out(t, players, scratch, IL.GREEDY, inori_rollout.GREEDY_PRM,
                                1 + case % 2)
         pub, _opts, decks, discards, tops, new_starts, stack, rtops = scratch[:8]
         if scratch.hid[IL.PHASE] != IL.PH_OVER:
@@ -119,7 +119,7 @@ def test_inori_knows_each_hidden_pile_sorted(tables):
             assert r.known_rtops[end] == m
             assert known[:m].tolist() == cards
         # The same function fills the rollout player's re-deal, from any order of the piles.
-        decks, discards, new_starts, stack = inori_rollout._permute_hidden(tuple(state), rng)
+        decks, discards, new_starts, stack = inori_rollout.permute_hidden(tuple(state), rng)
         shuffled = state._replace(decks=decks, discards=discards, new_starts=new_starts,
                                   stack=stack)
         rwork, _, _ = IP.rollout_work(t, players, shuffled, rollout)

@@ -27,7 +27,7 @@ from reports.targets import FAIL, PASS, UNSURE, Item, judge_item, load_targets, 
 from simkit.games import get_game
 from simkit.prepare import RunSpec
 from simkit.rerun import RunSettings, settings_of
-from tests.test_report_targets import _frames
+from tests.test_report_targets import target_frames
 
 CM_CONFIG = {"options": {"tie_break": "shared", "max_rounds": 100},
              "supply": {"size": {"4": 12}},
@@ -44,7 +44,7 @@ def _advice(**kw) -> Advice:
 
 def _bad_card():
     targets = load_targets(None, "cauldron-master")
-    return scorecard(targets, run_games=1000, **_frames(advantage=(0.06, -0.06), tie=0.25,
+    return scorecard(targets, run_games=1000, **target_frames(advantage=(0.06, -0.06), tie=0.25,
                                                        rounds=7.0, effects=(0.049,)))
 
 
@@ -114,7 +114,7 @@ def test_balance_answer_counts_the_verdicts_and_names_the_largest_miss():
     # in units of each limit: the tie rate (25% against 10%) misses by 1.5, the seat (6
     # points against 3) and the length (7 rounds against 4..6) by 1
     assert largest["metric"] == "tie_rate"
-    good = scorecard(load_targets(None, "cauldron-master"), run_games=1000, **_frames())
+    good = scorecard(load_targets(None, "cauldron-master"), run_games=1000, **target_frames())
     assert balance_answer(good, "us") == "All 4 targets pass for us: nothing to change."
 
 

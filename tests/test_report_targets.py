@@ -94,7 +94,7 @@ def test_judge_estimates_the_games_needed():
     assert [v for _, v in results] == [PASS, FAIL, UNSURE]
 
 
-def _frames(advantage=(0.01, -0.01), half=0.005, effects=(0.01,), tie=0.05, rounds=5.0):
+def target_frames(advantage=(0.01, -0.01), half=0.005, effects=(0.01,), tie=0.05, rounds=5.0):
     seats = pl.DataFrame({"seat": list(range(len(advantage))), "advantage": list(advantage),
                           "advantage_lo": [a - half for a in advantage],
                           "advantage_hi": [a + half for a in advantage]})
@@ -114,12 +114,12 @@ def _frames(advantage=(0.01, -0.01), half=0.005, effects=(0.01,), tie=0.05, roun
 
 def test_scorecard_rows():
     targets = load_targets(None, "cauldron-master")
-    card = scorecard(targets, run_games=1000, **_frames())
+    card = scorecard(targets, run_games=1000, **target_frames())
     assert card["metric"].to_list() == ["seat_advantage", "component_effect", "tie_rate",
                                         "game_length"]
     assert card["verdict"].to_list() == [PASS] * 4
     assert "1 component(s) not judged" in card["detail"][1]
-    bad = scorecard(targets, run_games=1000, **_frames(advantage=(0.06, -0.06), tie=0.2,
+    bad = scorecard(targets, run_games=1000, **target_frames(advantage=(0.06, -0.06), tie=0.2,
                                                         rounds=7.0, effects=(0.049,)))
     verdicts = dict(zip(bad["metric"], bad["verdict"], strict=True))
     assert verdicts == {"seat_advantage": FAIL, "component_effect": UNSURE, "tie_rate": FAIL,
@@ -133,7 +133,7 @@ def test_scorecard_rows():
 
 def test_game_length_is_said_in_the_game_s_own_unit():
     targets = load_targets(None, "cauldron-master")
-    card = scorecard(targets, run_games=1000, length_unit="seasons", **_frames())
+    card = scorecard(targets, run_games=1000, length_unit="seasons", **target_frames())
     row = card.filter(pl.col("metric") == "game_length").row(0, named=True)
     assert "seasons" in row["estimate"] and "rounds" not in row["estimate"]
     assert row["target"].endswith("seasons")
@@ -143,7 +143,7 @@ def test_a_game_without_components_has_no_component_row():
     """Pig's report names no components: its scorecard leaves the target out rather than
     calling it NOT YET SURE forever (which `--until-sure` would wait on)."""
     targets = load_targets(None, "cauldron-master")
-    frames = _frames()
+    frames = target_frames()
     card = scorecard(targets, run_games=1000,
                      **(frames | {"components": frames["components"].clear()}))
     assert card["metric"].to_list() == ["seat_advantage", "tie_rate", "game_length"]
@@ -151,7 +151,7 @@ def test_a_game_without_components_has_no_component_row():
 
 def test_a_chosen_component_is_never_failed_on_association_alone():
     targets = load_targets(None, "cauldron-master")
-    frames = _frames(effects=(0.2,))  # players who had c0 won 20 points more
+    frames = target_frames(effects=(0.2,))  # players who had c0 won 20 points more
     card = scorecard(targets, run_games=1000, **frames)
     row = card.filter(pl.col("metric") == "component_effect").row(0, named=True)
     assert row["verdict"] == UNSURE and "association only" in row["detail"]
@@ -163,7 +163,7 @@ def test_a_chosen_component_is_never_failed_on_association_alone():
 
 def test_causal_worth_replaces_the_association_where_measured():
     targets = load_targets(None, "cauldron-master")
-    frames = _frames(effects=(0.2,))
+    frames = target_frames(effects=(0.2,))
     causal = pl.DataFrame({"kind": ["Card", "A/A control"], "key": ["c0", "a_a"],
                            "name": ["c0", "A/A"], "a_a": [False, True],
                            "vs_average": [0.08, math.nan], "vs_average_lo": [0.07, math.nan],

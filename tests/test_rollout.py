@@ -105,7 +105,7 @@ def test_playout_replays_whole_games(overrides, strategy):
             np.testing.assert_array_equal(replayed[name], column, err_msg=name)
 
 
-def _mid_game(t, players: int, rng: np.random.Generator) -> tuple:
+def mid_game(t, players: int, rng: np.random.Generator) -> tuple:
     """A plausible round-start state: some rounds played, cards in cauldrons, scores."""
     pub, hid, cnt, deck = _setup(t, players, int(rng.integers(1 << 62)))
     top = int(hid[L.TOP])
@@ -148,7 +148,7 @@ def test_never_reads_the_deck_order(cm):
     differ = 0
     for case in range(60):
         players = 2 + case % 3
-        pub, deck, top, cnt = _mid_game(t, players, rng)
+        pub, deck, top, cnt = mid_game(t, players, rng)
         seat = int(rng.integers(players))
         pub[L.SEAT] = seat
         pub[L.REVEALED: L.REVEALED + L.MAX_PLAYERS] = -1
