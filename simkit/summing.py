@@ -437,15 +437,14 @@ def cluster_totals(cluster: np.ndarray, starts: np.ndarray, longest: int, game: 
     over its entries e in ptr[j]..ptr[j+1] (a plain value: one entry, coefficient 1).
     `games`: ROWS, ONE or DISTINCT (each game's rows together). `sizes` > 0 groups the
     clusters by their size too (group g, size m -> g * sizes + m; sizes exceeds every
-    cluster's rows). A cluster whose first row is `opened` is kept apart,
-    per cluster and group.
+    cluster's rows). A cluster whose first row is `opened` is kept apart, per cluster
+    and group.
 
     With `products` (pairs of summands, the summand count standing for m, those with m
-    last), a closed
-    cluster adds its summands' sums and m, and those pairs' products, to its key's, and
-    the values' totals are formed from them at the end (`Products`): fewer operations
-    when many values share few summands (the card values: 278 from 101), and the same
-    integers, as int64 arithmetic wraps modulo 2^64 whatever the order.
+    last), a closed cluster adds its summands' sums and m, and those pairs' products, to
+    its key's, and the values' totals are formed from them at the end (`Products`):
+    fewer operations when many values share few summands (the card values: 278 from
+    101), and the same integers, as int64 arithmetic wraps modulo 2^64 whatever the order.
 
     Returns (closed, open, first): closed[key] = c, m, mm, games, then per value y, yy,
     ym; open rows = cluster, group, m, games, then per value y; each group's first row.

@@ -20,8 +20,10 @@ from tests import test_carnuta_rollout as carnuta_rollout
 from tests import test_inori_rollout as inori_rollout
 
 
-def _spec(strategies, name: str):
-    return next(s for s in strategies if s.name == name)
+def _lookahead_params(strategies) -> tuple[np.ndarray, np.ndarray]:
+    """The search and rollout players' default parameter vectors."""
+    spec = {s.name: s for s in strategies}
+    return spec["search"].vector({}), spec["rollout"].vector({})
 
 
 def _known(pile: np.ndarray, lo: int, hi: int) -> tuple[list[int], int]:
@@ -67,8 +69,7 @@ def _inori_states(t, rng):
 def test_carnuta_knows_each_deck_and_discard_pile_sorted(tables):
     t = tables["carnuta"]
     rng = np.random.default_rng(11)
-    search = _spec(CARNUTA_STRATEGIES, "search").vector({})
-    rollout = _spec(CARNUTA_STRATEGIES, "rollout").vector({})
+    search, rollout = _lookahead_params(CARNUTA_STRATEGIES)
     seen = 0
     for players, state in _carnuta_states(t, rng):
         work, _, _ = CP.search_work(t, players, state, search)
@@ -99,8 +100,7 @@ def test_carnuta_knows_each_deck_and_discard_pile_sorted(tables):
 def test_inori_knows_each_hidden_pile_sorted(tables):
     t = tables["inori"]
     rng = np.random.default_rng(12)
-    search = _spec(INORI_STRATEGIES, "search").vector({})
-    rollout = _spec(INORI_STRATEGIES, "rollout").vector({})
+    search, rollout = _lookahead_params(INORI_STRATEGIES)
     seen = 0
     for players, state in _inori_states(t, rng):
         r, _, _ = IP.search_work(t, players, state, search)
