@@ -273,8 +273,8 @@ CT_RUNE = CT_TREE + MAX_TREE  # Rune tiles played per kind (RUNE_KINDS)
 (CT_DRAWN, CT_COMPLETED, CT_FIRST, CT_PASSED, CT_TILES, CT_TURNS, CT_PAID, CT_GAINED,
  CT_NEUTRAL, CT_NEW_START, CT_CARD_OFFERS) = range(CT_RUNE + len(RUNE_KINDS),
                                                    CT_RUNE + len(RUNE_KINDS) + 11)
-CT_SIZE = CT_CARD_OFFERS + 1
-# (complete cards per seat and card id have an array of their own, `done`.)
+CT_DONE = CT_CARD_OFFERS + 1  # then per card id: times complete with the seat present
+CT_SIZE = CT_DONE + MAX_CARDS  # at most (the scratch holds CT_DONE + the config's cards)
 
 # Result columns, in order: every game's five (simkit/outputs.py) first; O_<NAME> is each
 # one's index.
@@ -357,8 +357,7 @@ class Scratch(NamedTuple):
     tied: np.ndarray  # per seat: ties, ranking keys
     starts: np.ndarray  # Start cards for this player count (setup)
     hid: np.ndarray  # hidden state
-    cnt: np.ndarray  # per-seat counters
-    done: np.ndarray  # complete cards per seat and card
+    cnt: np.ndarray  # per-seat counters (CT_*), then complete cards per card id
     hv: np.ndarray  # the deciding seat's tokens (holdings())
 
 
@@ -384,7 +383,6 @@ class Redeal(NamedTuple):
     rtops: np.ndarray
     opts: np.ndarray  # ... its option table
     cnt: np.ndarray
-    done: np.ndarray
     hv: np.ndarray
     tied: np.ndarray
     sids: np.ndarray  # the policy, for every seat ...

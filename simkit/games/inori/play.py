@@ -34,10 +34,10 @@ from . import options as _options
 from . import rules as _rules
 from . import scoring as _scoring
 from . import step as _step
-from .layout import (CT_CARD_OFFERS, CT_COMPLETED, CT_DRAWN, CT_FIRST, CT_GAINED, CT_NEUTRAL,
-                     CT_NEW_START, CT_PAID, CT_PASSED, CT_RUNE, CT_SIZE, CT_SRC, CT_TILES, CT_TREE,
-                     CT_TURNS, GREEDY, GREEDY_TIES, HID_SIZE, KIND, MAX_COLOURS, MAX_OPTIONS,
-                     MAX_PLAYERS, N_COLS, NEW_END, NEW_TOP, O_CARD, O_CARD_OFFERINGS,
+from .layout import (CT_CARD_OFFERS, CT_COMPLETED, CT_DONE, CT_DRAWN, CT_FIRST, CT_GAINED,
+                     CT_NEUTRAL, CT_NEW_START, CT_PAID, CT_PASSED, CT_RUNE, CT_SRC, CT_TILES,
+                     CT_TREE, CT_TURNS, GREEDY, GREEDY_TIES, HID_SIZE, KIND, MAX_COLOURS,
+                     MAX_OPTIONS, MAX_PLAYERS, N_COLS, NEW_END, NEW_TOP, O_CARD, O_CARD_OFFERINGS,
                      O_CARDS_COMPLETED, O_MARKERS_PASSED, O_NEUTRAL_PLACED, O_NEW_STARTS_KEPT,
                      O_POINTS, O_RANK, O_ROUNDS, O_RUNE, O_RUNES_DRAWN, O_SCORE, O_SEASONS_FIRST,
                      O_STRATEGY, O_TILES_PLACED, O_TOKENS, O_TOKENS_GAINED, O_TOKENS_PAID, O_TREE,
@@ -93,8 +93,7 @@ def new_scratch(t):
         tied=np.zeros(MAX_PLAYERS, np.int64),
         starts=np.zeros(n_cards, np.int64),
         hid=np.zeros(HID_SIZE, np.int64),
-        cnt=np.zeros((MAX_PLAYERS, CT_SIZE), np.int64),
-        done=np.zeros((MAX_PLAYERS, n_cards), np.int64),
+        cnt=np.zeros((MAX_PLAYERS, CT_DONE + n_cards), np.int64),
         hv=np.zeros(MAX_COLOURS, np.int64),
     )
 
@@ -107,7 +106,7 @@ def unowned_views(t, s, out, tr):
     tv = Tables(u(t.card), u(t.tree), u(t.rune), u(t.rules), u(t.setup), u(t.colour))
     sv = Scratch(u(s.pub), u(s.opts), u(s.decks), u(s.discards), u(s.tops),
                  u(s.new_starts), u(s.stack), u(s.rtops), u(s.rngs), u(s.tied),
-                 u(s.starts), u(s.hid), u(s.cnt), u(s.done), u(s.hv))
+                 u(s.starts), u(s.hid), u(s.cnt), u(s.hv))
     ov = (u(out[0]), u(out[1]), u(out[2]), u(out[3]), u(out[4]), u(out[5]), u(out[6]),
           u(out[7]), u(out[8]), u(out[9]), u(out[10]), u(out[11]), u(out[12]), u(out[13]),
           u(out[14]), u(out[15]), u(out[16]), u(out[17]), u(out[18]), u(out[19]),
@@ -133,8 +132,8 @@ def ask(sid, opts, n, pub, t, params, rng):
 # The rollout player's hooks (simkit/kernels/rollout.py; it chooses offerings by the
 # game's own steps), with the rules, below the players. `state`: a layout.Decision.
 @njit_with_refcounts
-def playout(t, n_players, pub, hid, cnt, done, decks, discards, tops, new_starts, stack,
-            rtops, rngs, tied, opts, hv, sids, params, horizon, trace):
+def playout(t, n_players, pub, hid, cnt, decks, discards, tops, new_starts, stack, rtops,
+            rngs, tied, opts, hv, sids, params, horizon, trace):
     """Play on from the pending state of `pub` and `hid`, seat s by strategy sids[s]
     (weights params[s]), until the game ends (majorities scored) or `horizon` season ends
     have passed (0: no limit); `rngs`' one row stands for every stream. Returns the season
@@ -142,9 +141,9 @@ def playout(t, n_players, pub, hid, cnt, done, decks, discards, tops, new_starts
     start = pub[SEASON]
     hid[STOP_SEASON] = start + horizon if horizon > 0 else t.rules[R_SEASONS]
     while True:
-        n, fz = next_decision(t, n_players, pub, hid, cnt, done, decks, discards, tops,
-                              new_starts, stack, rtops, rngs[0], tied, opts, hv, sids,
-                              params, rngs, True, trace, False)
+        n, fz = next_decision(t, n_players, pub, hid, cnt, decks, discards, tops, new_starts,
+                              stack, rtops, rngs[0], tied, opts, hv, sids, params, rngs, True,
+                              trace, False)
         if n == 0:
             return pub[SEASON] - start + (1 if hid[PHASE] == PH_OVER else 0)
         s = pub[SEAT]
@@ -175,8 +174,7 @@ def new_redeal(t, state, sids, prms):
         stack=np.empty(stack.shape[0], np.int64),
         rtops=np.empty(4, np.int64),
         opts=np.zeros((MAX_OPTIONS, N_COLS), np.int32),
-        cnt=np.zeros((MAX_PLAYERS, CT_SIZE), np.int64),
-        done=np.zeros((MAX_PLAYERS, n_cards), np.int64),
+        cnt=np.zeros((MAX_PLAYERS, CT_DONE + n_cards), np.int64),
         hv=np.zeros(MAX_COLOURS, np.int64),
         tied=np.zeros(MAX_PLAYERS, np.int64),
         sids=sids,
@@ -279,7 +277,7 @@ def rollout_play(t, n_players, state, opts, cand, k, i, params, rng, work, keys,
     pub, hid, trace = state.pub, state.hid, state.trace
     rpub, rhid, rdecks, rdisc, rtops3 = r.pub, r.hid, r.decks, r.discards, r.tops
     rnew, rstack, rrt = r.new_starts, r.stack, r.rtops
-    rr, ropts, rcnt, rdone, rhv, rtied = work.rngs, r.opts, r.cnt, r.done, r.hv, r.tied
+    rr, ropts, rcnt, rhv, rtied = work.rngs, r.opts, r.cnt, r.hv, r.tied
     rpub[:] = pub
     rhid[:] = hid
     rdecks[:, :] = work.deal_decks
@@ -291,11 +289,11 @@ def rollout_play(t, n_players, state, opts, cand, k, i, params, rng, work, keys,
     rr[0, 0] = work.seed[0]
     ropts[:k] = work.rows[:k]
     apply_option(t, rpub, rhid, rcnt, rstack, rrt, ropts, i, rhv, trace, False)
-    playout(t, n_players, rpub, rhid, rcnt, rdone, rdecks, rdisc, rtops3, rnew, rstack, rrt,
-            rr, rtied, ropts, rhv, r.sids, r.prms, np.int64(params[1] + 0.5), trace)
+    playout(t, n_players, rpub, rhid, rcnt, rdecks, rdisc, rtops3, rnew, rstack, rrt, rr,
+            rtied, ropts, rhv, r.sids, r.prms, np.int64(params[1] + 0.5), trace)
     for q in range(n_players):
         points[q] = final_score(t, rpub, q)
-        keys[q] = ranking_key(t, rpub, q)
+        keys[q] = ranking_key(t, n_players, rpub, rhid, rcnt, q)
 
 
 rollout_choice = bind_rollout(globals(), njit_with_refcounts)
@@ -363,7 +361,7 @@ def search_apply(t, n_players, work, i, rng):
 def search_step(t, n_players, work, rng, fusing):
     """next_decision on the re-deal: (options, fused); the iteration's stream stands for
     every seat's (rng.seat_stream: a playout's streams are one row)."""
-    return next_decision(t, n_players, work.pub, work.hid, work.cnt, work.done, work.decks,
+    return next_decision(t, n_players, work.pub, work.hid, work.cnt, work.decks,
                          work.discards, work.tops, work.new_starts, work.stack, work.rtops,
                          rng, work.tied, work.opts, work.hv, work.sids, work.prms,
                          rng.reshape((1, rng.shape[0])), fusing, work.trace, False)
@@ -408,7 +406,7 @@ def search_playout(t, n_players, work, params, rng):
 def search_end(t, n_players, work, keys, points):
     for q in range(n_players):
         points[q] = final_score(t, work.pub, q)
-        keys[q] = ranking_key(t, work.pub, q)
+        keys[q] = ranking_key(t, n_players, work.pub, work.hid, work.cnt, q)
 
 
 searched = bind_search(globals(), njit_with_refcounts)
@@ -424,21 +422,21 @@ def play_game(t, n_players, seed, sids, params, out, g, scratch, trace, tracing,
         scratch.discards, scratch.tops
     new_starts, stack, rtops, rngs, tied = scratch.new_starts, scratch.stack, scratch.rtops, \
         scratch.rngs, scratch.tied
-    hid, cnt, done, hv = scratch.hid, scratch.cnt, scratch.done, scratch.hv
+    hid, cnt, hv = scratch.hid, scratch.cnt, scratch.hv
     for s in range(n_players):
         rngs[1 + s, 0] = stream_state(seed, np.uint64(1 + s))
     rng = rngs[0]  # the deal
     rng[0] = stream_state(seed, np.uint64(0))
-    setup(t, n_players, pub, hid, cnt, done, decks, discards, tops, new_starts, stack, rtops,
+    setup(t, n_players, pub, hid, cnt, decks, discards, tops, new_starts, stack, rtops,
           scratch.starts, rng, trace, tracing)
     fusing = not tracing  # a trace records whole tables
     c = -1
     while True:  # options -> decide -> apply, one copy of each (inlined once)
         if c >= 0:
             apply_option(t, pub, hid, cnt, stack, rtops, opts, c, hv, trace, tracing)
-        n, fz = next_decision(t, n_players, pub, hid, cnt, done, decks, discards, tops,
-                              new_starts, stack, rtops, rng, tied, opts, hv, sids, params,
-                              rngs, fusing, trace, tracing)
+        n, fz = next_decision(t, n_players, pub, hid, cnt, decks, discards, tops, new_starts,
+                              stack, rtops, rng, tied, opts, hv, sids, params, rngs, fusing,
+                              trace, tracing)
         if n == 0:
             break
         s = pub[SEAT]
@@ -457,11 +455,11 @@ def play_game(t, n_players, seed, sids, params, out, g, scratch, trace, tracing,
             c = ask(sids[s], opts, n, pub, t, params[s], rngs[1 + s])
         if tracing:
             record_decision(trace, tracing, pub[SEASON], s, pub[STEP], opts, n, c)
-    results(t, n_players, pub, cnt, done, out, g, tied)
+    results(t, n_players, pub, hid, cnt, out, g, tied)
 
 
 @njit(cache=True, inline="always")
-def results(t, n_players, pub, cnt, done, out, g, keys):
+def results(t, n_players, pub, hid, cnt, out, g, keys):
     """Copy a finished game's counters into row g of the result arrays (`keys`: scratch
     for the ranking)."""
     n_col = t.rules[R_N_COLOURS]
@@ -479,7 +477,7 @@ def results(t, n_players, pub, cnt, done, out, g, keys):
         for k in range(N_RUNE_KINDS):
             out[O_RUNE][g, p, k] = cnt[p, CT_RUNE + k]
         for c in range(n_cards):
-            out[O_CARD][g, p, c] = done[p, c]
+            out[O_CARD][g, p, c] = cnt[p, CT_DONE + c]
         out[O_RUNES_DRAWN][g, p] = cnt[p, CT_DRAWN]
         out[O_CARDS_COMPLETED][g, p] = cnt[p, CT_COMPLETED]
         out[O_SEASONS_FIRST][g, p] = cnt[p, CT_FIRST]
@@ -491,7 +489,7 @@ def results(t, n_players, pub, cnt, done, out, g, keys):
         out[O_NEUTRAL_PLACED][g, p] = cnt[p, CT_NEUTRAL]
         out[O_NEW_STARTS_KEPT][g, p] = cnt[p, CT_NEW_START]
         out[O_CARD_OFFERINGS][g, p] = cnt[p, CT_CARD_OFFERS]
-        keys[p] = ranking_key(t, pub, p)
+        keys[p] = ranking_key(t, n_players, pub, hid, cnt, p)
     rank_seats(keys, n_players, out[O_RANK][g], out[O_WIN_SHARE][g])
 
 
