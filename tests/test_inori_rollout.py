@@ -84,11 +84,10 @@ def test_parameter_errors(ino, setting, message):
 
 def started(t, players: int, seed: int) -> tuple:
     """A game's scratch, set up by the rules as `play_game` sets it up."""
-    sc = P.new_scratch(t)
-    sc.rngs[0, 0] = py_stream_state(seed, 0)
-    R.setup(t, players, sc.pub, sc.hid, sc.cnt, sc.decks, sc.discards, sc.tops, sc.new_starts,
-            sc.stack, sc.rtops, sc.starts, sc.rngs[0], new_trace_stub(L.N_COLS), False)
-    return sc
+    scratch = P.new_scratch(t)
+    scratch.rngs[0, 0] = py_stream_state(seed, 0)
+    P.state_setup(t, players, scratch, scratch.rngs[0], new_trace_stub(L.N_COLS), False)
+    return scratch
 
 
 def play_out(t, players: int, scratch, sid: int, prm, horizon: int) -> int:
@@ -132,8 +131,8 @@ def test_playout_replays_whole_games(overrides, strategy):
         for g in range(20):
             scratch = started(t, players, py_game_seed(11, g))
             ends = play_out(t, players, scratch, lineup.ids[0], lineup.params[0], 0)
-            P.results(t, players, scratch.pub, scratch.hid, scratch.cnt, out, g,
-                      scratch.tied)
+            P.game_end(t, players, scratch.pub, scratch.hid, scratch.cnt, out, g,
+                       scratch.ranking[0], 0)
             assert ends == t.rules[L.R_SEASONS]
         replayed = game.columns(compiled, out)
         assert replayed.keys() == cols.keys()

@@ -55,6 +55,7 @@ JITTED = {
     "action_key": {"inline": "always"},
     "state_setup": {"inline": "always"},
     "state_next": {"inline": "always"},
+    "state_next_fused": {"inline": "always"},
     "state_apply": {"inline": "always"},
     "state_decision": {"inline": "always"},
     "rollout_decides": {"inline": "always"},
