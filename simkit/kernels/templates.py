@@ -27,6 +27,7 @@ from typing import Any
 import numba
 
 from simkit.errors import SimkitError
+from simkit.kernels.as_compiled import keep_callees_as_compiled
 
 ROLLOUT = Path(__file__).with_name("rollout.py")
 SEARCH = Path(__file__).with_name("search.py")
@@ -86,10 +87,15 @@ def bind_search(namespace: MutableMapping[str, Any],
 
 
 def bind_batch(namespace: MutableMapping[str, Any], source: Path | None = None,
-               cache: bool = True) -> Any:
+               cache: bool = True, reoptimise: bool = True) -> Any:
     """The batch loop compiled into a game's play.py (`simulate_batch =
     bind_batch(globals())`): called from Python, without the GIL. `source` as in
-    `compile_into`; `cache`: whether numba caches it on disk."""
+    `compile_into`; `cache`: whether numba caches it on disk; `reoptimise` False: the
+    batch runs play_game as play_game's own compile left it, not re-optimised inside the
+    batch's library (simkit/kernels/as_compiled.py: a speed choice, same results)."""
     compile_into(namespace, BATCH, {"simulate_batch": numba.njit(cache=cache, nogil=True)},
                  source)
-    return namespace["simulate_batch"]
+    batch = namespace["simulate_batch"]
+    if not reoptimise:
+        keep_callees_as_compiled(batch.py_func.__qualname__)
+    return batch

@@ -464,4 +464,7 @@ def results(t, n_players, pub, hid, cnt, out, g):
 # the rollout and search players over the hooks above; the result files predate the loop's
 # `decisions` column, so the loop leaves it out. The kernel's cache is dropped when a file
 # it is built from changes, the players' file included (simkit/gamekit/cache.py).
-bind(globals(), outputs=CORE_OUTPUTS, sources=(Path(players_file("inori")),))
+# The batch runs play_game as play_game's own compile left it: numba's second optimisation
+# of it inside the batch's library cost Inori 10% (simkit/kernels/as_compiled.py).
+bind(globals(), outputs=CORE_OUTPUTS, sources=(Path(players_file("inori")),),
+     reoptimise_batch=False)
