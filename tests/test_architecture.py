@@ -152,9 +152,11 @@ def test_no_python_file_is_longer_than_600_lines():
 # compiling Inori's game loop took 4 minutes and 2 GB. Helpers are compiled once and
 # called instead (LLVM inlines the small ones); see simkit.kernels.jit.
 # The tie-break (simkit/kernels/ties.py) is counted since it moved there from strategies/,
-# which the count did not read: Carnuta's loop counts 1,203 lines, the same code as the
-# 1,086 counted before (checked on badcf77 with strategies/ties.py added to its files).
-MAX_INLINED_LINES = 1250
+# which the count did not read. Docstrings are not counted (numba copies code, not them):
+# counted with them, the shared loop's default `state_next_fused` (a two-line wrapper, no
+# code of Carnuta's) took Carnuta's loop from 1,246 lines to 1,251 over the former cap of
+# 1,250; without them it counts 1,083 (Inori's 886, Cauldron Master's 753).
+MAX_INLINED_LINES = 1100
 
 
 def inlined_lines(files: list[Path]) -> dict[str, int]:
@@ -186,19 +188,24 @@ def inlined_lines(files: list[Path]) -> dict[str, int]:
                  for n in ast.walk(funcs[name]) if isinstance(n, ast.Call))
         return [c for c in names if c in inline and c != name]
 
+    def code_lines(node: ast.FunctionDef) -> int:
+        """The function's lines, its docstring left out (numba copies code, not that)."""
+        body = node.body[1:] if ast.get_docstring(node) is not None else node.body
+        return len(ast.unparse(ast.FunctionDef(**{**vars(node), "body": body or
+                                                   [ast.Pass()]})).splitlines())
+
     def lines(name: str) -> int:
-        return sum(len(ast.unparse(funcs[c]).splitlines()) + lines(c) for c in called(name))
+        return sum(code_lines(funcs[c]) + lines(c) for c in called(name))
 
     return {n: lines(n) for n in sorted(jitted - inline)}
 
 
 def test_numba_inlines_little_into_any_kernel_function():
     """Each game's kernel functions stay quick to compile: numba inlines at most
-    MAX_INLINED_LINES into any of them (Cauldron Master's and Carnuta's loop is the shared
-    one)."""
+    MAX_INLINED_LINES into any of them (every built-in game's loop is the shared one)."""
     shared = [*(ROOT / "simkit" / "kernels").glob("*.py"), ROOT / "simkit" / "rng.py"]
     for game in ("cauldron_master", "carnuta", "inori"):
-        loop = [LOOP] if game in ("cauldron_master", "carnuta") else []
+        loop = [LOOP]
         files = [*loop, *(ROOT / "simkit" / "games" / game).glob("*.py"),
                  ROOT / "strategies" / f"{game}.py", *shared]
         sizes = inlined_lines(files)
@@ -227,18 +234,23 @@ def test_no_private_helper_is_imported_across_modules():
     assert private_imports() == set()
 
 
-@pytest.mark.parametrize("game", ["cauldron_master", "carnuta"])
-def test_built_in_game_is_played_by_the_shared_loop(game):
-    """Cauldron Master's and Carnuta's games are played by gamekit/loop.py's `play_game`,
-    as a game folder's are, with their own state hooks and specialised lookahead hooks
-    kept."""
+@pytest.mark.parametrize("game, hooks", [
+    ("cauldron_master", ("state_next", "rollout_decides", "rollout_play", "search_deal",
+                         "playout", "new_scratch")),
+    ("carnuta", ("state_next", "rollout_decides", "search_decides", "decision_kind",
+                 "rollout_play", "search_deal", "playout", "new_scratch")),
+    ("inori", ("state_next_fused", "decision_kind", "rollout_decides", "rollout_play",
+               "search_deal", "playout", "new_scratch")),
+])
+def test_built_in_game_is_played_by_the_shared_loop(game, hooks):
+    """Every built-in game is played by gamekit/loop.py's `play_game` and batch loop, as a
+    game folder's is, with its own state hooks and specialised lookahead hooks kept."""
     play = importlib.import_module(f"simkit.games.{game}.play")
 
     def file_of(name: str) -> str:
         return Path(getattr(play, name).py_func.__code__.co_filename).name
 
-    assert {file_of(name) for name in ("play_game", "game_end")} == {"loop.py"}
-    assert play.simulate_batch.py_func.__code__.co_filename.endswith("batch.py")
-    assert {file_of(name) for name in ("state_next", "rollout_decides", "rollout_play",
-                                       "search_deal", "playout", "new_scratch")} == {"play.py"}
+    assert file_of("play_game") == "loop.py" and file_of("game_end") == "loop.py"
+    assert file_of("simulate_batch") == "batch.py"
+    assert {file_of(name) for name in hooks} == {"play.py"}
     assert "decisions" not in {o.name for o in play.OUTPUTS} and not play.KEEPS_DECISIONS

@@ -85,24 +85,20 @@ def test_parameter_errors(ino, setting, message):
 def started(t, players: int, seed: int) -> tuple:
     """A game's scratch, set up by the rules as `play_game` sets it up."""
     scratch = P.new_scratch(t)
-    (pub, _opts, decks, discards, tops, new_starts, stack, rtops, rngs, _tied, starts, hid,
-     cnt, done, _hv) = scratch
-    rngs[0, 0] = py_stream_state(seed, 0)
-    R.setup(t, players, pub, hid, cnt, done, decks, discards, tops, new_starts, stack, rtops,
-            starts, rngs[0], new_trace_stub(L.N_COLS), False)
+    scratch.rngs[0, 0] = py_stream_state(seed, 0)
+    P.state_setup(t, players, scratch, scratch.rngs[0], new_trace_stub(L.N_COLS), False)
     return scratch
 
 
 def play_out(t, players: int, scratch, sid: int, prm, horizon: int) -> int:
     """Play on from the scratch's state, every seat by `sid` (the deal and the strategies
     drawing from the deal stream, as in a rollout's playout)."""
-    (pub, opts, decks, discards, tops, new_starts, stack, rtops, rngs, tied, _starts, hid,
-     cnt, done, hv) = scratch
+    sc = scratch
     sids = np.full(L.MAX_PLAYERS, sid, np.int64)
     prms = np.tile(np.asarray(prm, np.float64), (L.MAX_PLAYERS, 1))
-    return P.playout(t, players, pub, hid, cnt, done, decks, discards, tops, new_starts, stack,
-                     rtops, rngs[0:1], tied, opts, hv, sids, prms, horizon,
-                     new_trace_stub(L.N_COLS))
+    return P.playout(t, players, sc.pub, sc.hid, sc.cnt, sc.decks, sc.discards, sc.tops,
+                     sc.new_starts, sc.stack, sc.rtops, sc.rngs[0:1], sc.tied, sc.opts, sc.hv,
+                     sids, prms, horizon, new_trace_stub(L.N_COLS))
 
 
 OPTION_VALUES = [(), ('options.cost_payment="hold"',), ('options.majority_tie="unpayable"',),
@@ -135,8 +131,8 @@ def test_playout_replays_whole_games(overrides, strategy):
         for g in range(20):
             scratch = started(t, players, py_game_seed(11, g))
             ends = play_out(t, players, scratch, lineup.ids[0], lineup.params[0], 0)
-            pub, tied, cnt, done = scratch[0], scratch[9], scratch[12], scratch[13]
-            P.results(t, players, pub, cnt, done, out, g, tied)
+            P.game_end(t, players, scratch.pub, scratch.hid, scratch.cnt, out, g,
+                       scratch.ranking[0], 0)
             assert ends == t.rules[L.R_SEASONS]
         replayed = game.columns(compiled, out)
         assert replayed.keys() == cols.keys()
@@ -177,7 +173,7 @@ def test_never_reads_hidden_orders(ino):
         if seasons_played:
             play_out(t, players, scratch, GREEDY, GREEDY_PRM, seasons_played)
         pub, opts, decks, discards, tops, new_starts, stack, rtops = scratch[:8]
-        hid, cnt, hv = scratch[11], scratch[12], scratch[14]
+        hid, cnt, hv = scratch.hid, scratch.cnt, scratch.hv
         # The state next_decision leaves at the season's first offering.
         seat = R.next_seat(players, pub, hid)
         R.begin_turn(pub, hid, cnt, seat)

@@ -46,7 +46,7 @@ def test_never_reads_hidden_orders(ino):
         if seasons_played:
             play_out(t, players, scratch, GREEDY, GREEDY_PRM, seasons_played)
         pub, opts, decks, discards, tops, new_starts, stack, rtops = scratch[:8]
-        hid, cnt, hv = scratch[11], scratch[12], scratch[14]
+        hid, cnt, hv = scratch.hid, scratch.cnt, scratch.hv
         seat = R.next_seat(players, pub, hid)
         R.begin_turn(pub, hid, cnt, seat)
         hid[L.PHASE] = L.PH_END_TURN

@@ -4,6 +4,7 @@ kept (simkit/kernels/inline_copy.py, jit.py, frame_chunks.py)."""
 
 from __future__ import annotations
 
+import importlib
 import os
 import re
 import resource
@@ -204,3 +205,58 @@ def test_the_allocator_is_put_back_before_the_interpreter_ends():
                           timeout=120)
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.split() == ["running:", "True", "at", "exit:", "False"]
+
+
+def test_numba_lets_a_caller_keep_its_callees_as_compiled():
+    """The wrapper of numba's private `_optimize_final_module` is in place on this numba
+    (Inori's batch relies on it for its speed: a numba that drops the method fails here,
+    not silently 10% slower)."""
+    from numba.core import codegen
+
+    from simkit.kernels.as_compiled import skip_reoptimising_kept
+
+    assert skip_reoptimising_kept()
+    wrapper = codegen.CPUCodeLibrary._optimize_final_module
+    assert wrapper.skips_kept and wrapper.original is not wrapper
+    assert skip_reoptimising_kept()  # wrapped once, not around itself
+    assert codegen.CPUCodeLibrary._optimize_final_module is wrapper
+
+
+def test_a_kept_function_runs_its_callees_as_their_own_compile_left_them():
+    """keep_callees_as_compiled: numba's module passes over the caller's library (which
+    would inline a small callee into it) are skipped for that caller only, and the
+    results are the same."""
+    from simkit.kernels.as_compiled import KEPT, keep_callees_as_compiled
+
+    def make_caller(name):
+        @njit
+        def twice(x):
+            return 2 * x
+
+        def caller(x):
+            return twice(x) + 1
+        caller.__qualname__ = name
+        return njit(caller)
+
+    kept, plain = make_caller("kept_caller_of_twice"), make_caller("plain_caller_of_twice")
+    assert keep_callees_as_compiled("kept_caller_of_twice")
+    try:
+        assert kept(4) == plain(4) == 9
+        assert kept(-7) == plain(-7) == -13
+        ir_kept = kept.inspect_llvm(kept.signatures[0])
+        ir_plain = plain.inspect_llvm(plain.signatures[0])
+    finally:
+        KEPT.discard("kept_caller_of_twice")
+    assert re.search(r"call .*5twice", ir_kept)  # left a call, as linked
+    assert not re.search(r"call .*5twice", ir_plain)  # inlined by the module passes
+
+
+def test_inori_keeps_its_turn_loop_as_compiled_in_its_batch():
+    """Inori's play.py asks for it (bind's `reoptimise_batch=False`), under the name numba
+    gives simulate_batch's library; Cauldron Master's and Carnuta's batches re-optimise."""
+    from simkit.kernels.as_compiled import KEPT
+
+    names = {game: importlib.import_module(f"simkit.games.{game}.play").simulate_batch
+             .py_func.__qualname__ for game in ("inori", "cauldron_master", "carnuta")}
+    assert names["inori"] in KEPT
+    assert names["cauldron_master"] not in KEPT and names["carnuta"] not in KEPT

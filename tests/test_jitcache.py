@@ -10,9 +10,12 @@ import textwrap
 from pathlib import Path
 
 MAIN = """
-from simkit.jitcache import drop_stale_cache
-import outer, inner
-drop_stale_cache(__file__, outer.__file__, inner.__file__)
+from pathlib import Path
+from simkit.jitcache import drop_if_changed, numba_caches
+here = Path(__file__).parent
+drop_if_changed(here / "stamp", [here / "outer.py", here / "inner.py"],
+                lambda: (f for d in numba_caches(here) for f in d.glob("*.nb[ic]")))
+import outer
 print(outer.value())
 """
 OUTER = """
@@ -47,28 +50,3 @@ def test_an_edited_callee_reaches_a_cached_caller(tmp_path):
     (tmp_path / "inner.py").write_text(textwrap.dedent(INNER.format(n=2)))
     assert _run(tmp_path) == "12"  # without the drop: 11, outer's stale cached code
     assert _run(tmp_path) == "12"  # and cached again
-
-
-def test_a_game_drops_only_its_own_copy_of_a_template(tmp_path, monkeypatch):
-    """A template (simkit/kernels/templates.py) is compiled into every game, each copy
-    cached beside it under the game's module name: a game whose sources changed drops its
-    own copy, never another game's (which would compile that game's kernel again)."""
-    import simkit.jitcache
-
-    template = tmp_path / "shared" / "tmpl.py"
-    template.parent.mkdir()
-    template.write_text("x = 1\n")
-    cache = template.parent / "__pycache__"
-    cache.mkdir()
-    mine = cache / "tmpl.pkg_a_play.simulate_batch-1.py311.nbi"
-    theirs = cache / "tmpl.pkg_b_play.simulate_batch-1.py311.nbi"
-    for f in (mine, theirs):
-        f.write_text("")
-    game = tmp_path / "pkg" / "a"
-    game.mkdir(parents=True)
-    for init in (tmp_path / "pkg" / "__init__.py", game / "__init__.py"):
-        init.write_text("")
-    (game / "play.py").write_text("y = 2\n")
-    monkeypatch.setattr(simkit.jitcache, "TEMPLATES", (template,))
-    assert simkit.jitcache.drop_stale_cache(str(game / "play.py"), str(template))
-    assert not mine.exists() and theirs.exists()

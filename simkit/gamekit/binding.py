@@ -55,6 +55,7 @@ JITTED = {
     "action_key": {"inline": "always"},
     "state_setup": {"inline": "always"},
     "state_next": {"inline": "always"},
+    "state_next_fused": {"inline": "always"},
     "state_apply": {"inline": "always"},
     "state_decision": {"inline": "always"},
     "rollout_decides": {"inline": "always"},
@@ -85,7 +86,7 @@ JITTED = {
 
 
 def bind(namespace: MutableMapping[str, Any], outputs: tuple[Output, ...] = LOOP_OUTPUTS,
-         sources: Iterable[Path] = ()) -> None:
+         sources: Iterable[Path] = (), reoptimise_batch: bool = True) -> None:
     """Compile the shared loop into `namespace` (a game's play.py: `bind(globals())`),
     after checking that the game provides every name it needs; defines `simulate_batch`,
     `play_game`, `playout`, `rollout_choice` (the rollout player every game shares,
@@ -95,7 +96,8 @@ def bind(namespace: MutableMapping[str, Any], outputs: tuple[Output, ...] = LOOP
     hooks, a specialised rollout or search hook) is kept: the loop calls the game's.
     `outputs`: the columns the game's OUTPUTS begin with (a built-in game's files predate
     `decisions`: CORE_OUTPUTS, and the loop then does not count them); `sources`: files
-    the game's kernel is built from outside its folder (a built-in game's players)."""
+    the game's kernel is built from outside its folder (a built-in game's players);
+    `reoptimise_batch`: as bind_batch's `reoptimise` (simkit/kernels/templates.py)."""
     play_file = Path(str(namespace.get("__file__", "play.py")))
     own = {name: namespace[name] for name in JITTED if name in namespace}
     for source, names in NEEDS.items():
@@ -133,7 +135,7 @@ def bind(namespace: MutableMapping[str, Any], outputs: tuple[Output, ...] = LOOP
     namespace.update(own)
     bind_rollout(namespace, numba.njit(cache=cache, _nrt=True), copies[ROLLOUT])
     bind_search(namespace, numba.njit(cache=cache, _nrt=True), copies[SEARCH])
-    bind_batch(namespace, copies[BATCH], cache)
+    bind_batch(namespace, copies[BATCH], cache, reoptimise_batch)
 
 
 def check_layout(ns: MutableMapping[str, Any], where: Path) -> None:

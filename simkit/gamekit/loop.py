@@ -267,6 +267,13 @@ def state_next(t, n_players, scratch, rng, trace, tracing):
     return next_decision(t, n_players, pub, hid, cnt, opts, rng, trace, tracing)
 
 
+def state_next_fused(t, n_players, scratch, sids, params, rng, trace, tracing):
+    """`state_next`, and whether the table holds only the seat's choice, in row 0, made by
+    its strategy (seat s plays sids[s] with params[s]) as the table was built: never here
+    (Inori's greedy seats, untraced, are)."""
+    return state_next(t, n_players, scratch, rng, trace, tracing), False
+
+
 def state_apply(t, n_players, scratch, c, rng, trace, tracing):
     """Row c of the pending decision applied (the game's `apply_option`)."""
     pub, hid, cnt, opts = scratch.pub, scratch.hid, scratch.cnt, scratch.opts
@@ -306,14 +313,17 @@ def play_game(t, n_players, seed, sids, params, out, g, scratch, trace, tracing,
     state_setup(t, n_players, scratch, rngs[0], trace, tracing)
     decisions = 0
     while decisions < MAX_DECISIONS:  # a game that never ends stops here (and is reported)
-        n = state_next(t, n_players, scratch, rngs[0], trace, tracing)
+        n, fused = state_next_fused(t, n_players, scratch, sids, params, rngs[0], trace,
+                                    tracing)
         if n == GAME_OVER:
             break
         if n <= 0 or n > MAX_OPTIONS:  # reported by the adapter (simkit/gamekit/folder.py)
             decisions = NO_OPTION if n <= 0 else TOO_MANY
             break
         s = pub[SEAT]
-        if lookahead is not None and sids[s] == ROLLOUT \
+        if fused:
+            c = 0
+        elif lookahead is not None and sids[s] == ROLLOUT \
                 and rollout_decides(t, n_players, scratch):
             c = rollout_choice(t, n_players, s, state_decision(scratch, scratch.rollout), opts,
                                n, params[s], rngs[1 + s])

@@ -11,7 +11,6 @@ import numpy as np
 
 from simkit.cards import load_config
 from simkit.config import GameConfig
-from simkit.jitcache import stamp_path
 from simkit.kernels.trace import new_trace, trace_stub
 from simkit.players import StrategySpec, registry
 from simkit.threads import play_blocks
@@ -171,9 +170,9 @@ class KernelGame(Game):
             cache = fn._cache._cache_file
             index = Path(cache._index_path)
             source = Path(self.kernel.__file__)
-            if stamp_path(str(source)).exists() or getattr(self.kernel, "COMPILED_IN", None):
+            if getattr(self.kernel, "COMPILED_IN", None):
                 newest = 0.0  # a stale cache was dropped at import already
-                # (simkit.jitcache; simkit.gamekit.cache for a game folder)
+                # (simkit.gamekit.cache)
             else:  # the kernel's files of the game's folder (its rules, options ...): an
                 # edit to one recompiles; its log, report or config do not
                 newest = max((f.stat().st_mtime for f in source.parent.glob("*.py")

@@ -3,8 +3,6 @@
 This file is a template, not an importable module: `simkit.kernels.templates.bind_batch`
 compiles it into a game's `play.py` namespace, where `new_scratch(t)` (the per-thread work
 arrays) and `play_game(...)` (one game into a row of the results) are the game's own.
-Inori keeps a loop of its own: it hands its games views without reference counts
-(simkit.kernels.jit.unowned).
 """
 # ruff: noqa: F821  (the game's names arrive when `bind_batch` compiles this)
 

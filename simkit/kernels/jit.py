@@ -1,13 +1,13 @@
 """How kernels are compiled: with or without numba's reference counting, helpers once per
-argument types and without a CPython wrapper, and array views without a count for hot
-loops."""
+argument types and without a CPython wrapper, and an array's data pointer (for a plug-in's
+call)."""
 
 from __future__ import annotations
 
 import sys
 import types as pytypes
 
-from numba import carray, njit, types
+from numba import njit, types
 from numba.core import event
 from numba.core.registry import CPUDispatcher
 from numba.extending import intrinsic
@@ -90,13 +90,13 @@ def njit_without_refcounts(fn):
     reference counting.
 
     numba counts references to every array a function holds, with a call into its runtime
-    at each copy and end of use, even for the uncounted views of `unowned`; in the Inori
-    turn loop those calls and the registers they clobber took about 40% of a game. Without
-    counting, the loop and the functions it calls must not allocate arrays: numba refuses
-    to compile one that does ("Only accept returning of array passed into the function").
-    A function that allocates and is called from such a loop takes
-    `njit_with_refcounts`. Mark the loop's other helpers with this one: an unmarked
-    function takes the mode of whichever caller happens to compile it first.
+    at each copy and end of use; in the Inori turn loop those calls and the registers they
+    clobber took about 40% of a game. Without counting, the loop and the functions it calls
+    must not allocate arrays: numba refuses to compile one that does ("Only accept
+    returning of array passed into the function"). A function that allocates and is called
+    from such a loop takes `njit_with_refcounts`. Mark the loop's other helpers with this
+    one: an unmarked function takes the mode of whichever caller happens to compile it
+    first.
 
     Inlining: a helper marked with this is compiled once and called, and LLVM inlines the
     small ones where they are called (the same machine code as numba's inlining). Keep
@@ -125,22 +125,3 @@ def data_pointer(typingctx, arr):
         return context.make_array(signature.args[0])(context, builder, args[0]).data
 
     return sig, codegen
-
-
-@njit(cache=True, inline="always")
-def unowned(a):
-    """A view of C-contiguous `a` without a reference count, for hot loops.
-
-    numba counts references to every array passed to a function (an atomic add and
-    subtract per array and call); in a game's turn loop that was half the time, and with
-    two threads the shared counts bounce between cores. A view without a count skips that.
-    The caller must keep `a` itself alive (referenced) for as long as the view is used.
-    """
-    return carray(data_pointer(a), a.shape)
-
-
-@njit(cache=True)
-def keep_alive(*arrays):
-    """Marks `arrays` as used here, so numba keeps them alive until this point (it frees an
-    array after its last use, which would leave `unowned` views of it dangling)."""
-    return len(arrays)

@@ -6,12 +6,10 @@ function, or one passed as an argument, compiles again in every process). So a p
 every game shares is written once, as a template file of plain functions over names it
 does not define, and `compile_into` runs its source in the game's `play.py` namespace,
 where those names are the game's own: the result is ordinary cached numba functions, the
-game's rules inlined as if the piece had been written in the game's file. Inori's
-copies have cache files of their own, beside the template, named after the game's
-module; simkit/jitcache.py drops them with the game's own when a source changes.
-A game bound by simkit/gamekit/binding.py (a game folder, Cauldron Master, Carnuta) compiles
-copies of the templates in a folder keyed by its folder's path (simkit/gamekit/cache.py),
-as two folders may share a package name.
+game's rules inlined as if the piece had been written in the game's file. Every game is
+bound by simkit/gamekit/binding.py (a game folder and the built-in games alike), which
+compiles copies of the templates in a folder keyed by its folder's path
+(simkit/gamekit/cache.py), as two folders may share a package name.
 
 The templates: `rollout.py` (the rollout player, over the game's `rollout_*` hooks),
 `search.py` (the search player, over the game's `search_*` hooks) and `batch.py` (a block
@@ -27,6 +25,7 @@ from typing import Any
 import numba
 
 from simkit.errors import SimkitError
+from simkit.kernels.as_compiled import keep_callees_as_compiled
 
 ROLLOUT = Path(__file__).with_name("rollout.py")
 SEARCH = Path(__file__).with_name("search.py")
@@ -86,10 +85,15 @@ def bind_search(namespace: MutableMapping[str, Any],
 
 
 def bind_batch(namespace: MutableMapping[str, Any], source: Path | None = None,
-               cache: bool = True) -> Any:
+               cache: bool = True, reoptimise: bool = True) -> Any:
     """The batch loop compiled into a game's play.py (`simulate_batch =
     bind_batch(globals())`): called from Python, without the GIL. `source` as in
-    `compile_into`; `cache`: whether numba caches it on disk."""
+    `compile_into`; `cache`: whether numba caches it on disk; `reoptimise` False: the
+    batch runs play_game as play_game's own compile left it, not re-optimised inside the
+    batch's library (simkit/kernels/as_compiled.py: a speed choice, same results)."""
     compile_into(namespace, BATCH, {"simulate_batch": numba.njit(cache=cache, nogil=True)},
                  source)
-    return namespace["simulate_batch"]
+    batch = namespace["simulate_batch"]
+    if not reoptimise:
+        keep_callees_as_compiled(batch.py_func.__qualname__)
+    return batch

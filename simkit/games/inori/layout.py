@@ -127,6 +127,10 @@ MAX_CARDS = 128
 NEUTRAL = MAX_PLAYERS  # occupant code of a neutral marker
 
 SEAT, N_PLAYERS, SEASON, STEP, FIRST, OCCUPIED_OK, RUNES_LEFT, NEUTRAL_LEFT, N_SLOTS = range(9)
+ROUND = SEASON  # the shared loop's round (simkit/gamekit/loop.py): the season
+GAME_OVER = -1  # what the shared loop's state hooks return when the game is over
+# A bound on a game's decisions the shared loop stops at: above any game the config allows.
+MAX_DECISIONS = 1 << 21
 SUPPLY = 9
 DECK_LEFT = SUPPLY + MAX_COLOURS
 TILE_USED = DECK_LEFT + MAX_COLOURS
@@ -158,6 +162,7 @@ MAX_OPTIONS = 512
 # policies their playouts play, and the column of `ties` (each strategy's last
 # parameter) in each one's parameters.
 RANDOM, GREEDY, PLANNER, ROLLOUT, SEARCH = 0, 1, 2, 3, 4
+PLAYOUT = GREEDY  # the rollout player's default policy (its `policy` 0)
 ROLLOUT_WEIGHTS = 4  # the rollout player's copy of its policy's weights starts here
 GREEDY_TIES, PLANNER_TIES = 4, 6
 ROLLOUT_TIES = ROLLOUT_WEIGHTS + PLANNER_TIES
@@ -273,8 +278,8 @@ CT_RUNE = CT_TREE + MAX_TREE  # Rune tiles played per kind (RUNE_KINDS)
 (CT_DRAWN, CT_COMPLETED, CT_FIRST, CT_PASSED, CT_TILES, CT_TURNS, CT_PAID, CT_GAINED,
  CT_NEUTRAL, CT_NEW_START, CT_CARD_OFFERS) = range(CT_RUNE + len(RUNE_KINDS),
                                                    CT_RUNE + len(RUNE_KINDS) + 11)
-CT_SIZE = CT_CARD_OFFERS + 1
-# (complete cards per seat and card id have an array of their own, `done`.)
+CT_DONE = CT_CARD_OFFERS + 1  # then per card id: times complete with the seat present
+CT_SIZE = CT_DONE + MAX_CARDS  # at most (the scratch holds CT_DONE + the config's cards)
 
 # Result columns, in order: every game's five (simkit/outputs.py) first; O_<NAME> is each
 # one's index.
@@ -354,12 +359,14 @@ class Scratch(NamedTuple):
     stack: np.ndarray  # Rune stack
     rtops: np.ndarray  # New Start top, end; Rune top, end (NEW_*, RUNE_*)
     rngs: np.ndarray  # rng streams: deal, then one per seat
-    tied: np.ndarray  # per seat: ties, ranking keys
+    tied: np.ndarray  # per seat: ties (fewest points)
     starts: np.ndarray  # Start cards for this player count (setup)
     hid: np.ndarray  # hidden state
-    cnt: np.ndarray  # per-seat counters
-    done: np.ndarray  # complete cards per seat and card
+    cnt: np.ndarray  # per-seat counters (CT_*), then complete cards per card id
     hv: np.ndarray  # the deciding seat's tokens (holdings())
+    ranking: np.ndarray  # the end's ranking keys (the shared loop's game_end)
+    rollout: tuple  # the lookahead's trace (never recorded into: the rollout and search
+    search: tuple  # players' arrays are made per decision, play.rollout_work, search_work)
 
 
 class Redeal(NamedTuple):
@@ -384,7 +391,6 @@ class Redeal(NamedTuple):
     rtops: np.ndarray
     opts: np.ndarray  # ... its option table
     cnt: np.ndarray
-    done: np.ndarray
     hv: np.ndarray
     tied: np.ndarray
     sids: np.ndarray  # the policy, for every seat ...

@@ -1,68 +1,55 @@
-"""Inori play: the loop options -> decide -> apply over the rules, for batch play, traced
-play and the rollout player's playouts.
+"""Inori played by the shared loop (simkit/gamekit/loop.py, bound at the end): its
+scratch, the state hooks that reach its piles, its specialised lookahead hooks and its
+result columns.
 
 `next_decision` (step.py) plays the automatic steps up to the next decision (the next
 turn, the season end, the game end) and builds its option table; `apply_option` (step.py)
-applies the chosen row. `play_game` and `playout` are the same short loop around them with
-different deciders, so every rule exists once, in rules.py. `simulate_batch` plays a range
-of games (`simkit.threads` gives threads blocks of a batch), each from its own seed, so
+applies the chosen row. The loop's `play_game` and this file's `playout` are short loops
+around them, so every rule exists once, in rules.py. `simulate_batch` plays a range of
+games (`simkit.threads` gives threads blocks of a batch), each from its own seed, so
 results do not depend on thread count or chunk size.
 """
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 from numba import njit
 
-import simkit.rng
-from simkit.jitcache import drop_stale_cache
-from simkit.kernels import SOURCES
-from simkit.kernels.jit import keep_alive, njit_with_refcounts, njit_without_refcounts, unowned
+from simkit.gamekit.binding import bind
+from simkit.kernels.jit import njit_with_refcounts
 from simkit.kernels.lookahead import canonical
 from simkit.kernels.search_tree import SEARCH_PARAMS, new_tree
-from simkit.kernels.seating import prepare_game, rank_seats, seat_buffers
 from simkit.kernels.shuffle import shuffle
-from simkit.kernels.templates import bind_rollout, bind_search
-from simkit.kernels.trace import Trace, record_decision
-from simkit.outputs import allocate
+from simkit.kernels.trace import new_trace_stub
+from simkit.outputs import CORE_OUTPUTS, allocate
 from simkit.players import players_file, players_of
-from simkit.rng import next_u64, stream_state
+from simkit.rng import next_u64
 
-from . import config as _config
-from . import layout as _layout
-from . import options as _options
-from . import rules as _rules
-from . import scoring as _scoring
-from . import step as _step
-from .layout import (CT_CARD_OFFERS, CT_COMPLETED, CT_DRAWN, CT_FIRST, CT_GAINED, CT_NEUTRAL,
-                     CT_NEW_START, CT_PAID, CT_PASSED, CT_RUNE, CT_SIZE, CT_SRC, CT_TILES, CT_TREE,
-                     CT_TURNS, GREEDY, GREEDY_TIES, HID_SIZE, KIND, MAX_COLOURS, MAX_OPTIONS,
-                     MAX_PLAYERS, N_COLS, NEW_END, NEW_TOP, O_CARD, O_CARD_OFFERINGS,
+from . import layout as _layout  # its Scratch and Decision (the loop's names are alike)
+from .layout import (CT_CARD_OFFERS, CT_COMPLETED, CT_DONE, CT_DRAWN, CT_FIRST, CT_GAINED,
+                     CT_NEUTRAL, CT_NEW_START, CT_PAID, CT_PASSED, CT_RUNE, CT_SRC, CT_TILES,
+                     CT_TREE, CT_TURNS, GAME_OVER, GREEDY, GREEDY_TIES, HID_SIZE, MAX_COLOURS,
+                     MAX_OPTIONS, MAX_PLAYERS, N_COLS, NEW_END, NEW_TOP, O_CARD, O_CARD_OFFERINGS,
                      O_CARDS_COMPLETED, O_MARKERS_PASSED, O_NEUTRAL_PLACED, O_NEW_STARTS_KEPT,
-                     O_POINTS, O_RANK, O_ROUNDS, O_RUNE, O_RUNES_DRAWN, O_SCORE, O_SEASONS_FIRST,
-                     O_STRATEGY, O_TILES_PLACED, O_TOKENS, O_TOKENS_GAINED, O_TOKENS_PAID, O_TREE,
-                     O_TURNS, O_WIN_SHARE, OUTPUTS, PH_OVER, PHASE, PILE_DISCARDS, PILE_END,
-                     PILE_TOP, PLANNER, PUB_SIZE, R_N_COLOURS, R_N_TREE, R_SEASONS, ROLLOUT,
-                     ROLLOUT_TIES, ROLLOUT_WEIGHTS, RUNE_END, RUNE_KINDS, RUNE_TOP, SEARCH, SEASON,
-                     SEAT, STEP, STEP_OFFER, STOP_SEASON, A, B, C, Decision, Redeal, RolloutWork,
-                     Scratch)
+                     O_POINTS, O_RUNE, O_RUNES_DRAWN, O_SEASONS_FIRST, O_TILES_PLACED, O_TOKENS,
+                     O_TOKENS_GAINED, O_TOKENS_PAID, O_TREE, O_TURNS, OUTPUTS, PH_OVER, PHASE,
+                     PILE_DISCARDS, PILE_END, PILE_TOP, PLANNER, PUB_SIZE, R_N_COLOURS, R_N_TREE,
+                     R_SEASONS, ROLLOUT_TIES, ROLLOUT_WEIGHTS, RUNE_END, RUNE_KINDS, RUNE_TOP,
+                     SEASON, SEAT, STEP, STEP_OFFER, STOP_SEASON, A, B, C, Redeal, RolloutWork)
+from .layout import CT_SIZE, KIND, MAX_DECISIONS, PLAYOUT, ROLLOUT, ROUND  # noqa: F401  (the loop's)
 from .layout import SOURCES as SCORE_SOURCES
-from .config import Tables
 from .rules import setup
-from .scoring import final_score, greedy_score, held, ranking_key
+from .scoring import final_score, greedy_score, held, points, ranking_key  # noqa: F401
 from .step import apply_option, next_decision
 
 # The players (strategies/inori.py) are above the kernel: it is handed its `choose` and
 # the planner's default weights, which numba compiles as if imported (simkit/players.py).
-choose, PLANNER_DEFAULTS = players_of("inori", "choose", "PLANNER_DEFAULTS")
-
-drop_stale_cache(__file__, players_file("inori"),
-                 simkit.rng.__file__, _layout.__file__, _config.__file__, _options.__file__,
-                 _rules.__file__, _scoring.__file__, _step.__file__, *SOURCES)
+choose, PLANNER_DEFAULTS, STRATEGIES = players_of("inori", "choose", "PLANNER_DEFAULTS",
+                                                  "STRATEGIES")
 
 N_SOURCES = len(SCORE_SOURCES)
-LOOKAHEAD = (ROLLOUT, SEARCH)  # the strategies whose seats need the playouts compiled
-SEARCHING = (SEARCH,)  # ... and of them, those that need the search (base.py)
 N_RUNE_KINDS = len(RUNE_KINDS)
 
 
@@ -80,7 +67,8 @@ def new_scratch(t):
     """Per-thread work arrays, reused across games (every game resets what it uses)."""
     n_cards = t.card.shape[0]
     n_col = t.colour.shape[0]
-    return Scratch(  # its fields: layout.Scratch
+    lookahead_trace = new_trace_stub(N_COLS)
+    return _layout.Scratch(
         pub=np.zeros(PUB_SIZE, np.int32),
         opts=np.zeros((MAX_OPTIONS, N_COLS), np.int32),
         decks=np.zeros((n_col, n_cards), np.int64),
@@ -93,30 +81,61 @@ def new_scratch(t):
         tied=np.zeros(MAX_PLAYERS, np.int64),
         starts=np.zeros(n_cards, np.int64),
         hid=np.zeros(HID_SIZE, np.int64),
-        cnt=np.zeros((MAX_PLAYERS, CT_SIZE), np.int64),
-        done=np.zeros((MAX_PLAYERS, n_cards), np.int64),
+        cnt=np.zeros((MAX_PLAYERS, CT_DONE + n_cards), np.int64),
         hv=np.zeros(MAX_COLOURS, np.int64),
+        ranking=np.zeros((2, MAX_PLAYERS), np.int64),
+        rollout=lookahead_trace,
+        search=lookahead_trace,
     )
 
 
-@njit(cache=True)
-def unowned_views(t, s, out, tr):
-    """Views without reference counts (simkit.kernels.jit.unowned) of the tables, one block's
-    scratch, the outputs and the trace; the caller keeps the originals alive."""
-    u = unowned
-    tv = Tables(u(t.card), u(t.tree), u(t.rune), u(t.rules), u(t.setup), u(t.colour))
-    sv = Scratch(u(s.pub), u(s.opts), u(s.decks), u(s.discards), u(s.tops),
-                 u(s.new_starts), u(s.stack), u(s.rtops), u(s.rngs), u(s.tied),
-                 u(s.starts), u(s.hid), u(s.cnt), u(s.done), u(s.hv))
-    ov = (u(out[0]), u(out[1]), u(out[2]), u(out[3]), u(out[4]), u(out[5]), u(out[6]),
-          u(out[7]), u(out[8]), u(out[9]), u(out[10]), u(out[11]), u(out[12]), u(out[13]),
-          u(out[14]), u(out[15]), u(out[16]), u(out[17]), u(out[18]), u(out[19]),
-          u(out[20]))
-    return tv, sv, ov, Trace(u(tr.decisions), u(tr.options), u(tr.events), u(tr.counts))
+# ---------------------------------------------------------------- the state hooks
+# How the shared loop reaches the state: pub, hid and cnt as every game's, and the piles
+# and work arrays Inori keeps beside them.
+@njit(cache=True, inline="always")
+def state_setup(t, n_players, scratch, rng, trace, tracing):
+    setup(t, n_players, scratch.pub, scratch.hid, scratch.cnt, scratch.decks, scratch.discards,
+          scratch.tops, scratch.new_starts, scratch.stack, scratch.rtops, scratch.starts, rng,
+          trace, tracing)
 
 
-# ---------------------------------------------------------------- one step
-# next_decision and apply_option: step.py
+@njit(cache=True, inline="always")
+def state_next_fused(t, n_players, scratch, sids, params, rng, trace, tracing):
+    """The next decision, and whether its table holds only a greedy seat's choice, in
+    row 0 (step.next_decision: fused while building it; never in a traced game, whose
+    trace records whole tables); GAME_OVER at the end."""
+    n, fused = next_decision(t, n_players, scratch.pub, scratch.hid, scratch.cnt,
+                             scratch.decks, scratch.discards, scratch.tops, scratch.new_starts,
+                             scratch.stack, scratch.rtops, rng, scratch.tied, scratch.opts,
+                             scratch.hv, sids, params, scratch.rngs, not tracing, trace, tracing)
+    return (n if n > 0 else GAME_OVER), fused
+
+
+@njit(cache=True, inline="always")
+def state_apply(t, n_players, scratch, c, rng, trace, tracing):
+    apply_option(t, scratch.pub, scratch.hid, scratch.cnt, scratch.stack, scratch.rtops,
+                 scratch.opts, c, scratch.hv, trace, tracing)
+
+
+@njit(cache=True, inline="always")
+def decision_kind(t, scratch):
+    """The kind a trace records for a decision: its step (STEP_*)."""
+    return scratch.pub[STEP]
+
+
+@njit(cache=True, inline="always")
+def state_decision(scratch, work):
+    """The rollout and search players' view of the state; `work` is the trace they pass
+    on unrecorded (their arrays are made per decision: rollout_work, search_work)."""
+    return _layout.Decision(scratch.pub, scratch.hid, scratch.decks, scratch.discards, scratch.tops,
+                    scratch.new_starts, scratch.stack, scratch.rtops, work)
+
+
+@njit(cache=True, inline="always")
+def rollout_decides(t, n_players, scratch):
+    """The rollout player plays out offerings only (its rune and effect decisions are its
+    policy's, with its parameters)."""
+    return scratch.pub[STEP] == STEP_OFFER
 
 
 # ---------------------------------------------------------------- decisions
@@ -133,18 +152,19 @@ def ask(sid, opts, n, pub, t, params, rng):
 # The rollout player's hooks (simkit/kernels/rollout.py; it chooses offerings by the
 # game's own steps), with the rules, below the players. `state`: a layout.Decision.
 @njit_with_refcounts
-def playout(t, n_players, pub, hid, cnt, done, decks, discards, tops, new_starts, stack,
-            rtops, rngs, tied, opts, hv, sids, params, horizon, trace):
+def playout(t, n_players, pub, hid, cnt, decks, discards, tops, new_starts, stack, rtops,
+            rngs, tied, opts, hv, sids, params, horizon, trace):
     """Play on from the pending state of `pub` and `hid`, seat s by strategy sids[s]
     (weights params[s]), until the game ends (majorities scored) or `horizon` season ends
     have passed (0: no limit); `rngs`' one row stands for every stream. Returns the season
-    ends played. `play_game`'s loop without the lookahead, tracing or results."""
+    ends played. The shared loop's `play_game` without the lookahead, tracing or
+    results."""
     start = pub[SEASON]
     hid[STOP_SEASON] = start + horizon if horizon > 0 else t.rules[R_SEASONS]
     while True:
-        n, fz = next_decision(t, n_players, pub, hid, cnt, done, decks, discards, tops,
-                              new_starts, stack, rtops, rngs[0], tied, opts, hv, sids,
-                              params, rngs, True, trace, False)
+        n, fz = next_decision(t, n_players, pub, hid, cnt, decks, discards, tops, new_starts,
+                              stack, rtops, rngs[0], tied, opts, hv, sids, params, rngs, True,
+                              trace, False)
         if n == 0:
             return pub[SEASON] - start + (1 if hid[PHASE] == PH_OVER else 0)
         s = pub[SEAT]
@@ -175,8 +195,7 @@ def new_redeal(t, state, sids, prms):
         stack=np.empty(stack.shape[0], np.int64),
         rtops=np.empty(4, np.int64),
         opts=np.zeros((MAX_OPTIONS, N_COLS), np.int32),
-        cnt=np.zeros((MAX_PLAYERS, CT_SIZE), np.int64),
-        done=np.zeros((MAX_PLAYERS, n_cards), np.int64),
+        cnt=np.zeros((MAX_PLAYERS, CT_DONE + n_cards), np.int64),
         hv=np.zeros(MAX_COLOURS, np.int64),
         tied=np.zeros(MAX_PLAYERS, np.int64),
         sids=sids,
@@ -271,7 +290,7 @@ def rollout_deal(t, n_players, state, work, rng):
 
 
 @njit(cache=True, inline="always")
-def rollout_play(t, n_players, state, opts, cand, k, i, params, rng, work, keys, points):
+def rollout_play(t, n_players, state, opts, cand, k, i, params, rng, work, keys, pts):
     """The offering cand[i] with the policy's effect decisions, then the rest of the game
     (or `params[1]` season ends) with every seat played by the policy; keys by
     `ranking_key`, when cut short too."""
@@ -279,7 +298,7 @@ def rollout_play(t, n_players, state, opts, cand, k, i, params, rng, work, keys,
     pub, hid, trace = state.pub, state.hid, state.trace
     rpub, rhid, rdecks, rdisc, rtops3 = r.pub, r.hid, r.decks, r.discards, r.tops
     rnew, rstack, rrt = r.new_starts, r.stack, r.rtops
-    rr, ropts, rcnt, rdone, rhv, rtied = work.rngs, r.opts, r.cnt, r.done, r.hv, r.tied
+    rr, ropts, rcnt, rhv, rtied = work.rngs, r.opts, r.cnt, r.hv, r.tied
     rpub[:] = pub
     rhid[:] = hid
     rdecks[:, :] = work.deal_decks
@@ -291,14 +310,11 @@ def rollout_play(t, n_players, state, opts, cand, k, i, params, rng, work, keys,
     rr[0, 0] = work.seed[0]
     ropts[:k] = work.rows[:k]
     apply_option(t, rpub, rhid, rcnt, rstack, rrt, ropts, i, rhv, trace, False)
-    playout(t, n_players, rpub, rhid, rcnt, rdone, rdecks, rdisc, rtops3, rnew, rstack, rrt,
-            rr, rtied, ropts, rhv, r.sids, r.prms, np.int64(params[1] + 0.5), trace)
+    playout(t, n_players, rpub, rhid, rcnt, rdecks, rdisc, rtops3, rnew, rstack, rrt, rr,
+            rtied, ropts, rhv, r.sids, r.prms, np.int64(params[1] + 0.5), trace)
     for q in range(n_players):
-        points[q] = final_score(t, rpub, q)
-        keys[q] = ranking_key(t, rpub, q)
-
-
-rollout_choice = bind_rollout(globals(), njit_with_refcounts)
+        pts[q] = final_score(t, rpub, q)
+        keys[q] = ranking_key(t, n_players, rpub, rhid, rcnt, q)
 
 
 # ---------------------------------------------------------------- search player
@@ -363,7 +379,7 @@ def search_apply(t, n_players, work, i, rng):
 def search_step(t, n_players, work, rng, fusing):
     """next_decision on the re-deal: (options, fused); the iteration's stream stands for
     every seat's (rng.seat_stream: a playout's streams are one row)."""
-    return next_decision(t, n_players, work.pub, work.hid, work.cnt, work.done, work.decks,
+    return next_decision(t, n_players, work.pub, work.hid, work.cnt, work.decks,
                          work.discards, work.tops, work.new_starts, work.stack, work.rtops,
                          rng, work.tied, work.opts, work.hv, work.sids, work.prms,
                          rng.reshape((1, rng.shape[0])), fusing, work.trace, False)
@@ -405,71 +421,21 @@ def search_playout(t, n_players, work, params, rng):
 
 
 @njit(cache=True, inline="always")
-def search_end(t, n_players, work, keys, points):
+def search_end(t, n_players, work, keys, pts):
     for q in range(n_players):
-        points[q] = final_score(t, work.pub, q)
-        keys[q] = ranking_key(t, work.pub, q)
+        pts[q] = final_score(t, work.pub, q)
+        keys[q] = ranking_key(t, n_players, work.pub, work.hid, work.cnt, q)
 
 
-searched = bind_search(globals(), njit_with_refcounts)
-
-
-# ---------------------------------------------------------------- one game
-@njit_without_refcounts
-def play_game(t, n_players, seed, sids, params, out, g, scratch, trace, tracing,
-              lookahead):
-    """Play one game from `seed` into row g of `out`; seat s plays strategy sids[s]. With
-    `lookahead` None the rollout player's code is left out (simulate_batch says why)."""
-    pub, opts, decks, discards, tops = scratch.pub, scratch.opts, scratch.decks, \
-        scratch.discards, scratch.tops
-    new_starts, stack, rtops, rngs, tied = scratch.new_starts, scratch.stack, scratch.rtops, \
-        scratch.rngs, scratch.tied
-    hid, cnt, done, hv = scratch.hid, scratch.cnt, scratch.done, scratch.hv
-    for s in range(n_players):
-        rngs[1 + s, 0] = stream_state(seed, np.uint64(1 + s))
-    rng = rngs[0]  # the deal
-    rng[0] = stream_state(seed, np.uint64(0))
-    setup(t, n_players, pub, hid, cnt, done, decks, discards, tops, new_starts, stack, rtops,
-          scratch.starts, rng, trace, tracing)
-    fusing = not tracing  # a trace records whole tables
-    c = -1
-    while True:  # options -> decide -> apply, one copy of each (inlined once)
-        if c >= 0:
-            apply_option(t, pub, hid, cnt, stack, rtops, opts, c, hv, trace, tracing)
-        n, fz = next_decision(t, n_players, pub, hid, cnt, done, decks, discards, tops,
-                              new_starts, stack, rtops, rng, tied, opts, hv, sids, params,
-                              rngs, fusing, trace, tracing)
-        if n == 0:
-            break
-        s = pub[SEAT]
-        if fz:
-            c = 0
-        elif lookahead is not None and sids[s] == ROLLOUT and pub[STEP] == STEP_OFFER:
-            c = rollout_choice(t, n_players, s,
-                               Decision(pub, hid, decks, discards, tops, new_starts,
-                                        stack, rtops, trace), opts, n, params[s],
-                               rngs[1 + s])
-        elif lookahead is not None and sids[s] == SEARCH:
-            c = searched(lookahead, t, n_players, s,
-                         Decision(pub, hid, decks, discards, tops, new_starts, stack,
-                                  rtops, trace), opts, n, params[s], rngs[1 + s])
-        else:
-            c = ask(sids[s], opts, n, pub, t, params[s], rngs[1 + s])
-        if tracing:
-            record_decision(trace, tracing, pub[SEASON], s, pub[STEP], opts, n, c)
-    results(t, n_players, pub, cnt, done, out, g, tied)
-
-
+# ---------------------------------------------------------------- results
 @njit(cache=True, inline="always")
-def results(t, n_players, pub, cnt, done, out, g, keys):
-    """Copy a finished game's counters into row g of the result arrays (`keys`: scratch
-    for the ranking)."""
+def results(t, n_players, pub, hid, cnt, out, g):
+    """Copy a finished game's state and counters into row g of the game's own result
+    arrays (the loop writes score, rank, win share and rounds)."""
     n_col = t.rules[R_N_COLOURS]
     n_tree = t.rules[R_N_TREE]
     n_cards = t.card.shape[0]
-    out[O_ROUNDS][g] = t.rules[R_SEASONS]
     for p in range(n_players):
-        out[O_SCORE][g, p] = final_score(t, pub, p)
         for x in range(n_col):
             out[O_TOKENS][g, p, x] = held(pub, p, x)
         for k in range(N_SOURCES):
@@ -479,7 +445,7 @@ def results(t, n_players, pub, cnt, done, out, g, keys):
         for k in range(N_RUNE_KINDS):
             out[O_RUNE][g, p, k] = cnt[p, CT_RUNE + k]
         for c in range(n_cards):
-            out[O_CARD][g, p, c] = done[p, c]
+            out[O_CARD][g, p, c] = cnt[p, CT_DONE + c]
         out[O_RUNES_DRAWN][g, p] = cnt[p, CT_DRAWN]
         out[O_CARDS_COMPLETED][g, p] = cnt[p, CT_COMPLETED]
         out[O_SEASONS_FIRST][g, p] = cnt[p, CT_FIRST]
@@ -491,23 +457,14 @@ def results(t, n_players, pub, cnt, done, out, g, keys):
         out[O_NEUTRAL_PLACED][g, p] = cnt[p, CT_NEUTRAL]
         out[O_NEW_STARTS_KEPT][g, p] = cnt[p, CT_NEW_START]
         out[O_CARD_OFFERINGS][g, p] = cnt[p, CT_CARD_OFFERS]
-        keys[p] = ranking_key(t, pub, p)
-    rank_seats(keys, n_players, out[O_RANK][g], out[O_WIN_SHARE][g])
 
 
-# ---------------------------------------------------------------- a block of games
-@njit(cache=True, nogil=True)
-def simulate_batch(t, n_players, master_seed, first_game, lineup, rotate, strategy_ids,
-                   strategy_params, out, trace, tracing, lookahead):
-    """simkit/kernels/batch.py's block of games (its docstring says more), on views
-    without reference counts (simkit.kernels.jit.unowned): counting them took 13-50% of
-    Inori's time (docs/architecture.md)."""
-    scratch = new_scratch(t)
-    tv, sv, ov, trv = unowned_views(t, scratch, out, trace)
-    sids, params = seat_buffers(n_players, strategy_params)
-    sidv, pv = unowned(sids), unowned(params)
-    for i in range(out[0].shape[0]):
-        seed = prepare_game(n_players, master_seed, first_game + i, lineup, rotate,
-                            strategy_ids, strategy_params, ov[O_STRATEGY], i, sids, params)
-        play_game(tv, n_players, seed, sidv, pv, ov, i, sv, trv, tracing, lookahead)
-    keep_alive(sids, params, scratch, trace)  # every array of the tuples
+# ---------------------------------------------------------------- the shared loop
+# play_game, simulate_batch (simkit/kernels/batch.py: the batch and traced entry), `ask`,
+# the rollout and search players over the hooks above; the result files predate the loop's
+# `decisions` column, so the loop leaves it out. The kernel's cache is dropped when a file
+# it is built from changes, the players' file included (simkit/gamekit/cache.py).
+# The batch runs play_game as play_game's own compile left it: numba's second optimisation
+# of it inside the batch's library cost Inori 10% (simkit/kernels/as_compiled.py).
+bind(globals(), outputs=CORE_OUTPUTS, sources=(Path(players_file("inori")),),
+     reoptimise_batch=False)

@@ -22,10 +22,10 @@ from simkit.kernels.trace import record_event
 from simkit.rng import randint
 
 from .layout import (ANYONE, CARD_COLOUR, CARD_KIND, CARD_NEXT, CARD_N_SPACES, CT_CARD_OFFERS,
-                     CT_COMPLETED, CT_DRAWN, CT_FIRST, CT_GAINED, CT_NEUTRAL, CT_NEW_START, CT_PAID,
-                     CT_PASSED, CT_RUNE, CT_SRC, CT_TILES, CT_TREE, CT_TURNS, DECK_LEFT, EF_FEWEST,
-                     EF_GAIN, EF_RUNE, EV_BLOCK, EV_CARD, EV_COMPLETE, EV_DRAW_RUNE, EV_END,
-                     EV_FIRST, EV_GAIN, EV_INCOMPLETE, EV_MAJORITY, EV_MARKERS, EV_MOVE,
+                     CT_COMPLETED, CT_DONE, CT_DRAWN, CT_FIRST, CT_GAINED, CT_NEUTRAL, CT_NEW_START,
+                     CT_PAID, CT_PASSED, CT_RUNE, CT_SRC, CT_TILES, CT_TREE, CT_TURNS, DECK_LEFT,
+                     EF_FEWEST, EF_GAIN, EF_RUNE, EV_BLOCK, EV_CARD, EV_COMPLETE, EV_DRAW_RUNE,
+                     EV_END, EV_FIRST, EV_GAIN, EV_INCOMPLETE, EV_MAJORITY, EV_MARKERS, EV_MOVE,
                      EV_NEW_START, EV_PASS, EV_PAY, EV_POINTS, EV_REPLACE, EV_RESHUFFLE, EV_ROOT,
                      EV_RUNE, EV_SCORE, EV_SETUP_CARD, EV_TREE, FIRST, JOURNEY, MAX_SLOTS,
                      MAX_SPACES, MAX_TREE, NEUTRAL, NEUTRAL_LEFT, NEW_END, NEW_START, NEW_TOP,
@@ -117,8 +117,8 @@ def draw_journey(t, pub, decks, discards, tops, x, rng, trace, tracing, season):
 
 # ---------------------------------------------------------------- setup
 @njit_without_refcounts
-def setup(t, n_players, pub, hid, cnt, done, decks, discards, tops, new_starts, stack, rtops,
-          starts, rng, trace, tracing):
+def setup(t, n_players, pub, hid, cnt, decks, discards, tops, new_starts, stack, rtops, starts,
+          rng, trace, tracing):
     """Setup (docs/inori.md, steps 1-6) from the deal stream `rng`; play starts with the
     first turn of season 0."""
     n_col = t.rules[R_N_COLOURS]
@@ -128,7 +128,6 @@ def setup(t, n_players, pub, hid, cnt, done, decks, discards, tops, new_starts, 
     pub[:] = 0
     hid[:] = 0
     cnt[:, :] = 0
-    done[:, :] = 0
     pub[N_PLAYERS] = n_players
     for i in range(MAX_SLOTS):
         pub[slot_at(i, S_CARD)] = -1
@@ -412,7 +411,7 @@ def end_turn(pub, p):
 
 # ---------------------------------------------------------------- season end
 @njit(cache=True, inline="always")
-def score_card(t, pub, n_players, i, c, cnt, done, trace, tracing, season):
+def score_card(t, pub, n_players, i, c, cnt, trace, tracing, season):
     """Season end, card c in slot i: complete, each seat present scores the tokens it holds
     of the card's colour; incomplete, a New Start card scores them its bottom-right colour
     and other cards nothing. Returns the colour whose deck replaces the card."""
@@ -434,7 +433,7 @@ def score_card(t, pub, n_players, i, c, cnt, done, trace, tracing, season):
                 cnt[p, CT_SRC + source] += pts
                 if complete:
                     cnt[p, CT_COMPLETED] += 1
-                    done[p, c] += 1
+                    cnt[p, CT_DONE + c] += 1
                 record_event(trace, tracing, season, EV_SCORE, p, i, pts, source)
     return colour
 
@@ -501,8 +500,8 @@ def fewest_points(t, pub, n_players, rng, tied):
 
 
 @njit_without_refcounts
-def score_cards(t, pub, n_players, season, last, decks, discards, tops, rng, cnt, done, trace,
-               tracing):
+def score_cards(t, pub, n_players, season, last, decks, discards, tops, rng, cnt, trace,
+                tracing):
     """Score every card (score_card), return markers, replace each card (not after
     the last season) from the deck of the colour score_card names."""
     for i in range(pub[N_SLOTS]):
@@ -510,7 +509,7 @@ def score_cards(t, pub, n_players, season, last, decks, discards, tops, rng, cnt
         if c < 0:
             continue
         n_sp = t.card[c, CARD_N_SPACES]
-        colour = score_card(t, pub, n_players, i, c, cnt, done, trace, tracing, season)
+        colour = score_card(t, pub, n_players, i, c, cnt, trace, tracing, season)
         for s in range(n_sp):
             pub[slot_at(i, S_OCC + s)] = -1
             pub[slot_at(i, S_OCC2 + s)] = 0
@@ -530,15 +529,15 @@ def score_cards(t, pub, n_players, season, last, decks, discards, tops, rng, cnt
 
 
 @njit_without_refcounts
-def season_end(t, n_players, pub, hid, cnt, done, decks, discards, tops, rtops, rng, tied,
-               trace, tracing):
+def season_end(t, n_players, pub, hid, cnt, decks, discards, tops, rtops, rng, tied, trace,
+               tracing):
     """The season end (score_cards), then the game end (-1 returned: PH_OVER) or the next
     season's markers and first player, who draws the New Start cards (options.new_start_use)
     to keep one of: their count is returned (0: none), the cards new_starts[rtops[NEW_TOP] - k:]."""
     season = pub[SEASON]
     last = season == t.rules[R_SEASONS] - 1
-    score_cards(t, pub, n_players, season, last, decks, discards, tops, rng, cnt, done, trace,
-               tracing)
+    score_cards(t, pub, n_players, season, last, decks, discards, tops, rng, cnt, trace,
+                tracing)
     if last:
         end_game(t, pub, n_players, cnt, trace, tracing)
         hid[PHASE] = PH_OVER

@@ -209,7 +209,13 @@ def final_score(t, pub, p):
 
 
 @njit_without_refcounts
-def ranking_key(t, pub, p):
+def points(t, pub, hid, cnt, p):
+    """Seat p's score column: its final score (the game API's `points`)."""
+    return final_score(t, pub, p)
+
+
+@njit_without_refcounts
+def ranking_key(t, n_players, pub, hid, cnt, p):
     """What ranks seat p at the end: its final score plus its half point of compensation
     (compensation.half, 0 or 1), as 2 x final score + half, so the half point only breaks
     ties on the final score (which stays whole points). No other tie-break: equal keys

@@ -23,8 +23,8 @@ from .scoring import needs_tile
 
 
 @njit(cache=True, inline="always")
-def next_decision(t, n_players, pub, hid, cnt, done, decks, discards, tops, new_starts, stack,
-                  rtops, rng, tied, opts, hv, sids, params, srngs, fusing, trace, tracing):
+def next_decision(t, n_players, pub, hid, cnt, decks, discards, tops, new_starts, stack, rtops,
+                  rng, tied, opts, hv, sids, params, srngs, fusing, trace, tracing):
     """Play the automatic steps up to the next decision; its options go into `opts`.
     Returns (their count, fused): count 0 when the game is over and scored, or the season
     hid[STOP_SEASON] would begin; fused when, with `fusing`, a greedy seat's rune or
@@ -92,8 +92,8 @@ def next_decision(t, n_players, pub, hid, cnt, done, decks, discards, tops, new_
             continue
         if phase == PH_SEASON_END:
             # not inlined: a few times a game, and the turn loop stays small
-            k = season_end(t, n_players, pub, hid, cnt, done, decks, discards, tops, rtops,
-                           rng, tied, trace, tracing)
+            k = season_end(t, n_players, pub, hid, cnt, decks, discards, tops, rtops, rng,
+                           tied, trace, tracing)
             if k > 0:  # the New Start decision
                 return new_start_rows(t, new_starts, rtops[NEW_TOP] - k, k, opts), False
             if k < 0:  # the game is over
