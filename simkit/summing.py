@@ -223,12 +223,9 @@ def key_ranges(keys: np.ndarray) -> np.ndarray:
         if keys.shape[1] == 0:
             continue
         a = b = keys[k, 0]
-        for r in range(1, keys.shape[1]):
-            v = keys[k, r]
-            if v < a:
-                a = v
-            elif v > b:
-                b = v
+        for r in range(1, keys.shape[1]):  # min and max, not tests: the loop vectorises
+            a = min(a, keys[k, r])
+            b = max(b, keys[k, r])
         out[k, 0], out[k, 1] = a, b
     return out
 
@@ -483,11 +480,13 @@ def cluster_totals(cluster: np.ndarray, starts: np.ndarray, longest: int, game: 
     quad = np.zeros((width if n_prod else 0, n_prod), np.int64)
     sums = np.empty(n_sum + 1, np.int64)
     # The products with m (put last): x * m summed is m0 times x summed plus x * (m - m0),
-    # so a cluster of m0 rows (a game's seats, a full deal) skips them (modulo 2^64).
+    # so a pair of m0 rows skips them (modulo 2^64, whatever m0): m0 is the commonest
+    # pair size of the first block (a game's seats, a full deal; a seat's row of a game).
     n_plain = 0
     while n_plain < n_prod and products[n_plain, 1] < n_sum:
         n_plain += 1
-    m0 = longest
+    m0 = -1
+    seen = np.zeros(cap + 1, np.int64)  # the first block's pairs by size
     ireg = np.zeros((n_int, cap), np.int64)
     freg = np.zeros((n_float, cap), np.float64)
     c = 0
@@ -521,6 +520,10 @@ def cluster_totals(cluster: np.ndarray, starts: np.ndarray, longest: int, game: 
             for r in range(starts[k], starts[k + 1]):
                 if gid[r - a] >= 0:
                     slot[gid[r - a]] = -1
+        if m0 < 0 and pairs:
+            for p in range(pairs):
+                seen[pair_rows[p]] += 1
+            m0 = np.argmax(seen)
         evaluate(ops, consts, columns, kinds, n, a, b, ireg, freg, worst)
         for s in range(n_sum):  # a summand at a time, through the block
             col = ireg[summed[s]]
@@ -579,6 +582,7 @@ def cluster_totals(cluster: np.ndarray, starts: np.ndarray, longest: int, game: 
             pair_games[p] = 0
             part[p, :] = 0
         c = d
+    m0 = max(m0, 0)
     for key in range(lin.shape[0]):
         for q in range(n_plain, n_prod):
             quad[key, q] += m0 * lin[key, products[q, 0]]
