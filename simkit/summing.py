@@ -410,6 +410,37 @@ def cluster_starts(cluster: np.ndarray) -> tuple[np.ndarray, int]:
 
 
 @njit(cache=True, nogil=True)
+def _fold_products(part: np.ndarray, pairs: np.ndarray, rows: np.ndarray, m0: int,
+                   products: np.ndarray, n_plain: int, by_summand: np.ndarray,
+                   lin: np.ndarray, quad: np.ndarray) -> None:
+    """Closed `pairs` of a block, all of one key, into its summands' sums and m (`lin`)
+    and their `products` (`quad`; those with m as x * (m - m0)): their partial sums laid
+    summand by summand first, so each product is a dot product over the pairs, which
+    vectorises (pair by pair, each product was two scattered loads and a store)."""
+    n_sum = part.shape[1]
+    t = pairs.shape[0]
+    for s in range(n_sum):  # written in order: a pair at a time strides by the rows
+        for i in range(t):
+            by_summand[s, i] = part[pairs[i], s]
+    ragged = False  # a pair of other than m0 rows: the products with m have a part
+    for i in range(t):
+        by_summand[n_sum, i] = rows[pairs[i]]
+        by_summand[n_sum + 1, i] = rows[pairs[i]] - m0
+        ragged |= rows[pairs[i]] != m0
+    for s in range(n_sum + 1):
+        total = np.int64(0)
+        for i in range(t):
+            total += by_summand[s, i]
+        lin[s] += total
+    for q in range(products.shape[0] if ragged else n_plain):  # indices, not row views
+        a, b = products[q, 0], products[q, 1] if q < n_plain else n_sum + 1
+        total = np.int64(0)
+        for i in range(t):
+            total += by_summand[a, i] * by_summand[b, i]
+        quad[q] += total
+
+
+@njit(cache=True, nogil=True)
 def cluster_totals(cluster: np.ndarray, starts: np.ndarray, longest: int, game: np.ndarray,
                    keys: np.ndarray, which: np.ndarray, kept: np.ndarray, lo: np.ndarray,
                    stride: np.ndarray, size: int, ops: np.ndarray, consts: np.ndarray,
@@ -487,6 +518,8 @@ def cluster_totals(cluster: np.ndarray, starts: np.ndarray, longest: int, game: 
         n_plain += 1
     m0 = -1
     seen = np.zeros(cap + 1, np.int64)  # the first block's pairs by size
+    held, n_held = np.empty(cap, np.int64), 0  # a one-key pass's closed pairs in the block
+    by_summand = np.empty((n_sum + 2, cap if n_prod and width == 1 else 0), np.int64)
     ireg = np.zeros((n_int, cap), np.int64)
     freg = np.zeros((n_float, cap), np.float64)
     c = 0
@@ -560,6 +593,10 @@ def cluster_totals(cluster: np.ndarray, starts: np.ndarray, longest: int, game: 
                 closed[key, 1] += m
                 closed[key, 2] += m * m
                 closed[key, 3] += n_games
+                if n_prod and width == 1:  # one key: its products a block at a time
+                    held[n_held] = p
+                    n_held += 1
+                    continue
                 if n_prod:
                     for s in range(n_sum):
                         sums[s] = part[p, s]
@@ -577,6 +614,10 @@ def cluster_totals(cluster: np.ndarray, starts: np.ndarray, longest: int, game: 
                     closed[key, 4 + 3 * j] += y
                     closed[key, 5 + 3 * j] += y * y
                     closed[key, 6 + 3 * j] += y * m
+        if n_held:
+            _fold_products(part, held[:n_held], pair_rows, m0, products, n_plain,
+                           by_summand, lin[0], quad[0])
+            n_held = 0
         for p in range(pairs):
             pair_rows[p] = 0
             pair_games[p] = 0
