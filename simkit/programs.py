@@ -92,9 +92,85 @@ def program_of(exprs: Mapping[str, pl.Expr], rounded: set[str],
                 slots.append(-1)
     except Unsupported:
         return None
-    return Program(np.array(b.ops, np.int64).reshape(-1, 4), np.array(b.consts, np.float64),
+    ops, categories = _indicator_products(b.ops, outputs, b.categories, b.flags)
+    return Program(np.array(ops, np.int64).reshape(-1, 4), np.array(b.consts, np.float64),
                    list(b.columns), outputs, max(b.n["i"], 1), max(b.n["f"], 1),
-                   [x if x < 0 else i for i, x in enumerate(slots)], b.categories)
+                   [x if x < 0 else i for i, x in enumerate(slots)], categories)
+
+
+_FLOAT_TARGET = {s.LOADF, s.CONSTF, s.TOFLOAT, *range(s.ADD + s.FLOAT_OPS, s.MUL + s.FLOAT_OPS + 1)}
+_BOOLEAN = {s.NOT, s.AND, s.OR, *range(s.EQ, s.GE + 1),
+            *range(s.EQ + s.FLOAT_OPS, s.GE + s.FLOAT_OPS + 1)}
+
+
+def _indicator_products(ops: list[tuple[int, int, int, int]], outputs: list[int],
+                        categories: list[tuple[int, str, str]], flags: set[int]
+                        ) -> tuple[list[tuple[int, int, int, int]], list[tuple[int, str, str]]]:
+    """The operations with each rounded (float(h) * x) * c, h an indicator (0 or 1), taken
+    as the integer h * round(x * c) when the program rounds x * c already (a card's share
+    of the win: 4 float operations and a rounding become one product; h a comparison, a
+    boolean operation or a boolean column, `flags`), then the operations nothing reads
+    any more dropped. The same integers: h * x is x or a zero, exactly, and
+    a value beyond int64 or NaN there is one in round(x * c) too, whose measured distance
+    then leaves the shape to polars as before. The product's own distance from a whole
+    number is not measured (0): where h is 1 it is round(x * c)'s, which is."""
+    ops = list(ops)
+    made = {(("f" if op in _FLOAT_TARGET else "i"), t): row for row, (op, t, _, _) in enumerate(ops)
+            if op != s.ROUND}
+    made.update({("i", t): row for row, (op, t, _, _) in enumerate(ops) if op == s.ROUND})
+    boolean = flags | {t for op, t, _, _ in ops if op in _BOOLEAN}
+    fmul = s.MUL + s.FLOAT_OPS
+
+    def product(reg: int) -> tuple[int, int] | None:  # the operands of a float product
+        row = made.get(("f", reg))
+        return (ops[row][2], ops[row][3]) if row is not None and ops[row][0] == fmul else None
+
+    rounds = {}  # the operands of a rounded product -> (its integer register, its row)
+    for row, (op, t, x, _) in enumerate(ops):
+        if op == s.ROUND and (xc := product(x)) is not None:
+            rounds.setdefault(frozenset(xc), (t, row))
+    for row, (op, t, v, _) in enumerate(ops):
+        if op != s.ROUND or (uc := product(v)) is None:
+            continue
+        for u, c in (uc, uc[::-1]):
+            hx = product(u)
+            for h, x in (hx, hx[::-1]) if hx is not None else ():
+                made_h = made.get(("f", h))
+                if made_h is None or ops[made_h][0] != s.TOFLOAT or ops[made_h][2] not in boolean:
+                    continue
+                r = rounds.get(frozenset((x, c)))
+                if r is not None and r[1] < row:
+                    ops[row] = (s.MUL, t, ops[made_h][2], r[0])
+                    break
+            else:
+                continue
+            break
+    # Drop what nothing reads (registers are written once), keeping the category rows'.
+    live = {("i", t) for t in outputs}
+    keep = [False] * len(ops)
+    for row in range(len(ops) - 1, -1, -1):
+        op, t, a, b = ops[row]
+        target = ("f" if op in _FLOAT_TARGET else "i", t)
+        if target not in live:
+            continue
+        keep[row] = True
+        live |= _reads(op, a, b)
+    at = {row: i for i, row in enumerate(r for r in range(len(ops)) if keep[r])}
+    return ([o for o, k in zip(ops, keep, strict=True) if k],
+            [(at[row], column, name) for row, column, name in categories if row in at])
+
+
+def _reads(op: int, a: int, b: int) -> set[tuple[str, int]]:
+    """The registers an operation reads."""
+    if op in (s.LOADI, s.LOADF, s.CONSTI, s.CONSTF):
+        return set()
+    if op in (s.TOFLOAT, s.NOT):
+        return {("i", a)}
+    if op == s.ROUND:
+        return {("f", a)}
+    if op in (s.AND, s.OR) or s.ADD <= op <= s.GE:
+        return {("i", a), ("i", b)}
+    return {("f", a), ("f", b)}  # float arithmetic and comparisons
 
 
 def loads(n: int) -> Program:
@@ -149,6 +225,7 @@ class _Builder:
         self.memo: dict[str, tuple[str, int]] = {}
         self.categories: list[tuple[int, str, str]] = []
         self.floats: dict[int, int] = {}  # int register -> its value as a float
+        self.flags: set[int] = set()  # int registers of boolean columns (0 or 1)
 
     def new(self, kind: str) -> int:
         self.n[kind] += 1
@@ -209,6 +286,8 @@ class _Builder:
         kind = "f" if dtype.is_float() else "i"
         reg = self.new(kind)
         self.ops.append((s.LOADF if kind == "f" else s.LOADI, reg, at, 0))
+        if dtype == pl.Boolean:
+            self.flags.add(reg)
         return kind, reg
 
     def _const_int(self, v: int) -> tuple[str, int]:

@@ -72,12 +72,20 @@ def _game_rows_whole(frame: pl.DataFrame) -> pl.DataFrame | None:
     game = frame["game"].to_numpy().reshape(-1, n)
     if not (game == game[:, :1]).all():
         return None
-    score = np.sort(frame["score"].to_numpy().reshape(-1, n).astype(np.int32), axis=1)
+    # The top two scores and the top win share a seat at a time: numpy's sort and max
+    # along rows of n were a twentieth of a Cauldron Master slice's reduction.
+    score = frame["score"].to_numpy().reshape(-1, n).astype(np.int32)
+    share = frame["win_share"].to_numpy().reshape(-1, n)
+    top, best = score[:, 0].copy(), share[:, 0].copy()
+    second = np.full(len(top), np.iinfo(np.int32).min, np.int32)
+    for seat in range(1, n):
+        second = np.maximum(second, np.minimum(top, score[:, seat]))
+        top = np.maximum(top, score[:, seat])
+        best = np.maximum(best, share[:, seat])
     return pl.DataFrame({
         "game": game[:, 0], "deal": frame["deal"].to_numpy()[::n],
-        "rounds": frame["rounds"].to_numpy()[::n], "top": score[:, -1],
-        "second": score[:, -2], "tie": frame["win_share"].to_numpy().reshape(-1, n).max(
-            axis=1) < 1})
+        "rounds": frame["rounds"].to_numpy()[::n], "top": top, "second": second,
+        "tie": best < 1})
 
 
 @dataclass(frozen=True, eq=False)

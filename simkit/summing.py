@@ -223,12 +223,9 @@ def key_ranges(keys: np.ndarray) -> np.ndarray:
         if keys.shape[1] == 0:
             continue
         a = b = keys[k, 0]
-        for r in range(1, keys.shape[1]):
-            v = keys[k, r]
-            if v < a:
-                a = v
-            elif v > b:
-                b = v
+        for r in range(1, keys.shape[1]):  # min and max, not tests: the loop vectorises
+            a = min(a, keys[k, r])
+            b = max(b, keys[k, r])
         out[k, 0], out[k, 1] = a, b
     return out
 
@@ -413,6 +410,37 @@ def cluster_starts(cluster: np.ndarray) -> tuple[np.ndarray, int]:
 
 
 @njit(cache=True, nogil=True)
+def _fold_products(part: np.ndarray, pairs: np.ndarray, rows: np.ndarray, m0: int,
+                   products: np.ndarray, n_plain: int, by_summand: np.ndarray,
+                   lin: np.ndarray, quad: np.ndarray) -> None:
+    """Closed `pairs` of a block, all of one key, into its summands' sums and m (`lin`)
+    and their `products` (`quad`; those with m as x * (m - m0)): their partial sums laid
+    summand by summand first, so each product is a dot product over the pairs, which
+    vectorises (pair by pair, each product was two scattered loads and a store)."""
+    n_sum = part.shape[1]
+    t = pairs.shape[0]
+    for s in range(n_sum):  # written in order: a pair at a time strides by the rows
+        for i in range(t):
+            by_summand[s, i] = part[pairs[i], s]
+    ragged = False  # a pair of other than m0 rows: the products with m have a part
+    for i in range(t):
+        by_summand[n_sum, i] = rows[pairs[i]]
+        by_summand[n_sum + 1, i] = rows[pairs[i]] - m0
+        ragged |= rows[pairs[i]] != m0
+    for s in range(n_sum + 1):
+        total = np.int64(0)
+        for i in range(t):
+            total += by_summand[s, i]
+        lin[s] += total
+    for q in range(products.shape[0] if ragged else n_plain):  # indices, not row views
+        a, b = products[q, 0], products[q, 1] if q < n_plain else n_sum + 1
+        total = np.int64(0)
+        for i in range(t):
+            total += by_summand[a, i] * by_summand[b, i]
+        quad[q] += total
+
+
+@njit(cache=True, nogil=True)
 def cluster_totals(cluster: np.ndarray, starts: np.ndarray, longest: int, game: np.ndarray,
                    keys: np.ndarray, which: np.ndarray, kept: np.ndarray, lo: np.ndarray,
                    stride: np.ndarray, size: int, ops: np.ndarray, consts: np.ndarray,
@@ -483,11 +511,15 @@ def cluster_totals(cluster: np.ndarray, starts: np.ndarray, longest: int, game: 
     quad = np.zeros((width if n_prod else 0, n_prod), np.int64)
     sums = np.empty(n_sum + 1, np.int64)
     # The products with m (put last): x * m summed is m0 times x summed plus x * (m - m0),
-    # so a cluster of m0 rows (a game's seats, a full deal) skips them (modulo 2^64).
+    # so a pair of m0 rows skips them (modulo 2^64, whatever m0): m0 is the commonest
+    # pair size of the first block (a game's seats, a full deal; a seat's row of a game).
     n_plain = 0
     while n_plain < n_prod and products[n_plain, 1] < n_sum:
         n_plain += 1
-    m0 = longest
+    m0 = -1
+    seen = np.zeros(cap + 1, np.int64)  # the first block's pairs by size
+    held, n_held = np.empty(cap, np.int64), 0  # a one-key pass's closed pairs in the block
+    by_summand = np.empty((n_sum + 2, cap if n_prod and width == 1 else 0), np.int64)
     ireg = np.zeros((n_int, cap), np.int64)
     freg = np.zeros((n_float, cap), np.float64)
     c = 0
@@ -521,6 +553,10 @@ def cluster_totals(cluster: np.ndarray, starts: np.ndarray, longest: int, game: 
             for r in range(starts[k], starts[k + 1]):
                 if gid[r - a] >= 0:
                     slot[gid[r - a]] = -1
+        if m0 < 0 and pairs:
+            for p in range(pairs):
+                seen[pair_rows[p]] += 1
+            m0 = np.argmax(seen)
         evaluate(ops, consts, columns, kinds, n, a, b, ireg, freg, worst)
         for s in range(n_sum):  # a summand at a time, through the block
             col = ireg[summed[s]]
@@ -557,6 +593,10 @@ def cluster_totals(cluster: np.ndarray, starts: np.ndarray, longest: int, game: 
                 closed[key, 1] += m
                 closed[key, 2] += m * m
                 closed[key, 3] += n_games
+                if n_prod and width == 1:  # one key: its products a block at a time
+                    held[n_held] = p
+                    n_held += 1
+                    continue
                 if n_prod:
                     for s in range(n_sum):
                         sums[s] = part[p, s]
@@ -574,11 +614,16 @@ def cluster_totals(cluster: np.ndarray, starts: np.ndarray, longest: int, game: 
                     closed[key, 4 + 3 * j] += y
                     closed[key, 5 + 3 * j] += y * y
                     closed[key, 6 + 3 * j] += y * m
+        if n_held:
+            _fold_products(part, held[:n_held], pair_rows, m0, products, n_plain,
+                           by_summand, lin[0], quad[0])
+            n_held = 0
         for p in range(pairs):
             pair_rows[p] = 0
             pair_games[p] = 0
             part[p, :] = 0
         c = d
+    m0 = max(m0, 0)
     for key in range(lin.shape[0]):
         for q in range(n_plain, n_prod):
             quad[key, q] += m0 * lin[key, products[q, 0]]

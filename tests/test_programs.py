@@ -101,6 +101,30 @@ def test_scaled_win_shares_round_and_measure_as_polars(factor, scale, seed):
     assert worst[0] == pytest.approx((values - values.round()).abs().max(), abs=1e-12)
 
 
+@settings(deadline=None, max_examples=40)
+@given(booleans, st.sampled_from([1, 12, 60]), st.integers(0, 3))
+def test_an_indicator_times_a_rounded_share_is_one_integer_product(h, scale, seed):
+    """A win share and its product with an indicator, both in units of 1/scale (a card
+    value's y and h * y): the program rounds the share once and multiplies the integers
+    (`programs._indicator_products`), and gives polars's rounded integers wherever they
+    are whole, the share's distance measured as polars measures it."""
+    frame = _frame(seed)
+    y = pl.col("win_share")
+    exprs = {"y": y.cast(pl.Float64) * scale,
+             "hy": (h.cast(pl.Int64) * y).cast(pl.Float64) * scale}
+    program = program_of(exprs, set(exprs), frame.schema)
+    assert program is not None
+    assert int((program.ops[:, 0] == summing.ROUND).sum()) == 1
+    got, worst = _run(exprs, set(exprs), frame)
+    for key, e in exprs.items():
+        values = frame.select(e).to_series()
+        whole = ((values - values.round()).abs() <= 1e-3).to_numpy()
+        assert got[key][whole].tolist() == (
+            values.round().cast(pl.Int64).to_numpy()[whole].tolist()), key
+    share = frame.select(exprs["y"]).to_series()
+    assert worst[0] == pytest.approx((share - share.round()).abs().max(), abs=1e-12)
+
+
 def test_category_codes_are_looked_up_for_each_frame():
     """A category against a name compares codes: they are polars's, looked up again for
     every frame (once no series holds a category, it may come back with another code:

@@ -112,3 +112,21 @@ def test_rows_numbered_before_the_pass_give_the_same_totals(seed, monkeypatch):
     monkeypatch.setattr(summing, "group_ids", numbered)
     test_compiled_sums_of_every_kind_of_query_equal_polars(seed, 1.0, monkeypatch)
     assert calls
+
+
+@settings(deadline=None)
+@given(st.integers(2, 5), st.lists(st.lists(st.tuples(st.integers(-5, 5),
+                                                      st.sampled_from([0.0, 0.25, 0.5, 1.0])),
+                                            min_size=5, max_size=5), min_size=1, max_size=30))
+def test_game_rows_of_whole_games_are_the_group_bys(seats, games):
+    """`summary.game_rows` of rows as simkit writes them (each game's seats together,
+    read a seat at a time) gives the top and second score, the margin and the tie of
+    the polars group-by it stands in for, ties of scores included."""
+    from simkit.summary import game_rows
+    rows = [(g, g // 3, 7 + g, seat, score, share)
+            for g, game in enumerate(games) for seat, (score, share) in enumerate(game[:seats])]
+    frame = pl.DataFrame(rows, schema=["game", "deal", "rounds", "seat", "score", "win_share"],
+                         orient="row")
+    fast = game_rows(frame).collect()
+    slow = game_rows(frame.lazy()).collect().sort("game").select(fast.columns)
+    assert fast.equals(slow)
