@@ -9,13 +9,14 @@ import pytest
 
 from simkit.engine import build_lineup
 from simkit.errors import SimkitError
+from simkit.gamekit.scratch import Decision
 from simkit.games.cauldron_master import layout as L
 from simkit.games.cauldron_master import options as O
 from simkit.games.cauldron_master import play as P
 from simkit.rng import py_stream_state
 from simkit.testing import assert_same_across_threads_and_chunks
 from strategies.cauldron_master import STRATEGIES
-from tests.test_rollout import mid_game
+from tests.test_rollout import deck_of, mid_game
 
 
 def test_never_reads_the_deck_order_or_secret_witches(cm):
@@ -27,35 +28,32 @@ def test_never_reads_the_deck_order_or_secret_witches(cm):
     params = next(s for s in STRATEGIES if s.name == "search").vector({"iterations": 24})
     rng = np.random.default_rng(5)
     opts = np.zeros((L.MAX_OPTIONS, L.N_COLS), np.int32)
-    offer = np.zeros(L.MAX_TYPES, np.int64)
-    limits = np.zeros(L.MAX_COLOURS, np.int64)
     ss = P.new_search_scratch(t)
     differ = 0
     for case in range(24):
         players = 2 + case % 3
-        pub, deck, top, cnt = mid_game(t, players, rng)
+        pub, hid, cnt = mid_game(t, players, rng)
         seat = 1 + int(rng.integers(players - 1))  # someone chose before it
         pub[L.SEAT] = seat
         pub[L.REVEALED: L.REVEALED + L.MAX_PLAYERS] = -1
-        n = O.witch_options(t, pub, seat, opts, limits, offer)
+        n = O.pending_options(t, pub, hid, opts)
         hidden = []
         for _ in range(2):
-            d = deck.copy()
-            d[top:] = rng.permutation(d[top:])
-            hid = np.zeros(L.HID_SIZE, np.int64)
-            hid[L.TOP] = top
-            hid[L.CHOSEN:L.CHOSEN + seat] = rng.integers(0, t.witch.shape[0], seat)
-            hidden.append((d, hid))
+            h = hid.copy()
+            deck, top = deck_of(t, h), h[L.TOP]
+            deck[top:] = rng.permutation(deck[top:])
+            h[L.CHOSEN:L.CHOSEN + seat] = rng.integers(0, t.witch.shape[0], seat)
+            hidden.append(h)
         choices = []
         for stream in range(4):
             state = np.array([py_stream_state(case, 1 + stream)], np.uint64)
             picks = []
-            for d, hid in hidden:
-                st, p, h = state.copy(), pub.copy(), hid.copy()
-                seen = L.Decision(p, h, cnt, d, ss)
+            for h in hidden:
+                st, p, h2 = state.copy(), pub.copy(), h.copy()
+                seen = Decision(p, h2, cnt, ss)
                 picks.append(P.search_choice(t, players, seat, seen, opts, n, params, st))
                 np.testing.assert_array_equal(p, pub)  # the real state is left untouched
-                np.testing.assert_array_equal(h, hid)
+                np.testing.assert_array_equal(h2, h)
             assert picks[0] == picks[1], f"case {case}: hidden information changed a decision"
             assert 0 <= picks[0] < n
             choices.append(picks[0])

@@ -8,6 +8,7 @@ import pytest
 
 from simkit.engine import build_lineup
 from simkit.errors import SimkitError
+from simkit.gamekit.scratch import Decision
 from simkit.games import get_game
 from simkit.games.cauldron_master import layout as L
 from simkit.games.cauldron_master import options as O
@@ -58,16 +59,19 @@ def test_parameter_errors(cm, setting, message):
 
 
 def _setup(t, n_players: int, seed: int) -> tuple:
-    """pub, hidden state, counters and shuffled deck at the start of a game, set up by the
-    rules as `play_game` sets it up (stream 0 of the game's seed deals)."""
+    """pub, hidden state (the shuffled deck in it) and counters at the start of a game, set
+    up by the rules as `play_game` sets it up (stream 0 of the game's seed deals)."""
     pub = np.zeros(L.PUB_SIZE, np.int32)
     hid = np.zeros(L.HID_SIZE, np.int64)
     cnt = np.zeros((L.MAX_PLAYERS, L.CT_SIZE), np.int64)
-    deck = np.empty(t.deck.shape[0], np.int64)
-    recipes = np.empty(t.recipe.shape[0], np.int64)
     deal = np.array([py_stream_state(seed, 0)], np.uint64)
-    R.setup(t, n_players, pub, hid, cnt, deck, recipes, deal, new_trace_stub(L.N_COLS), False)
-    return pub, hid, cnt, deck
+    R.setup(t, n_players, pub, hid, cnt, deal, new_trace_stub(L.N_COLS), False)
+    return pub, hid, cnt
+
+
+def deck_of(t, hid: np.ndarray) -> np.ndarray:
+    """The ingredient deck in the hidden state (a view): cards [hid[TOP]:] are undealt."""
+    return hid[L.DECK:L.DECK + t.deck.shape[0]]
 
 
 OPTION_VALUES = [(), ("options.picking_compulsory=false",), ("options.recipe_match=exact",),
@@ -93,10 +97,10 @@ def test_playout_replays_whole_games(overrides, strategy):
         out[L.O_STRATEGY][:] = cols["strategy"]
         rng = np.zeros(1, np.uint64)
         for g in range(30):
-            pub, hid, cnt, deck = _setup(t, players, py_game_seed(11, g))
+            pub, hid, cnt = _setup(t, players, py_game_seed(11, g))
             sids = np.full(players, lineup.ids[0], np.int64)
             params = np.repeat(lineup.params[:1], players, axis=0)
-            rounds = P.playout(t, players, pub, hid, cnt, deck, sids, params, rng, -1, -1, 0, rs)
+            rounds = P.playout(t, players, pub, hid, cnt, sids, params, rng, -1, -1, 0, rs)
             P.game_end(t, players, pub, hid, cnt, out, g, np.zeros(players), 0)
             assert rounds == cols["rounds"][g, 0]
         replayed = game.columns(compiled, out)
@@ -106,8 +110,10 @@ def test_playout_replays_whole_games(overrides, strategy):
 
 
 def mid_game(t, players: int, rng: np.random.Generator) -> tuple:
-    """A plausible round-start state: some rounds played, cards in cauldrons, scores."""
-    pub, hid, cnt, deck = _setup(t, players, int(rng.integers(1 << 62)))
+    """A plausible round-start state: some rounds played, cards in cauldrons, scores: pub,
+    hid (the deck dealt to hid[TOP]) and cnt."""
+    pub, hid, cnt = _setup(t, players, int(rng.integers(1 << 62)))
+    deck = deck_of(t, hid)
     top = int(hid[L.TOP])
     n_w = t.witch.shape[0]
     pub[L.ROUND] = int(rng.integers(0, 4))
@@ -126,7 +132,8 @@ def mid_game(t, players: int, rng: np.random.Generator) -> tuple:
                 pub[L.cauldron_at(s, k, x)] += 1
                 pub[L.fill_at(s, k)] += 1
     pub[L.DECK_LEFT] = len(deck) - top
-    return pub, deck, top, cnt
+    hid[L.TOP] = top
+    return pub, hid, cnt
 
 
 def test_never_reads_the_deck_order(cm):
@@ -142,31 +149,29 @@ def test_never_reads_the_deck_order(cm):
     params = spec.vector({"rollouts": 2})
     rng = np.random.default_rng(3)
     opts = np.zeros((L.MAX_OPTIONS, L.N_COLS), np.int32)
-    offer = np.zeros(L.MAX_TYPES, np.int64)
-    limits = np.zeros(L.MAX_COLOURS, np.int64)
     rs = P.new_rollout_scratch(t)
     differ = 0
     for case in range(60):
         players = 2 + case % 3
-        pub, deck, top, cnt = mid_game(t, players, rng)
+        pub, hid, cnt = mid_game(t, players, rng)
         seat = int(rng.integers(players))
         pub[L.SEAT] = seat
         pub[L.REVEALED: L.REVEALED + L.MAX_PLAYERS] = -1
-        n = O.witch_options(t, pub, seat, opts, limits, offer)
-        other = deck.copy()
-        other[top:] = rng.permutation(other[top:])
-        assert not np.array_equal(other, deck)
+        n = O.pending_options(t, pub, hid, opts)
+        other = hid.copy()
+        deck, top = deck_of(t, other), hid[L.TOP]
+        deck[top:] = rng.permutation(deck[top:])
+        assert not np.array_equal(other, hid)
         choices = []
         for stream in range(6):
             state = np.array([py_stream_state(case, 1 + stream)], np.uint64)
             picks = []
-            for d in (deck, other):
-                st, p = state.copy(), pub.copy()
-                hid = np.zeros(L.HID_SIZE, np.int64)
-                hid[L.TOP] = top
-                seen = L.Decision(p, hid, cnt, d, rs)
+            for h in (hid, other):
+                st, p, h2 = state.copy(), pub.copy(), h.copy()
+                seen = Decision(p, h2, cnt, rs)
                 picks.append(P.rollout_choice(t, players, seat, seen, opts, n, params, st))
                 np.testing.assert_array_equal(p, pub)  # the real state is left untouched
+                np.testing.assert_array_equal(h2, h)
             assert picks[0] == picks[1], f"case {case}: the deck order changed a decision"
             choices.append(picks[0])
         differ += len(set(choices)) > 1

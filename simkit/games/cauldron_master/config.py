@@ -118,8 +118,9 @@ def compile_tables(config: GameConfig) -> tuple[Tables, Names]:
             raise r.error(f"{key}.scores", points,
                           f"expected {max_cap} (largest cauldron) scores in 0..1000")
         score[t, 1 : len(points) + 1] = points[: L.MAX_CAPACITY]
-    if len(deck) > 255:
-        raise r.error("ingredients", len(deck), "at most 255 ingredient cards in total")
+    if len(deck) > L.MAX_CARDS:
+        raise r.error("ingredients", len(deck),
+                      f"at most {L.MAX_CARDS} ingredient cards in total")
 
     use_amateur = r.bool("options.amateur_witch")
     witches = [w for w in r.table_list("witches", 1, L.MAX_WITCHES)

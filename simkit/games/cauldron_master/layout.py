@@ -107,7 +107,7 @@ PLAYOUT = GREEDY  # the rollout player's playouts' strategy
 GREEDY_TIES, PLANNER_TIES, ROLLOUT_TIES = 2, 5, 2
 
 # Hidden state: int64[HID_SIZE], what no strategy sees (a lookahead copies it with `pub`).
-#   TOP         1               next card of the shuffled ingredient deck
+#   TOP         1               next card of the ingredient deck (an index into DECK)
 #   TURN        1               phase 3: the turn being played (index into ORDER)
 #   BREW        1               phase 4: the next cauldron to brew (seat * MAX_CAULDRONS
 #                               + cauldron); with options.recipe_choice = "player", the
@@ -115,11 +115,27 @@ GREEDY_TIES, PLANNER_TIES, ROLLOUT_TIES = 2, 5, 2
 #   CHOSEN      MAX_PLAYERS     witch each seat chose this round (secret until all chose)
 #   ORDER       MAX_PLAYERS     phase 2's turn order (seats)
 #   KEY         MAX_PLAYERS     sort keys (turn order, then the final ranking)
+#   DECK        MAX_CARDS       the shuffled ingredient deck (its first t.deck.shape[0]
+#                               entries): cards [TOP:] are undealt, in their hidden order
+#   RECIPE_DECK MAX_RECIPE_CARDS the shuffled recipe cards (setup deals the first ones)
+# and work slots, rewritten before every use and meaning nothing between steps (the API's
+# place for a rule's work arrays: rules create none):
+#   COUNTS      MAX_COLOURS     cards per colour of a cauldron (options, create potions)
+#   LIMITS_LEFT MAX_COLOURS     a witch's colour limits left (witch options)
+#   OFFER       MAX_TYPES       ingredient types on offer (a compact list)
+#   UNDEALT     MAX_TYPES       undealt cards per type (rules.redeal)
+MAX_CARDS = 255  # config.py: at most 255 ingredient cards
 TOP, TURN, BREW = 0, 1, 2
 CHOSEN = 3
 ORDER = CHOSEN + MAX_PLAYERS
 KEY = ORDER + MAX_PLAYERS
-HID_SIZE = KEY + MAX_PLAYERS
+DECK = KEY + MAX_PLAYERS
+RECIPE_DECK = DECK + MAX_CARDS
+COUNTS = RECIPE_DECK + MAX_RECIPE_CARDS
+LIMITS_LEFT = COUNTS + MAX_COLOURS
+OFFER = LIMITS_LEFT + MAX_COLOURS
+UNDEALT = OFFER + MAX_TYPES
+HID_SIZE = UNDEALT + MAX_TYPES
 
 # Per-seat counters: int64[MAX_PLAYERS, CT_SIZE], kept by the rules for the results.
 CT_POTIONS, CT_BONUS = 0, 1  # potions brewed, recipe bonus points
@@ -206,39 +222,17 @@ RU_HALF = RU_COMP + MAX_PLAYERS
 RU_SIZE = RU_HALF + MAX_PLAYERS
 
 
-# ---- work arrays (play.py builds them; numba compiles these as tuples with named fields)
-COUNTS, LIMITS_LEFT = range(2)  # rows of `colours`: cards per colour, colour limits left
-
-
-class Scratch(NamedTuple):
-    """Per-thread work arrays of batch play, reused across games (play.new_scratch)."""
-
-    pub: np.ndarray  # public state
-    opts: np.ndarray  # option table
-    deck: np.ndarray  # ingredient deck (shuffled)
-    recipe_deck: np.ndarray  # recipe cards (shuffled)
-    hid: np.ndarray  # hidden state
-    cnt: np.ndarray  # per-seat counters
-    rngs: np.ndarray  # rng streams: deal, then one per seat
-    ranking: np.ndarray  # the end's ranking keys (the shared loop's)
-    colours: np.ndarray  # colour counts, colour limits left (COUNTS, LIMITS_LEFT)
-    offer: np.ndarray  # ingredient types on offer (compact list)
-    rollout: "RolloutScratch"  # the rollout player's playouts
-    search: "SearchScratch"  # the search player's tree and re-deals
-
-
+# ---- work arrays of the lookahead players (play.py builds them; numba compiles these as
+# tuples with named fields). Batch play's scratch is the shared loop's
+# (simkit/gamekit/scratch.py): the whole state is in pub, hid and cnt.
 class RolloutScratch(NamedTuple):
     """The rollout player's work arrays, apart from the game's so a playout never
     touches it (play.new_rollout_scratch)."""
 
     pub: np.ndarray  # playout state
     opts: np.ndarray  # option table
-    deck: np.ndarray  # re-sampled undealt deck
-    hid: np.ndarray  # hidden state
+    hid: np.ndarray  # hidden state, its undealt deck re-dealt (rules.redeal)
     cnt: np.ndarray  # per-seat counters
-    colours: np.ndarray  # colour counts, colour limits left (COUNTS, LIMITS_LEFT)
-    offer: np.ndarray  # ingredient types on offer (compact list)
-    undealt: np.ndarray  # undealt cards per type
     total: np.ndarray  # summed playout value per option
     ranking: np.ndarray  # a playout's ranking keys, points
     trace: tuple  # playouts are never traced
@@ -252,26 +246,11 @@ class SearchScratch(NamedTuple):
 
     tree: tuple  # the tree (simkit/kernels/search_tree.new_tree)
     pub: np.ndarray  # a re-deal's state
-    deck: np.ndarray  # its undealt deck
-    hid: np.ndarray  # its hidden state
+    hid: np.ndarray  # its hidden state (rules.redeal)
     cnt: np.ndarray  # its counters
-    colours: np.ndarray  # colour counts, colour limits left (COUNTS, LIMITS_LEFT)
-    offer: np.ndarray  # ingredient types on offer (compact list)
-    undealt: np.ndarray  # undealt cards per type (what the seat knows)
     opts: np.ndarray  # option table
     sids: np.ndarray  # the playouts' strategy per seat ...
     params: np.ndarray  # ... and its parameters
     ranking: np.ndarray  # a playout's ranking keys, points
     trace: tuple  # searches are never traced
     seat: np.ndarray  # the searching seat
-
-
-class Decision(NamedTuple):
-    """What the rollout and search players decide from: the game's state and the
-    player's own work arrays (RolloutScratch or SearchScratch)."""
-
-    pub: np.ndarray
-    hid: np.ndarray
-    cnt: np.ndarray
-    deck: np.ndarray
-    work: tuple

@@ -1,26 +1,32 @@
 """Cauldron Master's option tables: the legal options of each decision, one row each, with
-the features strategies read (columns: layout.py). Building a table changes nothing."""
+the features strategies read (columns: layout.py). Building a table changes no state (it
+works in hid's work slots only)."""
 
 from __future__ import annotations
 
+import numpy as np
 from numba import njit
 
-from .layout import (COUNTS, FREE, GAIN, KIND, LIMITS_LEFT, MAX_RECIPES, N_COLS, OPT_CARD,
-                     OPT_RECIPE, OPT_STOP, OPT_WITCH, PHASE, PHASE_WITCH, PICKS_LEFT, POINTS,
-                     RE_BONUS, RECIPE, RU_BAN_SEAT, RU_BAN_TYPE, RU_BAN_WITCH, RU_CAP, RU_CAULDRONS,
-                     RU_COLOURS, RU_COMPULSORY, SAME, SEAT, SUPPLY, TAKEN, TY_COLOUR, TY_ORDER,
-                     TY_SCORE, WI_INIT, WI_LIMIT, WI_MAX, WITCH_NOW, A, B, cauldron_at, fill_at,
-                     hand_at)
+from .layout import (COUNTS, FREE, GAIN, KIND, LIMITS_LEFT, MAX_COLOURS, MAX_RECIPES, MAX_TYPES,
+                     N_COLS, OFFER, OPT_CARD, OPT_RECIPE, OPT_STOP, OPT_WITCH, PHASE, PHASE_WITCH,
+                     PICKS_LEFT, POINTS, RECIPE, RE_BONUS, RU_BAN_SEAT, RU_BAN_TYPE, RU_BAN_WITCH,
+                     RU_CAP, RU_CAULDRONS, RU_COLOURS, RU_COMPULSORY, SAME, SEAT, SUPPLY, TAKEN,
+                     TY_COLOUR, TY_ORDER, TY_SCORE, WITCH_NOW, WI_INIT, WI_LIMIT, WI_MAX, A, B,
+                     cauldron_at, fill_at, hand_at)
 from .scoring import colour_counts, potion_points, recipe_fits, recipe_points
 
 
 @njit(cache=True, inline="always")
-def pending_options(t, pub, opts, colours, offer):
+def pending_options(t, pub, hid, opts):
     """The options of the decision `pub` waits for: seat pub[SEAT]'s witch (phase 1) or its
-    next card (phase 3; none when its witch may take nothing more)."""
+    next card (phase 3; none when its witch may take nothing more). Works in hid's work
+    slots (layout.py); reads nothing else of it."""
+    offer = hid[OFFER:OFFER + MAX_TYPES]
     if pub[PHASE] == PHASE_WITCH:
-        return witch_options(t, pub, pub[SEAT], opts, colours[LIMITS_LEFT], offer)
-    return card_options(t, pub, pub[SEAT], pub[WITCH_NOW], opts, colours[COUNTS], offer)
+        return witch_options(t, pub, pub[SEAT], opts, hid[LIMITS_LEFT:LIMITS_LEFT + MAX_COLOURS],
+                             offer)
+    return card_options(t, pub, pub[SEAT], pub[WITCH_NOW], opts,
+                        hid[COUNTS:COUNTS + MAX_COLOURS], offer)
 
 
 @njit(cache=True, inline="always")
@@ -133,3 +139,12 @@ def recipe_options(t, pub, p, k, opts, counts, size):
             opts[n, FREE] = 0
             n += 1
     return n
+
+
+@njit(cache=True, inline="always")
+def action_key(t, opts, i):
+    """Row i's move, for the search player's tree (the game API's `action_key`): its kind,
+    witch or ingredient type and cauldron (or recipe), without the columns that change
+    with what the seat cannot see."""
+    row = opts[i]
+    return (np.int64(row[KIND]) * 64 + row[A] + 1) * 64 + row[B] + 1

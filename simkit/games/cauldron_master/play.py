@@ -1,10 +1,14 @@
-"""Cauldron Master played by the shared loop (simkit/gamekit/loop.py, bound at the end):
-its scratch, the state hooks that reach its deck and offer, its specialised lookahead
-hooks and its result columns.
+"""Cauldron Master played by the shared loop (simkit/gamekit/loop.py, bound at the end),
+written to the game API: its whole state is in `pub`, `hid` and `cnt` (layout.py), its
+rules are `setup`, `redeal` (rules.py), `next_decision` and `apply_option` (step.py) and
+the ranking (scoring.py), in the API's signatures, so the loop's own state hooks play it.
 
-`apply_option` (step.py) applies a chosen option and `next_decision` (step.py) plays the
-automatic phases up to the next decision; the loop's `play_game` and this file's round
-`playout` are short loops around them, so every rule exists once, in rules.py.
+This file adds what the API leaves to a game: its result columns (`results`), which
+decisions the rollout player plays out (`rollout_decides`: witches), a row's move for the
+search tree (`action_key`, options.py), and the lookahead hooks that keep its players'
+published play: both re-deal through `redeal`, the rollout player plays out from the
+round's start with its seat's own stream, and the search player has the earlier seats'
+secret witches chosen again by its policy (docs/decisions.md says why these stay).
 `simulate_batch` plays a range of games (`simkit.threads` gives threads blocks of a
 batch), each from its own seed, so results do not depend on thread count or chunk size.
 """
@@ -17,21 +21,21 @@ import numpy as np
 from numba import njit
 
 from simkit.gamekit.binding import bind
+from simkit.gamekit.scratch import Scratch
 from simkit.kernels.search_tree import SEARCH_PARAMS, new_tree
 from simkit.kernels.trace import new_trace_stub
 from simkit.outputs import CORE_OUTPUTS, allocate
 from simkit.players import players_file, players_of
-from simkit.rng import randint
 
 from . import layout as _layout
-from .layout import (CHOSEN, CT_BONUS, CT_POTIONS, CT_SCORED, CT_SIZE, CT_WITCH, GREEDY,
-                     GREEDY_TIES, HID_SIZE, KIND, MAX_COLOURS, MAX_OPTIONS, MAX_PLAYERS, MAX_TYPES,
-                     N_COLS, O_CARDS_LEFT, O_POTIONS, O_RECIPE_BONUS, O_RECIPE_CARD, O_SCORED,
-                     O_WITCH, OUTPUTS, PHASE, PHASE_WITCH, PUB_SIZE, RECIPE, ROLLOUT_TIES, ROUND,
-                     RU_CAULDRONS, SEAT, TOP, A, B, fill_at)
-from .layout import MAX_DECISIONS, PLAYOUT, ROLLOUT, SEARCH  # noqa: F401  (the shared loop's names)
-from .options import pending_options
-from .rules import begin_round, choose_witch, setup
+from .layout import (CT_BONUS, CT_POTIONS, CT_SCORED, CT_SIZE, CT_WITCH, GREEDY, GREEDY_TIES,
+                     HID_SIZE, MAX_OPTIONS, MAX_PLAYERS, N_COLS, O_CARDS_LEFT, O_POTIONS,
+                     O_RECIPE_BONUS, O_RECIPE_CARD, O_SCORED, O_WITCH, OUTPUTS, PHASE,
+                     PHASE_WITCH, PUB_SIZE, RECIPE, ROLLOUT_TIES, ROUND, RU_CAULDRONS, SEAT, TOP,
+                     A, fill_at)
+from .layout import CHOSEN, KIND, MAX_DECISIONS, PLAYOUT, ROLLOUT, SEARCH  # noqa: F401
+from .options import action_key, pending_options  # noqa: F401
+from .rules import begin_round, choose_witch, redeal, setup  # noqa: F401
 from .scoring import final_score, points, ranking_key  # noqa: F401
 from .step import apply_option, next_decision
 
@@ -45,22 +49,18 @@ def new_outputs(n_games: int, n_players: int, n_witches: int, n_types: int) -> t
 
 
 # ---------------------------------------------------------------- scratch
-# The work arrays' fields are named and explained in layout.py (Scratch, RolloutScratch,
-# SearchScratch); numba compiles them as tuples.
+# The loop's scratch (simkit/gamekit/scratch.py) with this game's lookahead work arrays
+# (layout.RolloutScratch, SearchScratch); numba compiles them as tuples.
 @njit(cache=True)
 def new_scratch(t):
     """Per-thread work arrays, reused across games (every game resets what it uses)."""
-    return _layout.Scratch(
+    return Scratch(
         pub=np.zeros(PUB_SIZE, np.int32),
         opts=np.zeros((MAX_OPTIONS, N_COLS), np.int32),
-        deck=np.empty(t.deck.shape[0], np.int64),
-        recipe_deck=np.empty(t.recipe.shape[0], np.int64),
         hid=np.zeros(HID_SIZE, np.int64),
         cnt=np.zeros((MAX_PLAYERS, CT_SIZE), np.int64),
         rngs=np.zeros((MAX_PLAYERS + 1, 1), np.uint64),
         ranking=np.zeros((2, MAX_PLAYERS), np.float64),
-        colours=np.zeros((2, MAX_COLOURS), np.int64),
-        offer=np.zeros(MAX_TYPES, np.int64),
         rollout=new_rollout_scratch(t),
         search=new_search_scratch(t),
     )
@@ -73,12 +73,8 @@ def new_rollout_scratch(t):
     return _layout.RolloutScratch(
         pub=np.zeros(PUB_SIZE, np.int32),
         opts=np.zeros((MAX_OPTIONS, N_COLS), np.int32),
-        deck=np.empty(t.deck.shape[0], np.int64),
         hid=np.zeros(HID_SIZE, np.int64),
         cnt=np.zeros((MAX_PLAYERS, CT_SIZE), np.int64),
-        colours=np.zeros((2, MAX_COLOURS), np.int64),
-        offer=np.zeros(MAX_TYPES, np.int64),
-        undealt=np.zeros(MAX_TYPES, np.int64),
         total=np.zeros(MAX_OPTIONS, np.float64),
         ranking=np.zeros((2, MAX_PLAYERS), np.int64),
         trace=new_trace_stub(N_COLS),
@@ -93,12 +89,8 @@ def new_search_scratch(t):
     return _layout.SearchScratch(
         tree=new_tree(MAX_PLAYERS, MAX_OPTIONS),
         pub=np.zeros(PUB_SIZE, np.int32),
-        deck=np.empty(t.deck.shape[0], np.int64),
         hid=np.zeros(HID_SIZE, np.int64),
         cnt=np.zeros((MAX_PLAYERS, CT_SIZE), np.int64),
-        colours=np.zeros((2, MAX_COLOURS), np.int64),
-        offer=np.zeros(MAX_TYPES, np.int64),
-        undealt=np.zeros(MAX_TYPES, np.int64),
         opts=np.zeros((MAX_OPTIONS, N_COLS), np.int32),
         sids=np.zeros(MAX_PLAYERS, np.int64),
         params=np.zeros((MAX_PLAYERS, 12), np.float64),
@@ -106,32 +98,6 @@ def new_search_scratch(t):
         trace=new_trace_stub(N_COLS),
         seat=np.zeros(1, np.int64),
     )
-
-
-# ---------------------------------------------------------------- the state hooks
-# How the shared loop reaches the state: pub, hid and cnt as every game's, and the deck,
-# the recipe deck and the offer's work arrays that Cauldron Master keeps beside them.
-@njit(cache=True, inline="always")
-def state_setup(t, n_players, scratch, rng, trace, tracing):
-    setup(t, n_players, scratch.pub, scratch.hid, scratch.cnt, scratch.deck,
-          scratch.recipe_deck, rng, trace, tracing)
-
-
-@njit(cache=True, inline="always")
-def state_next(t, n_players, scratch, rng, trace, tracing):
-    return next_decision(t, n_players, scratch.pub, scratch.hid, scratch.cnt, scratch.deck,
-                         scratch.opts, scratch.colours, scratch.offer, trace, tracing)
-
-
-@njit(cache=True, inline="always")
-def state_apply(t, n_players, scratch, c, rng, trace, tracing):
-    apply_option(t, n_players, scratch.pub, scratch.hid, scratch.cnt, scratch.opts, c, trace,
-                 tracing)
-
-
-@njit(cache=True, inline="always")
-def state_decision(scratch, work):
-    return _layout.Decision(scratch.pub, scratch.hid, scratch.cnt, scratch.deck, work)
 
 
 @njit(cache=True, inline="always")
@@ -153,27 +119,27 @@ def ask(sid, opts, n, pub, t, params, rng):
 
 # ---------------------------------------------------------------- rollout player
 # The rollout player (simkit/kernels/rollout.py, bound below) plays forward with
-# `apply_option`, `next_decision` and `ask`, as the game does, so it plans with exactly
-# the rules the game is played by: it lives with them, below the players. It chooses
-# witches only; a decision's `state` is a layout.Decision whose `work` is the
-# RolloutScratch.
+# `apply_option`, `next_decision` and `ask`, as the game does, so it plans with
+# exactly the rules the game is played by. It chooses witches only; a decision's `state`
+# is the loop's Decision whose `work` is the RolloutScratch. Every rollout re-deals with
+# `redeal` and the seat's own stream, and its candidates play on from that deal one after
+# the other on that stream (not on copies of one seed, as the loop's rollout_play does):
+# the published rollout player's play, kept bit for bit.
 @njit(cache=True)
-def playout(t, n_players, pub, hid, cnt, deck, sids, params, rng, seat, first_witch, horizon,
-            rs):
-    """Play on from the start of round pub[ROUND] (`pub`, `hid`, `cnt`, and `deck` from
+def playout(t, n_players, pub, hid, cnt, sids, params, rng, seat, first_witch, horizon, rs):
+    """Play on from the start of round pub[ROUND] (`pub`, `hid`, `cnt`: the deck from
     hid[TOP] on), seat s playing strategy sids[s] with params[s], except that in the first
     round seat `seat` plays witch `first_witch` (-1: its strategy's). Stops at the end of the
     game or after `horizon` rounds (0: no limit). Updates the state in place; returns the
     rounds played. The shared loop's `play_game` without the lookahead, tracing or results."""
-    opts, colours, offer, trace = rs.opts, rs.colours, rs.offer, rs.trace
+    opts, trace = rs.opts, rs.trace
     start = pub[ROUND]
     begin_round(pub, n_players, start)
     c = -1
     while True:
         if c >= 0:
-            apply_option(t, n_players, pub, hid, cnt, opts, c, trace, False)
-        n = next_decision(t, n_players, pub, hid, cnt, deck, opts, colours, offer, trace,
-                          False)
+            apply_option(t, n_players, pub, hid, cnt, opts, c, rng, trace, False)
+        n = next_decision(t, n_players, pub, hid, cnt, opts, rng, trace, False)
         if n <= 0:
             return pub[ROUND] - start + 1
         if horizon > 0 and pub[ROUND] - start >= horizon:
@@ -197,46 +163,24 @@ def rollout_work(t, n_players, state, params):
 
 
 @njit(cache=True, inline="always")
-def rollout_candidates(t, n_players, state, opts, n, params, rng, work, cand, head):
-    """Every witch of `opts[:n]`. The seat sees `pub` (no other seat's choice this round)
-    and of the real deck only how many cards of each type are undealt (deck[top:] as
-    counts: every dealt card is face up), never their order."""
-    hid, deck, undealt = state.hid, state.deck, work.undealt
-    undealt[:] = 0
-    for i in range(hid[TOP], deck.shape[0]):
-        undealt[deck[i]] += 1
-    for i in range(n):
-        cand[i] = i
-    return n
-
-
-@njit(cache=True, inline="always")
 def rollout_deal(t, n_players, state, work, rng):
-    """The undealt cards in a canonical order (by type), then shuffled with the seat's
-    stream: the deal depends only on how many of each type are left."""
-    rdeck, undealt = work.deck, work.undealt
-    m = 0
-    for x in range(t.types.shape[0]):
-        for _j in range(undealt[x]):
-            rdeck[m] = x
-            m += 1
-    for i in range(m - 1, 0, -1):
-        j = randint(rng, i + 1)
-        rdeck[i], rdeck[j] = rdeck[j], rdeck[i]
+    """The decision's hidden state, re-dealt by `redeal` with the seat's own stream."""
+    work.hid[:] = state.hid
+    redeal(t, n_players, state.pub, work.hid, state.cnt, state.pub[SEAT], rng)
 
 
 @njit(cache=True, inline="always")
 def rollout_play(t, n_players, state, opts, cand, k, i, params, rng, work, keys, pts):
     """The round played from its start with the seat's witch `opts[cand[i]]`, then the
     rest of the game (or `params[1]` rounds), every seat greedy with weights 1 and 1
-    (ties: the rollout player's); keys and points as at the end of the game (seat
-    compensation included)."""
+    (ties: the rollout player's), from the dealt deck; keys and points as at the end of
+    the game (seat compensation included)."""
     pub, cnt = state.pub, state.cnt
-    rpub, rdeck, rhid, rcnt = work.pub, work.deck, work.hid, work.cnt
+    rpub, rhid, rcnt = work.pub, work.hid, work.cnt
     rpub[:] = pub
     rcnt[:] = cnt
-    rhid[TOP] = 0
-    playout(t, n_players, rpub, rhid, rcnt, rdeck, work.sids, work.params, rng, pub[SEAT],
+    rhid[TOP] = state.hid[TOP]
+    playout(t, n_players, rpub, rhid, rcnt, work.sids, work.params, rng, pub[SEAT],
             opts[cand[i], A], np.int64(params[1] + 0.5), work)
     for s in range(n_players):
         pts[s] = final_score(t, rpub, s)
@@ -245,50 +189,36 @@ def rollout_play(t, n_players, state, opts, cand, k, i, params, rng, work, keys,
 
 # ---------------------------------------------------------------- search player
 # The search player's hooks (simkit/kernels/search.py, bound below): a decision's `state`
-# is a layout.Decision whose `work` is the SearchScratch. It decides every decision of its seat.
+# is the loop's Decision whose `work` is the SearchScratch. It decides every decision of
+# its seat; the loop's search_apply, search_prefer, search_values and search_end serve.
 @njit(cache=True, inline="always")
 def search_work(t, n_players, state, params):
     """The re-deal's arrays, tree and ranking; the playouts' policy (`params[3]`, with the
-    parameters after the search's own); what the seat knows of the deck: how many
-    cards of each type are undealt (every dealt card is face up), never their order."""
-    hid, deck, ss = state.hid, state.deck, state.work
+    parameters after the search's own); the searching seat."""
+    ss = state.work
     policy = np.int64(params[3] + 0.5)
     for s in range(n_players):
         ss.sids[s] = policy
         for k in range(params.shape[0] - SEARCH_PARAMS):
             ss.params[s, k] = params[k + SEARCH_PARAMS]
     ss.seat[0] = state.pub[SEAT]
-    undealt = ss.undealt
-    undealt[:] = 0
-    for i in range(hid[TOP], deck.shape[0]):
-        undealt[deck[i]] += 1
     return ss, ss.tree, ss.ranking
 
 
 @njit(cache=True, inline="always")
 def search_deal(t, n_players, state, opts, n, work, rng):
-    """The decision's state with the undealt cards shuffled anew (from their counts) and,
-    while witches are chosen, the earlier seats' secret witches chosen again by the
-    playout policy: the seat never sees either."""
-    rpub, rdeck, rhid, rcnt, undealt, ropts = work.pub, work.deck, work.hid, work.cnt, \
-        work.undealt, work.opts
+    """The decision's state re-dealt by `redeal` and, while witches are chosen, the earlier
+    seats' secret witches chosen again by the playout policy: the seat never sees either."""
+    rpub, rhid, rcnt, ropts = work.pub, work.hid, work.cnt, work.opts
     rpub[:] = state.pub
     rhid[:] = state.hid
     rcnt[:] = state.cnt
-    m = 0
-    for x in range(t.types.shape[0]):
-        for _j in range(undealt[x]):
-            rdeck[m] = x
-            m += 1
-    for i in range(m - 1, 0, -1):
-        j = randint(rng, i + 1)
-        rdeck[i], rdeck[j] = rdeck[j], rdeck[i]
-    rhid[TOP] = 0
     seat = rpub[SEAT]
+    redeal(t, n_players, rpub, rhid, rcnt, seat, rng)
     if rpub[PHASE] == PHASE_WITCH:
         for q in range(seat):
             rpub[SEAT] = q
-            k = pending_options(t, rpub, ropts, work.colours, work.offer)
+            k = pending_options(t, rpub, rhid, ropts)
             c = ask(work.sids[q], ropts, k, rpub, t, work.params[q], rng)
             choose_witch(rhid, q, ropts[c, A])
         rpub[SEAT] = seat
@@ -298,74 +228,36 @@ def search_deal(t, n_players, state, opts, n, work, rng):
 
 
 @njit(cache=True, inline="always")
-def search_seat(t, work):
-    return work.pub[SEAT]
-
-
-@njit(cache=True, inline="always")
-def search_key(t, work, i):
-    """A row's move: its kind, witch or ingredient type and cauldron (or recipe)."""
-    row = work.opts[i]
-    return (np.int64(row[KIND]) * 64 + row[A] + 1) * 64 + row[B] + 1
-
-
-@njit(cache=True, inline="always")
-def search_apply(t, n_players, work, i, rng):
-    apply_option(t, n_players, work.pub, work.hid, work.cnt, work.opts, i, work.trace, False)
-
-
-@njit(cache=True, inline="always")
 def search_next(t, n_players, work, rng):
     """The next decision of the re-deal the tree has a node for. Another seat's witch is
     chosen by the playout policy, off the tree: a node would let it answer the searching
     seat's secret witch (or let the searching seat answer its own), which the rules hide."""
     while True:
-        n = next_decision(t, n_players, work.pub, work.hid, work.cnt, work.deck, work.opts,
-                          work.colours, work.offer, work.trace, False)
+        n = next_decision(t, n_players, work.pub, work.hid, work.cnt, work.opts, rng,
+                          work.trace, False)
         s = work.pub[SEAT]
         if n == 0 or work.pub[PHASE] != PHASE_WITCH or s == work.seat[0]:
             return n
         c = ask(work.sids[s], work.opts, n, work.pub, t, work.params[s], rng)
-        apply_option(t, n_players, work.pub, work.hid, work.cnt, work.opts, c, work.trace,
-                     False)
-
-
-@njit(cache=True, inline="always")
-def search_prefer(t, n_players, work, n, rng):
-    """The policy's own row of the pending decision (of the seat to play)."""
-    s = work.pub[SEAT]
-    return ask(work.sids[s], work.opts, n, work.pub, t, work.params[s], rng)
-
-
-@njit(cache=True, inline="always")
-def search_values(t, n_players, work, n, values):
-    """No values: the tree widens to a random untried move after the policy's own."""
-    return False
+        apply_option(t, n_players, work.pub, work.hid, work.cnt, work.opts, c, rng,
+                     work.trace, False)
 
 
 @njit(cache=True, inline="always")
 def search_playout(t, n_players, work, params, rng):
     """On from the state reached, every seat playing the policy, to the end of the game or
-    for `params[2]` decisions."""
-    rpub, rdeck, rhid, rcnt, ropts = work.pub, work.deck, work.hid, work.cnt, work.opts
+    for `params[2]` decisions (`playout` above is the rollout player's, by rounds)."""
+    rpub, rhid, rcnt, ropts = work.pub, work.hid, work.cnt, work.opts
     horizon = np.int64(params[2] + 0.5)
     steps = 0
     while horizon == 0 or steps < horizon:
-        n = next_decision(t, n_players, rpub, rhid, rcnt, rdeck, ropts, work.colours,
-                          work.offer, work.trace, False)
+        n = next_decision(t, n_players, rpub, rhid, rcnt, ropts, rng, work.trace, False)
         if n <= 0:
             return
         s = rpub[SEAT]
         c = ask(work.sids[s], ropts, n, rpub, t, work.params[s], rng)
-        apply_option(t, n_players, rpub, rhid, rcnt, ropts, c, work.trace, False)
+        apply_option(t, n_players, rpub, rhid, rcnt, ropts, c, rng, work.trace, False)
         steps += 1
-
-
-@njit(cache=True, inline="always")
-def search_end(t, n_players, work, keys, pts):
-    for s in range(n_players):
-        pts[s] = final_score(t, work.pub, s)
-        keys[s] = ranking_key(t, n_players, work.pub, work.hid, work.cnt, s)
 
 
 # ---------------------------------------------------------------- results

@@ -17,44 +17,48 @@ from simkit.kernels.jit import njit_without_refcounts
 from simkit.kernels.trace import record_event
 from simkit.rng import randint
 
-from .layout import (BREW, CHOSEN, CT_BONUS, CT_POTIONS, CT_SCORED, CT_WITCH, DECK_LEFT, EV_END,
-                     EV_HECATE, EV_ORDER, EV_POTION, EV_RECIPE, EV_REFILL, EV_REVEAL, EV_SETUP,
-                     EV_TAKE, HECATE, KEY, MAX_CAULDRONS, MAX_COLOURS, MAX_PLAYERS, N_PLAYERS,
-                     ORDER, PHASE, PHASE_PICK, PHASE_RECIPE, PHASE_WITCH, PICKS_LEFT, RE_BONUS,
-                     RECIPE, RECIPE_PLAYER, REVEALED, ROUND, RU_CAP, RU_CAULDRONS, RU_END_EMPTY,
-                     RU_MAX_ROUNDS, RU_RECIPE_CHOICE, RU_SUPPLY, SCORE, SEAT, SUPPLY, TAKEN, TOP,
-                     TURN, TY_COLOUR, WI_INIT, WI_MAX, WITCH_NOW, A, cauldron_at, fill_at, hand_at)
+from .layout import (BREW, CHOSEN, CT_BONUS, CT_POTIONS, CT_SCORED, CT_WITCH, DECK, DECK_LEFT,
+                     EV_END, EV_HECATE, EV_ORDER, EV_POTION, EV_RECIPE, EV_REFILL, EV_REVEAL,
+                     EV_SETUP, EV_TAKE, HECATE, KEY, MAX_CAULDRONS, MAX_COLOURS, MAX_PLAYERS,
+                     MAX_TYPES, N_PLAYERS, ORDER, PHASE, PHASE_PICK, PHASE_RECIPE, PHASE_WITCH,
+                     PICKS_LEFT, RECIPE, RECIPE_DECK, RECIPE_PLAYER, REVEALED, RE_BONUS, ROUND,
+                     RU_CAP, RU_CAULDRONS, RU_END_EMPTY, RU_MAX_ROUNDS, RU_RECIPE_CHOICE,
+                     RU_SUPPLY, SCORE, SEAT, SUPPLY, TAKEN, TOP, TURN, TY_COLOUR, UNDEALT,
+                     WITCH_NOW, WI_INIT, WI_MAX, A, cauldron_at, fill_at, hand_at)
 from .options import recipe_options
 from .scoring import best_recipe, colour_counts, potion_points
 
 
 # ---------------------------------------------------------------- setup
 @njit_without_refcounts
-def setup(t, n_players, pub, hid, cnt, deck, recipe_deck, deal, trace, tracing):
+def setup(t, n_players, pub, hid, cnt, rng, trace, tracing):
     """Shuffle the ingredient deck, reveal the supply, deal recipe cards face up, give every
-    seat its witches; the first round begins. `deal` is the game's dealing stream."""
+    seat its witches; the first round begins. `rng` is the game's chance stream."""
     pub[:] = 0
     cnt[:] = 0
-    for i in range(deck.shape[0]):  # not deck[:] = ...: that may allocate a copy
-        deck[i] = t.deck[i]
-    for i in range(deck.shape[0] - 1, 0, -1):
-        j = randint(deal, i + 1)
-        deck[i], deck[j] = deck[j], deck[i]
-    for i in range(recipe_deck.shape[0]):
-        recipe_deck[i] = i
-    for i in range(recipe_deck.shape[0] - 1, 0, -1):
-        j = randint(deal, i + 1)
-        recipe_deck[i], recipe_deck[j] = recipe_deck[j], recipe_deck[i]
+    n_cards = t.deck.shape[0]
+    for i in range(n_cards):
+        hid[DECK + i] = t.deck[i]
+    for i in range(n_cards - 1, 0, -1):
+        j = randint(rng, i + 1)
+        hid[DECK + i], hid[DECK + j] = hid[DECK + j], hid[DECK + i]
+    n_recipes = t.recipe.shape[0]
+    for i in range(n_recipes):
+        hid[RECIPE_DECK + i] = i
+    for i in range(n_recipes - 1, 0, -1):
+        j = randint(rng, i + 1)
+        hid[RECIPE_DECK + i], hid[RECIPE_DECK + j] = hid[RECIPE_DECK + j], hid[RECIPE_DECK + i]
     supply_size = t.rules[RU_SUPPLY + n_players]
     for i in range(supply_size):
-        pub[SUPPLY + deck[i]] += 1
+        pub[SUPPLY + hid[DECK + i]] += 1
     hid[TOP] = supply_size
     pub[N_PLAYERS] = n_players
     pub[HECATE] = 0  # seat 0, the first player, starts with the Favour of Hecate
-    pub[DECK_LEFT] = deck.shape[0] - supply_size
+    pub[DECK_LEFT] = n_cards - supply_size
     for s in range(n_players):
-        pub[RECIPE + s] = recipe_deck[s]
-        record_event(trace, tracing, 0, EV_SETUP, s, recipe_deck[s], 0, 0)
+        card = hid[RECIPE_DECK + s]
+        pub[RECIPE + s] = card
+        record_event(trace, tracing, 0, EV_SETUP, s, card, 0, 0)
         take_witches_back(t, pub, s)
     begin_round(pub, n_players, 0)
 
@@ -223,7 +227,7 @@ def brew_potion(t, pub, cnt, s, k, j, trace, tracing):
 
 # ---------------------------------------------------------------- 5. end of round
 @njit(cache=True, inline="always")
-def end_of_round(t, n_players, pub, hid, deck, trace, tracing):
+def end_of_round(t, n_players, pub, hid, trace, tracing):
     """Refill the supply; the game ends if the deck cannot fill it (or, by option, once it
     is empty, or after the last round). Otherwise the Favour of Hecate passes to the left
     and used witches are set aside. Returns whether the game is over."""
@@ -238,7 +242,7 @@ def end_of_round(t, n_players, pub, hid, deck, trace, tracing):
         return True
     top = hid[TOP]
     for _ in range(needed):
-        pub[SUPPLY + deck[top]] += 1
+        pub[SUPPLY + hid[DECK + top]] += 1
         top += 1
     hid[TOP] = top
     pub[DECK_LEFT] -= needed
@@ -259,3 +263,40 @@ def end_of_round(t, n_players, pub, hid, deck, trace, tracing):
         record_event(trace, tracing, rnd, EV_END, -2, 0, 0, 0)
         return True
     return False
+
+
+# ---------------------------------------------------------------- what a seat cannot see
+@njit(cache=True, inline="always")
+def redeal(t, n_players, pub, hid, cnt, seat, rng):
+    """Re-sample what `seat` cannot see, for the lookahead players: the undealt cards
+    (hid[DECK + TOP:]) in a new order drawn from `rng` (every dealt card is face up, so
+    the seat knows how many of each type are left, never their order), and, while
+    witches are chosen, the secret witch of each seat that chose before pub[SEAT]: it
+    becomes the first witch in that seat's hand, a legal stand-in that tells nothing (the
+    search player has its playout policy choose it again: play.search_deal). Undealt
+    recipe cards are never used, so they stay. The deal depends only on what the seat
+    sees: the undealt cards are laid out by type before the shuffle."""
+    undealt = hid[UNDEALT:UNDEALT + MAX_TYPES]
+    n_types = t.types.shape[0]
+    for x in range(n_types):
+        undealt[x] = 0
+    top = hid[TOP]
+    for i in range(DECK + top, DECK + t.deck.shape[0]):
+        undealt[hid[i]] += 1
+    m = DECK + top
+    for x in range(n_types):
+        for _j in range(undealt[x]):
+            hid[m] = x
+            m += 1
+    m -= DECK + top
+    for i in range(m - 1, 0, -1):
+        j = randint(rng, i + 1)
+        a, b = DECK + top + i, DECK + top + j
+        hid[a], hid[b] = hid[b], hid[a]
+    if pub[PHASE] == PHASE_WITCH:
+        for q in range(pub[SEAT]):
+            if q != seat:
+                for w in range(t.witch.shape[0]):
+                    if pub[hand_at(q, w)]:
+                        hid[CHOSEN + q] = w
+                        break
