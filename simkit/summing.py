@@ -373,7 +373,8 @@ def cluster_totals(cluster: np.ndarray, starts: np.ndarray, longest: int, game: 
 
     With `products` (pairs of summands, the summand count standing for m, those with m
     last), a closed cluster adds its summands' sums and m, and those pairs' products, to
-    its key's, and the values' totals are formed from them at the end (`Products`):
+    its key's (with one key, a block's closed clusters at once: `_fold_products`), and
+    the values' totals are formed from them at the end (`Products`):
     fewer operations when many values share few summands (the card values: 278 from
     101), and the same integers, as int64 arithmetic wraps modulo 2^64 whatever the order.
 
