@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from simkit import summing
+from simkit import grouping, summing
 from simkit.programs import Program, inputs, loads, program_of, usable
 from simkit.shapes import Shape, kind, scaled, summand
 from simkit.summary import KINDS
@@ -176,7 +176,7 @@ def compiled_totals(frame: pl.DataFrame, shapes: Mapping[str, Shape],
         col = frame[b]
         codes[i] = (col.to_physical() if isinstance(col.dtype, pl.Categorical | pl.Enum)
                     else col).to_numpy()
-    ranges = summing.key_ranges(codes)
+    ranges = grouping.key_ranges(codes)
     grouped: dict[tuple[Any, ...], tuple[Any, ...]] = {}  # (by, filter) -> its table
     clusters: dict[str | None, tuple[np.ndarray, np.ndarray, int]] = {}  # by cluster column
     every_row = np.ones(n, np.bool_)
@@ -196,11 +196,11 @@ def compiled_totals(frame: pl.DataFrame, shapes: Mapping[str, Shape],
     for sig, shape in shapes.items():
         q = shape.query
         how = passes[sig]
-        grouping = (tuple(q.by), how.where)  # shapes that share it share their table
-        if grouping not in grouped:
+        by_where = (tuple(q.by), how.where)  # shapes that share it share their table
+        if by_where not in grouped:
             which = np.array([by[b] for b in q.by], np.int64)
             kept = kept_of(how)
-            grouped[grouping] = (codes, which, kept, *summing.group_table(
+            grouped[by_where] = (codes, which, kept, *grouping.group_table(
                 codes, which, kept, _GROUPS, ranges))
         program = programs.get(sig)
         if program is None:  # summands from the select, read as they are
@@ -219,17 +219,17 @@ def compiled_totals(frame: pl.DataFrame, shapes: Mapping[str, Shape],
         cluster, starts, longest = clusters[q.cluster]
         sizes = longest + 1 if q.by_size and n else 0
         ptr, term, coef, const, *products = how.arrays
-        key_codes, which, kept, lo, stride, size = grouped[grouping]
+        key_codes, which, kept, lo, stride, size = grouped[by_where]
         # The pass numbers the groups as it goes, through a table of `size` entries, each
         # holding `width` sums; past _NUMBERED of them, the rows are numbered first (the
         # pass then reads their groups as its one key, a table of as many entries).
         width = (4 + 3 * (len(ptr) - 1) + len(program.outputs) + 1 + len(products[0])
                  ) * max(sizes, 1)
         if size < 0 or size * width > _NUMBERED:
-            numbered = grouped.get((grouping, "numbered"))
+            numbered = grouped.get((by_where, "numbered"))
             if numbered is None:
-                gid, first = summing.group_ids(key_codes, which, kept, _GROUPS, ranges)
-                numbered = grouped[(grouping, "numbered")] = (
+                gid, first = grouping.group_ids(key_codes, which, kept, _GROUPS, ranges)
+                numbered = grouped[(by_where, "numbered")] = (
                     gid.reshape(1, -1), np.zeros(1, np.int64), kept, np.zeros(1, np.int64),
                     np.ones(1, np.int64), max(len(first), 1) if len(gid) == n else -1)
             key_codes, which, kept, lo, stride, size = numbered

@@ -1,5 +1,5 @@
-"""The compiled pieces of a summary-only run's reduction (`simkit.summing`) against
-polars, which they stand in for."""
+"""The compiled pieces of a summary-only run's reduction (`simkit.summing`,
+`simkit.grouping`) against polars, which they stand in for."""
 
 from __future__ import annotations
 
@@ -9,7 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from simkit.summing import cluster_starts, group_ids, key_ranges, whole_units
+from simkit.grouping import group_ids, key_ranges
+from simkit.summing import cluster_starts, whole_units
 
 
 @settings(deadline=None)  # the first call loads the compiled function
@@ -35,7 +36,7 @@ def test_whole_units_round_and_measure_as_polars_does(values):
                           st.booleans()), max_size=30),
        st.sampled_from([(0,), (1,), (0, 1), (2,), (1, 2), ()]), st.sampled_from([5, 10**7]))
 def test_group_ids_number_the_kept_rows_groups_by_first_appearance(rows, which, limit):
-    """`summing.group_ids` over the slice's key ranges gives each kept row the number of
+    """`grouping.group_ids` over the slice's key ranges gives each kept row the number of
     its key codes' first appearance among kept rows (a plain-Python reference), the same
     whether its table spans all rows' codes or, past `limit`, only the kept rows'; and
     nothing when even the kept rows' would exceed it."""
@@ -99,7 +100,7 @@ def test_rows_numbered_before_the_pass_give_the_same_totals(seed, monkeypatch):
     beforehand as its one key, instead of numbering them as it goes: the totals are
     still polars's (tests/test_summary.py's queries of every kind, which otherwise are
     numbered in the pass)."""
-    from simkit import compiled_totals, summing
+    from simkit import compiled_totals, grouping
     from tests.test_summary import test_compiled_sums_of_every_kind_of_query_equal_polars
 
     calls = []
@@ -109,7 +110,7 @@ def test_rows_numbered_before_the_pass_give_the_same_totals(seed, monkeypatch):
         return group_ids(*args)
 
     monkeypatch.setattr(compiled_totals, "_NUMBERED", 0)
-    monkeypatch.setattr(summing, "group_ids", numbered)
+    monkeypatch.setattr(grouping, "group_ids", numbered)
     test_compiled_sums_of_every_kind_of_query_equal_polars(seed, 1.0, monkeypatch)
     assert calls
 
