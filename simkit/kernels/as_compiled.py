@@ -6,7 +6,8 @@ and runs the module pipelines over the whole again (`CPUCodeLibrary.finalize` ->
 pipeline). So a batch loop loaded from numba's cache runs a twice-optimised copy of the
 turn loop, while a process that compiled it runs the loop's own. That second pass is a
 coin toss per game: Inori's turn loop on the shared loop ran 10% slower for it, Inori's
-former own loop 7% faster, Cauldron Master's 2% faster (docs/decisions.md). A caller named
+former own loop 7% faster, Cauldron Master's 2% faster before its rules took the API's
+shape and about 5% slower after (docs/decisions.md). A caller named
 here skips it: its callees run as their own compile left them, its own functions keep
 numba's per-function passes.
 

@@ -284,4 +284,7 @@ def results(t, n_players, pub, hid, cnt, out, g):
 # rollout and search players over the hooks above; the result files predate the loop's
 # `decisions` column, so the loop leaves it out. The kernel's cache is dropped when a file
 # it is built from changes, the players' file included (simkit/gamekit/cache.py).
-bind(globals(), outputs=CORE_OUTPUTS, sources=(Path(players_file("cauldron_master")),))
+# The batch runs play_game as play_game's own compile left it: numba's second optimisation
+# of it inside the batch's library cost this game about 5% (simkit/kernels/as_compiled.py).
+bind(globals(), outputs=CORE_OUTPUTS, sources=(Path(players_file("cauldron_master")),),
+     reoptimise_batch=False)
