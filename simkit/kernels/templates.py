@@ -94,6 +94,6 @@ def bind_batch(namespace: MutableMapping[str, Any], source: Path | None = None,
     compile_into(namespace, BATCH, {"simulate_batch": numba.njit(cache=cache, nogil=True)},
                  source)
     batch = namespace["simulate_batch"]
-    if not reoptimise:
-        keep_callees_as_compiled(batch.py_func.__qualname__)
+    if not reoptimise:  # a plain function under NUMBA_DISABLE_JIT: nothing to compile
+        keep_callees_as_compiled(getattr(batch, "py_func", batch).__qualname__)
     return batch
