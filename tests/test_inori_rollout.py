@@ -140,19 +140,19 @@ def test_playout_replays_whole_games(overrides, strategy):
             np.testing.assert_array_equal(replayed[name], column, err_msg=name)
 
 
-def permute_hidden(scratch, rng: np.random.Generator) -> tuple:
-    """Copies of the hidden piles with each one's undrawn part (and each discard pile)
-    in a new order."""
-    _, _, decks, discards, tops, new_starts, stack, rtops = scratch[:8]
-    decks, discards = decks.copy(), discards.copy()
-    new_starts, stack = new_starts.copy(), stack.copy()
+def permute_hidden(t, scratch, rng: np.random.Generator) -> tuple:
+    """A copy of the scratch's hid with each hidden pile's undrawn part (and each discard
+    pile) in a new order: the copy and its decks, discards, New Starts and Rune stack
+    (views of it, layout.piles)."""
+    hid = scratch.hid.copy()
+    tops, rtops, stack, new_starts, _starts, decks, discards = L.piles(t, hid)
     for x in range(decks.shape[0]):
         lo, hi = tops[0, x], tops[1, x]
         decks[x, lo:hi] = rng.permutation(decks[x, lo:hi])
         discards[x, :tops[2, x]] = rng.permutation(discards[x, :tops[2, x]])
     new_starts[rtops[0]:rtops[1]] = rng.permutation(new_starts[rtops[0]:rtops[1]])
     stack[rtops[2]:rtops[3]] = rng.permutation(stack[rtops[2]:rtops[3]])
-    return decks, discards, new_starts, stack
+    return hid, decks, discards, new_starts, stack
 
 
 def test_never_reads_hidden_orders(ino):
@@ -180,16 +180,16 @@ def test_never_reads_hidden_orders(ino):
         hid[L.PHASE] = L.PH_END_TURN
         pub[L.STEP] = L.STEP_OFFER
         n = O.offer_rows(t, pub, seat, opts, hv, False, np.zeros(0), np.zeros(1, np.uint64))
-        hidden = permute_hidden(scratch, rng)
+        hidden = permute_hidden(t, scratch, rng)
         before = [a.copy() for a in (pub, hid, opts, decks, discards, tops, new_starts, stack,
                                      rtops)]
         choices = []
         for stream in range(6):
             state = np.array([py_stream_state(case, 1 + stream)], np.uint64)
             picks = []
-            for d, dc, ns, sk in ((decks, discards, new_starts, stack), hidden):
+            for h, d, dc, ns, sk in ((hid, decks, discards, new_starts, stack), hidden):
                 picks.append(P.rollout_choice(t, players, seat,
-                                              L.Decision(pub, hid, d, dc, tops, ns, sk, rtops,
+                                              L.Decision(pub, h, d, dc, tops, ns, sk, rtops,
                                                          trace),
                                               opts, n, params, state.copy()))
             for a, b in zip(before, (pub, hid, opts, decks, discards, tops, new_starts, stack,

@@ -52,16 +52,16 @@ def test_never_reads_hidden_orders(ino):
         hid[L.PHASE] = L.PH_END_TURN
         pub[L.STEP] = L.STEP_OFFER
         n = O.offer_rows(t, pub, seat, opts, hv, False, np.zeros(0), np.zeros(1, np.uint64))
-        hidden = permute_hidden(scratch, rng)
+        hidden = permute_hidden(t, scratch, rng)
         before = [a.copy() for a in (pub, hid, opts, decks, discards, tops, new_starts, stack,
                                      rtops)]
         choices = []
         for stream in range(4):
             state = np.array([py_stream_state(case, 1 + stream)], np.uint64)
             picks = []
-            for d, dc, ns, sk in ((decks, discards, new_starts, stack), hidden):
+            for h, d, dc, ns, sk in ((hid, decks, discards, new_starts, stack), hidden):
                 picks.append(P.search_choice(t, players, seat,
-                                             L.Decision(pub, hid, d, dc, tops, ns, sk, rtops,
+                                             L.Decision(pub, h, d, dc, tops, ns, sk, rtops,
                                                         trace),
                                              opts, n, params, state.copy()))
             for a, b in zip(before, (pub, hid, opts, decks, discards, tops, new_starts, stack,

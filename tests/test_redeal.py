@@ -1,7 +1,8 @@
-"""The re-deal both lookahead players of Carnuta and Inori play forward (`play.new_redeal`,
-`play.know`, layout.Redeal): what the seat knows of each hidden pile is its contents
-sorted and its size, computed here in plain Python, the same whatever order the pile is
-in, and the rollout player's re-deal knows what the search player's does."""
+"""The re-deal both lookahead players of Carnuta play forward (`play.new_redeal`,
+`play.know`, layout.Redeal; Inori's: tests/test_inori_redeal.py): what the seat knows of
+each hidden pile is its contents sorted and its size, computed here in plain Python, the
+same whatever order the pile is in, and the rollout player's re-deal knows what the search
+player's does."""
 
 from __future__ import annotations
 
@@ -11,13 +12,8 @@ import pytest
 from simkit.games import get_game
 from simkit.games.carnuta import layout as CL
 from simkit.games.carnuta import play as CP
-from simkit.games.inori import layout as IL
-from simkit.games.inori import play as IP
-from simkit.kernels.trace import new_trace_stub
 from strategies.carnuta import STRATEGIES as CARNUTA_STRATEGIES
-from strategies.inori import STRATEGIES as INORI_STRATEGIES
 from tests import test_carnuta_rollout as carnuta_rollout
-from tests import test_inori_rollout as inori_rollout
 
 
 def _lookahead_params(strategies) -> tuple[np.ndarray, np.ndarray]:
@@ -35,7 +31,7 @@ def _known(pile: np.ndarray, lo: int, hi: int) -> tuple[list[int], int]:
 @pytest.fixture(scope="module")
 def tables():
     out = {}
-    for name in ("carnuta", "inori"):
+    for name in ("carnuta",):
         game = get_game(name)
         out[name] = game.compile(game.load_config()).tables
     return out
@@ -51,19 +47,6 @@ def _carnuta_states(t, rng):
         pub, _opts, deck, discard, tops = scratch[:5]
         if not pub[CL.FINAL]:
             yield players, CL.Decision(pub, scratch.hid, deck, discard, tops, scratch.search)
-
-
-def _inori_states(t, rng):
-    """Decisions part-way through Inori games: (players, layout.Decision)."""
-    for case in range(6):
-        players = 2 + case % 3
-        scratch = inori_rollout.started(t, players, int(rng.integers(1 << 62)))
-        inori_rollout.play_out(t, players, scratch, IL.GREEDY, inori_rollout.GREEDY_PRM,
-                               1 + case % 2)
-        pub, _opts, decks, discards, tops, new_starts, stack, rtops = scratch[:8]
-        if scratch.hid[IL.PHASE] != IL.PH_OVER:
-            yield players, IL.Decision(pub, scratch.hid, decks, discards, tops, new_starts,
-                                       stack, rtops, new_trace_stub(IL.N_COLS))
 
 
 def test_carnuta_knows_each_deck_and_discard_pile_sorted(tables):
@@ -92,40 +75,6 @@ def test_carnuta_knows_each_deck_and_discard_pile_sorted(tables):
         rwork, _, _ = CP.rollout_work(t, players, shuffled, rollout)
         CP.know(shuffled, rwork.redeal)
         for name in ("known_deck", "known_discard", "known_tops"):
-            assert np.array_equal(getattr(rwork.redeal, name), getattr(r, name)), name
-        seen += 1
-    assert seen >= 3
-
-
-def test_inori_knows_each_hidden_pile_sorted(tables):
-    t = tables["inori"]
-    rng = np.random.default_rng(12)
-    search, rollout = _lookahead_params(INORI_STRATEGIES)
-    seen = 0
-    for players, state in _inori_states(t, rng):
-        r, _, _ = IP.search_work(t, players, state, search)
-        for x in range(t.rules[IL.R_N_COLOURS]):
-            cards, m = _known(state.decks[x], state.tops[IL.PILE_TOP, x],
-                              state.tops[IL.PILE_END, x])
-            assert r.known_tops[IL.PILE_END, x] == m
-            assert r.known_decks[x, :m].tolist() == cards
-            cards, m = _known(state.discards[x], 0, state.tops[IL.PILE_DISCARDS, x])
-            assert r.known_tops[IL.PILE_DISCARDS, x] == m
-            assert r.known_discards[x, :m].tolist() == cards
-        for pile, known, top, end in ((state.new_starts, r.known_new_starts, IL.NEW_TOP,
-                                       IL.NEW_END),
-                                      (state.stack, r.known_stack, IL.RUNE_TOP, IL.RUNE_END)):
-            cards, m = _known(pile, state.rtops[top], state.rtops[end])
-            assert r.known_rtops[end] == m
-            assert known[:m].tolist() == cards
-        # The same function fills the rollout player's re-deal, from any order of the piles.
-        decks, discards, new_starts, stack = inori_rollout.permute_hidden(tuple(state), rng)
-        shuffled = state._replace(decks=decks, discards=discards, new_starts=new_starts,
-                                  stack=stack)
-        rwork, _, _ = IP.rollout_work(t, players, shuffled, rollout)
-        IP.know(t, shuffled, rwork.redeal)
-        for name in ("known_decks", "known_discards", "known_tops", "known_new_starts",
-                     "known_stack", "known_rtops"):
             assert np.array_equal(getattr(rwork.redeal, name), getattr(r, name)), name
         seen += 1
     assert seen >= 3

@@ -113,6 +113,7 @@ Option table: int32 rows, one per legal option, in this canonical order.
 from typing import NamedTuple
 
 import numpy as np
+from numba import njit
 
 from simkit.kernels.jit import njit_without_refcounts
 from simkit.outputs import CORE_OUTPUTS, Output
@@ -266,7 +267,18 @@ SOURCES = ("card_effects", "tree_effects", "completed_cards", "new_start_cards",
 #                    offering; 2 the step after the offering (options.rune_timing) is on
 (PHASE, TURN_POS, ANYONE, TODO_LEFT, TODO_FEWEST, TODO_COLOUR, TODO_AMOUNT,
  STOP_SEASON, RUNE_DONE) = range(9)
-HID_SIZE = 9
+HID_STATE = 9  # the entries above; then the hidden piles (`piles`), in this order:
+#   tops         3 x colours   per colour: deck top, deck end, discards (PILE_*)
+#   rtops        4             New Start top, end; Rune top, end (NEW_*, RUNE_*)
+#   stack        Rune tiles    the Rune stack
+#   new_starts   cards         the New Start deck (top first)
+#   starts       cards         a work slot: setup's Start cards for the player count
+#   decks        colours x cards   the Journey deck of each colour (top first)
+#   discards     colours x cards   the discarded Journey cards of each colour
+# Their sizes are the config's (`hid_size`); HID_SIZE bounds them for any config (a card
+# id is a Journey, Start or New Start card: at most 3 x MAX_CARDS of them).
+HID_SIZE = (HID_STATE + 3 * MAX_COLOURS + 4 + MAX_HELD_RUNES + 2 * 3 * MAX_CARDS
+            + 2 * MAX_COLOURS * 3 * MAX_CARDS)
 # Phases, in the order of a turn, then the season end.
 (PH_TURN, PH_MOVE, PH_OFFER, PH_TILE, PH_TOKENS, PH_BLOCK, PH_END_TURN, PH_SEASON_END,
  PH_NEXT_SEASON, PH_OVER) = range(10)
@@ -347,12 +359,40 @@ PILE_TOP, PILE_END, PILE_DISCARDS = range(3)
 NEW_TOP, NEW_END, RUNE_TOP, RUNE_END = range(4)
 
 
+@njit_without_refcounts
+def hid_size(t) -> int:
+    """The length of `hid` for the config of tables `t` (HID_STATE, then `piles`)."""
+    n_col, n_cards = t.colour.shape[0], t.card.shape[0]
+    return HID_STATE + 3 * n_col + 4 + t.rune.shape[0] + 2 * n_cards + 2 * n_col * n_cards
+
+
+@njit(cache=True, inline="always")
+def piles(t, hid):
+    """Views of the hidden piles in `hid` (see HID_STATE): tops, rtops, stack, new_starts,
+    starts, decks, discards."""
+    n_col, n_cards = t.colour.shape[0], t.card.shape[0]
+    a = HID_STATE
+    tops = hid[a:a + 3 * n_col].reshape((3, n_col))
+    a += 3 * n_col
+    rtops = hid[a:a + 4]
+    a += 4
+    stack = hid[a:a + t.rune.shape[0]]
+    a += t.rune.shape[0]
+    new_starts = hid[a:a + n_cards]
+    starts = hid[a + n_cards:a + 2 * n_cards]
+    a += 2 * n_cards
+    decks = hid[a:a + n_col * n_cards].reshape((n_col, n_cards))
+    a += n_col * n_cards
+    discards = hid[a:a + n_col * n_cards].reshape((n_col, n_cards))
+    return tops, rtops, stack, new_starts, starts, decks, discards
+
+
 class Scratch(NamedTuple):
     """Per-thread work arrays of batch play, reused across games (play.new_scratch)."""
 
     pub: np.ndarray  # public state
     opts: np.ndarray  # option table
-    decks: np.ndarray  # Journey deck per colour (top first)
+    decks: np.ndarray  # Journey deck per colour (top first); the piles are views of hid
     discards: np.ndarray  # discarded Journey cards per colour
     tops: np.ndarray  # per colour: deck top, deck end, discards (PILE_*)
     new_starts: np.ndarray  # New Start deck (top first)
@@ -371,19 +411,13 @@ class Scratch(NamedTuple):
 
 class Redeal(NamedTuple):
     """A re-deal of one decision, which the rollout and search players play forward
-    (play.new_redeal): what the seat knows of the hidden piles, a copy of the game's state
-    with those piles dealt anew, and the policy every seat plays in it. The search player's
-    work is one; the game's own arrays are never touched."""
+    (play.new_redeal): a copy of the game's state with the hidden piles dealt anew
+    (rules.redeal), and the policy every seat plays in it. The search player's work is
+    one; the game's own arrays are never touched."""
 
-    known_decks: np.ndarray  # what the seat knows: decks (sorted) ...
-    known_discards: np.ndarray  # ... discards (sorted)
-    known_tops: np.ndarray  # ... their sizes
-    known_new_starts: np.ndarray  # ... the New Start deck (sorted)
-    known_stack: np.ndarray  # ... the Rune stack (sorted)
-    known_rtops: np.ndarray  # ... and their sizes
     pub: np.ndarray  # the re-deal's state ...
     hid: np.ndarray
-    decks: np.ndarray
+    decks: np.ndarray  # ... its piles (views of its hid, layout.piles)
     discards: np.ndarray
     tops: np.ndarray
     new_starts: np.ndarray
@@ -402,10 +436,8 @@ class RolloutWork(NamedTuple):
     """The rollout player's arrays for one decision (play.rollout_work)."""
 
     redeal: Redeal  # the playouts' state and policy
-    deal_decks: np.ndarray  # this rollout's deal: decks ...
-    deal_new_starts: np.ndarray  # ... New Starts ...
-    deal_stack: np.ndarray  # ... Runes
-    seed: np.ndarray  # ... and seed
+    deal_hid: np.ndarray  # this rollout's deal: hid with the piles re-dealt ...
+    seed: np.ndarray  # ... and its seed
     rngs: np.ndarray  # a playout's stream: the deal's seed, the same for every row
     rows: np.ndarray  # the candidates' rows
 

@@ -19,9 +19,7 @@ from numba import njit
 
 from simkit.gamekit.binding import bind
 from simkit.kernels.jit import njit_with_refcounts
-from simkit.kernels.lookahead import canonical
 from simkit.kernels.search_tree import SEARCH_PARAMS, new_tree
-from simkit.kernels.shuffle import shuffle
 from simkit.kernels.trace import new_trace_stub
 from simkit.outputs import CORE_OUTPUTS, allocate
 from simkit.players import players_file, players_of
@@ -30,17 +28,17 @@ from simkit.rng import next_u64
 from . import layout as _layout  # its Scratch and Decision (the loop's names are alike)
 from .layout import (CT_CARD_OFFERS, CT_COMPLETED, CT_DONE, CT_DRAWN, CT_FIRST, CT_GAINED,
                      CT_NEUTRAL, CT_NEW_START, CT_PAID, CT_PASSED, CT_RUNE, CT_SRC, CT_TILES,
-                     CT_TREE, CT_TURNS, GAME_OVER, GREEDY, GREEDY_TIES, HID_SIZE, MAX_COLOURS,
-                     MAX_OPTIONS, MAX_PLAYERS, N_COLS, NEW_END, NEW_TOP, O_CARD, O_CARD_OFFERINGS,
+                     CT_TREE, CT_TURNS, GAME_OVER, GREEDY, GREEDY_TIES, MAX_COLOURS,
+                     MAX_OPTIONS, MAX_PLAYERS, N_COLS, O_CARD, O_CARD_OFFERINGS,
                      O_CARDS_COMPLETED, O_MARKERS_PASSED, O_NEUTRAL_PLACED, O_NEW_STARTS_KEPT,
                      O_POINTS, O_RUNE, O_RUNES_DRAWN, O_SEASONS_FIRST, O_TILES_PLACED, O_TOKENS,
                      O_TOKENS_GAINED, O_TOKENS_PAID, O_TREE, O_TURNS, OUTPUTS, PH_OVER, PHASE,
-                     PILE_DISCARDS, PILE_END, PILE_TOP, PLANNER, PUB_SIZE, R_N_COLOURS, R_N_TREE,
-                     R_SEASONS, ROLLOUT_TIES, ROLLOUT_WEIGHTS, RUNE_END, RUNE_KINDS, RUNE_TOP,
-                     SEASON, SEAT, STEP, STEP_OFFER, STOP_SEASON, A, B, C, Redeal, RolloutWork)
-from .layout import CT_SIZE, KIND, MAX_DECISIONS, PLAYOUT, ROLLOUT, ROUND  # noqa: F401  (the loop's)
+                     PLANNER, PUB_SIZE, R_N_COLOURS, R_N_TREE, R_SEASONS, ROLLOUT_TIES,
+                     ROLLOUT_WEIGHTS, RUNE_KINDS, SEASON, SEAT, STEP, STEP_OFFER, STOP_SEASON, A,
+                     B, C, Redeal, RolloutWork, hid_size, piles)
+from .layout import CT_SIZE, HID_SIZE, KIND, MAX_DECISIONS, PLAYOUT, ROLLOUT, ROUND  # noqa: F401  (the loop's)
 from .layout import SOURCES as SCORE_SOURCES
-from .rules import setup
+from .rules import redeal, setup
 from .scoring import final_score, greedy_score, held, points, ranking_key  # noqa: F401
 from .step import apply_option, next_decision
 
@@ -66,21 +64,22 @@ def new_outputs(n_games: int, n_players: int, n_colours: int, n_tree: int,
 def new_scratch(t):
     """Per-thread work arrays, reused across games (every game resets what it uses)."""
     n_cards = t.card.shape[0]
-    n_col = t.colour.shape[0]
     lookahead_trace = new_trace_stub(N_COLS)
-    return _layout.Scratch(
+    hid = np.zeros(hid_size(t), np.int64)
+    tops, rtops, stack, new_starts, starts, decks, discards = piles(t, hid)
+    return _layout.Scratch(  # the piles: views of hid (layout.piles)
         pub=np.zeros(PUB_SIZE, np.int32),
         opts=np.zeros((MAX_OPTIONS, N_COLS), np.int32),
-        decks=np.zeros((n_col, n_cards), np.int64),
-        discards=np.zeros((n_col, n_cards), np.int64),
-        tops=np.zeros((3, n_col), np.int64),
-        new_starts=np.zeros(n_cards, np.int64),
-        stack=np.zeros(max(t.rune.shape[0], 1), np.int64),
-        rtops=np.zeros(4, np.int64),
+        decks=decks,
+        discards=discards,
+        tops=tops,
+        new_starts=new_starts,
+        stack=stack,
+        rtops=rtops,
         rngs=np.zeros((MAX_PLAYERS + 1, 1), np.uint64),
         tied=np.zeros(MAX_PLAYERS, np.int64),
-        starts=np.zeros(n_cards, np.int64),
-        hid=np.zeros(HID_SIZE, np.int64),
+        starts=starts,
+        hid=hid,
         cnt=np.zeros((MAX_PLAYERS, CT_DONE + n_cards), np.int64),
         hv=np.zeros(MAX_COLOURS, np.int64),
         ranking=np.zeros((2, MAX_PLAYERS), np.int64),
@@ -90,8 +89,8 @@ def new_scratch(t):
 
 
 # ---------------------------------------------------------------- the state hooks
-# How the shared loop reaches the state: pub, hid and cnt as every game's, and the piles
-# and work arrays Inori keeps beside them.
+# How the shared loop reaches the state: pub, hid and cnt as every game's; the rules take
+# the piles in hid as arrays of their own (the scratch's views, layout.piles).
 @njit(cache=True, inline="always")
 def state_setup(t, n_players, scratch, rng, trace, tracing):
     setup(t, n_players, scratch.pub, scratch.hid, scratch.cnt, scratch.decks, scratch.discards,
@@ -175,25 +174,19 @@ def playout(t, n_players, pub, hid, cnt, decks, discards, tops, new_starts, stac
 @njit(cache=True, inline="always")
 def new_redeal(t, state, sids, prms):
     """A re-deal's arrays (layout.Redeal) for the decision `state`, with the policy `sids`
-    and `prms`; what the seat knows is filled in by `know`."""
-    pub, hid, new_starts, stack = state.pub, state.hid, state.new_starts, state.stack
-    n_col = t.rules[R_N_COLOURS]
+    and `prms`: a state, its piles views of its `hid` (layout.piles)."""
     n_cards = t.card.shape[0]
+    hid = np.empty_like(state.hid)
+    tops, rtops, stack, new_starts, _starts, decks, discards = piles(t, hid)
     return Redeal(  # its fields: layout.Redeal
-        known_decks=np.zeros((n_col, n_cards), np.int64),
-        known_discards=np.zeros((n_col, n_cards), np.int64),
-        known_tops=np.zeros((3, n_col), np.int64),
-        known_new_starts=np.zeros(new_starts.shape[0], np.int64),
-        known_stack=np.zeros(stack.shape[0], np.int64),
-        known_rtops=np.zeros(4, np.int64),
-        pub=np.empty_like(pub),
-        hid=np.empty_like(hid),
-        decks=np.empty((n_col, n_cards), np.int64),
-        discards=np.empty((n_col, n_cards), np.int64),
-        tops=np.empty((3, n_col), np.int64),
-        new_starts=np.empty(new_starts.shape[0], np.int64),
-        stack=np.empty(stack.shape[0], np.int64),
-        rtops=np.empty(4, np.int64),
+        pub=np.empty_like(state.pub),
+        hid=hid,
+        decks=decks,
+        discards=discards,
+        tops=tops,
+        new_starts=new_starts,
+        stack=stack,
+        rtops=rtops,
         opts=np.zeros((MAX_OPTIONS, N_COLS), np.int32),
         cnt=np.zeros((MAX_PLAYERS, CT_DONE + n_cards), np.int64),
         hv=np.zeros(MAX_COLOURS, np.int64),
@@ -205,26 +198,9 @@ def new_redeal(t, state, sids, prms):
 
 
 @njit(cache=True, inline="always")
-def know(t, state, redeal):
-    """What the seat knows of the hidden piles of `state`, into `redeal`: their contents
-    (every card that left one was shown) as sorted sets, never their order."""
-    decks, discards, tops = state.decks, state.discards, state.tops
-    new_starts, stack, rtops = state.new_starts, state.stack, state.rtops
-    kdecks, kdisc, ktops = redeal.known_decks, redeal.known_discards, redeal.known_tops
-    knew, kstack, krt = redeal.known_new_starts, redeal.known_stack, redeal.known_rtops
-    for x in range(t.rules[R_N_COLOURS]):
-        ktops[PILE_END, x] = canonical(decks[x], tops[PILE_TOP, x], tops[PILE_END, x],
-                                       kdecks[x])
-        ktops[PILE_DISCARDS, x] = canonical(discards[x], 0, tops[PILE_DISCARDS, x], kdisc[x])
-    krt[NEW_END] = canonical(new_starts, rtops[NEW_TOP], rtops[NEW_END], knew)
-    krt[RUNE_END] = canonical(stack, rtops[RUNE_TOP], rtops[RUNE_END], kstack)
-
-
-@njit(cache=True, inline="always")
 def rollout_work(t, n_players, state, params):
     """The playouts' arrays and policy (`params[3]` 0: greedy, weights 1; 1: the planner,
     weights `params[ROLLOUT_WEIGHTS:]`). A playout's counters are never read."""
-    new_starts, stack = state.new_starts, state.stack
     prm = np.ones(PLANNER_DEFAULTS.shape[0], np.float64)
     prm[GREEDY_TIES] = params[ROLLOUT_TIES]
     sids = np.full(MAX_PLAYERS, GREEDY, np.int64)
@@ -234,12 +210,9 @@ def rollout_work(t, n_players, state, params):
     prms = np.empty((MAX_PLAYERS, prm.shape[0]), np.float64)
     for q in range(MAX_PLAYERS):
         prms[q] = prm
-    n_col = t.rules[R_N_COLOURS]
     work = RolloutWork(  # its fields: layout.RolloutWork
         redeal=new_redeal(t, state, sids, prms),
-        deal_decks=np.empty((n_col, t.card.shape[0]), np.int64),
-        deal_new_starts=np.empty(new_starts.shape[0], np.int64),
-        deal_stack=np.empty(stack.shape[0], np.int64),
+        deal_hid=np.empty_like(state.hid),
         seed=np.zeros(1, np.uint64),
         rngs=np.zeros((1, 1), np.uint64),
         rows=np.empty((MAX_OPTIONS, N_COLS), np.int32),
@@ -250,8 +223,7 @@ def rollout_work(t, n_players, state, params):
 @njit(cache=True, inline="always")
 def rollout_candidates(t, n_players, state, opts, n, params, rng, work, cand, head):
     """The `params[2]` best offerings of `opts[:n]` by greedy's score, the policy's own
-    choice always among them. The seat knows `pub` and of the hidden piles only their
-    contents (`know`)."""
+    choice always among them."""
     if n <= 1:
         cand[0] = 0
         return 0
@@ -268,24 +240,18 @@ def rollout_candidates(t, n_players, state, opts, n, params, rng, work, cand, he
     rows = work.rows
     for i in range(k):
         rows[i] = opts[cand[i]]
-    know(t, state, work.redeal)
     return k
 
 
 @njit(cache=True, inline="always")
 def rollout_deal(t, n_players, state, work, rng):
-    """The hidden sets re-shuffled with the seat's stream, and a seed for the reshuffles,
-    random ties and strategies' draws of the playouts."""
-    r = work.redeal
-    ktops, krt = r.known_tops, r.known_rtops
-    sdecks, snew, sstack = work.deal_decks, work.deal_new_starts, work.deal_stack
-    sdecks[:, :] = r.known_decks
-    for x in range(t.rules[R_N_COLOURS]):
-        shuffle(sdecks[x], ktops[PILE_END, x], rng)
-    snew[:] = r.known_new_starts
-    shuffle(snew, krt[NEW_END], rng)
-    sstack[:] = r.known_stack
-    shuffle(sstack, krt[RUNE_END], rng)
+    """The hidden piles re-dealt (rules.redeal) with the seat's stream, then a seed for the
+    reshuffles, random ties and strategies' draws of the playouts: in this order, not the
+    loop's (seed first), which would move the rollout player's games. redeal reads and
+    writes nothing of `pub` and `cnt` here."""
+    deal = work.deal_hid
+    deal[:] = state.hid
+    redeal(t, n_players, state.pub, deal, work.redeal.cnt, state.pub[SEAT], rng)
     work.seed[0] = next_u64(rng)
 
 
@@ -295,18 +261,12 @@ def rollout_play(t, n_players, state, opts, cand, k, i, params, rng, work, keys,
     (or `params[1]` season ends) with every seat played by the policy; keys by
     `ranking_key`, when cut short too."""
     r = work.redeal
-    pub, hid, trace = state.pub, state.hid, state.trace
+    pub, trace = state.pub, state.trace
     rpub, rhid, rdecks, rdisc, rtops3 = r.pub, r.hid, r.decks, r.discards, r.tops
     rnew, rstack, rrt = r.new_starts, r.stack, r.rtops
     rr, ropts, rcnt, rhv, rtied = work.rngs, r.opts, r.cnt, r.hv, r.tied
     rpub[:] = pub
-    rhid[:] = hid
-    rdecks[:, :] = work.deal_decks
-    rdisc[:, :] = r.known_discards
-    rtops3[:, :] = r.known_tops
-    rnew[:] = work.deal_new_starts
-    rstack[:] = work.deal_stack
-    rrt[:] = r.known_rtops
+    rhid[:] = work.deal_hid  # the piles too (rdecks ... are views of rhid)
     rr[0, 0] = work.seed[0]
     ropts[:k] = work.rows[:k]
     apply_option(t, rpub, rhid, rcnt, rstack, rrt, ropts, i, rhv, trace, False)
@@ -325,34 +285,23 @@ def rollout_play(t, n_players, state, opts, cand, k, i, params, rng, work, keys,
 @njit(cache=True, inline="always")
 def search_work(t, n_players, state, params):
     """The re-deals' arrays (a layout.Redeal) and tree; the policy (`params[3]`, with the
-    weights after the search's own); what the seat knows of the hidden piles (`know`)."""
+    weights after the search's own)."""
     k = PLANNER_DEFAULTS.shape[0]
     sids = np.full(MAX_PLAYERS, np.int64(params[3] + 0.5), np.int64)
     prms = np.empty((MAX_PLAYERS, k), np.float64)
     for q in range(MAX_PLAYERS):
         prms[q] = params[SEARCH_PARAMS:SEARCH_PARAMS + k]
     work = new_redeal(t, state, sids, prms)
-    know(t, state, work)
     return work, new_tree(MAX_PLAYERS, MAX_OPTIONS), np.zeros((2, MAX_PLAYERS), np.int64)
 
 
 @njit(cache=True, inline="always")
 def search_deal(t, n_players, state, opts, n, work, rng):
-    """The decision's state with the hidden piles shuffled anew from their contents."""
-    rpub, rhid, rdecks, rdisc, rtops3 = work.pub, work.hid, work.decks, work.discards, work.tops
-    rnew, rstack, rrt = work.new_starts, work.stack, work.rtops
-    rpub[:] = state.pub
-    rhid[:] = state.hid
-    rdecks[:, :] = work.known_decks
-    rdisc[:, :] = work.known_discards
-    rtops3[:, :] = work.known_tops
-    rnew[:] = work.known_new_starts
-    rstack[:] = work.known_stack
-    rrt[:] = work.known_rtops
-    for x in range(t.rules[R_N_COLOURS]):
-        shuffle(rdecks[x], rtops3[PILE_END, x], rng)
-    shuffle(rnew, rrt[NEW_END], rng)
-    shuffle(rstack, rrt[RUNE_END], rng)
+    """The decision's state with the hidden piles dealt anew (rules.redeal): the loop's
+    search_deal, but for the re-deal's cnt, which it leaves as it is."""
+    work.pub[:] = state.pub
+    work.hid[:] = state.hid
+    redeal(t, n_players, work.pub, work.hid, work.cnt, state.pub[SEAT], rng)
     work.opts[:n] = opts[:n]
 
 

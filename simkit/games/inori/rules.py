@@ -17,6 +17,7 @@ from __future__ import annotations
 from numba import njit
 
 from simkit.kernels.jit import njit_without_refcounts
+from simkit.kernels.lookahead import canonical
 from simkit.kernels.shuffle import shuffle
 from simkit.kernels.trace import record_event
 from simkit.rng import randint
@@ -42,7 +43,7 @@ from .layout import (ANYONE, CARD_COLOUR, CARD_KIND, CARD_NEXT, CARD_N_SPACES, C
                      TE_POINTS, TE_RUNE_TOKEN, TE_TILE_POINTS, TE_TILE_TOKENS, TIE_RANDOM,
                      TIE_TURN_ORDER, TILE_USED, TODO_AMOUNT, TODO_COLOUR, TODO_FEWEST, TODO_LEFT,
                      TR_AMOUNT, TR_AMOUNT2, TR_EFFECT, TR_ROOT, TURN_POS, T_OCC, T_OCC2, T_TILE,
-                     T_TOKENS, player_at, slot_at, space_col, tree_at)
+                     T_TOKENS, HID_STATE, piles, player_at, slot_at, space_col, tree_at)
 from .scoring import card_row, free_spaces, held, holdings, lowest_seat, seats_on_card
 
 
@@ -126,7 +127,7 @@ def setup(t, n_players, pub, hid, cnt, decks, discards, tops, new_starts, stack,
     seasons = t.rules[R_SEASONS]
     n_tree = t.rules[R_N_TREE]
     pub[:] = 0
-    hid[:] = 0
+    hid[:HID_STATE] = 0  # the piles after it are dealt below
     cnt[:, :] = 0
     pub[N_PLAYERS] = n_players
     for i in range(MAX_SLOTS):
@@ -578,3 +579,29 @@ def begin_season(pub, hid):
     hid[TURN_POS] = 0
     hid[ANYONE] = 0
     hid[PHASE] = PH_TURN
+
+
+# ---------------------------------------------------------------- what a seat cannot see
+@njit(cache=True, inline="always")
+def redeal(t, n_players, pub, hid, cnt, seat, rng):
+    """Re-sample what `seat` cannot see, for the lookahead players: the order of the hidden
+    piles in `hid` (each colour's Journey deck, the New Start deck, the Rune stack), dealt
+    anew from `rng`. Every card that left a pile was shown, so the seat knows each pile's
+    contents, never their order: each is laid out sorted (decks from position 0, the
+    discards too), then shuffled, so the deal depends only on what the seat sees. `pub`,
+    the hands and `cnt` are public and stay."""
+    tops, rtops, stack, new_starts, _starts, decks, discards = piles(t, hid)
+    for x in range(t.rules[R_N_COLOURS]):
+        tops[PILE_END, x] = canonical(decks[x], tops[PILE_TOP, x], tops[PILE_END, x],
+                                      decks[x])
+        tops[PILE_TOP, x] = 0
+        canonical(discards[x], 0, tops[PILE_DISCARDS, x], discards[x])
+    rtops[NEW_END] = canonical(new_starts, rtops[NEW_TOP], rtops[NEW_END], new_starts)
+    rtops[NEW_TOP] = 0
+    rtops[RUNE_END] = canonical(stack, rtops[RUNE_TOP], rtops[RUNE_END], stack)
+    rtops[RUNE_TOP] = 0
+    # The draws in the order the lookahead players always made them (their digests).
+    for x in range(t.rules[R_N_COLOURS]):
+        shuffle(decks[x], tops[PILE_END, x], rng)
+    shuffle(new_starts, rtops[NEW_END], rng)
+    shuffle(stack, rtops[RUNE_END], rng)
