@@ -584,23 +584,16 @@ def begin_season(pub, hid):
 # ---------------------------------------------------------------- what a seat cannot see
 @njit(cache=True, inline="always")
 def redeal(t, n_players, pub, hid, cnt, seat, rng):
-    """Re-sample what `seat` cannot see, for the lookahead players: the order of the hidden
-    piles in `hid` (each colour's Journey deck, the New Start deck, the Rune stack), dealt
-    anew from `rng`. Every card that left a pile was shown, so the seat knows each pile's
-    contents, never their order: each is laid out sorted (decks from position 0, the
-    discards too), then shuffled, so the deal depends only on what the seat sees. `pub`,
-    the hands and `cnt` are public and stay."""
+    """Re-deal what `seat` cannot see, each hidden pile's order (layout.piles; it saw every
+    card that left one): sorted from 0, then shuffled (decks by colour, New Starts, Runes)."""
     tops, rtops, stack, new_starts, _starts, decks, discards = piles(t, hid)
     for x in range(t.rules[R_N_COLOURS]):
-        tops[PILE_END, x] = canonical(decks[x], tops[PILE_TOP, x], tops[PILE_END, x],
-                                      decks[x])
+        tops[PILE_END, x] = canonical(decks[x], tops[PILE_TOP, x], tops[PILE_END, x], decks[x])
         tops[PILE_TOP, x] = 0
         canonical(discards[x], 0, tops[PILE_DISCARDS, x], discards[x])
     rtops[NEW_END] = canonical(new_starts, rtops[NEW_TOP], rtops[NEW_END], new_starts)
-    rtops[NEW_TOP] = 0
     rtops[RUNE_END] = canonical(stack, rtops[RUNE_TOP], rtops[RUNE_END], stack)
-    rtops[RUNE_TOP] = 0
-    # The draws in the order the lookahead players always made them (their digests).
+    rtops[NEW_TOP], rtops[RUNE_TOP] = 0, 0
     for x in range(t.rules[R_N_COLOURS]):
         shuffle(decks[x], tops[PILE_END, x], rng)
     shuffle(new_starts, rtops[NEW_END], rng)
