@@ -1,7 +1,8 @@
 """The re-deal both lookahead players of Carnuta and Inori play forward (`play.new_redeal`,
-`play.know`, layout.Redeal): what the seat knows of each hidden pile is its contents
-sorted and its size, computed here in plain Python, the same whatever order the pile is
-in, and the rollout player's re-deal knows what the search player's does."""
+layout.Redeal; Carnuta's `rules.redeal`, Inori's `play.know`): what the seat knows of
+each hidden pile is its contents sorted and its size, computed here in plain Python, the
+same whatever order the pile is in, and the rollout player's re-deal knows what the
+search player's does."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from strategies.carnuta import STRATEGIES as CARNUTA_STRATEGIES
 from strategies.inori import STRATEGIES as INORI_STRATEGIES
 from tests import test_carnuta_rollout as carnuta_rollout
 from tests import test_inori_rollout as inori_rollout
+from tests.redeal_support import stream
 
 
 def _lookahead_params(strategies) -> tuple[np.ndarray, np.ndarray]:
@@ -66,23 +68,19 @@ def _inori_states(t, rng):
                                        stack, rtops, new_trace_stub(IL.N_COLS))
 
 
-def test_carnuta_knows_each_deck_and_discard_pile_sorted(tables):
+def test_carnuta_deals_both_players_the_same_from_the_sorted_piles(tables):
+    """Carnuta's lookahead players both re-deal by `rules.redeal` (its own hypothesis test:
+    test_carnuta_redeal.py): from the same stream the rollout player's deal is the search
+    player's, whatever order the piles were in, and each discard pile is its cards sorted."""
     t = tables["carnuta"]
     rng = np.random.default_rng(11)
     search, rollout = _lookahead_params(CARNUTA_STRATEGIES)
+    opts = np.zeros((CL.MAX_OPTIONS, CL.N_COLS), np.int32)
     seen = 0
     for players, state in _carnuta_states(t, rng):
         work, _, _ = CP.search_work(t, players, state, search)
+        CP.search_deal(t, players, state, opts, 0, work, stream(3, seen))
         r = work.redeal
-        for d in range(2):
-            cards, m = _known(state.deck[d], state.tops[CL.PILE_TOP, d],
-                              state.tops[CL.PILE_END, d])
-            assert r.known_tops[CL.PILE_END, d] == m
-            assert r.known_deck[d, :m].tolist() == cards
-            cards, m = _known(state.discard[d], 0, state.tops[CL.PILE_DISCARDS, d])
-            assert r.known_tops[CL.PILE_DISCARDS, d] == m
-            assert r.known_discard[d, :m].tolist() == cards
-        # The same function fills the rollout player's re-deal, from any order of the piles.
         shuffled = state._replace(deck=state.deck.copy(), discard=state.discard.copy())
         for d in range(2):
             lo, hi = state.tops[CL.PILE_TOP, d], state.tops[CL.PILE_END, d]
@@ -90,9 +88,18 @@ def test_carnuta_knows_each_deck_and_discard_pile_sorted(tables):
             n_disc = state.tops[CL.PILE_DISCARDS, d]
             shuffled.discard[d, :n_disc] = rng.permutation(shuffled.discard[d, :n_disc])
         rwork, _, _ = CP.rollout_work(t, players, shuffled, rollout)
-        CP.know(shuffled, rwork.redeal)
-        for name in ("known_deck", "known_discard", "known_tops"):
-            assert np.array_equal(getattr(rwork.redeal, name), getattr(r, name)), name
+        CP.rollout_deal(t, players, shuffled, rwork, stream(3, seen))
+        np.testing.assert_array_equal(rwork.tops, r.tops)
+        for d in range(2):
+            cards, m = _known(state.deck[d], state.tops[CL.PILE_TOP, d],
+                              state.tops[CL.PILE_END, d])
+            assert r.tops[CL.PILE_END, d] == m
+            assert sorted(r.deck[d, :m].tolist()) == cards
+            assert rwork.deck[d, :m].tolist() == r.deck[d, :m].tolist()
+            cards, m = _known(state.discard[d], 0, state.tops[CL.PILE_DISCARDS, d])
+            assert r.tops[CL.PILE_DISCARDS, d] == m
+            assert r.discard[d, :m].tolist() == cards
+            assert rwork.discard[d, :m].tolist() == cards
         seen += 1
     assert seen >= 3
 
