@@ -14,6 +14,7 @@ import numpy as np
 import polars as pl
 
 from simkit import grouping, summing
+from simkit.cluster_sums import cluster_sums
 from simkit.programs import Program, inputs, loads, program_of, usable
 from simkit.shapes import Shape, kind, scaled, summand
 from simkit.summary import KINDS
@@ -235,12 +236,16 @@ def compiled_totals(frame: pl.DataFrame, shapes: Mapping[str, Shape],
             key_codes, which, kept, lo, stride, size = numbered
             if size < 0:
                 continue  # too many groups: left to polars
-        closed, opened, first = summing.cluster_totals(
-            cluster, starts, longest, game, key_codes, which, kept, lo, stride, size,
-            program.ops_for(frame, category_codes), program.consts,
-            summing.addresses(arrays), kinds, program.n_int, program.n_float,
-            np.asarray(program.outputs, np.int64), worst, ptr, term, coef, const, how.games,
-            sizes, is_open if q.cluster == "deal" else none_open, *products)
+        args = (cluster, starts, longest, game, key_codes, which, kept, lo, stride, size,
+                program.ops_for(frame, category_codes), program.consts,
+                summing.addresses(arrays), kinds, program.n_int, program.n_float,
+                np.asarray(program.outputs, np.int64), worst, ptr, term, coef, const,
+                how.games, sizes, is_open if q.cluster == "deal" else none_open)
+        # Without products, clusters of several rows are summed group by group as they
+        # come (`cluster_sums`); a row per cluster keeps `cluster_totals`' own path.
+        closed, opened, first = (summing.cluster_totals(*args, *products)
+                                 if len(products[0]) or q.cluster is None else
+                                 cluster_sums(*args))
         if sig in programs:
             measured = {how.whole[k]: float(worst[slot])
                         for k, slot in zip(how.sums, program.rounded, strict=True) if slot >= 0}

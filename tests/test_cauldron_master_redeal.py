@@ -20,7 +20,7 @@ from simkit.games.cauldron_master import layout as L
 from simkit.games.cauldron_master import rules as R
 from simkit.games.cauldron_master import step as S
 from simkit.kernels.trace import new_trace_stub
-from simkit.rng import py_stream_state
+from tests.redeal_support import stream, walk
 
 OVERRIDES = {"default": (), "player_recipes": ("options.recipe_choice=player",),
              "optional_picking": ("options.picking_compulsory=false",)}
@@ -32,11 +32,6 @@ def tables():
     return {k: game.compile(game.load_config(o)).tables for k, o in OVERRIDES.items()}
 
 
-def stream(seed: int, k: int) -> np.ndarray:
-    """Stream k of a seed, as the kernels take it."""
-    return np.array([py_stream_state(seed, k)], np.uint64)
-
-
 def mid_game(t, players: int, seed: int, steps: int):
     """A state part-way through a game (a decision pending), reached by `setup`,
     `next_decision` and `apply_option` with random choices: pub, hid, cnt and the pending
@@ -45,17 +40,12 @@ def mid_game(t, players: int, seed: int, steps: int):
     hid = np.zeros(L.HID_SIZE, np.int64)
     cnt = np.zeros((L.MAX_PLAYERS, L.CT_SIZE), np.int64)
     opts = np.zeros((L.MAX_OPTIONS, L.N_COLS), np.int32)
-    trace, chance, pick = new_trace_stub(L.N_COLS), stream(seed, 0), np.random.default_rng(seed)
+    trace, chance = new_trace_stub(L.N_COLS), stream(seed, 0)
     R.setup(t, players, pub, hid, cnt, chance, trace, False)
-    for step in range(steps + 1):
-        n = S.next_decision(t, players, pub, hid, cnt, opts, chance, trace, False)
-        if n == L.GAME_OVER:
-            return None
-        if step == steps:
-            return pub, hid, cnt, opts[:n].copy()
-        S.apply_option(t, players, pub, hid, cnt, opts, int(pick.integers(n)), chance, trace,
-                       False)
-    return None
+    n = walk(lambda: S.next_decision(t, players, pub, hid, cnt, opts, chance, trace, False),
+             lambda c: S.apply_option(t, players, pub, hid, cnt, opts, c, chance, trace, False),
+             seed, steps, L.GAME_OVER)
+    return None if n is None else (pub, hid, cnt, opts[:n].copy())
 
 
 def undealt(t, hid) -> list[int]:

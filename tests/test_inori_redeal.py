@@ -16,7 +16,7 @@ from simkit.games import get_game
 from simkit.games.inori import layout as L
 from simkit.games.inori import play as P
 from simkit.games.inori import rules as R
-from tests.test_cauldron_master_redeal import stream
+from tests.redeal_support import stream
 from tests.test_inori_rollout import GREEDY_PRM, permute_hidden, play_out, started
 
 

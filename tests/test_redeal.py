@@ -1,8 +1,8 @@
 """The re-deal both lookahead players of Carnuta play forward (`play.new_redeal`,
-`play.know`, layout.Redeal; Inori's: tests/test_inori_redeal.py): what the seat knows of
-each hidden pile is its contents sorted and its size, computed here in plain Python, the
-same whatever order the pile is in, and the rollout player's re-deal knows what the search
-player's does."""
+layout.Redeal, `rules.redeal`; Inori's: tests/test_inori_redeal.py): what the seat knows
+of each hidden pile is its contents sorted and its size, computed here in plain Python,
+the same whatever order the pile is in, and the rollout player's re-deal knows what the
+search player's does."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from simkit.games.carnuta import layout as CL
 from simkit.games.carnuta import play as CP
 from strategies.carnuta import STRATEGIES as CARNUTA_STRATEGIES
 from tests import test_carnuta_rollout as carnuta_rollout
+from tests.redeal_support import stream
 
 
 def _lookahead_params(strategies) -> tuple[np.ndarray, np.ndarray]:
@@ -49,23 +50,19 @@ def _carnuta_states(t, rng):
             yield players, CL.Decision(pub, scratch.hid, deck, discard, tops, scratch.search)
 
 
-def test_carnuta_knows_each_deck_and_discard_pile_sorted(tables):
+def test_carnuta_deals_both_players_the_same_from_the_sorted_piles(tables):
+    """Carnuta's lookahead players both re-deal by `rules.redeal` (its own hypothesis test:
+    test_carnuta_redeal.py): from the same stream the rollout player's deal is the search
+    player's, whatever order the piles were in, and each discard pile is its cards sorted."""
     t = tables["carnuta"]
     rng = np.random.default_rng(11)
     search, rollout = _lookahead_params(CARNUTA_STRATEGIES)
+    opts = np.zeros((CL.MAX_OPTIONS, CL.N_COLS), np.int32)
     seen = 0
     for players, state in _carnuta_states(t, rng):
         work, _, _ = CP.search_work(t, players, state, search)
+        CP.search_deal(t, players, state, opts, 0, work, stream(3, seen))
         r = work.redeal
-        for d in range(2):
-            cards, m = _known(state.deck[d], state.tops[CL.PILE_TOP, d],
-                              state.tops[CL.PILE_END, d])
-            assert r.known_tops[CL.PILE_END, d] == m
-            assert r.known_deck[d, :m].tolist() == cards
-            cards, m = _known(state.discard[d], 0, state.tops[CL.PILE_DISCARDS, d])
-            assert r.known_tops[CL.PILE_DISCARDS, d] == m
-            assert r.known_discard[d, :m].tolist() == cards
-        # The same function fills the rollout player's re-deal, from any order of the piles.
         shuffled = state._replace(deck=state.deck.copy(), discard=state.discard.copy())
         for d in range(2):
             lo, hi = state.tops[CL.PILE_TOP, d], state.tops[CL.PILE_END, d]
@@ -73,8 +70,17 @@ def test_carnuta_knows_each_deck_and_discard_pile_sorted(tables):
             n_disc = state.tops[CL.PILE_DISCARDS, d]
             shuffled.discard[d, :n_disc] = rng.permutation(shuffled.discard[d, :n_disc])
         rwork, _, _ = CP.rollout_work(t, players, shuffled, rollout)
-        CP.know(shuffled, rwork.redeal)
-        for name in ("known_deck", "known_discard", "known_tops"):
-            assert np.array_equal(getattr(rwork.redeal, name), getattr(r, name)), name
+        CP.rollout_deal(t, players, shuffled, rwork, stream(3, seen))
+        np.testing.assert_array_equal(rwork.tops, r.tops)
+        for d in range(2):
+            cards, m = _known(state.deck[d], state.tops[CL.PILE_TOP, d],
+                              state.tops[CL.PILE_END, d])
+            assert r.tops[CL.PILE_END, d] == m
+            assert sorted(r.deck[d, :m].tolist()) == cards
+            assert rwork.deck[d, :m].tolist() == r.deck[d, :m].tolist()
+            cards, m = _known(state.discard[d], 0, state.tops[CL.PILE_DISCARDS, d])
+            assert r.tops[CL.PILE_DISCARDS, d] == m
+            assert r.discard[d, :m].tolist() == cards
+            assert rwork.discard[d, :m].tolist() == cards
         seen += 1
     assert seen >= 3

@@ -242,13 +242,10 @@ class Scratch(NamedTuple):
 
 class Redeal(NamedTuple):
     """A re-deal of one decision, which the rollout and search players play forward
-    (play.new_redeal): what the seat knows of the Day and Night piles, a copy of the
-    game's state with the decks dealt anew, and the policy every seat plays in it. The
-    game's own arrays are never touched."""
+    (play.new_redeal): a copy of the game's state with the piles dealt anew
+    (rules.redeal), and the policy every seat plays in it. The game's own arrays are
+    never touched."""
 
-    known_deck: np.ndarray  # what the seat knows: deck contents (sorted) ...
-    known_discard: np.ndarray  # ... discards (sorted)
-    known_tops: np.ndarray  # ... and pile sizes
     pub: np.ndarray  # the re-deal's state ...
     deck: np.ndarray
     discard: np.ndarray
@@ -270,7 +267,9 @@ class RolloutWork(NamedTuple):
     """The rollout player's arrays for one decision (play.rollout_work)."""
 
     redeal: Redeal  # the playouts' state and policy
-    deal: np.ndarray  # this rollout's deal
+    deck: np.ndarray  # this rollout's deal (rules.redeal): decks ...
+    discard: np.ndarray  # ... discard piles ...
+    tops: np.ndarray  # ... and their tops
     rng: np.ndarray  # a playout's stream: the deal's seed, the same for every row
     rows: np.ndarray  # the candidates' rows
     seed: np.ndarray  # this rollout's seed

@@ -17,7 +17,6 @@ import numpy as np
 from numba import njit
 
 from simkit.gamekit.binding import bind
-from simkit.kernels.lookahead import canonical
 from simkit.kernels.search_tree import SEARCH_PARAMS, new_tree
 from simkit.kernels.trace import new_trace_stub
 from simkit.outputs import CORE_OUTPUTS, allocate
@@ -34,12 +33,12 @@ from .layout import (CT_BEST, CT_COLUMN, CT_DISCARDED, CT_DOUBLES, CT_FLIPPED, C
                      O_POINTS, O_RUNES_FLIPPED, O_RUNES_PAID_FLIP, O_RUNES_RETURNED,
                      O_RUNES_TAKEN, O_SALTS, O_SICKLES_USED, O_START_POINTS, O_STARTING_CARD,
                      O_TOKEN, O_TRIGGERED_END, O_TURNS, OUTPUTS, P_CARDS, P_HAND, P_HAND_N, P_MOON,
-                     P_N_CARDS, P_SUN, PILE_DISCARDS, PILE_END, PILE_TOP, PLANNER, PUB_SIZE,
+                     P_N_CARDS, P_SUN, PLANNER, PUB_SIZE,
                      R_N_ING_CARDS, R_N_TYPES, ROLLOUT_TIES, ROLLOUT_WEIGHTS, ROUND, SCORE_KINDS,
                      SEAT, STEP, STEP_ACTION, A, B, C, Redeal, RolloutWork, SearchWork,
                      player_at)
 from .layout import MAX_DECISIONS, PLAYOUT, ROLLOUT, SEARCH  # noqa: F401  (the shared loop's names)
-from .rules import setup, shuffle_range
+from .rules import redeal, setup
 from .scoring import best_gain, final_score, gain_table, greedy_score, score_key
 from .scoring import points, ranking_key  # noqa: F401  (the shared loop's names)
 from .step import apply_option, next_decision
@@ -170,14 +169,11 @@ def playout(t, n_players, pub, hid, cnt, deck, discard, tops, rng, opts, caches,
 @njit(cache=True, inline="always")
 def new_redeal(t, state, sid, prm):
     """A re-deal's arrays (layout.Redeal) for the decision `state`, with the policy `sid`
-    and `prm`; what the seat knows is filled in by `know`. The counters the rules keep in
-    a re-deal are never read, so they start from whatever was left."""
+    and `prm`. The counters the rules keep in a re-deal are never read, so they start
+    from whatever was left."""
     pub, hid = state.pub, state.hid
     n_cards = t.card.shape[0]
     return Redeal(  # its fields: layout.Redeal
-        known_deck=np.zeros((2, n_cards), np.int64),
-        known_discard=np.zeros((2, n_cards), np.int64),
-        known_tops=np.zeros((4, 2), np.int64),
         pub=np.empty_like(pub),
         deck=np.empty((2, n_cards), np.int64),
         discard=np.empty((2, n_cards), np.int64),
@@ -197,18 +193,6 @@ def new_redeal(t, state, sid, prm):
 
 
 @njit(cache=True, inline="always")
-def know(state, redeal):
-    """What the seat knows of the Day and Night decks of `state`, into `redeal`: their
-    contents (every other card is in sight or was) as sorted sets, never their order."""
-    deck, discard, tops = state.deck, state.discard, state.tops
-    kdeck, kdisc, ktops = redeal.known_deck, redeal.known_discard, redeal.known_tops
-    for d in range(2):
-        ktops[PILE_END, d] = canonical(deck[d], tops[PILE_TOP, d], tops[PILE_END, d],
-                                       kdeck[d])
-        ktops[PILE_DISCARDS, d] = canonical(discard[d], 0, tops[PILE_DISCARDS, d], kdisc[d])
-
-
-@njit(cache=True, inline="always")
 def rollout_work(t, n_players, state, params):
     """The playouts' arrays (the game's own are never touched) and policy: `params[3]` 0
     greedy with its default weights, 1 the planner with the weights in
@@ -221,7 +205,9 @@ def rollout_work(t, n_players, state, params):
         prm = params[ROLLOUT_WEIGHTS:ROLLOUT_WEIGHTS + PLANNER_DEFAULTS.shape[0]].copy()
     work = RolloutWork(  # its fields: layout.RolloutWork
         redeal=new_redeal(t, state, sid, prm),
-        deal=np.empty((2, t.card.shape[0]), np.int64),
+        deck=np.empty((2, t.card.shape[0]), np.int64),
+        discard=np.empty((2, t.card.shape[0]), np.int64),
+        tops=np.empty((4, 2), np.int64),
         rng=np.zeros(1, np.uint64),
         rows=np.empty((MAX_OPTIONS, N_COLS), np.int32),
         seed=np.zeros(1, np.uint64),
@@ -237,7 +223,7 @@ def rollout_candidates(t, n_players, state, opts, n, params, rng, work, cand, he
     best-looking of many actions is often only the luckiest).
 
     The seat sees `pub` (hands are public: every card in one was taken face up), the
-    counters, and of the Day and Night decks only their contents (`know`)."""
+    counters, and of the Day and Night piles only their contents (`rollout_deal`)."""
     if n <= 1:
         cand[0] = 0
         return 0
@@ -258,18 +244,19 @@ def rollout_candidates(t, n_players, state, opts, n, params, rng, work, cand, he
         rows[i] = opts[cand[i]]
         if cand[i] == own:
             head[i] = params[4]
-    know(state, work.redeal)
     return k
 
 
 @njit(cache=True, inline="always")
 def rollout_deal(t, n_players, state, work, rng):
-    """The decks re-shuffled with the seat's stream, and a seed for the reveals after a
-    rebuilt deck and the strategies' draws."""
-    sdeck, ktops = work.deal, work.redeal.known_tops
-    sdeck[:, :] = work.redeal.known_deck
-    for d in range(2):
-        shuffle_range(sdeck, d, ktops[PILE_END, d], rng)
+    """The decision's piles re-dealt by `redeal` with the seat's stream (every candidate
+    plays this deal), and a seed for the reveals after a rebuilt deck and the strategies'
+    draws."""
+    work.deck[:, :] = state.deck
+    work.discard[:, :] = state.discard
+    work.tops[:, :] = state.tops
+    redeal(t, n_players, state.pub, state.hid, work.redeal.cnt, state.pub[SEAT], rng,
+           work.deck, work.discard, work.tops)
     work.seed[0] = next_u64(rng)
 
 
@@ -284,9 +271,9 @@ def rollout_play(t, n_players, state, opts, cand, k, i, params, rng, work, keys,
     rr, ropts, caches, hass, ver, memo = work.rng, r.opts, r.caches, r.hass, r.ver, r.memo
     cols, trace = r.cols, r.trace
     rpub[:] = pub
-    rdeck[:, :] = work.deal
-    rdisc[:, :] = r.known_discard
-    rtops[:, :] = r.known_tops
+    rdeck[:, :] = work.deck
+    rdisc[:, :] = work.discard
+    rtops[:, :] = work.tops
     rhid[:] = hid
     ver[:, 0] = 0
     ver[:, 1] = -1
@@ -309,15 +296,12 @@ def rollout_play(t, n_players, state, opts, cand, k, i, params, rng, work, keys,
 # budget over moves that matter little.
 @njit(cache=True, inline="always")
 def search_work(t, n_players, state, params):
-    """The re-deals' arrays (a layout.Redeal, in a layout.SearchWork), the policy
-    (`params[3]` with the weights after the search's own), and what the seat knows of the
-    Day and Night decks (`know`)."""
+    """The re-deals' arrays (a layout.Redeal, in a layout.SearchWork) and the policy
+    (`params[3]` with the weights after the search's own)."""
     prm = np.zeros(8, np.float64)
     prm[:params.shape[0] - SEARCH_PARAMS] = params[SEARCH_PARAMS:]
-    redeal = new_redeal(t, state, np.full(1, np.int64(params[3] + 0.5), np.int64), prm)
-    know(state, redeal)
     work = SearchWork(  # its fields: layout.SearchWork
-        redeal=redeal,
+        redeal=new_redeal(t, state, np.full(1, np.int64(params[3] + 0.5), np.int64), prm),
         cut_short=np.zeros(1, np.int64),
         hand_cache=np.zeros((MAX_TYPES, 3), np.int64),
         hand_has=np.zeros(MAX_TYPES, np.int64),
@@ -329,17 +313,15 @@ def search_work(t, n_players, state, params):
 
 @njit(cache=True, inline="always")
 def search_deal(t, n_players, state, opts, n, work, rng):
-    """The decision's state with the decks shuffled anew from their contents."""
+    """The decision's state with its piles re-dealt by `redeal`."""
     r = work.redeal
-    rpub, rdeck, rdisc, rtops, rhid, ver, memo = r.pub, r.deck, r.discard, r.tops, r.hid, \
-        r.ver, r.memo
-    rpub[:] = state.pub
-    rhid[:] = state.hid
-    rdeck[:, :] = r.known_deck
-    rdisc[:, :] = r.known_discard
-    rtops[:, :] = r.known_tops
-    for d in range(2):
-        shuffle_range(rdeck, d, rtops[PILE_END, d], rng)
+    ver, memo = r.ver, r.memo
+    r.pub[:] = state.pub
+    r.hid[:] = state.hid
+    r.deck[:, :] = state.deck
+    r.discard[:, :] = state.discard
+    r.tops[:, :] = state.tops
+    redeal(t, n_players, r.pub, r.hid, r.cnt, r.pub[SEAT], rng, r.deck, r.discard, r.tops)
     ver[:, 0] = 0
     ver[:, 1] = -1
     memo[:, :, 2] = -1

@@ -19,6 +19,7 @@ from __future__ import annotations
 from numba import njit
 
 from simkit.kernels.jit import njit_without_refcounts
+from simkit.kernels.lookahead import canonical
 from simkit.kernels.trace import record_event
 from simkit.rng import randint
 
@@ -47,6 +48,22 @@ def shuffle_range(arr, d, n, rng):
     for i in range(n - 1, 0, -1):
         j = randint(rng, i + 1)
         arr[d, i], arr[d, j] = arr[d, j], arr[d, i]
+
+
+@njit(cache=True, inline="always")
+def redeal(t, n_players, pub, hid, cnt, seat, rng, deck, discard, tops):
+    """Re-sample what `seat` cannot see, for the lookahead players: each deck's undrawn
+    cards in a new order drawn from `rng`, from index 0, and each discard pile in sorted
+    order (a rebuilt deck is shuffled anyway). Every other card is in sight or was, so the
+    seat knows each pile's contents and size, never their order; the deal depends on those
+    alone: each pile is sorted before the shuffle. Hands, display, tableaux and runes
+    (`pub`), the counter (`hid`) and `cnt` stay. The game API's signature, then the piles
+    Carnuta still keeps beside `hid`."""
+    for d in range(2):
+        tops[PILE_END, d] = canonical(deck[d], tops[PILE_TOP, d], tops[PILE_END, d], deck[d])
+        tops[PILE_TOP, d] = 0
+        tops[PILE_DISCARDS, d] = canonical(discard[d], 0, tops[PILE_DISCARDS, d], discard[d])
+        shuffle_range(deck, d, tops[PILE_END, d], rng)
 
 
 @njit_without_refcounts

@@ -1,0 +1,124 @@
+"""Carnuta's `redeal` (rules.py; the game API's arguments, then the piles Carnuta still
+keeps beside `hid`): over many mid-game states reached by the rules themselves, it keeps
+everything the seat sees and re-samples only what it cannot (the order of each deck's
+undrawn cards and of each discard pile), and the deal depends on what the seat sees
+alone."""
+
+from __future__ import annotations
+
+import inspect
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from simkit.games import get_game
+from simkit.games.carnuta import layout as L
+from simkit.games.carnuta import play as P
+from simkit.games.carnuta import rules as R
+from simkit.kernels.trace import new_trace_stub
+from tests.redeal_support import stream, walk
+
+OVERRIDES = {"default": (), "take_choose": ("options.take_runes=choose",),
+             "sickle_any_time": ("options.sickle_after_actions=false",)}
+
+
+@pytest.fixture(scope="module")
+def tables():
+    game = get_game("carnuta")
+    return {k: game.compile(game.load_config(o)).tables for k, o in OVERRIDES.items()}
+
+
+def mid_game(t, players: int, seed: int, steps: int):
+    """A scratch part-way through a game (a decision pending), reached by the rules'
+    `setup`, `next_decision` and `apply_option` with random choices, and the pending
+    decision's options (None once the game ended first)."""
+    sc = P.new_scratch(t)
+    chance, trace = stream(seed, 0), new_trace_stub(L.N_COLS)
+    P.state_setup(t, players, sc, chance, trace, False)
+    n = walk(lambda: P.state_next(t, players, sc, chance, trace, False),
+             lambda c: P.state_apply(t, players, sc, c, chance, trace, False),
+             seed, steps, L.GAME_OVER)
+    return None if n is None else (sc, sc.opts[:n].copy())
+
+
+def piles(sc) -> tuple:
+    """Copies of a scratch's state and piles, in `redeal`'s order."""
+    return (sc.pub.copy(), sc.hid.copy(), sc.cnt.copy(), sc.deck.copy(), sc.discard.copy(),
+            sc.tops.copy())
+
+
+def dealt(deck, discard, tops) -> list:
+    """What a deal laid out: each deck's undrawn cards and each discard pile, in order."""
+    return [(deck[d, tops[L.PILE_TOP, d]:tops[L.PILE_END, d]].tolist(),
+             discard[d, :tops[L.PILE_DISCARDS, d]].tolist()) for d in range(2)]
+
+
+@settings(max_examples=120, deadline=None)
+@given(config=st.sampled_from(sorted(OVERRIDES)), players=st.integers(2, 4),
+       seed=st.integers(0, 2**63 - 1), steps=st.integers(0, 120), viewer=st.integers(0, 3),
+       deal_seed=st.integers(0, 2**63 - 1))
+def test_redeal_keeps_what_the_seat_sees(tables, config, players, seed, steps, viewer,
+                                         deal_seed):
+    t = tables[config]
+    state = mid_game(t, players, seed, steps)
+    if state is None:
+        return
+    sc, offered = state
+    seat = viewer % players
+    pub, hid, cnt, deck, discard, tops = piles(sc)
+    p, h, c, dk, dc, tp = piles(sc)
+    R.redeal(t, players, p, h, c, seat, stream(deal_seed, 1), dk, dc, tp)
+    np.testing.assert_array_equal(p, pub)  # all that is public stays
+    np.testing.assert_array_equal(h, hid)  # and the counter's track
+    np.testing.assert_array_equal(c, cnt)
+    for d, (undrawn, discards) in enumerate(dealt(dk, dc, tp)):
+        assert tp[L.PILE_TOP, d] == 0
+        assert sorted(undrawn) == sorted(deck[d, tops[L.PILE_TOP, d]:tops[L.PILE_END, d]])
+        assert discards == sorted(discard[d, :tops[L.PILE_DISCARDS, d]])
+        assert len(undrawn) == pub[L.DECK_LEFT + d]  # the sizes the seat sees
+        assert len(discards) == pub[L.DISCARDS + d]
+    # The game goes on from the re-deal: the same decision, the same options (the option
+    # caches start over, as a lookahead's re-deal starts them).
+    sc2 = P.new_scratch(t)
+    for mine, theirs in zip((sc2.pub, sc2.hid, sc2.cnt, sc2.deck, sc2.discard, sc2.tops),
+                            (p, h, c, dk, dc, tp), strict=True):
+        mine[...] = theirs
+    sc2.ver[:, 1] = -1
+    sc2.memo[:, :, 2] = -1
+    n = P.state_next(t, players, sc2, stream(0, 0), new_trace_stub(L.N_COLS), False)
+    np.testing.assert_array_equal(sc2.opts[:n], offered)
+
+    # The deal depends on what the seat sees only: another order of every pile deals the
+    # same, from the same stream.
+    rng = np.random.default_rng(deal_seed)
+    for d in range(2):
+        lo, hi = tops[L.PILE_TOP, d], tops[L.PILE_END, d]
+        deck[d, lo:hi] = rng.permutation(deck[d, lo:hi])
+        discard[d, :tops[L.PILE_DISCARDS, d]] = rng.permutation(
+            discard[d, :tops[L.PILE_DISCARDS, d]])
+    R.redeal(t, players, pub, hid, cnt, seat, stream(deal_seed, 1), deck, discard, tops)
+    assert dealt(deck, discard, tops) == dealt(dk, dc, tp)
+    np.testing.assert_array_equal(tops, tp)
+
+
+def test_redeal_shuffles_the_undrawn_cards(tables):
+    """Different streams deal a deck's undrawn cards in different orders (the test above
+    could not see a redeal that changed nothing)."""
+    t = tables["default"]
+    sc, _ = mid_game(t, 3, 5, 10)
+    orders = set()
+    for k in range(6):
+        p, h, c, dk, dc, tp = piles(sc)
+        R.redeal(t, 3, p, h, c, 0, stream(9, k), dk, dc, tp)
+        orders.add(str(dealt(dk, dc, tp)))
+    assert len(orders) == 6
+
+
+def test_redeal_takes_the_game_apis_arguments_first():
+    """`redeal` starts with the game API's arguments (docs/new-game.md section 4); the
+    piles Carnuta still keeps beside `hid` follow them."""
+    params = list(inspect.signature(R.redeal.py_func).parameters)
+    assert params[:7] == ["t", "n_players", "pub", "hid", "cnt", "seat", "rng"]
+    assert params[7:] == ["deck", "discard", "tops"]

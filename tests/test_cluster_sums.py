@@ -1,0 +1,100 @@
+"""`simkit.cluster_sums` (a pass without products, summed group by group as a cluster's
+rows come) against a plain-Python reference and `summing.cluster_totals`' pairs."""
+
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from simkit.cluster_sums import cluster_sums
+from simkit.grouping import group_table, key_ranges
+from simkit.programs import loads
+from simkit.summing import DISTINCT, I64, ONE, ROWS, addresses, cluster_starts, cluster_totals
+
+_ROW = st.tuples(st.integers(0, 3), st.integers(-2, 2), st.integers(-50, 50),
+                 st.integers(-9, 9), st.booleans(), st.booleans())  # step, key, y0, y1, kept, game+
+
+
+def _reference(cluster, game, key, kept, y, opened, games, sizes, values):
+    """Each kept row's group by its key's first appearance; per cluster and group its
+    rows m, games and summands' sums; values const * m + sum coef * sum; closed clusters
+    summed per key (group, or group and size), open ones listed as they come."""
+    number: dict[int, int] = {}
+    for r in range(len(key)):
+        if kept[r]:
+            number.setdefault(int(key[r]), len(number))
+    width = len(number) * sizes if sizes else len(number)
+    closed = [[0] * (4 + 3 * len(values)) for _ in range(width)]
+    out_open = []
+    ends = [r for r in range(1, len(cluster)) if cluster[r] != cluster[r - 1]]
+    for a, b in zip([0, *ends], [*ends, len(cluster)], strict=True):
+        pairs: dict[int, list[int]] = {}
+        for r in range(a, b):
+            if kept[r]:
+                pairs.setdefault(number[int(key[r])], []).append(r)
+        for g, rows in pairs.items():
+            m = len(rows)
+            n_games = {ROWS: m, ONE: 1, DISTINCT: len({int(game[r]) for r in rows})}[games]
+            ys = [const * m + sum(c * sum(int(y[t][r]) for r in rows) for t, c in terms)
+                  for const, terms in values]
+            if opened[a]:
+                out_open.append([int(cluster[a]), g, m, n_games, *ys])
+                continue
+            row = closed[g * sizes + m if sizes else g]
+            for i, v in enumerate((1, m, m * m, n_games)):
+                row[i] += v
+            for j, v in enumerate(ys):
+                row[4 + 3 * j] += v
+                row[5 + 3 * j] += v * v
+                row[6 + 3 * j] += v * m
+    return closed, out_open, sorted(number.values(), key=lambda g: g)
+
+
+@settings(deadline=None, max_examples=150)
+@given(st.lists(_ROW, min_size=1, max_size=40), st.sampled_from([ROWS, ONE, DISTINCT]),
+       st.booleans(), st.sampled_from([(False, False), (True, False), (False, True),
+                                       (True, True)]),
+       st.sampled_from([1, 2]), st.integers(-3, 3))
+def test_cluster_sums_are_the_plain_sums_and_the_pairs(rows, games, by_size, split, n_sum,
+                                                        const):
+    """Clusters of any size, kept rows or not, deals split at either end, one or two
+    summands, values of one term or a combination with a constant, grouped by group or
+    by group and size: `cluster_sums` gives the reference's totals, open rows and
+    groups, and `cluster_totals`' (its pairs) arrays."""
+    cluster = np.cumsum([r[0] for r in rows]).astype(np.int64)
+    game = np.cumsum([r[0] + r[5] for r in rows]).astype(np.int64)
+    key = np.array([[r[1] for r in rows]], np.int64)
+    kept = np.array([r[4] or i == 0 for i, r in enumerate(rows)])
+    y = [np.array([r[2] for r in rows], np.int64), np.array([r[3] for r in rows], np.int64)]
+    starts, longest = cluster_starts(cluster)
+    opened = np.zeros(len(rows), np.bool_)
+    opened[cluster == cluster[0]] = split[0]
+    opened[cluster == cluster[-1]] |= split[1]
+    values = [(0, [(0, 1)])] + ([(const, [(0, 2), (1, -1)])] if n_sum == 2 else [])
+    ptr = np.cumsum([0] + [len(t) for _, t in values]).astype(np.int64)
+    term = np.array([t for _, ts in values for t, _ in ts], np.int64)
+    coef = np.array([c for _, ts in values for _, c in ts], np.int64)
+    consts = np.array([c for c, _ in values], np.int64)
+    which = np.zeros(1, np.int64)
+    lo, stride, size = group_table(key, which, kept, 1 << 20, key_ranges(key))
+    sizes = longest + 1 if by_size else 0
+    program = loads(n_sum)
+    columns = y[:n_sum]
+    args = (cluster, starts, longest, game, key, which, kept, lo, stride, size,
+            program.ops, program.consts, addresses(columns), np.full(n_sum, I64, np.int64),
+            program.n_int, program.n_float, np.asarray(program.outputs, np.int64),
+            np.zeros(n_sum), ptr, term, coef, consts, games, sizes, opened)
+    closed, out_open, first = cluster_sums(*args)
+    want_closed, want_open, groups = _reference(cluster, game, key[0], kept, y, opened,
+                                                games, sizes, values)
+    assert closed.tolist() == want_closed
+    assert out_open.tolist() == want_open
+    assert len(first) == len(groups) and all(kept[first])
+    assert [int(key[0, r]) for r in first] == list(dict.fromkeys(
+        int(key[0, r]) for r in range(len(rows)) if kept[r]))
+    empty = np.zeros(0, np.int64)
+    pairs = cluster_totals(*args, np.zeros((0, 2), np.int64), np.zeros(1, np.int64), empty,
+                           empty, np.zeros(1, np.int64), empty, empty)
+    assert all(np.array_equal(a, b) for a, b in zip(pairs, (closed, out_open, first),
+                                                    strict=True))
