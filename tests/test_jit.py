@@ -102,10 +102,10 @@ def test_python_calls_a_helper_through_a_twin_with_the_wrapper():
 
 
 _PLAY_TWO = """
-import hashlib, numpy as np
+import hashlib, sys, numpy as np
 from simkit.engine import build_lineup
 from simkit.games import get_game
-game = get_game("cauldron-master")
+game = get_game(sys.argv[1])
 compiled = game.compile(game.load_config())
 columns = game.simulate(compiled, build_lineup(game, ["greedy", "random"], 2), 5, 0, 2)
 digest = hashlib.sha256()
@@ -115,12 +115,14 @@ print(digest.hexdigest())
 """
 
 
-def test_plain_python_plays_the_same_games():
-    """NUMBA_DISABLE_JIT=1 (README: debugging) runs the kernels, helpers included, as
-    plain Python, with the same results as the compiled ones."""
+@pytest.mark.parametrize("game", ["cauldron-master", "carnuta", "inori"])
+def test_plain_python_plays_the_same_games(game):
+    """NUMBA_DISABLE_JIT=1 (README: debugging) runs every built-in game's kernels, helpers
+    and numba intrinsics included, as plain Python, with the same results as the compiled
+    ones."""
     def play(disable: str) -> str:
         env = os.environ | {"NUMBA_DISABLE_JIT": disable}
-        done = subprocess.run([sys.executable, "-c", _PLAY_TWO], env=env, text=True,
+        done = subprocess.run([sys.executable, "-c", _PLAY_TWO, game], env=env, text=True,
                               capture_output=True, timeout=600)
         assert done.returncode == 0, done.stderr[-2000:]
         return done.stdout.strip().splitlines()[-1]

@@ -1,6 +1,6 @@
 """How kernels are compiled: with or without numba's reference counting, helpers once per
-argument types and without a CPython wrapper, and an array's data pointer (for a plug-in's
-call)."""
+argument types and without a CPython wrapper, an array's data pointer (for a plug-in's
+call), and the lowest set bit's index (`trailing_zeros`)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import sys
 import types as pytypes
 
 from numba import njit, types
-from numba.core import event
+from numba.core import config, event
 from numba.core.registry import CPUDispatcher
 from numba.extending import intrinsic
 
@@ -125,3 +125,12 @@ def data_pointer(typingctx, arr):
         return context.make_array(signature.args[0])(context, builder, args[0]).data
 
     return sig, codegen
+
+
+if config.DISABLE_JIT:  # numba's intrinsic cannot run as plain Python (README: debugging)
+    def trailing_zeros(x):
+        """The index of the lowest set bit of `x` (x > 0)."""
+        x = int(x)
+        return (x & -x).bit_length() - 1
+else:
+    from numba.cpython.unsafe.numbers import trailing_zeros  # noqa: F401 (re-exported)

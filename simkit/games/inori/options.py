@@ -10,9 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 from numba import njit
-from numba.cpython.unsafe.numbers import trailing_zeros
 
-from simkit.kernels.jit import njit_without_refcounts
+from simkit.kernels.jit import njit_without_refcounts, trailing_zeros
 from simkit.kernels.ties import at_random, contest, may_win
 
 from .layout import (CARD_COLOUR, CARD_N_SPACES, CARD_NEXT, COST_MAJORITY, COST_NONE, F1, F2, F3,
