@@ -8,6 +8,14 @@ from collections.abc import Callable
 import numpy as np
 
 
+def tables_by_config(game_name: str, overrides: dict[str, tuple[str, ...]]) -> dict:
+    """The game's compiled tables under each named set of config overrides."""
+    from simkit.games import get_game
+
+    game = get_game(game_name)
+    return {k: game.compile(game.load_config(o)).tables for k, o in overrides.items()}
+
+
 def stream(seed: int, k: int) -> np.ndarray:
     """Stream k of a seed, as the kernels take it."""
     from simkit.rng import py_stream_state

@@ -13,12 +13,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from simkit.games import get_game
 from simkit.games.carnuta import layout as L
 from simkit.games.carnuta import play as P
 from simkit.games.carnuta import rules as R
 from simkit.kernels.trace import new_trace_stub
-from tests.redeal_support import stream, walk
+from tests.redeal_support import stream, tables_by_config, walk
 
 OVERRIDES = {"default": (), "take_choose": ("options.take_runes=choose",),
              "sickle_any_time": ("options.sickle_after_actions=false",)}
@@ -26,8 +25,7 @@ OVERRIDES = {"default": (), "take_choose": ("options.take_runes=choose",),
 
 @pytest.fixture(scope="module")
 def tables():
-    game = get_game("carnuta")
-    return {k: game.compile(game.load_config(o)).tables for k, o in OVERRIDES.items()}
+    return tables_by_config("carnuta", OVERRIDES)
 
 
 def mid_game(t, players: int, seed: int, steps: int):

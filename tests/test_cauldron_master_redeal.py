@@ -15,12 +15,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from simkit.games import get_game
 from simkit.games.cauldron_master import layout as L
 from simkit.games.cauldron_master import rules as R
 from simkit.games.cauldron_master import step as S
 from simkit.kernels.trace import new_trace_stub
-from tests.redeal_support import stream, walk
+from tests.redeal_support import stream, tables_by_config, walk
 
 OVERRIDES = {"default": (), "player_recipes": ("options.recipe_choice=player",),
              "optional_picking": ("options.picking_compulsory=false",)}
@@ -28,8 +27,7 @@ OVERRIDES = {"default": (), "player_recipes": ("options.recipe_choice=player",),
 
 @pytest.fixture(scope="module")
 def tables():
-    game = get_game("cauldron-master")
-    return {k: game.compile(game.load_config(o)).tables for k, o in OVERRIDES.items()}
+    return tables_by_config("cauldron-master", OVERRIDES)
 
 
 def mid_game(t, players: int, seed: int, steps: int):
