@@ -45,6 +45,7 @@ import numpy as np
 from numba import types
 from numba.extending import overload
 
+from simkit.kernels.jit import uncounted
 from simkit.kernels.lookahead import playout_value
 from simkit.kernels.search_tree import (
     AVAIL,
@@ -73,6 +74,7 @@ def search_choice(t, n_players, seat, state, opts, n, params, rng):
     without searching."""
     if n <= 1:
         return 0
+    t = uncounted(t)  # the tables are read at every step of every playout (jit.uncounted)
     work, tree, ranking = search_work(t, n_players, state, params)
     iterations = min(max(np.int64(params[0] + 0.5), 1), MAX_ITERATIONS)
     explore, prior = params[1], params[4]
