@@ -268,6 +268,7 @@ def test_inori_and_cauldron_master_keep_their_turn_loops_as_compiled_in_their_ba
 class _Tables(NamedTuple):
     card: np.ndarray
     rows: np.ndarray
+    fixed: np.ndarray
     size: int
     inner: tuple
 
@@ -278,18 +279,20 @@ def _write_through_uncounted(t):
     t.card[0, 1] = 7
     t.rows[1] = 8  # a strided view: kept as it is, still the caller's
     t.inner[0][2] = 9
-    return t.size + t.inner[1]
+    return t.size + t.inner[1] + t.fixed[0]
 
 
 def test_uncounted_views_are_the_callers_arrays_with_their_types():
     """The lookahead players read the rule tables through `uncounted` views: the same
     memory (a write shows in the caller's array), the same numba types (so `t =
     uncounted(t)` compiles), nested tuples too; what is not a C-contiguous array passes
-    as it is."""
+    as it is (a read-only array too)."""
     card = np.zeros((2, 3), np.int64)
     base = np.zeros(6, np.int64)
+    fixed = np.ones(2, np.int64)
+    fixed.setflags(write=False)
     inner = np.zeros(4, np.int64)
-    t = _Tables(card, base[::2], 5, (inner, 3))
-    assert _write_through_uncounted(t) == 8
+    t = _Tables(card, base[::2], fixed, 5, (inner, 3))
+    assert _write_through_uncounted(t) == 9
     assert card[0, 1] == 7 and base[2] == 8 and inner[2] == 9
     assert uncounted(t) is t  # from Python (and under NUMBA_DISABLE_JIT): t itself

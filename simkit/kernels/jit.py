@@ -129,14 +129,16 @@ def data_pointer(typingctx, arr):
 
 
 def uncounted(t):
-    """`t` (a tuple of arrays: the rule tables, a decision's state), its C-contiguous
-    arrays as views without reference counts; nested tuples likewise.
+    """`t` (a tuple of arrays: the rule tables, a decision's state, a player's work
+    arrays), its C-contiguous writable arrays as views without reference counts; nested
+    tuples likewise; anything else as it is.
 
     For the lookahead players, which count references because they allocate: numba counts
     every array it reads out of a tuple (an atomic add and subtract), and a playout reads
-    the rule tables at every step. Counting them took Inori's search player 30% of its
-    time (docs/decisions.md). The caller keeps `t` alive while the views are used (an
-    argument is, until its function returns). Plain Python (NUMBA_DISABLE_JIT) counts
+    the tables, the state and its work arrays at every step. Counted, they took about 60%
+    of the search player's time (docs/decisions.md). The caller keeps what the views are
+    of alive while they are used: an argument is, until its function returns; an array
+    made inside the function, until `keep_alive`. Plain Python (NUMBA_DISABLE_JIT) counts
     nothing: `t` itself."""
     return t
 
@@ -147,7 +149,8 @@ def _uncounted(t):
         return None
     fields = []
     for i, ty in enumerate(t.types):
-        if isinstance(ty, types.Array) and ty.layout == "C":
+        if isinstance(ty, types.Array) and ty == types.Array(ty.dtype, ty.ndim, "C"):
+            # C-contiguous, writable and aligned: its view has its own numba type
             fields.append(f"carray(data_pointer(t[{i}]), t[{i}].shape)")
         elif isinstance(ty, types.BaseTuple):
             fields.append(f"uncounted(t[{i}])")
@@ -161,6 +164,13 @@ def _uncounted(t):
              "make": getattr(t, "instance_class", None)}
     exec(f"def impl(t):\n    return {made}\n", scope)  # noqa: S102 (source built above)
     return scope["impl"]
+
+
+@njit(cache=True)
+def keep_alive(*arrays):
+    """Marks `arrays` as used here, so numba keeps them alive until this point (it frees an
+    array after its last use, which would leave `uncounted` views of it dangling)."""
+    return len(arrays)
 
 
 if config.DISABLE_JIT:  # numba's intrinsic cannot run as plain Python (README: debugging)
