@@ -1,8 +1,7 @@
-"""Carnuta's `redeal` (rules.py; the game API's arguments, then the piles Carnuta still
-keeps beside `hid`): over many mid-game states reached by the rules themselves, it keeps
-everything the seat sees and re-samples only what it cannot (the order of each deck's
-undrawn cards and of each discard pile), and the deal depends on what the seat sees
-alone."""
+"""Carnuta's `redeal` (rules.py; the game API's arguments, its piles in `hid`): over many
+mid-game states reached by the rules themselves, it keeps everything the seat sees and
+re-samples only what it cannot (the order of each deck's undrawn cards and of each
+discard pile), and the deal depends on what the seat sees alone."""
 
 from __future__ import annotations
 
@@ -41,14 +40,14 @@ def mid_game(t, players: int, seed: int, steps: int):
     return None if n is None else (sc, sc.opts[:n].copy())
 
 
-def piles(sc) -> tuple:
-    """Copies of a scratch's state and piles, in `redeal`'s order."""
-    return (sc.pub.copy(), sc.hid.copy(), sc.cnt.copy(), sc.deck.copy(), sc.discard.copy(),
-            sc.tops.copy())
+def copies(sc) -> tuple:
+    """Copies of a scratch's state, in `redeal`'s order."""
+    return sc.pub.copy(), sc.hid.copy(), sc.cnt.copy()
 
 
-def dealt(deck, discard, tops) -> list:
+def dealt(t, hid) -> list:
     """What a deal laid out: each deck's undrawn cards and each discard pile, in order."""
+    tops, _starts, deck, discard = L.piles(t, hid)
     return [(deck[d, tops[L.PILE_TOP, d]:tops[L.PILE_END, d]].tolist(),
              discard[d, :tops[L.PILE_DISCARDS, d]].tolist()) for d in range(2)]
 
@@ -65,13 +64,15 @@ def test_redeal_keeps_what_the_seat_sees(tables, config, players, seed, steps, v
         return
     sc, offered = state
     seat = viewer % players
-    pub, hid, cnt, deck, discard, tops = piles(sc)
-    p, h, c, dk, dc, tp = piles(sc)
-    R.redeal(t, players, p, h, c, seat, stream(deal_seed, 1), dk, dc, tp)
+    pub, hid, cnt = copies(sc)
+    tops, _starts, deck, discard = L.piles(t, hid)
+    p, h, c = copies(sc)
+    tp = L.piles(t, h)[0]
+    R.redeal(t, players, p, h, c, seat, stream(deal_seed, 1))
     np.testing.assert_array_equal(p, pub)  # all that is public stays
-    np.testing.assert_array_equal(h, hid)  # and the counter's track
+    np.testing.assert_array_equal(h[:L.HID_STATE], hid[:L.HID_STATE])  # the counter's track
     np.testing.assert_array_equal(c, cnt)
-    for d, (undrawn, discards) in enumerate(dealt(dk, dc, tp)):
+    for d, (undrawn, discards) in enumerate(dealt(t, h)):
         assert tp[L.PILE_TOP, d] == 0
         assert sorted(undrawn) == sorted(deck[d, tops[L.PILE_TOP, d]:tops[L.PILE_END, d]])
         assert discards == sorted(discard[d, :tops[L.PILE_DISCARDS, d]])
@@ -80,8 +81,7 @@ def test_redeal_keeps_what_the_seat_sees(tables, config, players, seed, steps, v
     # The game goes on from the re-deal: the same decision, the same options (the option
     # caches start over, as a lookahead's re-deal starts them).
     sc2 = P.new_scratch(t)
-    for mine, theirs in zip((sc2.pub, sc2.hid, sc2.cnt, sc2.deck, sc2.discard, sc2.tops),
-                            (p, h, c, dk, dc, tp), strict=True):
+    for mine, theirs in zip((sc2.pub, sc2.hid, sc2.cnt), (p, h, c), strict=True):
         mine[...] = theirs
     sc2.ver[:, 1] = -1
     sc2.memo[:, :, 2] = -1
@@ -96,8 +96,8 @@ def test_redeal_keeps_what_the_seat_sees(tables, config, players, seed, steps, v
         deck[d, lo:hi] = rng.permutation(deck[d, lo:hi])
         discard[d, :tops[L.PILE_DISCARDS, d]] = rng.permutation(
             discard[d, :tops[L.PILE_DISCARDS, d]])
-    R.redeal(t, players, pub, hid, cnt, seat, stream(deal_seed, 1), deck, discard, tops)
-    assert dealt(deck, discard, tops) == dealt(dk, dc, tp)
+    R.redeal(t, players, pub, hid, cnt, seat, stream(deal_seed, 1))
+    assert dealt(t, hid) == dealt(t, h)
     np.testing.assert_array_equal(tops, tp)
 
 
@@ -108,15 +108,14 @@ def test_redeal_shuffles_the_undrawn_cards(tables):
     sc, _ = mid_game(t, 3, 5, 10)
     orders = set()
     for k in range(6):
-        p, h, c, dk, dc, tp = piles(sc)
-        R.redeal(t, 3, p, h, c, 0, stream(9, k), dk, dc, tp)
-        orders.add(str(dealt(dk, dc, tp)))
+        p, h, c = copies(sc)
+        R.redeal(t, 3, p, h, c, 0, stream(9, k))
+        orders.add(str(dealt(t, h)))
     assert len(orders) == 6
 
 
-def test_redeal_takes_the_game_apis_arguments_first():
-    """`redeal` starts with the game API's arguments (docs/new-game.md section 4); the
-    piles Carnuta still keeps beside `hid` follow them."""
+def test_redeal_takes_the_game_apis_arguments():
+    """`redeal` takes the game API's arguments (docs/new-game.md section 4), no more: the
+    piles are in `hid`."""
     params = list(inspect.signature(R.redeal.py_func).parameters)
-    assert params[:7] == ["t", "n_players", "pub", "hid", "cnt", "seat", "rng"]
-    assert params[7:] == ["deck", "discard", "tops"]
+    assert params == ["t", "n_players", "pub", "hid", "cnt", "seat", "rng"]

@@ -44,7 +44,7 @@ def test_never_reads_hidden_orders(cn):
         rounds = case % 6
         if rounds:
             play_out(t, players, scratch, GREEDY, GREEDY_PRM, rounds)
-        pub, opts, deck, discard, tops = scratch[:5]
+        pub, opts = scratch.pub, scratch.opts
         hid, caches, hass, ver, memo, tree = scratch.hid, scratch.caches, scratch.hass, \
             scratch.ver, scratch.memo, scratch.search
         if pub[L.FINAL] and rounds:
@@ -55,17 +55,17 @@ def test_never_reads_hidden_orders(cn):
         pub[L.ACTIONS_LEFT] = 2 - case % 2
         n = O.action_options(t.card, t.rules[L.R_TAKE_CHOOSE], t.rules[L.R_FLIP_SOME], pub, 0,
                              opts, caches[0], hass[0], ver, memo, -1)
-        hidden = permute_hidden(scratch, rng)
-        before = [a.copy() for a in (pub, opts, deck, discard, tops, hid)]
+        hidden = permute_hidden(t, scratch, rng)
+        before = [a.copy() for a in (pub, opts, hid)]
         choices = []
         for stream in range(4):
             state = np.array([py_stream_state(case, 1 + stream)], np.uint64)
             picks = []
-            for dk, dc in ((deck, discard), hidden):
-                seen = L.Decision(pub, hid, dk, dc, tops, tree)
+            for h in (hid, hidden):
+                seen = L.Decision(pub, h, tree)
                 picks.append(P.search_choice(t, players, 0, seen, opts, n, params,
                                              state.copy()))
-            for a, b in zip(before, (pub, opts, deck, discard, tops, hid), strict=True):
+            for a, b in zip(before, (pub, opts, hid), strict=True):
                 np.testing.assert_array_equal(a, b)  # the real state is left untouched
             assert picks[0] == picks[1], f"case {case}: a hidden order changed a decision"
             assert 0 <= picks[0] < n
@@ -100,7 +100,7 @@ def test_widens_to_the_policys_best_actions(cn):
         scratch = started(t, players, int(rng.integers(1 << 62)))
         if case % 4:
             play_out(t, players, scratch, GREEDY, GREEDY_PRM, case % 4)
-        pub, opts, deck, discard, tops = scratch[:5]
+        pub, opts = scratch.pub, scratch.opts
         hid, caches, hass, ver, memo, tree = scratch.hid, scratch.caches, scratch.hass, \
             scratch.ver, scratch.memo, scratch.search
         if pub[L.FINAL]:
@@ -110,7 +110,7 @@ def test_widens_to_the_policys_best_actions(cn):
                              opts, caches[0], hass[0], ver, memo, -1)
         iterations = 1 + case * 3
         params = SEARCH.vector({"iterations": iterations, "horizon": 8})
-        P.search_choice(t, players, 0, L.Decision(pub, hid, deck, discard, tops, tree), opts, n,
+        P.search_choice(t, players, 0, L.Decision(pub, hid, tree), opts, n,
                         params, np.array([py_stream_state(case, 1)], np.uint64))
         values = np.empty(n)
         planner_values(opts, n, pub, t, params[SEARCH_PARAMS:], values)
@@ -143,14 +143,14 @@ def test_a_playout_cut_short_is_judged_by_the_planners_hand_value(cn):
         players = 2 + case % 3
         scratch = started(t, players, int(rng.integers(1 << 62)))
         play_out(t, players, scratch, GREEDY, GREEDY_PRM, 1 + case % 3)
-        pub, opts, deck, discard, tops = scratch[:5]
+        pub, opts = scratch.pub, scratch.opts
         hid, tree = scratch.hid, scratch.search
         if pub[L.FINAL]:
             continue
         horizon = 1 + case % 4
         params = SEARCH.vector({"horizon": horizon})
         n = 1
-        state = L.Decision(pub, hid, deck, discard, tops, tree)
+        state = L.Decision(pub, hid, tree)
         work, _, ranking = P.search_work(t, players, state, params)
         stream = np.array([py_stream_state(case, 1)], np.uint64)
         P.search_deal(t, players, state, opts, n, work, stream)

@@ -62,6 +62,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
+from simkit.kernels.jit import njit_without_refcounts
 from simkit.outputs import CORE_OUTPUTS, Output
 
 MAX_PLAYERS = 4
@@ -150,15 +151,21 @@ R_COMP = 20
 R_HALF = R_COMP + MAX_PLAYERS
 N_RULES = R_HALF + MAX_PLAYERS
 
-# Hidden state: int64[HID_SIZE], what no strategy sees (the decks, their discards and
-# their tops are arrays of their own; a lookahead copies them all with `pub`).
+# Hidden state: int64[hid_size(t)], what no strategy sees (a lookahead copies it with
+# `pub`): where play stands, then the Day and Night piles.
 #   LEVEL       1               end of turn: the counter's track level reached so far
 #   TOKENS_DUE  1               ... and the bonus tokens still to take at that level
 #   END_REASON  1               why the game ended: -1 the last round, -2 max_rounds
 #   COUNTER     MAX_PLAYERS     each seat's counter level on the track
 LEVEL, TOKENS_DUE, END_REASON = 0, 1, 2
 COUNTER = 3
-HID_SIZE = COUNTER + MAX_PLAYERS
+HID_STATE = COUNTER + MAX_PLAYERS  # the entries above; then the piles (`piles`), in order:
+#   tops        3 x 2           per deck: top, end, discards (PILE_*)
+#   starts      cards           a work slot: setup's starting cards, shuffled
+#   deck        2 x cards       the Day / Night decks
+#   discard     2 x cards       the Day / Night discard piles, in discard order
+# Their sizes are the config's (`hid_size`); HID_SIZE bounds them for any config.
+HID_SIZE = HID_STATE + 6 + 5 * MAX_CARDS
 
 # Per-seat counters: int64[MAX_PLAYERS, CT_SIZE], kept by the rules for the results.
 (CT_TURNS, CT_PLAYED, CT_DOUBLES, CT_SALTS, CT_TOKENS, CT_SICKLES, CT_RUNES_TAKEN,
@@ -211,24 +218,45 @@ def player_at(p: int, field: int) -> int:
     return PLAYER + p * PLAYER_SIZE + field
 
 
-# ---- work arrays (play.py builds them; numba compiles these as tuples with named fields)
+# ---- the piles in `hid`, and work arrays (play.py builds them; numba compiles these as
+# tuples with named fields)
 # Rows of `tops`: deck d is deck[d, tops[PILE_TOP, d]:tops[PILE_END, d]], its discard pile
 # discard[d, :tops[PILE_DISCARDS, d]].
 PILE_TOP, PILE_END, PILE_DISCARDS = range(3)
 
 
+@njit_without_refcounts
+def hid_size(t) -> int:
+    """The length of `hid` for the config of tables `t` (HID_STATE, then `piles`)."""
+    return HID_STATE + 6 + 5 * t.card.shape[0]
+
+
+@njit(cache=True, inline="always")
+def piles(t, hid):
+    """Views of the piles in `hid` (see HID_STATE): tops, starts, deck, discard."""
+    n = t.card.shape[0]
+    a = HID_STATE
+    tops = hid[a:a + 6].reshape((3, 2))
+    starts = hid[a + 6:a + 6 + n]
+    a += 6 + n
+    deck = hid[a:a + 2 * n].reshape((2, n))
+    discard = hid[a + 2 * n:a + 4 * n].reshape((2, n))
+    return tops, starts, deck, discard
+
+
 class Scratch(NamedTuple):
     """Per-thread work arrays of batch play, reused across games (play.new_scratch): the
-    shared loop's fields (simkit/gamekit/scratch.py) and Carnuta's piles and caches."""
+    shared loop's fields (simkit/gamekit/scratch.py) and Carnuta's option caches; the
+    piles are views of `hid` (`piles`)."""
 
     pub: np.ndarray  # public state
     opts: np.ndarray  # option table
-    deck: np.ndarray  # Day / Night decks
-    discard: np.ndarray  # Day / Night discard piles, in discard order
-    tops: np.ndarray  # per deck: top, end, discards (PILE_*), unused
-    starts: np.ndarray  # starting cards (shuffled)
+    deck: np.ndarray  # Day / Night decks (a view of hid)
+    discard: np.ndarray  # Day / Night discard piles, in discard order (a view of hid)
+    tops: np.ndarray  # per deck: top, end, discards (PILE_*; a view of hid)
+    starts: np.ndarray  # starting cards (shuffled; a view of hid)
     rngs: np.ndarray  # rng streams: deal, then one per seat
-    hid: np.ndarray  # hidden state
+    hid: np.ndarray  # hidden state, the piles included
     cnt: np.ndarray  # per-seat counters
     caches: np.ndarray  # per seat: gain_table
     hass: np.ndarray  # per seat: columns holding a card
@@ -247,10 +275,10 @@ class Redeal(NamedTuple):
     never touched."""
 
     pub: np.ndarray  # the re-deal's state ...
-    deck: np.ndarray
+    hid: np.ndarray
+    deck: np.ndarray  # (its piles: views of its hid)
     discard: np.ndarray
     tops: np.ndarray
-    hid: np.ndarray
     cnt: np.ndarray
     opts: np.ndarray  # ... its option table
     caches: np.ndarray  # ... and option caches
@@ -267,9 +295,7 @@ class RolloutWork(NamedTuple):
     """The rollout player's arrays for one decision (play.rollout_work)."""
 
     redeal: Redeal  # the playouts' state and policy
-    deck: np.ndarray  # this rollout's deal (rules.redeal): decks ...
-    discard: np.ndarray  # ... discard piles ...
-    tops: np.ndarray  # ... and their tops
+    deal_hid: np.ndarray  # this rollout's deal (rules.redeal): the hidden state, piles dealt
     rng: np.ndarray  # a playout's stream: the deal's seed, the same for every row
     rows: np.ndarray  # the candidates' rows
     seed: np.ndarray  # this rollout's seed
@@ -287,12 +313,9 @@ class SearchWork(NamedTuple):
 
 
 class Decision(NamedTuple):
-    """What the rollout and search players decide from: the game's state and piles, and
-    the search player's tree."""
+    """What the rollout and search players decide from: the game's state, its piles in
+    `hid`, and the search player's tree."""
 
     pub: np.ndarray
     hid: np.ndarray
-    deck: np.ndarray
-    discard: np.ndarray
-    tops: np.ndarray
     tree: tuple

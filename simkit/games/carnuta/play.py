@@ -27,7 +27,7 @@ from . import layout as _layout
 from .layout import (CT_BEST, CT_COLUMN, CT_DISCARDED, CT_DOUBLES, CT_FLIPPED, CT_KIND,
                      CT_PAID_FLIP, CT_PLAYED, CT_RETURNED, CT_RUNES_TAKEN, CT_SALTS, CT_SIZE,
                      CT_SICKLES, CT_START_POINTS, CT_TOKEN, CT_TOKENS, CT_TRIGGERED, CT_TURNS,
-                     GAME_OVER, GREEDY, GREEDY_TIES, HID_SIZE, KIND, MAX_HAND, MAX_OPTIONS,
+                     GAME_OVER, GREEDY, GREEDY_TIES, KIND, MAX_HAND, MAX_OPTIONS,
                      MAX_PLAYERS, MAX_TABLEAU, MAX_TYPES, N_COLS, O_BEST_INGREDIENT_POINTS,
                      O_BONUS_TOKENS, O_CARD, O_CARDS_DISCARDED, O_CARDS_PLAYED, O_DOUBLES, O_PLAYED,
                      O_POINTS, O_RUNES_FLIPPED, O_RUNES_PAID_FLIP, O_RUNES_RETURNED,
@@ -36,8 +36,8 @@ from .layout import (CT_BEST, CT_COLUMN, CT_DISCARDED, CT_DOUBLES, CT_FLIPPED, C
                      P_N_CARDS, P_SUN, PLANNER, PUB_SIZE,
                      R_N_ING_CARDS, R_N_TYPES, ROLLOUT_TIES, ROLLOUT_WEIGHTS, ROUND, SCORE_KINDS,
                      SEAT, STEP, STEP_ACTION, A, B, C, Redeal, RolloutWork, SearchWork,
-                     player_at)
-from .layout import MAX_DECISIONS, PLAYOUT, ROLLOUT, SEARCH  # noqa: F401  (the shared loop's names)
+                     hid_size, piles, player_at)
+from .layout import HID_SIZE, MAX_DECISIONS, PLAYOUT, ROLLOUT, SEARCH  # noqa: F401  (the loop's)
 from .rules import redeal, setup
 from .scoring import best_gain, final_score, gain_table, greedy_score, score_key
 from .scoring import points, ranking_key  # noqa: F401  (the shared loop's names)
@@ -62,15 +62,17 @@ def new_outputs(n_games: int, n_players: int, n_types: int, n_cards: int) -> tup
 def new_scratch(t):
     """Per-thread work arrays, reused across games (every game resets what it uses)."""
     n = t.card.shape[0]
-    return _layout.Scratch(  # its fields: layout.Scratch
+    hid = np.zeros(hid_size(t), np.int64)
+    tops, starts, deck, discard = piles(t, hid)
+    return _layout.Scratch(  # its fields: layout.Scratch; the piles: views of hid
         pub=np.zeros(PUB_SIZE, np.int32),
         opts=np.zeros((MAX_OPTIONS, N_COLS), np.int32),
-        deck=np.zeros((2, n), np.int64),
-        discard=np.zeros((2, n), np.int64),
-        tops=np.zeros((4, 2), np.int64),
-        starts=np.zeros(n, np.int64),
+        deck=deck,
+        discard=discard,
+        tops=tops,
+        starts=starts,
         rngs=np.zeros((MAX_PLAYERS + 1, 1), np.uint64),
-        hid=np.zeros(HID_SIZE, np.int64),
+        hid=hid,
         cnt=np.zeros((MAX_PLAYERS, CT_SIZE), np.int64),
         caches=np.zeros((MAX_PLAYERS, MAX_TYPES, 3), np.int64),
         hass=np.zeros((MAX_PLAYERS, MAX_TYPES), np.int64),
@@ -109,8 +111,7 @@ def state_apply(t, n_players, scratch, c, rng, trace, tracing):
 def state_decision(scratch, work):
     """The state both lookahead players decide from, the search's tree in it (the rollout
     player's arrays are built per decision: `work` is not used)."""
-    return _layout.Decision(scratch.pub, scratch.hid, scratch.deck, scratch.discard,
-                            scratch.tops, scratch.search)
+    return _layout.Decision(scratch.pub, scratch.hid, scratch.search)
 
 
 @njit(cache=True, inline="always")
@@ -171,14 +172,15 @@ def new_redeal(t, state, sid, prm):
     """A re-deal's arrays (layout.Redeal) for the decision `state`, with the policy `sid`
     and `prm`. The counters the rules keep in a re-deal are never read, so they start
     from whatever was left."""
-    pub, hid = state.pub, state.hid
     n_cards = t.card.shape[0]
-    return Redeal(  # its fields: layout.Redeal
-        pub=np.empty_like(pub),
-        deck=np.empty((2, n_cards), np.int64),
-        discard=np.empty((2, n_cards), np.int64),
-        tops=np.empty((4, 2), np.int64),
-        hid=np.empty_like(hid),
+    hid = np.empty_like(state.hid)
+    tops, _starts, deck, discard = piles(t, hid)
+    return Redeal(  # its fields: layout.Redeal; its piles: views of its hid
+        pub=np.empty_like(state.pub),
+        hid=hid,
+        deck=deck,
+        discard=discard,
+        tops=tops,
         cnt=np.zeros((MAX_PLAYERS, CT_SIZE), np.int64),
         opts=np.zeros((MAX_OPTIONS, N_COLS), np.int32),
         caches=np.zeros((MAX_PLAYERS, MAX_TYPES, 3), np.int64),
@@ -205,9 +207,7 @@ def rollout_work(t, n_players, state, params):
         prm = params[ROLLOUT_WEIGHTS:ROLLOUT_WEIGHTS + PLANNER_DEFAULTS.shape[0]].copy()
     work = RolloutWork(  # its fields: layout.RolloutWork
         redeal=new_redeal(t, state, sid, prm),
-        deck=np.empty((2, t.card.shape[0]), np.int64),
-        discard=np.empty((2, t.card.shape[0]), np.int64),
-        tops=np.empty((4, 2), np.int64),
+        deal_hid=np.empty_like(state.hid),
         rng=np.zeros(1, np.uint64),
         rows=np.empty((MAX_OPTIONS, N_COLS), np.int32),
         seed=np.zeros(1, np.uint64),
@@ -251,12 +251,9 @@ def rollout_candidates(t, n_players, state, opts, n, params, rng, work, cand, he
 def rollout_deal(t, n_players, state, work, rng):
     """The decision's piles re-dealt by `redeal` with the seat's stream (every candidate
     plays this deal), and a seed for the reveals after a rebuilt deck and the strategies'
-    draws."""
-    work.deck[:, :] = state.deck
-    work.discard[:, :] = state.discard
-    work.tops[:, :] = state.tops
-    redeal(t, n_players, state.pub, state.hid, work.redeal.cnt, state.pub[SEAT], rng,
-           work.deck, work.discard, work.tops)
+    draws. redeal reads and writes nothing of `pub` and `cnt` here."""
+    work.deal_hid[:] = state.hid
+    redeal(t, n_players, state.pub, work.deal_hid, work.redeal.cnt, state.pub[SEAT], rng)
     work.seed[0] = next_u64(rng)
 
 
@@ -266,15 +263,11 @@ def rollout_play(t, n_players, state, opts, cand, k, i, params, rng, work, keys,
     seat played by the policy; keys by the rules' ranking (final score with the seat
     compensation, then the tiebreak)."""
     r = work.redeal
-    pub, hid = state.pub, state.hid
     rpub, rdeck, rdisc, rtops, rhid, rcnt = r.pub, r.deck, r.discard, r.tops, r.hid, r.cnt
     rr, ropts, caches, hass, ver, memo = work.rng, r.opts, r.caches, r.hass, r.ver, r.memo
     cols, trace = r.cols, r.trace
-    rpub[:] = pub
-    rdeck[:, :] = work.deck
-    rdisc[:, :] = work.discard
-    rtops[:, :] = work.tops
-    rhid[:] = hid
+    rpub[:] = state.pub
+    rhid[:] = work.deal_hid  # the piles too (rdeck, rdisc, rtops are views of rhid)
     ver[:, 0] = 0
     ver[:, 1] = -1
     memo[:, :, 2] = -1
@@ -317,11 +310,8 @@ def search_deal(t, n_players, state, opts, n, work, rng):
     r = work.redeal
     ver, memo = r.ver, r.memo
     r.pub[:] = state.pub
-    r.hid[:] = state.hid
-    r.deck[:, :] = state.deck
-    r.discard[:, :] = state.discard
-    r.tops[:, :] = state.tops
-    redeal(t, n_players, r.pub, r.hid, r.cnt, r.pub[SEAT], rng, r.deck, r.discard, r.tops)
+    r.hid[:] = state.hid  # the piles too (r.deck, r.discard, r.tops are views of r.hid)
+    redeal(t, n_players, r.pub, r.hid, r.cnt, r.pub[SEAT], rng)
     ver[:, 0] = 0
     ver[:, 1] = -1
     memo[:, :, 2] = -1

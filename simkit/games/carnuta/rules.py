@@ -30,14 +30,15 @@ from .layout import (ACTIONS_LEFT, CARD_AMOUNT, CARD_COST, CARD_DECK, CARD_ING, 
                      CT_TRIGGERED, CT_TURNS, DECK_LEFT, DISCARDS, DISPLAY, DOUBLE, END_REASON,
                      EV_DISCARD, EV_END, EV_FLIP, EV_PADLOCK, EV_PASS, EV_PAY, EV_PLAY,
                      EV_RESHUFFLE, EV_REVEAL, EV_RUNES, EV_SCORE, EV_SETUP, EV_SICKLE, EV_TAKE,
-                     EV_TOKEN, EV_TRIGGER, FINAL, LEVEL, MAX_TYPES, MOON, MOON_FLIP, MOON_RETURN,
+                     EV_TOKEN, EV_TRIGGER, FINAL, HID_STATE, LEVEL, MAX_TYPES, MOON, MOON_FLIP,
+                     MOON_RETURN,
                      N_PLAYERS, N_SLOTS, P_CARDS, P_COLUMN, P_COUNT, P_HAND, P_HAND_N, P_MOON,
                      P_N_CARDS, P_OPEN, P_PLAYED, P_SCORE, P_SICKLES, P_SUN, P_TOKENS,
                      PILE_DISCARDS, PILE_END, PILE_TOP, R_END_CARDS, R_FINAL_TURNS, R_MAX_ROUNDS,
                      R_N_ING_CARDS, R_N_TYPES, R_PADLOCKED, R_SICKLES, R_SPACES, R_START_COUNTS,
                      R_START_MOON, R_START_SUN, R_TOP, RESERVE, ROUND, SALT, SEAT, SLOTS_PER_ROW,
                      STEP, STEP_ACTION, STEP_TOKEN, SUN, SUN_FLIP, SUN_RETURN, TOKENS, TOKENS_DUE,
-                     TRIGGERED, player_at)
+                     TRIGGERED, piles, player_at)
 from .scoring import final_score, tableau_points
 
 
@@ -51,14 +52,14 @@ def shuffle_range(arr, d, n, rng):
 
 
 @njit(cache=True, inline="always")
-def redeal(t, n_players, pub, hid, cnt, seat, rng, deck, discard, tops):
+def redeal(t, n_players, pub, hid, cnt, seat, rng):
     """Re-sample what `seat` cannot see, for the lookahead players: each deck's undrawn
     cards in a new order drawn from `rng`, from index 0, and each discard pile in sorted
     order (a rebuilt deck is shuffled anyway). Every other card is in sight or was, so the
     seat knows each pile's contents and size, never their order; the deal depends on those
     alone: each pile is sorted before the shuffle. Hands, display, tableaux and runes
-    (`pub`), the counter (`hid`) and `cnt` stay. The game API's signature, then the piles
-    Carnuta still keeps beside `hid`."""
+    (`pub`), the counter (`hid`'s state) and `cnt` stay."""
+    tops, _starts, deck, discard = piles(t, hid)
     for d in range(2):
         tops[PILE_END, d] = canonical(deck[d], tops[PILE_TOP, d], tops[PILE_END, d], deck[d])
         tops[PILE_TOP, d] = 0
@@ -142,7 +143,7 @@ def setup(t, n_players, pub, hid, cnt, deck, discard, tops, starts, ver, memo, r
     n_cards = cd.shape[0]
     n_ing = t.rules[R_N_ING_CARDS]
     pub[:] = 0
-    hid[:] = 0
+    hid[:HID_STATE] = 0  # the piles are dealt below
     hid[END_REASON] = -1  # the last round was played (-2: max_rounds cut the game)
     for s in range(n_players):
         for i in range(CT_SIZE):
