@@ -9,6 +9,7 @@ import pytest
 
 from simkit.engine import build_lineup
 from simkit.errors import SimkitError
+from simkit.gamekit.scratch import Decision
 from simkit.games import get_game
 from simkit.games.carnuta import layout as L
 from simkit.games.carnuta import options as O
@@ -96,8 +97,7 @@ def play_out(t, players: int, scratch, sid: int, prm, horizon: int) -> int:
     """Play on from the scratch's pending decision, every seat by `sid` (the deal and the
     strategies drawing from the deal stream, as in a rollout's playout)."""
     sc = scratch
-    return P.playout(t, players, sc.pub, sc.hid, sc.cnt, sc.deck, sc.discard, sc.tops,
-                     sc.rngs[0], sc.opts, sc.caches, sc.hass, sc.ver, sc.memo, sc.cols, sid, prm,
+    return P.playout(t, players, sc.pub, sc.hid, sc.cnt, sc.rngs[0], sc.opts, sid, prm,
                      horizon, new_trace_stub(L.N_COLS))
 
 
@@ -138,11 +138,11 @@ def permute_hidden(t, scratch, rng: np.random.Generator) -> np.ndarray:
     """A copy of the hidden state with each deck's undrawn part and each discard pile in a
     new order (the piles: views of it, layout.piles)."""
     hid = scratch.hid.copy()
-    tops, _starts, deck, discard = L.piles(t, hid)
+    _tops, _starts, deck, discard = L.piles(t, hid)
     for d in range(2):
-        lo, hi = tops[L.PILE_TOP, d], tops[L.PILE_END, d]
+        lo, hi = hid[L.PILE_TOP + d], hid[L.PILE_END + d]
         deck[d, lo:hi] = rng.permutation(deck[d, lo:hi])
-        n_disc = tops[L.PILE_DISCARDS, d]
+        n_disc = hid[L.PILE_DISCARDS + d]
         discard[d, :n_disc] = rng.permutation(discard[d, :n_disc])
     return hid
 
@@ -162,17 +162,15 @@ def test_never_reads_hidden_orders(cn):
         rounds = case % 6  # 0 to 5 rounds, then the start of a round
         if rounds:
             play_out(t, players, scratch, GREEDY, GREEDY_PRM, rounds)
-        pub, opts = scratch.pub, scratch.opts
-        hid, caches, hass, ver, memo = scratch.hid, scratch.caches, scratch.hass, scratch.ver, \
-            scratch.memo
+        pub, opts, hid, cnt = scratch.pub, scratch.opts, scratch.hid, scratch.cnt
         if pub[L.FINAL] and rounds:
             continue  # the game is over
         pub[L.ROUND] = rounds
         pub[L.SEAT] = 0
         pub[L.STEP] = L.STEP_ACTION
         pub[L.ACTIONS_LEFT] = 2 - case % 2  # a turn's first or second action
-        n = O.action_options(t.card, t.rules[L.R_TAKE_CHOOSE], t.rules[L.R_FLIP_SOME], pub, 0,
-                             opts, caches[0], hass[0], ver, memo, -1)
+        n = O.action_options(t.card, t.rules[L.R_TAKE_CHOOSE], t.rules[L.R_FLIP_SOME], pub,
+                             hid, 0, opts, -1)
         hidden = permute_hidden(t, scratch, rng)
         before = [a.copy() for a in (pub, opts, hid)]
         choices = []
@@ -180,7 +178,7 @@ def test_never_reads_hidden_orders(cn):
             state = np.array([py_stream_state(case, 1 + stream)], np.uint64)
             picks = []
             for h in (hid, hidden):
-                seen = L.Decision(pub, h, scratch.search)
+                seen = Decision(pub, h, cnt, scratch.search)
                 picks.append(P.rollout_choice(t, players, 0, seen, opts, n, params,
                                               state.copy()))
             for a, b in zip(before, (pub, opts, hid), strict=True):

@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from simkit.gamekit.scratch import Decision
 from simkit.games import get_game
 from simkit.games.carnuta import layout as CL
 from simkit.games.carnuta import play as CP
@@ -46,7 +47,7 @@ def _carnuta_states(t, rng):
         carnuta_rollout.play_out(t, players, scratch, CL.GREEDY, carnuta_rollout.GREEDY_PRM,
                                  1 + case % 3)
         if not scratch.pub[CL.FINAL]:
-            yield players, CL.Decision(scratch.pub, scratch.hid, scratch.search)
+            yield players, Decision(scratch.pub, scratch.hid, scratch.cnt, scratch.search)
 
 
 def test_carnuta_deals_both_players_the_same_from_the_sorted_piles(tables):
@@ -65,17 +66,19 @@ def test_carnuta_deals_both_players_the_same_from_the_sorted_piles(tables):
         shuffled = state._replace(hid=carnuta_rollout.permute_hidden(t, state, rng))
         rwork, _, _ = CP.rollout_work(t, players, shuffled, rollout)
         CP.rollout_deal(t, players, shuffled, rwork, stream(3, seen))
-        tops, _, deck, discard = CL.piles(t, state.hid)
-        dtops, _, ddeck, ddiscard = CL.piles(t, rwork.deal_hid)
-        np.testing.assert_array_equal(dtops, r.tops)
+        hid, dhid, rhid = state.hid, rwork.deal_hid, r.hid
+        _, _, deck, discard = CL.piles(t, hid)
+        _, _, ddeck, ddiscard = CL.piles(t, dhid)
+        _, _, rdeck, rdiscard = CL.piles(t, rhid)
+        np.testing.assert_array_equal(dhid[CL.PILE_TOP:CL.VERSION], rhid[CL.PILE_TOP:CL.VERSION])
         for d in range(2):
-            cards, m = _known(deck[d], tops[CL.PILE_TOP, d], tops[CL.PILE_END, d])
-            assert r.tops[CL.PILE_END, d] == m
-            assert sorted(r.deck[d, :m].tolist()) == cards
-            assert ddeck[d, :m].tolist() == r.deck[d, :m].tolist()
-            cards, m = _known(discard[d], 0, tops[CL.PILE_DISCARDS, d])
-            assert r.tops[CL.PILE_DISCARDS, d] == m
-            assert r.discard[d, :m].tolist() == cards
+            cards, m = _known(deck[d], hid[CL.PILE_TOP + d], hid[CL.PILE_END + d])
+            assert rhid[CL.PILE_END + d] == m
+            assert sorted(rdeck[d, :m].tolist()) == cards
+            assert ddeck[d, :m].tolist() == rdeck[d, :m].tolist()
+            cards, m = _known(discard[d], 0, hid[CL.PILE_DISCARDS + d])
+            assert rhid[CL.PILE_DISCARDS + d] == m
+            assert rdiscard[d, :m].tolist() == cards
             assert ddiscard[d, :m].tolist() == cards
         seen += 1
     assert seen >= 3
