@@ -187,7 +187,10 @@ GAIN_SIZE = MAX_TYPES * 3  # a seat's gain table: gains[3 * x + a], a = 1, 2 ing
 HAS = GAINS + MAX_PLAYERS * GAIN_SIZE
 COLS = HAS + MAX_PLAYERS * MAX_TYPES
 STARTS = COLS + MAX_TYPES + MAX_TABLEAU
-HID_SIZE = STARTS + 17 * MAX_CARDS
+# Entries per card of the config after STARTS: the starting cards, the two decks, the two
+# discard piles, then each seat's Salt memo (3 a card).
+PER_CARD = 5 + 3 * MAX_PLAYERS
+HID_SIZE = STARTS + PER_CARD * MAX_CARDS
 
 # Per-seat counters: int64[MAX_PLAYERS, CT_SIZE], kept by the rules for the results.
 (CT_TURNS, CT_PLAYED, CT_DOUBLES, CT_SALTS, CT_TOKENS, CT_SICKLES, CT_RUNES_TAKEN,
@@ -244,7 +247,7 @@ def player_at(p: int, field: int) -> int:
 @njit_without_refcounts
 def hid_size(t) -> int:
     """The length of `hid` for the config of tables `t`."""
-    return STARTS + 17 * t.card.shape[0]
+    return STARTS + PER_CARD * t.card.shape[0]
 
 
 @njit(cache=True, inline="always")
