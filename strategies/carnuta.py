@@ -23,8 +23,9 @@ import numpy as np
 from numba import njit
 
 from simkit.games.carnuta import layout as L
+from simkit.games.carnuta.layout import GAIN_SIZE, MAX_HAND, MAX_OPTIONS, MAX_TYPES
 from simkit.games.carnuta.scoring import best_gain, gain_table
-from simkit.kernels.jit import njit_with_refcounts
+from simkit.kernels.jit import njit_without_refcounts, stack_array
 from simkit.kernels.plugin_call import call_plugin
 from simkit.kernels.search_tree import SEARCH_PARAMS
 from simkit.kernels.ties import at_random, contest
@@ -139,7 +140,7 @@ def reach(cd, c, sun, moon, discount):
     return discount ** short
 
 
-@njit(cache=True)
+@njit_without_refcounts
 def hand_value(cd, hand, gains, n_hand, skip, sun, moon, discount):
     """Sum over hand cards (but `skip`) of gain * reach with these runes."""
     v = 0.0
@@ -149,10 +150,10 @@ def hand_value(cd, hand, gains, n_hand, skip, sun, moon, discount):
     return v
 
 
-@njit_with_refcounts
+@njit_without_refcounts
 def planner(opts, n, pub, t, params, rng):
     """Pick the action whose resulting hand, runes and points are worth most."""
-    values = np.empty(n, np.float64)
+    values = stack_array(MAX_OPTIONS, np.float64)
     planner_values(opts, n, pub, t, params, values)
     random_ties = at_random(params[L.PLANNER_TIES])
     best = 0
@@ -165,7 +166,7 @@ def planner(opts, n, pub, t, params, rng):
     return best
 
 
-@njit(cache=True)
+@njit_without_refcounts
 def planner_values(opts, n, pub, t, params, values):
     """The planner's value of each option row into values[:n] (the rollout player ranks
     its candidates by it)."""
@@ -177,10 +178,12 @@ def planner_values(opts, n, pub, t, params, values):
     sun = pub[L.player_at(p, L.P_SUN)]
     moon = pub[L.player_at(p, L.P_MOON)]
     n_hand = pub[L.player_at(p, L.P_HAND_N)]
-    hand = np.zeros(L.MAX_HAND, np.int64)
-    gains = np.zeros(L.MAX_HAND, np.float64)
-    cache = np.zeros(L.GAIN_SIZE, np.int64)
-    has = np.zeros(L.MAX_TYPES, np.int64)
+    # Work arrays in this call's frame: no allocation at every step of every playout
+    # (hand and gains are read below n_hand only; gain_table writes all of cache and has).
+    hand = stack_array(MAX_HAND, np.int64)
+    gains = stack_array(MAX_HAND, np.float64)
+    cache = stack_array(GAIN_SIZE, np.int64)
+    has = stack_array(MAX_TYPES, np.int64)
     gain_table(cd, pub, p, cache, has)
     for h in range(n_hand):
         hand[h] = pub[L.player_at(p, L.P_HAND + h)]
@@ -193,7 +196,8 @@ def planner_values(opts, n, pub, t, params, values):
         future = 0.0
     now = hand_value(cd, hand, gains, n_hand, -1, sun, moon, discount)
     best_offer = 0.0
-    row_best = np.zeros(2, np.float64)  # best card value on offer in the Day / Night row
+    row_best = stack_array(2, np.float64)  # best card value on offer in the Day / Night row
+    row_best[0] = row_best[1] = 0.0
     for s in range(L.N_SLOTS):
         c = pub[L.DISPLAY + s]
         if c >= 0:

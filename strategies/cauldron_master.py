@@ -25,6 +25,7 @@ from __future__ import annotations
 from numba import njit
 
 from simkit.games.cauldron_master import layout as L
+from simkit.kernels.jit import njit_without_refcounts
 from simkit.kernels.plugin_call import call_plugin
 from simkit.kernels.ties import at_random, contest
 from simkit.rng import randint
@@ -105,7 +106,7 @@ def greedy_w(opts, n, w_points, w_gain, ties, rng):
     return best
 
 
-@njit(cache=True)
+@njit_without_refcounts
 def recipe_gain(t, pub, p, k, x):
     """How much a card of type x adds to cauldron k's best recipe prospect: the best
     bonus * (share of a feasible recipe the cauldron holds) with the card, less the same
@@ -164,7 +165,7 @@ def recipe_gain(t, pub, p, k, x):
     return with_x - without
 
 
-@njit(cache=True)
+@njit_without_refcounts
 def planner(opts, n, pub, t, params, rng):
     """Value placements by the potion they lead to; witches by haul minus lateness;
     recipes by their bonus."""

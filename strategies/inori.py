@@ -27,8 +27,9 @@ import numpy as np
 from numba import njit
 
 from simkit.games.inori import layout as L
+from simkit.games.inori.layout import MAX_COLOURS
 from simkit.games.inori.scoring import greedy_score
-from simkit.kernels.jit import njit_with_refcounts
+from simkit.kernels.jit import njit_without_refcounts, stack_array
 from simkit.kernels.plugin_call import call_plugin
 from simkit.kernels.ties import at_random, contest
 from simkit.rng import randint
@@ -121,7 +122,7 @@ def greedy_w(opts, n, w_token, w_rune, w_complete, w_cost, ties, rng):
 
 
 # ---------------------------------------------------------------- planner
-@njit(cache=True)
+@njit_without_refcounts
 def colour_values(pub, t, p, params, values):
     """values[x]: what one more token of colour x is worth to seat p, in points.
 
@@ -160,7 +161,7 @@ def colour_values(pub, t, p, params, values):
     return values
 
 
-@njit(cache=True)
+@njit_without_refcounts
 def card_state(pub, t, i, p):
     """(free spaces, 1 if seat p has a marker on it) of the card in slot i."""
     c = pub[L.slot_at(i, L.S_CARD)]
@@ -175,7 +176,7 @@ def card_state(pub, t, i, p):
     return free, present
 
 
-@njit(cache=True)
+@njit_without_refcounts
 def rival_gain(pub, t, i, p, colour):
     """Points the other players on slot i's card would score at its completion."""
     total = 0
@@ -191,7 +192,7 @@ def rival_gain(pub, t, i, p, colour):
     return total
 
 
-@njit(cache=True)
+@njit_without_refcounts
 def tile_prospect(pub, p, colour, params):
     """Placing a tile makes its colour a majority colour: good if p leads in it."""
     mine = pub[L.player_at(p, L.P_TOKENS + colour)]
@@ -202,14 +203,15 @@ def tile_prospect(pub, p, colour, params):
     return params[2] * 0.5 * (mine - others)
 
 
-@njit_with_refcounts  # allocates its colour values; called from the turn loop
+@njit_without_refcounts
 def planner(opts, n, pub, t, params, rng):
     """Value each option as points now + tokens valued by colour + card prospects."""
     w_complete, w_presence, w_deny, rune_value = params[0], params[1], params[3], params[4]
     random_ties = at_random(params[L.PLANNER_TIES])
     seen = 0
     p = pub[L.SEAT]
-    values = np.zeros(L.MAX_COLOURS, np.float64)
+    values = stack_array(MAX_COLOURS, np.float64)  # in this frame: no allocation a call
+    values[:] = 0.0
     colour_values(pub, t, p, params, values)
     markers_left = 0
     for q in range(pub[L.N_PLAYERS]):

@@ -20,7 +20,7 @@ from numba.core.errors import TypingError
 
 from simkit.kernels import frame_chunks
 from simkit.kernels.inline_copy import share_scope_when_inlining
-from simkit.kernels.jit import CalledHelper, njit_without_refcounts, uncounted
+from simkit.kernels.jit import CalledHelper, njit_without_refcounts, stack_array, uncounted
 
 
 def _callee(a, k):
@@ -296,3 +296,39 @@ def test_uncounted_views_are_the_callers_arrays_with_their_types():
     assert _write_through_uncounted(t) == 9
     assert card[0, 1] == 7 and base[2] == 8 and inner[2] == 9
     assert uncounted(t) is t  # from Python (and under NUMBA_DISABLE_JIT): t itself
+
+
+_WORK = 5  # a module-level constant: numba knows its value
+
+
+@njit_without_refcounts
+def _sums_in_frame(x):
+    """Compiled without reference counting: it could not allocate (numba refuses)."""
+    total = 0
+    for k in range(x.shape[0]):
+        work = stack_array(_WORK, np.int64)  # the same bytes at every turn of the loop
+        for i in range(_WORK):
+            work[i] = x[k] * i
+        total += work.sum() * 10 + work.shape[0]
+    return total
+
+
+def test_stack_array_is_a_work_array_in_the_callers_frame():
+    """A planner's work arrays (`stack_array`) need no allocation: a loop compiled without
+    reference counts uses them, each call's writes read back as written, and their size is
+    the constant asked for."""
+    x = np.arange(-3, 40, 3, dtype=np.int64)
+    expected = sum(int(v) * sum(range(_WORK)) * 10 + _WORK for v in x)
+    assert _sums_in_frame(x) == expected
+
+
+def test_stack_array_needs_a_constant_numba_knows():
+    """A size only known at run time is refused at compile time (one clear numba error),
+    never an array of the wrong size."""
+
+    @njit
+    def sized(n):
+        return stack_array(n, np.float64).shape[0]
+
+    with pytest.raises(TypingError):
+        sized(4)

@@ -1,15 +1,16 @@
 """How kernels are compiled: with or without numba's reference counting, helpers once per
 argument types and without a CPython wrapper, an array's data pointer (for a plug-in's
-call), tuples of arrays without reference counts (`uncounted`), and the lowest set bit's
-index (`trailing_zeros`)."""
+call), tuples of arrays without reference counts (`uncounted`), work arrays in the
+caller's frame (`stack_array`), and the lowest set bit's index (`trailing_zeros`)."""
 
 from __future__ import annotations
 
 import sys
 import types as pytypes
 
+import numpy as np
 from numba import carray, njit, types
-from numba.core import config, event
+from numba.core import cgutils, config, event
 from numba.core.registry import CPUDispatcher
 from numba.extending import intrinsic, overload
 
@@ -111,9 +112,10 @@ def njit_without_refcounts(fn):
 
 
 def njit_with_refcounts(fn):
-    """@njit(cache=True) for a function that allocates arrays (a planner's work array, a
-    rollout's copies of the state) and is called from an `njit_without_refcounts` loop:
-    without it, it would inherit the loop's mode and not compile."""
+    """@njit(cache=True) for a function that allocates arrays (a rollout or search
+    player's copies of the state) and is called from an `njit_without_refcounts` loop:
+    without it, it would inherit the loop's mode and not compile. A work array of a
+    fixed size needs neither: `stack_array`."""
     return _helper(fn, nrt=True)
 
 
@@ -166,6 +168,37 @@ def _uncounted(t):
     return scope["impl"]
 
 
+@intrinsic
+def stack_array(typingctx, n, dtype):
+    """A work array of `n` items of `dtype` in the calling function's stack frame, not
+    yet written (as `np.empty`): no allocation and no reference count. It lives until that
+    function returns, so it must not be returned or kept; a call in a loop gives the same
+    array each time. `n` is a constant numba knows the value of: a literal or a
+    module-level name (`MAX_HAND` imported, not `L.MAX_HAND`, which numba types as any
+    integer).
+
+    For a player called at every step of every playout (a planner's hand and gain
+    table): its `np.zeros` took about a tenth of Carnuta's search player's time in
+    numba's allocator (docs/decisions.md)."""
+    if not isinstance(n, types.IntegerLiteral):
+        return None  # numba retries with the constant's value in its type
+    item = dtype.dtype if isinstance(dtype, types.DType) else dtype.instance_type
+    array = types.Array(item, 1, "C")
+
+    def codegen(context, builder, signature, args):
+        # In the entry block, so a call inside a loop reuses the same bytes.
+        llty = context.get_data_type(item)
+        size = context.get_constant(types.intp, n.literal_value)
+        data = cgutils.alloca_once(builder, llty, size=size)
+        itemsize = context.get_constant(types.intp, context.get_abi_sizeof(llty))
+        made = context.make_array(array)(context, builder)
+        context.populate_array(made, data=data, shape=[size], strides=[itemsize],
+                               itemsize=itemsize, meminfo=None)
+        return made._getvalue()
+
+    return array(n, dtype), codegen
+
+
 @njit(cache=True)
 def keep_alive(*arrays):
     """Marks `arrays` as used here, so numba keeps them alive until this point (it frees an
@@ -174,6 +207,10 @@ def keep_alive(*arrays):
 
 
 if config.DISABLE_JIT:  # numba's intrinsic cannot run as plain Python (README: debugging)
+    def stack_array(n, dtype):
+        """Plain Python: a new array."""
+        return np.empty(n, dtype)
+
     def trailing_zeros(x):
         """The index of the lowest set bit of `x` (x > 0)."""
         x = int(x)
