@@ -16,6 +16,7 @@ import polars as pl
 from simkit import grouping, summing
 from simkit.cluster_sums import cluster_sums
 from simkit.programs import Program, inputs, loads, program_of, usable
+from simkit.row_pairs import row_pair_totals
 from simkit.shapes import Shape, kind, scaled, summand
 from simkit.summary import KINDS
 
@@ -54,6 +55,7 @@ class Pass:
     whole: dict[str, str]
     program: Program | None = None  # the summands computed in the pass (`simkit.programs`)
     where_program: Program | None = None  # the filter, computed the same way
+    row_pairs: bool = True  # each (cluster, group) pair one row so far (`row_pair_totals`)
 
 
 def pass_of(shape: Shape, schema: Mapping[str, pl.DataType], one_game_deals: bool
@@ -241,11 +243,17 @@ def compiled_totals(frame: pl.DataFrame, shapes: Mapping[str, Shape],
                 summing.addresses(arrays), kinds, program.n_int, program.n_float,
                 np.asarray(program.outputs, np.int64), worst, ptr, term, coef, const,
                 how.games, sizes, is_open if q.cluster == "deal" else none_open)
-        # Without products, clusters of several rows are summed group by group as they
-        # come (`cluster_sums`); a row per cluster keeps `cluster_totals`' own path.
-        closed, opened, first = (summing.cluster_totals(*args, *products)
-                                 if len(products[0]) or q.cluster is None else
-                                 cluster_sums(*args))
+        # Pairs of one row (a plain mean, a game's seats) are summed row by row, until a
+        # pass meets a larger one; without products, clusters of several rows group by
+        # group as they come (`cluster_sums`); else through the pairs and products.
+        done = False
+        if how.row_pairs and not (open_deals and q.cluster == "deal"):
+            done, closed, opened, first = row_pair_totals(*args)
+            how.row_pairs = done
+        if not done:
+            closed, opened, first = (summing.cluster_totals(*args, *products)
+                                     if len(products[0]) or q.cluster is None else
+                                     cluster_sums(*args))
         if sig in programs:
             measured = {how.whole[k]: float(worst[slot])
                         for k, slot in zip(how.sums, program.rounded, strict=True) if slot >= 0}

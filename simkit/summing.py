@@ -15,6 +15,7 @@ from llvmlite import ir
 from numba import carray, njit, types
 from numba.extending import intrinsic
 
+from simkit.folding import fold_laid, fold_products, lay_regular, regular
 from simkit.grouping import number_rows
 
 ROWS, ONE, DISTINCT = 0, 1, 2  # how a group's games are counted: its rows, 1, distinct games
@@ -313,37 +314,6 @@ def cluster_starts(cluster: np.ndarray) -> tuple[np.ndarray, int]:
 
 
 @njit(cache=True, nogil=True)
-def _fold_products(part: np.ndarray, pairs: np.ndarray, rows: np.ndarray, m0: int,
-                   products: np.ndarray, n_plain: int, by_summand: np.ndarray,
-                   lin: np.ndarray, quad: np.ndarray) -> None:
-    """Closed `pairs` of a block, all of one key, into its summands' sums and m (`lin`)
-    and their `products` (`quad`; those with m as x * (m - m0)): their partial sums laid
-    summand by summand first, so each product is a dot product over the pairs, which
-    vectorises (pair by pair, each product was two scattered loads and a store)."""
-    n_sum = part.shape[1]
-    t = pairs.shape[0]
-    for s in range(n_sum):  # written in order: a pair at a time strides by the rows
-        for i in range(t):
-            by_summand[s, i] = part[pairs[i], s]
-    ragged = False  # a pair of other than m0 rows: the products with m have a part
-    for i in range(t):
-        by_summand[n_sum, i] = rows[pairs[i]]
-        by_summand[n_sum + 1, i] = rows[pairs[i]] - m0
-        ragged |= rows[pairs[i]] != m0
-    for s in range(n_sum + 1):
-        total = np.int64(0)
-        for i in range(t):
-            total += by_summand[s, i]
-        lin[s] += total
-    for q in range(products.shape[0] if ragged else n_plain):  # indices, not row views
-        a, b = products[q, 0], products[q, 1] if q < n_plain else n_sum + 1
-        total = np.int64(0)
-        for i in range(t):
-            total += by_summand[a, i] * by_summand[b, i]
-        quad[q] += total
-
-
-@njit(cache=True, nogil=True)
 def cluster_totals(cluster: np.ndarray, starts: np.ndarray, longest: int, game: np.ndarray,
                    keys: np.ndarray, which: np.ndarray, kept: np.ndarray, lo: np.ndarray,
                    stride: np.ndarray, size: int, ops: np.ndarray, consts: np.ndarray,
@@ -373,8 +343,8 @@ def cluster_totals(cluster: np.ndarray, starts: np.ndarray, longest: int, game: 
 
     With `products` (pairs of summands, the summand count standing for m, those with m
     last), a closed cluster adds its summands' sums and m, and those pairs' products, to
-    its key's (with one key, a block's closed clusters at once: `_fold_products`), and
-    the values' totals are formed from them at the end (`Products`):
+    its key's (with one key, a block's closed clusters at once: `folding`), and the
+    values' totals are formed from them at the end (`Products`):
     fewer operations when many values share few summands (the card values: 278 from
     101), and the same integers, as int64 arithmetic wraps modulo 2^64 whatever the order.
 
@@ -434,6 +404,17 @@ def cluster_totals(cluster: np.ndarray, starts: np.ndarray, longest: int, game: 
             d += 1
         b = starts[d]
         groups = number_rows(keys, which, kept, lo, stride, table, first, groups, a, b, gid)
+        if (m0 > 0 and width == 1 and n_prod and games != DISTINCT
+                and regular(gid, starts, c, d, m0, opened)):  # its pairs: its clusters
+            evaluate(ops, consts, columns, kinds, n, a, b, ireg, freg, worst)
+            lay_regular(ireg, summed, d - c, m0, by_summand)
+            fold_laid(by_summand, d - c, False, products, n_plain, lin[0], quad[0])
+            closed[0, 0] += d - c
+            closed[0, 1] += (d - c) * m0
+            closed[0, 2] += (d - c) * m0 * m0
+            closed[0, 3] += (d - c) * (1 if games == ONE else m0)
+            c = d
+            continue
         pairs = 0
         for k in range(c, d):
             for r in range(starts[k], starts[k + 1]):
@@ -519,7 +500,7 @@ def cluster_totals(cluster: np.ndarray, starts: np.ndarray, longest: int, game: 
                     closed[key, 5 + 3 * j] += y * y
                     closed[key, 6 + 3 * j] += y * m
         if n_held:
-            _fold_products(part, held[:n_held], pair_rows, m0, products, n_plain,
+            fold_products(part, held[:n_held], pair_rows, m0, products, n_plain,
                            by_summand, lin[0], quad[0])
             n_held = 0
         for p in range(pairs):

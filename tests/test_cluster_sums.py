@@ -1,15 +1,21 @@
 """`simkit.cluster_sums` (a pass without products, summed group by group as a cluster's
-rows come) against a plain-Python reference and `summing.cluster_totals`' pairs."""
+rows come) and `simkit.row_pairs` (pairs of one row) against a plain-Python reference
+and `summing.cluster_totals`' pairs."""
 
 from __future__ import annotations
+
+from unittest.mock import patch
 
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from simkit import compiled_totals
 from simkit.cluster_sums import cluster_sums
+from simkit.compiled_totals import products
 from simkit.grouping import group_table, key_ranges
 from simkit.programs import loads
+from simkit.row_pairs import row_pair_totals
 from simkit.summing import DISTINCT, I64, ONE, ROWS, addresses, cluster_starts, cluster_totals
 
 _ROW = st.tuples(st.integers(0, 3), st.integers(-2, 2), st.integers(-50, 50),
@@ -98,3 +104,54 @@ def test_cluster_sums_are_the_plain_sums_and_the_pairs(rows, games, by_size, spl
                            empty, np.zeros(1, np.int64), empty, empty)
     assert all(np.array_equal(a, b) for a, b in zip(pairs, (closed, out_open, first),
                                                     strict=True))
+
+
+@settings(deadline=None, max_examples=150)
+@given(st.lists(_ROW, min_size=1, max_size=40), st.sampled_from([ROWS, ONE, DISTINCT]),
+       st.booleans(), st.booleans(), st.booleans(), st.sampled_from([1, 2]),
+       st.integers(-3, 3))
+def test_row_pairs_are_the_plain_sums_when_each_pair_is_a_row(rows, games, by_size, seats,
+                                                              split, n_sum, const):
+    """Clusters of any size, keyed by the row's place in its cluster (a seat: every
+    (cluster, group) pair one row) or by any key: `row_pair_totals` takes the pass
+    exactly when no kept pair has two rows and no deal is split, and then gives the
+    reference's totals and groups, `cluster_sums`' arrays, and `cluster_totals`' with
+    the values' products (the same integers modulo 2^64)."""
+    cluster = np.cumsum([r[0] for r in rows]).astype(np.int64)
+    game = np.cumsum([r[0] + r[5] for r in rows]).astype(np.int64)
+    starts, longest = cluster_starts(cluster)
+    place = np.arange(len(rows)) - np.repeat(starts[:-1], np.diff(starts))
+    key = np.array([place if seats else [r[1] for r in rows]], np.int64)
+    kept = np.array([r[4] or i == 0 for i, r in enumerate(rows)])
+    y = [np.array([r[2] for r in rows], np.int64), np.array([r[3] for r in rows], np.int64)]
+    opened = np.zeros(len(rows), np.bool_)
+    opened[cluster == cluster[-1]] = split
+    values = [(0, [(0, 1)])] + ([(const, [(0, 2), (1, -1)])] if n_sum == 2 else [])
+    ptr = np.cumsum([0] + [len(t) for _, t in values]).astype(np.int64)
+    term = np.array([t for _, ts in values for t, _ in ts], np.int64)
+    coef = np.array([c for _, ts in values for _, c in ts], np.int64)
+    consts = np.array([c for c, _ in values], np.int64)
+    which = np.zeros(1, np.int64)
+    lo, stride, size = group_table(key, which, kept, 1 << 20, key_ranges(key))
+    sizes = longest + 1 if by_size else 0
+    program = loads(n_sum)
+    args = (cluster, starts, longest, game, key, which, kept, lo, stride, size,
+            program.ops, program.consts, addresses(y[:n_sum]), np.full(n_sum, I64, np.int64),
+            program.n_int, program.n_float, np.asarray(program.outputs, np.int64),
+            np.zeros(n_sum), ptr, term, coef, consts, games, sizes, opened)
+    ok, *got = row_pair_totals(*args)
+    kept_pairs = [(int(cluster[r]), int(key[0, r])) for r in range(len(rows)) if kept[r]]
+    assert ok == (len(set(kept_pairs)) == len(kept_pairs) and not split)
+    if not ok:
+        return
+    want_closed, want_open, groups = _reference(cluster, game, key[0], kept, y, opened,
+                                                games, sizes, values)
+    assert got[0].tolist() == want_closed and got[1].tolist() == want_open == []
+    assert len(got[2]) == len(groups)
+    assert all(np.array_equal(a, b) for a, b in zip(got, cluster_sums(*args), strict=True))
+    with patch.object(compiled_totals, "PRODUCTS", 100.0):  # products even for 2 values
+        folded_by = products(ptr.tolist(), term.tolist(), coef.tolist(), consts.tolist(),
+                             n_sum)
+    assert len(folded_by[0])
+    folded = cluster_totals(*args, *folded_by)
+    assert all(np.array_equal(a, b) for a, b in zip(got, folded, strict=True))
