@@ -59,3 +59,17 @@ def numba_caches(*source_folders: Path) -> list[Path]:
                   _CacheLocator.get_suitable_cache_subpath(str(f / "x.py"))
                   for f in source_folders]
     return found
+
+
+def drop_stale_modules(folder: Path, stems: Sequence[str], stamp: str) -> bool:
+    """The same check for modules compiled apart from any game (the summary's reductions,
+    `simkit.summing.REDUCTION_MODULES`): the cached functions of every module in `stems`
+    (files of `folder`) are deleted when any of those files changed. True if they were."""
+
+    def cache_files() -> Iterable[Path]:
+        for d in numba_caches(folder):
+            for stem in stems:
+                yield from d.glob(f"{stem}.*.nb[ic]")
+
+    return drop_if_changed(folder / "__pycache__" / stamp,
+                           [folder / f"{stem}.py" for stem in stems], cache_files)

@@ -8,6 +8,7 @@ Every sum is int64, with the same wrapping arithmetic as polars's, so the same i
 from __future__ import annotations
 
 import math
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -17,6 +18,14 @@ from numba.extending import intrinsic
 
 from simkit.folding import fold_laid, fold_products, lay_regular, regular
 from simkit.grouping import number_rows
+from simkit.jitcache import drop_stale_modules
+
+# The compiled reductions call one another across these files, and numba's cache of a
+# function notices changes to its own file only: an edit to folding.py would leave
+# summing's cached passes running the old fold. One stamp over all of them, checked
+# before any is called (each of the others imports this module first).
+REDUCTION_MODULES = ("grouping", "folding", "summing", "row_pairs", "cluster_sums")
+drop_stale_modules(Path(__file__).parent, REDUCTION_MODULES, "reductions.stamp")
 
 ROWS, ONE, DISTINCT = 0, 1, 2  # how a group's games are counted: its rows, 1, distinct games
 
