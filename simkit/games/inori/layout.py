@@ -250,8 +250,7 @@ SOURCES = ("card_effects", "tree_effects", "completed_cards", "new_start_cards",
            "majorities")
 
 # Hidden state: int64[HID_SIZE], what no strategy sees: where play stands between two
-# decisions (the decks and the Rune stack are arrays of their own; a lookahead copies them
-# all with `pub`).
+# decisions, two work slots, then the hidden piles (a lookahead copies it with `pub`).
 #   PHASE        1   what play.next_decision does next (PH_*)
 #   TURN_POS     1   the next position in this turn pass (0: the season's first player)
 #   ANYONE       1   1 once someone took a turn in this pass
@@ -265,9 +264,12 @@ SOURCES = ("card_effects", "tree_effects", "completed_cards", "new_start_cards",
 #   STOP_SEASON  1   play stops when this season would begin (a rollout's horizon)
 #   RUNE_DONE    1   this turn: 0 no Rune tile played yet; 1 one was played before the
 #                    offering; 2 the step after the offering (options.rune_timing) is on
+#   HV           colours   a work slot: the deciding seat's tokens (scoring.holdings)
+#   TIED         players   a work slot: the seats tied on fewest points (rules.fewest_points)
 (PHASE, TURN_POS, ANYONE, TODO_LEFT, TODO_FEWEST, TODO_COLOUR, TODO_AMOUNT,
- STOP_SEASON, RUNE_DONE) = range(9)
-HID_STATE = 9  # the entries above; then the hidden piles (`piles`), in this order:
+ STOP_SEASON, RUNE_DONE, HV) = range(10)
+TIED = HV + MAX_COLOURS
+HID_STATE = TIED + MAX_PLAYERS  # the entries above; then the hidden piles (`piles`):
 #   tops         3 x colours   per colour: deck top, deck end, discards (PILE_*)
 #   rtops        4             New Start top, end; Rune top, end (NEW_*, RUNE_*)
 #   stack        Rune tiles    the Rune stack
@@ -371,13 +373,9 @@ def piles(t, hid):
     """Views of the hidden piles in `hid` (see HID_STATE): tops, rtops, stack, new_starts,
     starts, decks, discards."""
     n_col, n_cards = t.colour.shape[0], t.card.shape[0]
-    a = HID_STATE
-    tops = hid[a:a + 3 * n_col].reshape((3, n_col))
-    a += 3 * n_col
-    rtops = hid[a:a + 4]
-    a += 4
-    stack = hid[a:a + t.rune.shape[0]]
-    a += t.rune.shape[0]
+    tops = hid[HID_STATE:HID_STATE + 3 * n_col].reshape((3, n_col))
+    rtops, stack = rune_piles(t, hid)
+    a = HID_STATE + 3 * n_col + 4 + t.rune.shape[0]
     new_starts = hid[a:a + n_cards]
     starts = hid[a + n_cards:a + 2 * n_cards]
     a += 2 * n_cards
@@ -387,23 +385,21 @@ def piles(t, hid):
     return tops, rtops, stack, new_starts, starts, decks, discards
 
 
+@njit(cache=True, inline="always")
+def rune_piles(t, hid):
+    """Views of `rtops` and the Rune stack in `hid` alone (`piles`), for a turn's draws."""
+    a = HID_STATE + 3 * t.colour.shape[0]
+    return hid[a:a + 4], hid[a + 4:a + 4 + t.rune.shape[0]]
+
+
 class Scratch(NamedTuple):
     """Per-thread work arrays of batch play, reused across games (play.new_scratch)."""
 
     pub: np.ndarray  # public state
     opts: np.ndarray  # option table
-    decks: np.ndarray  # Journey deck per colour (top first); the piles are views of hid
-    discards: np.ndarray  # discarded Journey cards per colour
-    tops: np.ndarray  # per colour: deck top, deck end, discards (PILE_*)
-    new_starts: np.ndarray  # New Start deck (top first)
-    stack: np.ndarray  # Rune stack
-    rtops: np.ndarray  # New Start top, end; Rune top, end (NEW_*, RUNE_*)
     rngs: np.ndarray  # rng streams: deal, then one per seat
-    tied: np.ndarray  # per seat: ties (fewest points)
-    starts: np.ndarray  # Start cards for this player count (setup)
-    hid: np.ndarray  # hidden state
+    hid: np.ndarray  # hidden state, the piles and work slots included (hid_size)
     cnt: np.ndarray  # per-seat counters (CT_*), then complete cards per card id
-    hv: np.ndarray  # the deciding seat's tokens (holdings())
     ranking: np.ndarray  # the end's ranking keys (the shared loop's game_end)
     rollout: tuple  # the lookahead's trace (never recorded into: the rollout and search
     search: tuple  # players' arrays are made per decision, play.rollout_work, search_work)
@@ -415,18 +411,10 @@ class Redeal(NamedTuple):
     (rules.redeal), and the policy every seat plays in it. The search player's work is
     one; the game's own arrays are never touched."""
 
-    pub: np.ndarray  # the re-deal's state ...
+    pub: np.ndarray  # the re-deal's state, its piles in hid ...
     hid: np.ndarray
-    decks: np.ndarray  # ... its piles (views of its hid, layout.piles)
-    discards: np.ndarray
-    tops: np.ndarray
-    new_starts: np.ndarray
-    stack: np.ndarray
-    rtops: np.ndarray
     opts: np.ndarray  # ... its option table
     cnt: np.ndarray
-    hv: np.ndarray
-    tied: np.ndarray
     sids: np.ndarray  # the policy, for every seat ...
     prms: np.ndarray  # ... with its weights
     trace: tuple  # the game's trace (never recorded into)
@@ -452,16 +440,3 @@ class GreedyWeights(NamedTuple):
     cost: float
     random_ties: bool  # ties drawn at random (strategies/ties.py), else the first row
 
-
-class Decision(NamedTuple):
-    """What the rollout and search players decide from: the game's state and piles."""
-
-    pub: np.ndarray
-    hid: np.ndarray
-    decks: np.ndarray
-    discards: np.ndarray
-    tops: np.ndarray
-    new_starts: np.ndarray
-    stack: np.ndarray
-    rtops: np.ndarray
-    trace: tuple
