@@ -94,16 +94,19 @@ def test_redeal_shuffles_the_hidden_piles(tables):
 
 def test_written_to_the_game_api():
     """Its rules take the game API's signatures (docs/new-game.md section 4), the shared
-    loop's own state hooks play them, and both lookahead players deal with `redeal`."""
+    loop's own state hooks and search hooks play them, and both lookahead players deal
+    with `redeal`."""
     api = {"setup": "t, n_players, pub, hid, cnt, rng, trace, tracing",
            "next_decision": "t, n_players, pub, hid, cnt, opts, rng, trace, tracing",
            "apply_option": "t, n_players, pub, hid, cnt, opts, c, rng, trace, tracing",
            "redeal": "t, n_players, pub, hid, cnt, seat, rng",
-           "ranking_key": "t, n_players, pub, hid, cnt, s", "points": "t, pub, hid, cnt, s"}
+           "ranking_key": "t, n_players, pub, hid, cnt, s", "points": "t, pub, hid, cnt, s",
+           "action_key": "t, opts, i"}
     for name, args in api.items():
         params = inspect.signature(getattr(P, name).py_func).parameters
         assert ", ".join(params) == args, name
-    for name in ("state_setup", "state_next", "state_apply", "state_decision"):
+    for name in ("state_setup", "state_next", "state_apply", "state_decision", "search_apply",
+                 "search_next", "search_prefer", "search_key", "search_end"):
         code = getattr(P, name).py_func.__code__
         assert Path(code.co_filename).name == "loop.py", name
     for hook in (P.rollout_deal, P.search_deal):

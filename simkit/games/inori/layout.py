@@ -416,7 +416,7 @@ class Redeal(NamedTuple):
     opts: np.ndarray  # ... its option table
     cnt: np.ndarray
     sids: np.ndarray  # the policy, for every seat ...
-    prms: np.ndarray  # ... with its weights
+    params: np.ndarray  # ... with its weights
     trace: tuple  # the game's trace (never recorded into)
 
 

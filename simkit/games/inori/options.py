@@ -365,3 +365,12 @@ def new_start_rows(t, new_starts, top, k, opts):
         set_row(opts, j, OPT_NEW_START, c, t.card[c, CARD_COLOUR], t.card[c, CARD_NEXT], 0, 0,
                 0, 0, 0)
     return k
+
+
+@njit(cache=True, inline="always")
+def action_key(t, opts, i):
+    """Row i's move, for the search player's tree (the game API's `action_key`): its kind
+    and what it names (A, B, C)."""
+    row = opts[i]
+    return (((np.int64(row[KIND]) * 1024 + row[A] + 1) * 1024 + row[B] + 1) * 1024
+            + row[C] + 1)

@@ -34,10 +34,11 @@ from .layout import (CT_CARD_OFFERS, CT_COMPLETED, CT_DONE, CT_DRAWN, CT_FIRST, 
                      O_POINTS, O_RUNE, O_RUNES_DRAWN, O_SEASONS_FIRST, O_TILES_PLACED, O_TOKENS,
                      O_TOKENS_GAINED, O_TOKENS_PAID, O_TREE, O_TURNS, OUTPUTS, PH_OVER, PHASE,
                      PLANNER, PUB_SIZE, R_N_COLOURS, R_N_TREE, R_SEASONS, ROLLOUT_TIES,
-                     ROLLOUT_WEIGHTS, RUNE_KINDS, SEASON, SEAT, STEP, STEP_OFFER, STOP_SEASON, A,
-                     B, C, Redeal, RolloutWork, hid_size)
+                     ROLLOUT_WEIGHTS, RUNE_KINDS, SEASON, SEAT, STEP, STEP_OFFER, STOP_SEASON,
+                     Redeal, RolloutWork, hid_size)
 from .layout import CT_SIZE, HID_SIZE, KIND, MAX_DECISIONS, PLAYOUT, ROLLOUT, ROUND  # noqa: F401  (the loop's)
 from .layout import SOURCES as SCORE_SOURCES
+from .options import action_key  # noqa: F401  (the loop's)
 from .rules import redeal, setup  # noqa: F401  (the loop's)
 from .scoring import final_score, greedy_score, held, points, ranking_key  # noqa: F401
 from .step import apply_option, next_decision, next_fused  # noqa: F401  (the loop's)
@@ -147,7 +148,7 @@ def new_redeal(t, state, sids, prms):
         opts=np.zeros((MAX_OPTIONS, N_COLS), np.int32),
         cnt=np.zeros((MAX_PLAYERS, CT_DONE + n_cards), np.int64),
         sids=sids,
-        prms=prms,
+        params=prms,
         trace=state.work,
     )
 
@@ -188,7 +189,7 @@ def rollout_candidates(t, n_players, state, opts, n, params, rng, work, cand, he
         scores[i] = -greedy_score(opts, i, 1.0, 1.0, 1.0, 1.0)
     best = np.argsort(scores, kind="mergesort")[:k]
     # The policy's own choice is always tried.
-    pick = ask(work.redeal.sids[0], opts, n, state.pub, t, work.redeal.prms[0], rng)
+    pick = ask(work.redeal.sids[0], opts, n, state.pub, t, work.redeal.params[0], rng)
     if not (best == pick).any():
         best[k - 1] = pick
     cand[:k] = np.sort(best)
@@ -223,7 +224,7 @@ def rollout_play(t, n_players, state, opts, cand, k, i, params, rng, work, keys,
     rr[0, 0] = work.seed[0]
     ropts[:k] = work.rows[:k]
     apply_option(t, n_players, rpub, rhid, rcnt, ropts, i, rr[0], trace, False)
-    playout(t, n_players, rpub, rhid, rcnt, ropts, rr, r.sids, r.prms,
+    playout(t, n_players, rpub, rhid, rcnt, ropts, rr, r.sids, r.params,
             np.int64(params[1] + 0.5), trace)
     for q in range(n_players):
         pts[q] = final_score(t, rpub, q)
@@ -232,9 +233,12 @@ def rollout_play(t, n_players, state, opts, cand, k, i, params, rng, work, keys,
 
 # ---------------------------------------------------------------- search player
 # The search player's hooks (simkit/kernels/search.py, bound below): a decision's `state`
-# is the rollout player's. It decides every decision of its seat. Its arrays are made once
-# per decision, as the rollout player's are: Inori's per-thread scratch is handed to the
-# loop as views without reference counts, which a tree of arrays would have to join.
+# is the rollout player's. It decides every decision of its seat. Its `work` is a Redeal,
+# whose fields the loop's search_seat, search_key (options.action_key), search_apply,
+# search_next, search_prefer, search_values and search_end read as they read theirs. Its
+# arrays are made once per decision, as the rollout player's are: Inori's per-thread
+# scratch is handed to the loop as views without reference counts, which a tree of arrays
+# would have to join.
 @njit(cache=True, inline="always")
 def search_work(t, n_players, state, params):
     """The re-deals' arrays (a layout.Redeal) and tree; the policy (`params[3]`, with the
@@ -259,72 +263,23 @@ def search_deal(t, n_players, state, opts, n, work, rng):
 
 
 @njit(cache=True, inline="always")
-def search_seat(t, work):
-    return work.pub[SEAT]
-
-
-@njit(cache=True, inline="always")
-def search_key(t, work, i):
-    """A row's move: its kind and what it names."""
-    row = work.opts[i]
-    return (((np.int64(row[KIND]) * 1024 + row[A] + 1) * 1024 + row[B] + 1) * 1024
-            + row[C] + 1)
-
-
-@njit(cache=True, inline="always")
-def search_apply(t, n_players, work, i, rng):
-    apply_option(t, n_players, work.pub, work.hid, work.cnt, work.opts, i, rng, work.trace,
-                 False)
-
-
-@njit(cache=True, inline="always")
-def search_step(t, n_players, work, rng, fusing):
-    """next_decision on the re-deal: (options, fused); the iteration's stream stands for
-    every seat's (rng.seat_stream: a playout's streams are one row)."""
-    return next_fused(t, n_players, work.pub, work.hid, work.cnt, work.opts, rng, work.trace,
-                      False, work.sids, work.prms, rng.reshape((1, rng.shape[0])), fusing)
-
-
-@njit(cache=True, inline="always")
-def search_next(t, n_players, work, rng):
-    n, _fused = search_step(t, n_players, work, rng, False)
-    return n
-
-
-@njit(cache=True, inline="always")
-def search_prefer(t, n_players, work, n, rng):
-    """The policy's own row of the pending decision (of the seat to play)."""
-    s = work.pub[SEAT]
-    return ask(work.sids[s], work.opts, n, work.pub, t, work.prms[s], rng)
-
-
-@njit(cache=True, inline="always")
-def search_values(t, n_players, work, n, values):
-    """No values: the tree widens to a random untried move after the policy's own."""
-    return False
-
-
-@njit(cache=True, inline="always")
 def search_playout(t, n_players, work, params, rng):
     """On from the state reached, every seat playing the policy, to the end of the game or
-    for `params[2]` decisions."""
+    for `params[2]` decisions: the loop's search_playout with greedy seats' tables fused
+    (step.next_fused), as the loop's `playout` is this file's (its horizon in seasons)."""
+    pub, hid, cnt, opts, trace = work.pub, work.hid, work.cnt, work.opts, work.trace
+    srngs = rng.reshape((1, rng.shape[0]))  # the iteration's stream stands for every seat's
     horizon = np.int64(params[2] + 0.5)
     steps = 0
     while horizon == 0 or steps < horizon:
-        n, fz = search_step(t, n_players, work, rng, True)
+        n, fz = next_fused(t, n_players, pub, hid, cnt, opts, rng, trace, False, work.sids,
+                           work.params, srngs, True)
         if n <= 0:
             return
-        s = work.pub[SEAT]
-        c = 0 if fz else ask(work.sids[s], work.opts, n, work.pub, t, work.prms[s], rng)
-        search_apply(t, n_players, work, c, rng)
+        s = pub[SEAT]
+        c = 0 if fz else ask(work.sids[s], opts, n, pub, t, work.params[s], rng)
+        apply_option(t, n_players, pub, hid, cnt, opts, c, rng, trace, False)
         steps += 1
-
-
-@njit(cache=True, inline="always")
-def search_end(t, n_players, work, keys, pts):
-    for q in range(n_players):
-        pts[q] = final_score(t, work.pub, q)
-        keys[q] = ranking_key(t, n_players, work.pub, work.hid, work.cnt, q)
 
 
 # ---------------------------------------------------------------- results
