@@ -84,9 +84,9 @@ def pay(t, pub, p, x, k, cnt, trace, tracing, season):
 
 
 @njit_without_refcounts
-def draw_runes(pub, p, k, stack, rtops, cnt, trace, tracing, season):
-    """Seat p draws up to k Rune tiles from the top of the stack (views of hid:
-    layout.rune_piles; taking the tables `t` instead, this call cost Inori 8%)."""
+def draw_runes(pub, p, k, runes, cnt, trace, tracing, season):
+    """Seat p draws up to k Rune tiles from the top of the stack (`runes`: layout.rune_piles)."""
+    rtops, stack = runes
     for _ in range(k):
         if rtops[RUNE_TOP] >= rtops[RUNE_END]:
             return
@@ -312,8 +312,7 @@ def offer_card(t, pub, hid, cnt, p, i, s, paid, trace, tracing, season):
     elif e == EF_FEWEST:
         ask_tokens(hid, 1, k, True)
     elif e == EF_RUNE:
-        rtops, stack = rune_piles(t, hid)
-        draw_runes(pub, p, k, stack, rtops, cnt, trace, tracing, season)
+        draw_runes(pub, p, k, rune_piles(t, hid), cnt, trace, tracing, season)
     else:
         hv = hid[HV:HV + MAX_COLOURS]
         distinct, most, ties = holdings(pub, p, t.rules[R_N_COLOURS], hv)
@@ -359,8 +358,7 @@ def offer_tree(t, pub, hid, cnt, p, ts, colour, paid, placed, trace, tracing, se
     elif e == TE_POINTS:
         score(pub, p, k, SRC_TREE, cnt, trace, tracing, season)
     elif e == TE_RUNE_TOKEN:
-        rtops, stack = rune_piles(t, hid)
-        draw_runes(pub, p, k, stack, rtops, cnt, trace, tracing, season)
+        draw_runes(pub, p, k, rune_piles(t, hid), cnt, trace, tracing, season)
         gain(t, pub, p, colour, k2, cnt, trace, tracing, season)
     elif e == TE_TILE_POINTS:
         score(pub, p, k * held(pub, p, colour), SRC_TREE, cnt, trace, tracing, season)
