@@ -20,7 +20,7 @@ $(BIN)/simkit: pyproject.toml
 # It stops at rollout: the search rung above it (about 9 CPU-minutes more) is named on the
 # page as a stronger player not played; drop --up-to to play it.
 demo: $(BIN)/simkit
-	$(BIN)/simkit ladder cauldron-master --players 4 --games 20000 --seed 2026 --up-to rollout --out runs/demo
+	$(BIN)/simkit ladder cauldron-master --players 4 --games 20000 --seed 2026 --out runs/demo
 	@echo "Report: open runs/demo/report.html in a browser (text: runs/demo/summary.md)"
 	@echo "Each field is a run folder, e.g. runs/demo/field_4_rollout/games.parquet"
 

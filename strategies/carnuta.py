@@ -179,7 +179,7 @@ def planner_values(opts, n, pub, t, params, values):
     n_hand = pub[L.player_at(p, L.P_HAND_N)]
     hand = np.zeros(L.MAX_HAND, np.int64)
     gains = np.zeros(L.MAX_HAND, np.float64)
-    cache = np.zeros((L.MAX_TYPES, 3), np.int64)
+    cache = np.zeros(L.GAIN_SIZE, np.int64)
     has = np.zeros(L.MAX_TYPES, np.int64)
     gain_table(cd, pub, p, cache, has)
     for h in range(n_hand):

@@ -1,12 +1,12 @@
-"""Carnuta's `redeal` (rules.py; the game API's arguments, then the piles Carnuta still
-keeps beside `hid`): over many mid-game states reached by the rules themselves, it keeps
-everything the seat sees and re-samples only what it cannot (the order of each deck's
-undrawn cards and of each discard pile), and the deal depends on what the seat sees
-alone."""
+"""Carnuta's `redeal` (rules.py; the game API's arguments, its piles in `hid`): over many
+mid-game states reached by the rules themselves, it keeps everything the seat sees and
+re-samples only what it cannot (the order of each deck's undrawn cards and of each
+discard pile), and the deal depends on what the seat sees alone."""
 
 from __future__ import annotations
 
 import inspect
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -41,16 +41,16 @@ def mid_game(t, players: int, seed: int, steps: int):
     return None if n is None else (sc, sc.opts[:n].copy())
 
 
-def piles(sc) -> tuple:
-    """Copies of a scratch's state and piles, in `redeal`'s order."""
-    return (sc.pub.copy(), sc.hid.copy(), sc.cnt.copy(), sc.deck.copy(), sc.discard.copy(),
-            sc.tops.copy())
+def copies(sc) -> tuple:
+    """Copies of a scratch's state, in `redeal`'s order."""
+    return sc.pub.copy(), sc.hid.copy(), sc.cnt.copy()
 
 
-def dealt(deck, discard, tops) -> list:
+def dealt(t, hid) -> list:
     """What a deal laid out: each deck's undrawn cards and each discard pile, in order."""
-    return [(deck[d, tops[L.PILE_TOP, d]:tops[L.PILE_END, d]].tolist(),
-             discard[d, :tops[L.PILE_DISCARDS, d]].tolist()) for d in range(2)]
+    _tops, _starts, deck, discard = L.piles(t, hid)
+    return [(deck[d, hid[L.PILE_TOP + d]:hid[L.PILE_END + d]].tolist(),
+             discard[d, :hid[L.PILE_DISCARDS + d]].tolist()) for d in range(2)]
 
 
 @settings(max_examples=120, deadline=None)
@@ -65,26 +65,27 @@ def test_redeal_keeps_what_the_seat_sees(tables, config, players, seed, steps, v
         return
     sc, offered = state
     seat = viewer % players
-    pub, hid, cnt, deck, discard, tops = piles(sc)
-    p, h, c, dk, dc, tp = piles(sc)
-    R.redeal(t, players, p, h, c, seat, stream(deal_seed, 1), dk, dc, tp)
+    pub, hid, cnt = copies(sc)
+    tops, _starts, deck, discard = L.piles(t, hid)
+    p, h, c = copies(sc)
+    tp = L.piles(t, h)[0]
+    R.redeal(t, players, p, h, c, seat, stream(deal_seed, 1))
     np.testing.assert_array_equal(p, pub)  # all that is public stays
-    np.testing.assert_array_equal(h, hid)  # and the counter's track
+    np.testing.assert_array_equal(h[:L.HID_STATE], hid[:L.HID_STATE])  # the counter's track
+    np.testing.assert_array_equal(h[L.VERSION:L.STARTS], hid[L.VERSION:L.STARTS])  # caches
     np.testing.assert_array_equal(c, cnt)
-    for d, (undrawn, discards) in enumerate(dealt(dk, dc, tp)):
-        assert tp[L.PILE_TOP, d] == 0
-        assert sorted(undrawn) == sorted(deck[d, tops[L.PILE_TOP, d]:tops[L.PILE_END, d]])
-        assert discards == sorted(discard[d, :tops[L.PILE_DISCARDS, d]])
+    for d, (undrawn, discards) in enumerate(dealt(t, h)):
+        assert h[L.PILE_TOP + d] == 0
+        assert sorted(undrawn) == sorted(deck[d, hid[L.PILE_TOP + d]:hid[L.PILE_END + d]])
+        assert discards == sorted(discard[d, :hid[L.PILE_DISCARDS + d]])
         assert len(undrawn) == pub[L.DECK_LEFT + d]  # the sizes the seat sees
         assert len(discards) == pub[L.DISCARDS + d]
     # The game goes on from the re-deal: the same decision, the same options (the option
     # caches start over, as a lookahead's re-deal starts them).
     sc2 = P.new_scratch(t)
-    for mine, theirs in zip((sc2.pub, sc2.hid, sc2.cnt, sc2.deck, sc2.discard, sc2.tops),
-                            (p, h, c, dk, dc, tp), strict=True):
+    for mine, theirs in zip((sc2.pub, sc2.hid, sc2.cnt), (p, h, c), strict=True):
         mine[...] = theirs
-    sc2.ver[:, 1] = -1
-    sc2.memo[:, :, 2] = -1
+    R.fresh_caches(t, sc2.hid)
     n = P.state_next(t, players, sc2, stream(0, 0), new_trace_stub(L.N_COLS), False)
     np.testing.assert_array_equal(sc2.opts[:n], offered)
 
@@ -92,12 +93,12 @@ def test_redeal_keeps_what_the_seat_sees(tables, config, players, seed, steps, v
     # same, from the same stream.
     rng = np.random.default_rng(deal_seed)
     for d in range(2):
-        lo, hi = tops[L.PILE_TOP, d], tops[L.PILE_END, d]
+        lo, hi = hid[L.PILE_TOP + d], hid[L.PILE_END + d]
         deck[d, lo:hi] = rng.permutation(deck[d, lo:hi])
-        discard[d, :tops[L.PILE_DISCARDS, d]] = rng.permutation(
-            discard[d, :tops[L.PILE_DISCARDS, d]])
-    R.redeal(t, players, pub, hid, cnt, seat, stream(deal_seed, 1), deck, discard, tops)
-    assert dealt(deck, discard, tops) == dealt(dk, dc, tp)
+        discard[d, :hid[L.PILE_DISCARDS + d]] = rng.permutation(
+            discard[d, :hid[L.PILE_DISCARDS + d]])
+    R.redeal(t, players, pub, hid, cnt, seat, stream(deal_seed, 1))
+    assert dealt(t, hid) == dealt(t, h)
     np.testing.assert_array_equal(tops, tp)
 
 
@@ -108,15 +109,24 @@ def test_redeal_shuffles_the_undrawn_cards(tables):
     sc, _ = mid_game(t, 3, 5, 10)
     orders = set()
     for k in range(6):
-        p, h, c, dk, dc, tp = piles(sc)
-        R.redeal(t, 3, p, h, c, 0, stream(9, k), dk, dc, tp)
-        orders.add(str(dealt(dk, dc, tp)))
+        p, h, c = copies(sc)
+        R.redeal(t, 3, p, h, c, 0, stream(9, k))
+        orders.add(str(dealt(t, h)))
     assert len(orders) == 6
 
 
-def test_redeal_takes_the_game_apis_arguments_first():
-    """`redeal` starts with the game API's arguments (docs/new-game.md section 4); the
-    piles Carnuta still keeps beside `hid` follow them."""
-    params = list(inspect.signature(R.redeal.py_func).parameters)
-    assert params[:7] == ["t", "n_players", "pub", "hid", "cnt", "seat", "rng"]
-    assert params[7:] == ["deck", "discard", "tops"]
+def test_written_to_the_game_api():
+    """Its rules take the game API's signatures (docs/new-game.md section 4), the piles and
+    option caches in `hid`, and the shared loop's own state hooks play them: none is
+    Carnuta's."""
+    api = {"setup": "t, n_players, pub, hid, cnt, rng, trace, tracing",
+           "next_decision": "t, n_players, pub, hid, cnt, opts, rng, trace, tracing",
+           "apply_option": "t, n_players, pub, hid, cnt, opts, c, rng, trace, tracing",
+           "redeal": "t, n_players, pub, hid, cnt, seat, rng",
+           "ranking_key": "t, n_players, pub, hid, cnt, s", "points": "t, pub, hid, cnt, s"}
+    for name, args in api.items():
+        params = inspect.signature(getattr(P, name).py_func).parameters
+        assert ", ".join(params) == args, name
+    for name in ("state_setup", "state_next", "state_apply", "state_decision"):
+        code = getattr(P, name).py_func.__code__
+        assert Path(code.co_filename).name == "loop.py", name

@@ -9,6 +9,7 @@ import pytest
 
 from simkit.engine import build_lineup
 from simkit.errors import SimkitError
+from simkit.gamekit.scratch import Decision
 from simkit.games import get_game
 from simkit.games.carnuta import layout as L
 from simkit.games.carnuta import options as O
@@ -96,8 +97,7 @@ def play_out(t, players: int, scratch, sid: int, prm, horizon: int) -> int:
     """Play on from the scratch's pending decision, every seat by `sid` (the deal and the
     strategies drawing from the deal stream, as in a rollout's playout)."""
     sc = scratch
-    return P.playout(t, players, sc.pub, sc.hid, sc.cnt, sc.deck, sc.discard, sc.tops,
-                     sc.rngs[0], sc.opts, sc.caches, sc.hass, sc.ver, sc.memo, sc.cols, sid, prm,
+    return P.playout(t, players, sc.pub, sc.hid, sc.cnt, sc.rngs[0], sc.opts, sid, prm,
                      horizon, new_trace_stub(L.N_COLS))
 
 
@@ -134,15 +134,17 @@ def test_playout_replays_whole_games(overrides, strategy):
             np.testing.assert_array_equal(replayed[name], column, err_msg=name)
 
 
-def permute_hidden(scratch, rng: np.random.Generator) -> tuple:
-    """Copies of the decks and discard piles with each deck's undrawn part and each
-    discard pile in a new order."""
-    deck, discard, tops = scratch.deck.copy(), scratch.discard.copy(), scratch.tops
+def permute_hidden(t, scratch, rng: np.random.Generator) -> np.ndarray:
+    """A copy of the hidden state with each deck's undrawn part and each discard pile in a
+    new order (the piles: views of it, layout.piles)."""
+    hid = scratch.hid.copy()
+    _tops, _starts, deck, discard = L.piles(t, hid)
     for d in range(2):
-        lo, hi = tops[0, d], tops[1, d]
+        lo, hi = hid[L.PILE_TOP + d], hid[L.PILE_END + d]
         deck[d, lo:hi] = rng.permutation(deck[d, lo:hi])
-        discard[d, :tops[2, d]] = rng.permutation(discard[d, :tops[2, d]])
-    return deck, discard
+        n_disc = hid[L.PILE_DISCARDS + d]
+        discard[d, :n_disc] = rng.permutation(discard[d, :n_disc])
+    return hid
 
 
 def test_never_reads_hidden_orders(cn):
@@ -160,28 +162,26 @@ def test_never_reads_hidden_orders(cn):
         rounds = case % 6  # 0 to 5 rounds, then the start of a round
         if rounds:
             play_out(t, players, scratch, GREEDY, GREEDY_PRM, rounds)
-        pub, opts, deck, discard, tops = scratch[:5]
-        hid, caches, hass, ver, memo = scratch.hid, scratch.caches, scratch.hass, scratch.ver, \
-            scratch.memo
+        pub, opts, hid, cnt = scratch.pub, scratch.opts, scratch.hid, scratch.cnt
         if pub[L.FINAL] and rounds:
             continue  # the game is over
         pub[L.ROUND] = rounds
         pub[L.SEAT] = 0
         pub[L.STEP] = L.STEP_ACTION
         pub[L.ACTIONS_LEFT] = 2 - case % 2  # a turn's first or second action
-        n = O.action_options(t.card, t.rules[L.R_TAKE_CHOOSE], t.rules[L.R_FLIP_SOME], pub, 0,
-                             opts, caches[0], hass[0], ver, memo, -1)
-        hidden = permute_hidden(scratch, rng)
-        before = [a.copy() for a in (pub, opts, deck, discard, tops, hid)]
+        n = O.action_options(t.card, t.rules[L.R_TAKE_CHOOSE], t.rules[L.R_FLIP_SOME], pub,
+                             hid, 0, opts, -1)
+        hidden = permute_hidden(t, scratch, rng)
+        before = [a.copy() for a in (pub, opts, hid)]
         choices = []
         for stream in range(6):
             state = np.array([py_stream_state(case, 1 + stream)], np.uint64)
             picks = []
-            for dk, dc in ((deck, discard), hidden):
-                seen = L.Decision(pub, hid, dk, dc, tops, scratch.search)
+            for h in (hid, hidden):
+                seen = Decision(pub, h, cnt, scratch.search)
                 picks.append(P.rollout_choice(t, players, 0, seen, opts, n, params,
                                               state.copy()))
-            for a, b in zip(before, (pub, opts, deck, discard, tops, hid), strict=True):
+            for a, b in zip(before, (pub, opts, hid), strict=True):
                 np.testing.assert_array_equal(a, b)  # the real state is left untouched
             assert picks[0] == picks[1], f"case {case}: a hidden order changed a decision"
             choices.append(picks[0])

@@ -71,13 +71,13 @@ def score(ex, cards: list[tuple[str, str]], tokens: dict[str, int] | None = None
     kernel = int(S.tableau_points(t.card, pub, 0, -1, 0))
     assert kernel == reference.score_tableau(rules, tableau, tok)
     # The kernel's per-decision gain table agrees with a rescoring.
-    cache = np.zeros((L.MAX_TYPES, 3), np.int64)
+    cache = np.zeros(L.GAIN_SIZE, np.int64)
     has = np.zeros(L.MAX_TYPES, np.int64)
     S.gain_table(t.card, pub, 0, cache, has)
     for x in range(t.n_types):
         more = list(tok)
         more[x] += 1
-        assert cache[x, 1] == reference.score_tableau(rules, tableau, more) - kernel
+        assert cache[3 * x + 1] == reference.score_tableau(rules, tableau, more) - kernel
     return kernel
 
 
@@ -261,16 +261,16 @@ def test_salt_on_a_column_holding_only_the_starting_card(on_start):
     compiled = game.compile(game.load_config((f"options.salt_on_starting_card={flag}",)))
     t = compiled.tables
     sc = P.new_scratch(t)
-    pub, opts, deck, discard, tops, starts, rngs, hid, cnt, caches, hass, ver, memo = sc[:13]
+    pub, opts, hid, cnt, rngs = sc.pub, sc.opts, sc.hid, sc.cnt, sc.rngs
     rngs[0, 0] = py_stream_state(5, 0)
-    R.setup(t, 2, pub, hid, cnt, deck, discard, tops, starts, ver, memo, rngs[0],
-            new_trace_stub(L.N_COLS), False)
+    R.setup(t, 2, pub, hid, cnt, rngs[0], new_trace_stub(L.N_COLS), False)
+    starts = hid[L.STARTS:]  # setup's starting cards, seat 0's first
     salt = int(np.flatnonzero(t.card_kind == L.SALT)[0])
     base = L.player_at(0, 0)
     pub[base + L.P_HAND] = salt
     pub[base + L.P_HAND_N] = 1
     pub[base + L.P_SUN] = pub[base + L.P_MOON] = 3  # enough to pay any cost
-    n = O.action_options(t.card, 0, 0, pub, 0, opts, caches[0], hass[0], ver, memo, -1)
+    n = O.action_options(t.card, 0, 0, pub, hid, 0, opts, -1)
     salt_columns = [int(opts[i, L.C]) for i in range(n)
                     if opts[i, L.KIND] == L.OPT_PLAY and opts[i, L.B] == salt]
     assert salt_columns == ([int(t.card[starts[0], L.CARD_ING])] if on_start else [])

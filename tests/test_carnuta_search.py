@@ -9,6 +9,7 @@ import pytest
 
 from simkit.engine import build_lineup
 from simkit.errors import SimkitError
+from simkit.gamekit.scratch import Decision
 from simkit.games import get_game
 from simkit.games.carnuta import layout as L
 from simkit.games.carnuta import options as O
@@ -44,28 +45,27 @@ def test_never_reads_hidden_orders(cn):
         rounds = case % 6
         if rounds:
             play_out(t, players, scratch, GREEDY, GREEDY_PRM, rounds)
-        pub, opts, deck, discard, tops = scratch[:5]
-        hid, caches, hass, ver, memo, tree = scratch.hid, scratch.caches, scratch.hass, \
-            scratch.ver, scratch.memo, scratch.search
+        pub, opts, hid, cnt = scratch.pub, scratch.opts, scratch.hid, scratch.cnt
+        tree = scratch.search
         if pub[L.FINAL] and rounds:
             continue
         pub[L.ROUND] = rounds
         pub[L.SEAT] = 0
         pub[L.STEP] = L.STEP_ACTION
         pub[L.ACTIONS_LEFT] = 2 - case % 2
-        n = O.action_options(t.card, t.rules[L.R_TAKE_CHOOSE], t.rules[L.R_FLIP_SOME], pub, 0,
-                             opts, caches[0], hass[0], ver, memo, -1)
-        hidden = permute_hidden(scratch, rng)
-        before = [a.copy() for a in (pub, opts, deck, discard, tops, hid)]
+        n = O.action_options(t.card, t.rules[L.R_TAKE_CHOOSE], t.rules[L.R_FLIP_SOME], pub,
+                             hid, 0, opts, -1)
+        hidden = permute_hidden(t, scratch, rng)
+        before = [a.copy() for a in (pub, opts, hid)]
         choices = []
         for stream in range(4):
             state = np.array([py_stream_state(case, 1 + stream)], np.uint64)
             picks = []
-            for dk, dc in ((deck, discard), hidden):
-                seen = L.Decision(pub, hid, dk, dc, tops, tree)
+            for h in (hid, hidden):
+                seen = Decision(pub, h, cnt, tree)
                 picks.append(P.search_choice(t, players, 0, seen, opts, n, params,
                                              state.copy()))
-            for a, b in zip(before, (pub, opts, deck, discard, tops, hid), strict=True):
+            for a, b in zip(before, (pub, opts, hid), strict=True):
                 np.testing.assert_array_equal(a, b)  # the real state is left untouched
             assert picks[0] == picks[1], f"case {case}: a hidden order changed a decision"
             assert 0 <= picks[0] < n
@@ -100,17 +100,16 @@ def test_widens_to_the_policys_best_actions(cn):
         scratch = started(t, players, int(rng.integers(1 << 62)))
         if case % 4:
             play_out(t, players, scratch, GREEDY, GREEDY_PRM, case % 4)
-        pub, opts, deck, discard, tops = scratch[:5]
-        hid, caches, hass, ver, memo, tree = scratch.hid, scratch.caches, scratch.hass, \
-            scratch.ver, scratch.memo, scratch.search
+        pub, opts, hid, cnt = scratch.pub, scratch.opts, scratch.hid, scratch.cnt
+        tree = scratch.search
         if pub[L.FINAL]:
             continue
         pub[L.SEAT], pub[L.STEP], pub[L.ACTIONS_LEFT] = 0, L.STEP_ACTION, 2
-        n = O.action_options(t.card, t.rules[L.R_TAKE_CHOOSE], t.rules[L.R_FLIP_SOME], pub, 0,
-                             opts, caches[0], hass[0], ver, memo, -1)
+        n = O.action_options(t.card, t.rules[L.R_TAKE_CHOOSE], t.rules[L.R_FLIP_SOME], pub,
+                             hid, 0, opts, -1)
         iterations = 1 + case * 3
         params = SEARCH.vector({"iterations": iterations, "horizon": 8})
-        P.search_choice(t, players, 0, L.Decision(pub, hid, deck, discard, tops, tree), opts, n,
+        P.search_choice(t, players, 0, Decision(pub, hid, cnt, tree), opts, n,
                         params, np.array([py_stream_state(case, 1)], np.uint64))
         values = np.empty(n)
         planner_values(opts, n, pub, t, params[SEARCH_PARAMS:], values)
@@ -143,14 +142,14 @@ def test_a_playout_cut_short_is_judged_by_the_planners_hand_value(cn):
         players = 2 + case % 3
         scratch = started(t, players, int(rng.integers(1 << 62)))
         play_out(t, players, scratch, GREEDY, GREEDY_PRM, 1 + case % 3)
-        pub, opts, deck, discard, tops = scratch[:5]
-        hid, tree = scratch.hid, scratch.search
+        pub, opts, hid, cnt = scratch.pub, scratch.opts, scratch.hid, scratch.cnt
+        tree = scratch.search
         if pub[L.FINAL]:
             continue
         horizon = 1 + case % 4
         params = SEARCH.vector({"horizon": horizon})
         n = 1
-        state = L.Decision(pub, hid, deck, discard, tops, tree)
+        state = Decision(pub, hid, cnt, tree)
         work, _, ranking = P.search_work(t, players, state, params)
         stream = np.array([py_stream_state(case, 1)], np.uint64)
         P.search_deal(t, players, state, opts, n, work, stream)
@@ -161,7 +160,7 @@ def test_a_playout_cut_short_is_judged_by_the_planners_hand_value(cn):
         rpub, cols = work.redeal.pub, np.zeros(L.MAX_TYPES + L.MAX_TABLEAU, np.int64)
         discount, weight = PLANNER_DEFAULTS[0], PLANNER_DEFAULTS[1]  # the default policy
         for q in range(players):
-            cache, has = np.zeros((L.MAX_TYPES, 3), np.int64), np.zeros(L.MAX_TYPES, np.int64)
+            cache, has = np.zeros(L.GAIN_SIZE, np.int64), np.zeros(L.MAX_TYPES, np.int64)
             S.gain_table(t.card, rpub, q, cache, has)
             hand = 0.0
             for h in range(rpub[L.player_at(q, L.P_HAND_N)]):

@@ -10,6 +10,7 @@ import re
 import resource
 import subprocess
 import sys
+from typing import NamedTuple
 
 import numpy as np
 import pytest
@@ -19,7 +20,7 @@ from numba.core.errors import TypingError
 
 from simkit.kernels import frame_chunks
 from simkit.kernels.inline_copy import share_scope_when_inlining
-from simkit.kernels.jit import CalledHelper, njit_without_refcounts
+from simkit.kernels.jit import CalledHelper, njit_without_refcounts, uncounted
 
 
 def _callee(a, k):
@@ -263,3 +264,36 @@ def test_cauldron_master_keeps_its_turn_loop_as_compiled_in_its_batch():
              .py_func.__qualname__ for game in ("inori", "cauldron_master", "carnuta")}
     assert names["cauldron_master"] in KEPT
     assert names["carnuta"] not in KEPT and names["inori"] not in KEPT
+
+
+class _Tables(NamedTuple):
+    card: np.ndarray
+    rows: np.ndarray
+    fixed: np.ndarray
+    size: int
+    inner: tuple
+
+
+@njit
+def _write_through_uncounted(t):
+    t = uncounted(t)  # compiles only if the views have the tables' own types
+    t.card[0, 1] = 7
+    t.rows[1] = 8  # a strided view: kept as it is, still the caller's
+    t.inner[0][2] = 9
+    return t.size + t.inner[1] + t.fixed[0]
+
+
+def test_uncounted_views_are_the_callers_arrays_with_their_types():
+    """The lookahead players read the rule tables through `uncounted` views: the same
+    memory (a write shows in the caller's array), the same numba types (so `t =
+    uncounted(t)` compiles), nested tuples too; what is not a C-contiguous array passes
+    as it is (a read-only array too)."""
+    card = np.zeros((2, 3), np.int64)
+    base = np.zeros(6, np.int64)
+    fixed = np.ones(2, np.int64)
+    fixed.setflags(write=False)
+    inner = np.zeros(4, np.int64)
+    t = _Tables(card, base[::2], fixed, 5, (inner, 3))
+    assert _write_through_uncounted(t) == 9
+    assert card[0, 1] == 7 and base[2] == 8 and inner[2] == 9
+    assert uncounted(t) is t  # from Python (and under NUMBA_DISABLE_JIT): t itself

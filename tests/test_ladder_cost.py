@@ -67,8 +67,10 @@ def test_each_points_cost_is_measured_and_a_finished_point_costs_nothing(tmp_pat
     plan = ld.plan(spec, out)
     costs = dict(zip([p.name for p in plan.points], lc.point_costs(plan, out), strict=True))
     assert all(c > 0 for c in costs.values())
-    # rollout players play each option forward: dearer than random ones by far
-    assert costs["field_2_rollout"] > 20 * costs["field_0_random"], costs
+    # rollout players play each option forward: dearer than random ones by far (16-19x
+    # since they stopped counting references, jit.uncounted; 5x leaves room for the noise
+    # of timing a few deals)
+    assert costs["field_2_rollout"] > 5 * costs["field_0_random"], costs
     # the doubled budget (one seat) costs more than the top's field, less than twice it
     assert costs["field_2_rollout"] < costs["budget_x2"] < 2.5 * costs["field_2_rollout"]
     ld.run_ladder(plan, out, threads=1)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from simkit.gamekit.scratch import Decision
 from simkit.games import get_game
 from simkit.games.carnuta import layout as CL
 from simkit.games.carnuta import play as CP
@@ -45,9 +46,8 @@ def _carnuta_states(t, rng):
         scratch = carnuta_rollout.started(t, players, int(rng.integers(1 << 62)))
         carnuta_rollout.play_out(t, players, scratch, CL.GREEDY, carnuta_rollout.GREEDY_PRM,
                                  1 + case % 3)
-        pub, _opts, deck, discard, tops = scratch[:5]
-        if not pub[CL.FINAL]:
-            yield players, CL.Decision(pub, scratch.hid, deck, discard, tops, scratch.search)
+        if not scratch.pub[CL.FINAL]:
+            yield players, Decision(scratch.pub, scratch.hid, scratch.cnt, scratch.search)
 
 
 def test_carnuta_deals_both_players_the_same_from_the_sorted_piles(tables):
@@ -63,24 +63,22 @@ def test_carnuta_deals_both_players_the_same_from_the_sorted_piles(tables):
         work, _, _ = CP.search_work(t, players, state, search)
         CP.search_deal(t, players, state, opts, 0, work, stream(3, seen))
         r = work.redeal
-        shuffled = state._replace(deck=state.deck.copy(), discard=state.discard.copy())
-        for d in range(2):
-            lo, hi = state.tops[CL.PILE_TOP, d], state.tops[CL.PILE_END, d]
-            shuffled.deck[d, lo:hi] = rng.permutation(shuffled.deck[d, lo:hi])
-            n_disc = state.tops[CL.PILE_DISCARDS, d]
-            shuffled.discard[d, :n_disc] = rng.permutation(shuffled.discard[d, :n_disc])
+        shuffled = state._replace(hid=carnuta_rollout.permute_hidden(t, state, rng))
         rwork, _, _ = CP.rollout_work(t, players, shuffled, rollout)
         CP.rollout_deal(t, players, shuffled, rwork, stream(3, seen))
-        np.testing.assert_array_equal(rwork.tops, r.tops)
+        hid, dhid, rhid = state.hid, rwork.deal_hid, r.hid
+        _, _, deck, discard = CL.piles(t, hid)
+        _, _, ddeck, ddiscard = CL.piles(t, dhid)
+        _, _, rdeck, rdiscard = CL.piles(t, rhid)
+        np.testing.assert_array_equal(dhid[CL.PILE_TOP:CL.VERSION], rhid[CL.PILE_TOP:CL.VERSION])
         for d in range(2):
-            cards, m = _known(state.deck[d], state.tops[CL.PILE_TOP, d],
-                              state.tops[CL.PILE_END, d])
-            assert r.tops[CL.PILE_END, d] == m
-            assert sorted(r.deck[d, :m].tolist()) == cards
-            assert rwork.deck[d, :m].tolist() == r.deck[d, :m].tolist()
-            cards, m = _known(state.discard[d], 0, state.tops[CL.PILE_DISCARDS, d])
-            assert r.tops[CL.PILE_DISCARDS, d] == m
-            assert r.discard[d, :m].tolist() == cards
-            assert rwork.discard[d, :m].tolist() == cards
+            cards, m = _known(deck[d], hid[CL.PILE_TOP + d], hid[CL.PILE_END + d])
+            assert rhid[CL.PILE_END + d] == m
+            assert sorted(rdeck[d, :m].tolist()) == cards
+            assert ddeck[d, :m].tolist() == rdeck[d, :m].tolist()
+            cards, m = _known(discard[d], 0, hid[CL.PILE_DISCARDS + d])
+            assert rhid[CL.PILE_DISCARDS + d] == m
+            assert rdiscard[d, :m].tolist() == cards
+            assert ddiscard[d, :m].tolist() == cards
         seen += 1
     assert seen >= 3

@@ -19,9 +19,9 @@ and the rollout player and the batch loop are the ones every game shares
 So every game's loop is this one code, compiled and cached once per game with the game's
 rules inlined, and the rollout player plans with exactly the rules the game is played by.
 A function below that the game's play.py defines itself is the game's (`bind` keeps it):
-a built-in game whose state has more arrays than pub, hid and cnt gives its own scratch
+a built-in game whose rules take more arrays than pub, hid and cnt gives its own scratch
 and state hooks (`state_setup` ...), and its specialised lookahead hooks where they pay
-(Carnuta: simkit/games/carnuta/play.py; Cauldron Master keeps only lookahead hooks).
+(Inori: simkit/games/inori/play.py; Cauldron Master and Carnuta keep lookahead hooks).
 Line numbers in tracebacks and numba errors are this file's.
 """
 # ruff: noqa: F821  (the game's names arrive when `bind` compiles this into its namespace)
@@ -251,8 +251,8 @@ def search_end(t, n_players, work, keys, pts):
 
 
 # The state hooks: how the loop reaches the game's state in its scratch. These defaults
-# are the game API's (pub, hid, cnt); a game whose state holds more arrays (Carnuta's
-# piles and option caches) defines its own in play.py, and `bind` keeps them. numba
+# are the game API's (pub, hid, cnt); a game whose rules take more arrays (Inori's views
+# of its piles in hid) defines its own in play.py, and `bind` keeps them. numba
 # inlines them, so they cost nothing.
 def state_setup(t, n_players, scratch, rng, trace, tracing):
     """A new game in the scratch's state (the game's `setup`)."""

@@ -1,16 +1,17 @@
 """How kernels are compiled: with or without numba's reference counting, helpers once per
 argument types and without a CPython wrapper, an array's data pointer (for a plug-in's
-call), and the lowest set bit's index (`trailing_zeros`)."""
+call), tuples of arrays without reference counts (`uncounted`), and the lowest set bit's
+index (`trailing_zeros`)."""
 
 from __future__ import annotations
 
 import sys
 import types as pytypes
 
-from numba import njit, types
+from numba import carray, njit, types
 from numba.core import config, event
 from numba.core.registry import CPUDispatcher
-from numba.extending import intrinsic
+from numba.extending import intrinsic, overload
 
 from simkit.kernels.inline_copy import share_scope_when_inlining
 
@@ -125,6 +126,51 @@ def data_pointer(typingctx, arr):
         return context.make_array(signature.args[0])(context, builder, args[0]).data
 
     return sig, codegen
+
+
+def uncounted(t):
+    """`t` (a tuple of arrays: the rule tables, a decision's state, a player's work
+    arrays), its C-contiguous writable arrays as views without reference counts; nested
+    tuples likewise; anything else as it is.
+
+    For the lookahead players, which count references because they allocate: numba counts
+    every array it reads out of a tuple (an atomic add and subtract), and a playout reads
+    the tables, the state and its work arrays at every step. Counted, they took about 60%
+    of the search player's time (docs/decisions.md). The caller keeps what the views are
+    of alive while they are used: an argument is, until its function returns; an array
+    made inside the function, until `keep_alive`. Plain Python (NUMBA_DISABLE_JIT) counts
+    nothing: `t` itself."""
+    return t
+
+
+@overload(uncounted)
+def _uncounted(t):
+    if not isinstance(t, types.BaseTuple):
+        return None
+    fields = []
+    for i, ty in enumerate(t.types):
+        if isinstance(ty, types.Array) and ty == types.Array(ty.dtype, ty.ndim, "C"):
+            # C-contiguous, writable and aligned: its view has its own numba type
+            fields.append(f"carray(data_pointer(t[{i}]), t[{i}].shape)")
+        elif isinstance(ty, types.BaseTuple):
+            fields.append(f"uncounted(t[{i}])")
+        else:
+            fields.append(f"t[{i}]")
+    if isinstance(t, types.BaseNamedTuple):
+        made = f"make({', '.join(fields)})"
+    else:
+        made = f"({', '.join(fields)}{',' if len(fields) == 1 else ''})"
+    scope = {"carray": carray, "data_pointer": data_pointer, "uncounted": uncounted,
+             "make": getattr(t, "instance_class", None)}
+    exec(f"def impl(t):\n    return {made}\n", scope)  # noqa: S102 (source built above)
+    return scope["impl"]
+
+
+@njit(cache=True)
+def keep_alive(*arrays):
+    """Marks `arrays` as used here, so numba keeps them alive until this point (it frees an
+    array after its last use, which would leave `uncounted` views of it dangling)."""
+    return len(arrays)
 
 
 if config.DISABLE_JIT:  # numba's intrinsic cannot run as plain Python (README: debugging)

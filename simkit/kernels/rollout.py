@@ -26,6 +26,7 @@ exactly the rules the game is played by. Line numbers in numba errors are this f
 
 import numpy as np
 
+from simkit.kernels.jit import keep_alive, uncounted
 from simkit.kernels.lookahead import playout_value
 
 
@@ -36,9 +37,11 @@ def rollout_choice(t, n_players, seat, state, opts, n, params, rng):
     on equal luck). A playout's value is the seat's win share plus 0.001 per point of
     margin over the best other seat (`playout_value`); the best total wins, a candidate's
     head start counted once per rollout (ties: the earlier row)."""
+    t, state = uncounted(t), uncounted(state)  # read at every step (jit.uncounted)
     cand = np.zeros(n, np.int64)
     head = np.zeros(n, np.float64)
-    work, total, ranking = rollout_work(t, n_players, state, params)
+    owned = rollout_work(t, n_players, state, params)
+    work, total, ranking = uncounted(owned)
     total[:n] = 0.0
     k = rollout_candidates(t, n_players, state, opts, n, params, rng, work, cand, head)
     if k == 0:
@@ -56,4 +59,5 @@ def rollout_choice(t, n_players, seat, state, opts, n, params, rng):
     for i in range(1, k):
         if total[i] > total[best]:
             best = i
+    keep_alive(owned)  # the views above are of its arrays
     return cand[best]

@@ -45,6 +45,7 @@ import numpy as np
 from numba import types
 from numba.extending import overload
 
+from simkit.kernels.jit import keep_alive, uncounted
 from simkit.kernels.lookahead import playout_value
 from simkit.kernels.search_tree import (
     AVAIL,
@@ -73,7 +74,9 @@ def search_choice(t, n_players, seat, state, opts, n, params, rng):
     without searching."""
     if n <= 1:
         return 0
-    work, tree, ranking = search_work(t, n_players, state, params)
+    t, state = uncounted(t), uncounted(state)  # read at every step (jit.uncounted)
+    owned = search_work(t, n_players, state, params)
+    work, tree, ranking = uncounted(owned)
     iterations = min(max(np.int64(params[0] + 0.5), 1), MAX_ITERATIONS)
     explore, prior = params[1], params[4]
     clear(tree)
@@ -146,7 +149,9 @@ def search_choice(t, n_players, seat, state, opts, n, params, rng):
             for _ in range(left):
                 next_u64(rng)
             break
-    return most_visited(tree, n, seat)
+    choice = most_visited(tree, n, seat)
+    keep_alive(owned)  # the views above are of its arrays
+    return choice
 
 
 def searched(lookahead, t, n_players, seat, state, opts, n, params, rng):

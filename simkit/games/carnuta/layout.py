@@ -62,6 +62,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
+from simkit.kernels.jit import njit_without_refcounts
 from simkit.outputs import CORE_OUTPUTS, Output
 
 MAX_PLAYERS = 4
@@ -150,15 +151,46 @@ R_COMP = 20
 R_HALF = R_COMP + MAX_PLAYERS
 N_RULES = R_HALF + MAX_PLAYERS
 
-# Hidden state: int64[HID_SIZE], what no strategy sees (the decks, their discards and
-# their tops are arrays of their own; a lookahead copies them all with `pub`).
+# Hidden state: int64[hid_size(t)], what no strategy sees (a lookahead copies it with
+# `pub`): where play stands, then the Day and Night piles.
 #   LEVEL       1               end of turn: the counter's track level reached so far
 #   TOKENS_DUE  1               ... and the bonus tokens still to take at that level
 #   END_REASON  1               why the game ended: -1 the last round, -2 max_rounds
 #   COUNTER     MAX_PLAYERS     each seat's counter level on the track
 LEVEL, TOKENS_DUE, END_REASON = 0, 1, 2
 COUNTER = 3
-HID_SIZE = COUNTER + MAX_PLAYERS
+HID_STATE = COUNTER + MAX_PLAYERS  # the entries above; then, in this order:
+#   PILE_TOP    2               per deck (Day, Night): its top in `deck_of` ...
+#   PILE_END    2               ... its end (the undrawn cards are [top:end]) ...
+#   PILE_DISCARDS 2             ... and the cards in its discard pile (`discard_of`)
+#   VERSION     MAX_PLAYERS     each seat's tableau version (+1 per card or token added)
+#   BUILT       MAX_PLAYERS     the version its gain table was built at (-1: never)
+#   GAINS       MAX_PLAYERS x MAX_TYPES x 3   each seat's gain table (scoring.gain_table)
+#   HAS         MAX_PLAYERS x MAX_TYPES       ... and its columns a Salt may go on
+#   COLS        MAX_TYPES + MAX_TABLEAU       a work slot: final scoring's points per
+#                                             column, then per card (scoring.final_score)
+#   STARTS      cards           a work slot: setup's starting cards, shuffled
+#   decks       2 x cards       the Day / Night decks (`deck_of`)
+#   discards    2 x cards       the Day / Night discard piles, in discard order
+#   memo        MAX_PLAYERS x cards x 3   per seat and Salt card: its best gain, column
+#                                         and the version they were found at (`memo_of`)
+# The gain tables, HAS and memo are caches keyed by the versions: rebuilt when a seat's
+# tableau changed, so a decision does not rescan a tableau that has not. The last four
+# are sized by the config (`hid_size`); HID_SIZE bounds them for any config.
+PILE_TOP = HID_STATE
+PILE_END = PILE_TOP + 2
+PILE_DISCARDS = PILE_END + 2
+VERSION = PILE_DISCARDS + 2
+BUILT = VERSION + MAX_PLAYERS
+GAINS = BUILT + MAX_PLAYERS
+GAIN_SIZE = MAX_TYPES * 3  # a seat's gain table: gains[3 * x + a], a = 1, 2 ingredients
+HAS = GAINS + MAX_PLAYERS * GAIN_SIZE
+COLS = HAS + MAX_PLAYERS * MAX_TYPES
+STARTS = COLS + MAX_TYPES + MAX_TABLEAU
+# Entries per card of the config after STARTS: the starting cards, the two decks, the two
+# discard piles, then each seat's Salt memo (3 a card).
+PER_CARD = 5 + 3 * MAX_PLAYERS
+HID_SIZE = STARTS + PER_CARD * MAX_CARDS
 
 # Per-seat counters: int64[MAX_PLAYERS, CT_SIZE], kept by the rules for the results.
 (CT_TURNS, CT_PLAYED, CT_DOUBLES, CT_SALTS, CT_TOKENS, CT_SICKLES, CT_RUNES_TAKEN,
@@ -211,33 +243,60 @@ def player_at(p: int, field: int) -> int:
     return PLAYER + p * PLAYER_SIZE + field
 
 
-# ---- work arrays (play.py builds them; numba compiles these as tuples with named fields)
-# Rows of `tops`: deck d is deck[d, tops[PILE_TOP, d]:tops[PILE_END, d]], its discard pile
-# discard[d, :tops[PILE_DISCARDS, d]].
-PILE_TOP, PILE_END, PILE_DISCARDS = range(3)
+# ---- the piles and caches in `hid` (see HID_STATE): views of it, for the rules
+@njit_without_refcounts
+def hid_size(t) -> int:
+    """The length of `hid` for the config of tables `t`."""
+    return STARTS + PER_CARD * t.card.shape[0]
 
 
-class Scratch(NamedTuple):
-    """Per-thread work arrays of batch play, reused across games (play.new_scratch): the
-    shared loop's fields (simkit/gamekit/scratch.py) and Carnuta's piles and caches."""
+@njit(cache=True, inline="always")
+def deck_of(hid, n, d):
+    """Deck d (0 Day, 1 Night) of a game of n cards: its undrawn cards are
+    [hid[PILE_TOP + d]:hid[PILE_END + d]]."""
+    return hid[STARTS + (1 + d) * n:STARTS + (2 + d) * n]
 
-    pub: np.ndarray  # public state
-    opts: np.ndarray  # option table
-    deck: np.ndarray  # Day / Night decks
-    discard: np.ndarray  # Day / Night discard piles, in discard order
-    tops: np.ndarray  # per deck: top, end, discards (PILE_*), unused
-    starts: np.ndarray  # starting cards (shuffled)
-    rngs: np.ndarray  # rng streams: deal, then one per seat
-    hid: np.ndarray  # hidden state
-    cnt: np.ndarray  # per-seat counters
-    caches: np.ndarray  # per seat: gain_table
-    hass: np.ndarray  # per seat: columns holding a card
-    ver: np.ndarray  # per seat: tableau version, of caches and hass
-    memo: np.ndarray  # per seat and card: gain, column, version
-    cols: np.ndarray  # final scoring: points per column, card
-    ranking: np.ndarray  # the seats' ranking keys (the loop's game_end)
-    rollout: None  # the rollout player builds its arrays per decision (play.rollout_work)
-    search: tuple  # the search player's tree (simkit/kernels/search_tree.new_tree)
+
+@njit(cache=True, inline="always")
+def discard_of(hid, n, d):
+    """Deck d's discard pile, [:hid[PILE_DISCARDS + d]], in discard order."""
+    return hid[STARTS + (3 + d) * n:STARTS + (4 + d) * n]
+
+
+@njit(cache=True, inline="always")
+def gains_of(hid, p):
+    """Seat p's gain table (scoring.gain_table)."""
+    return hid[GAINS + p * GAIN_SIZE:GAINS + (p + 1) * GAIN_SIZE]
+
+
+@njit(cache=True, inline="always")
+def has_of(hid, p):
+    """Seat p's columns a Salt may go on (scoring.gain_table)."""
+    return hid[HAS + p * MAX_TYPES:HAS + (p + 1) * MAX_TYPES]
+
+
+@njit(cache=True, inline="always")
+def memo_of(hid, n, p):
+    """Seat p's Salt memo in a game of n cards: card c's best gain, column and version at
+    3c, 3c + 1, 3c + 2."""
+    return hid[STARTS + (5 + 3 * p) * n:STARTS + (8 + 3 * p) * n]
+
+
+@njit(cache=True, inline="always")
+def cols_of(hid):
+    """Final scoring's work slot (scoring.final_score)."""
+    return hid[COLS:STARTS]
+
+
+@njit(cache=True, inline="always")
+def piles(t, hid):
+    """The piles as tests and tools read them, views of `hid`: tops (rows: the entries at
+    PILE_TOP, PILE_END and PILE_DISCARDS; a column per deck), the starting cards, and the
+    decks and discard piles (2 x cards each)."""
+    n = t.card.shape[0]
+    tops = hid[PILE_TOP:PILE_TOP + 6].reshape((3, 2))
+    return (tops, hid[STARTS:STARTS + n], hid[STARTS + n:STARTS + 3 * n].reshape((2, n)),
+            hid[STARTS + 3 * n:STARTS + 5 * n].reshape((2, n)))
 
 
 class Redeal(NamedTuple):
@@ -246,18 +305,10 @@ class Redeal(NamedTuple):
     (rules.redeal), and the policy every seat plays in it. The game's own arrays are
     never touched."""
 
-    pub: np.ndarray  # the re-deal's state ...
-    deck: np.ndarray
-    discard: np.ndarray
-    tops: np.ndarray
+    pub: np.ndarray  # the re-deal's state (its piles and caches in hid) ...
     hid: np.ndarray
     cnt: np.ndarray
     opts: np.ndarray  # ... its option table
-    caches: np.ndarray  # ... and option caches
-    hass: np.ndarray
-    ver: np.ndarray
-    memo: np.ndarray
-    cols: np.ndarray  # final scoring's columns
     sid: np.ndarray  # the policy ...
     prm: np.ndarray  # ... and its weights
     trace: tuple  # re-deals are never traced
@@ -267,9 +318,7 @@ class RolloutWork(NamedTuple):
     """The rollout player's arrays for one decision (play.rollout_work)."""
 
     redeal: Redeal  # the playouts' state and policy
-    deck: np.ndarray  # this rollout's deal (rules.redeal): decks ...
-    discard: np.ndarray  # ... discard piles ...
-    tops: np.ndarray  # ... and their tops
+    deal_hid: np.ndarray  # this rollout's deal (rules.redeal): the hidden state, piles dealt
     rng: np.ndarray  # a playout's stream: the deal's seed, the same for every row
     rows: np.ndarray  # the candidates' rows
     seed: np.ndarray  # this rollout's seed
@@ -284,15 +333,3 @@ class SearchWork(NamedTuple):
     hand_has: np.ndarray
     hand: np.ndarray  # ... its cards
     hand_gains: np.ndarray  # ... and their gains
-
-
-class Decision(NamedTuple):
-    """What the rollout and search players decide from: the game's state and piles, and
-    the search player's tree."""
-
-    pub: np.ndarray
-    hid: np.ndarray
-    deck: np.ndarray
-    discard: np.ndarray
-    tops: np.ndarray
-    tree: tuple

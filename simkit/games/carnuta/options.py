@@ -1,17 +1,20 @@
 """Carnuta's option tables: the legal options of each decision, one row each, with the
 features strategies read (columns: layout.py). Building a table changes nothing in the
-game; each seat's score gains are cached until its tableau changes (`ver`)."""
+game but the caches in `hid`: each seat's score gains are kept until its tableau changes
+(its version, hid[VERSION + p]; layout.py)."""
 
 from __future__ import annotations
 
 from numba import njit
 
-from .layout import (CARD_COST, CARD_ICONS, CARD_ING, CARD_KIND, DISPLAY, F1, F2, F3, KIND,
+from simkit.kernels.jit import njit_without_refcounts
+
+from .layout import (BUILT, CARD_COST, CARD_ICONS, CARD_ING, CARD_KIND, DISPLAY, F1, F2, F3, KIND,
                      MOON_FLIP, MOON_RETURN, N_COLS, N_SLOTS, OPT_DISCARD, OPT_END, OPT_FLIP,
                      OPT_PASS, OPT_PLAY, OPT_RUNES, OPT_SICKLE, OPT_TAKE, OPT_TOKEN, P_HAND,
                      P_HAND_N, P_MOON, P_OPEN, P_PLAYED, P_SICKLES, P_SUN, POINTS, R_BAN_CARD,
                      R_BAN_SEAT, R_BAN_TOKEN, RESERVE, SALT, SLOTS_PER_ROW, SUN, SUN_FLIP,
-                     SUN_RETURN, TOKENS, A, B, C, player_at)
+                     SUN_RETURN, TOKENS, VERSION, A, B, C, gains_of, has_of, memo_of, player_at)
 from .scoring import best_gain, can_pay, gain_table, play_gain, unpaid
 
 
@@ -28,11 +31,32 @@ def set_row(opts, n, kind, a, b, c, points, f1, f2, f3):
 
 
 @njit(cache=True, inline="always")
-def fresh_gains(cd, pub, p, cache, has, ver):
-    """Rebuild seat p's gain table (`gain_table`) if its tableau changed since it was built."""
-    if ver[p, 1] != ver[p, 0]:
-        gain_table(cd, pub, p, cache, has)
-        ver[p, 1] = ver[p, 0]
+def fresh_gains(cd, pub, hid, p):
+    """Seat p's gain table and Salt columns (`gain_table`), rebuilt if its tableau changed
+    since they were built."""
+    if hid[BUILT + p] != hid[VERSION + p]:
+        rebuild_gains(cd, pub, hid, p)
+    return gains_of(hid, p), has_of(hid, p)
+
+
+# rebuild_gains and salt_gain are called, not inlined: the turn loop would copy them at two
+# or three places each (tests/test_architecture.py's cap), for work done now and then.
+@njit_without_refcounts
+def rebuild_gains(cd, pub, hid, p):
+    """Seat p's gain table and Salt columns built anew for its tableau's version."""
+    gain_table(cd, pub, p, gains_of(hid, p), has_of(hid, p))
+    hid[BUILT + p] = hid[VERSION + p]
+
+
+@njit_without_refcounts
+def salt_gain(cd, pub, hid, p, c, cache, has):
+    """(best gain, its column) of Salt card c for seat p (`best_gain`), kept in p's memo
+    until its tableau changes."""
+    memo, version = memo_of(hid, cd.shape[0], p), hid[VERSION + p]
+    if memo[3 * c + 2] != version:
+        memo[3 * c], memo[3 * c + 1] = best_gain(cd, pub, p, c, cache, has)
+        memo[3 * c + 2] = version
+    return memo[3 * c], memo[3 * c + 1]
 
 
 @njit(cache=True, inline="always")
@@ -51,14 +75,13 @@ def sickle_rows(pub, p, opts, n):
 
 
 @njit(cache=True, inline="always")
-def action_options(cd, take_choose, flip_some, pub, p, opts, cache, has, ver, memo,
-                   banned):
+def action_options(cd, take_choose, flip_some, pub, hid, p, opts, banned):
     """The action step: take, play, take runes, flip runes, sickle; pass if no action.
     Card `banned` (-1: none) is not offered to take (restricted play, `simkit value`)."""
     base = player_at(p, 0)
     sun = pub[base + P_SUN]
     moon = pub[base + P_MOON]
-    fresh_gains(cd, pub, p, cache, has, ver)
+    cache, has = fresh_gains(cd, pub, hid, p)
     n = 0
     # Take a Card: any of the 8 visible cards.
     for s in range(N_SLOTS):
@@ -69,10 +92,7 @@ def action_options(cd, take_choose, flip_some, pub, p, opts, cache, has, ver, me
             col = cd[c, CARD_ING]
             g = play_gain(cd, pub, p, c, col, cache)
         else:  # a Salt's best column, kept until p's tableau changes
-            if memo[p, c, 2] != ver[p, 0]:
-                memo[p, c, 0], memo[p, c, 1] = best_gain(cd, pub, p, c, cache, has)
-                memo[p, c, 2] = ver[p, 0]
-            g, col = memo[p, c, 0], memo[p, c, 1]
+            g, col = salt_gain(cd, pub, hid, p, c, cache, has)
         set_row(opts, n, OPT_TAKE, s, c, col, g, 1 if can_pay(cd, c, sun, moon) else 0,
                 unpaid(cd, c, sun, moon), cd[c, CARD_ICONS])
         n += 1
@@ -139,22 +159,19 @@ def banned_token(t, s):
 
 
 @njit(cache=True, inline="always")
-def discard_options(cd, pub, p, opts, cache, has, ver, memo):
+def discard_options(cd, pub, hid, p, opts):
     """End of turn, over the hand limit: one row per card in hand."""
     base = player_at(p, 0)
     sun = pub[base + P_SUN]
     moon = pub[base + P_MOON]
-    fresh_gains(cd, pub, p, cache, has, ver)
+    cache, has = fresh_gains(cd, pub, hid, p)
     n = 0
     for h in range(pub[base + P_HAND_N]):
         c = pub[base + P_HAND + h]
         if cd[c, CARD_KIND] != SALT:
             g = play_gain(cd, pub, p, c, cd[c, CARD_ING], cache)
         else:
-            if memo[p, c, 2] != ver[p, 0]:
-                memo[p, c, 0], memo[p, c, 1] = best_gain(cd, pub, p, c, cache, has)
-                memo[p, c, 2] = ver[p, 0]
-            g = memo[p, c, 0]
+            g = salt_gain(cd, pub, hid, p, c, cache, has)[0]
         set_row(opts, n, OPT_DISCARD, h, c, -1, g, 1 if can_pay(cd, c, sun, moon) else 0, 0,
                 cd[c, CARD_ICONS])
         n += 1
@@ -162,14 +179,14 @@ def discard_options(cd, pub, p, opts, cache, has, ver, memo):
 
 
 @njit(cache=True, inline="always")
-def token_options(cd, pub, p, opts, cache, has, ver, banned):
+def token_options(cd, pub, hid, p, opts, banned):
     """A bonus space: one row per Bonus Ingredient token type in the centre, but `banned`
     (-1: none; restricted play, `simkit value`)."""
     n = 0
-    fresh_gains(cd, pub, p, cache, has, ver)
+    cache, has = fresh_gains(cd, pub, hid, p)
     for x in range(has.shape[0]):
         if pub[TOKENS + x] > 0 and x != banned:
-            set_row(opts, n, OPT_TOKEN, x, -1, -1, cache[x, 1], 0, 0, 0)
+            set_row(opts, n, OPT_TOKEN, x, -1, -1, cache[3 * x + 1], 0, 0, 0)
             n += 1
     return n
 

@@ -1,6 +1,9 @@
-"""Carnuta played by the shared loop (simkit/gamekit/loop.py, bound at the end): its
-scratch, the state hooks that reach its piles and option caches, its specialised
-lookahead hooks and its result columns.
+"""Carnuta played by the shared loop (simkit/gamekit/loop.py, bound at the end), written
+to the game API: its state is `pub`, `hid` (its piles and option caches in it) and `cnt`
+(layout.py), its `setup`, `redeal` (rules.py), `next_decision` and `apply_option`
+(step.py) and ranking (scoring.py) take the API's signatures, and the loop's own state
+hooks play it. This file adds its result columns, which decisions the lookahead players
+decide and what a traced decision records, and its specialised lookahead hooks.
 
 `apply_option` (step.py) applies a chosen option and `next_decision` (step.py) plays the
 automatic steps up to the next decision; the loop's `play_game` and this file's `playout`
@@ -17,28 +20,28 @@ import numpy as np
 from numba import njit
 
 from simkit.gamekit.binding import bind
+from simkit.gamekit.scratch import Scratch
 from simkit.kernels.search_tree import SEARCH_PARAMS, new_tree
 from simkit.kernels.trace import new_trace_stub
 from simkit.outputs import CORE_OUTPUTS, allocate
 from simkit.players import players_file, players_of
 from simkit.rng import next_u64
 
-from . import layout as _layout
 from .layout import (CT_BEST, CT_COLUMN, CT_DISCARDED, CT_DOUBLES, CT_FLIPPED, CT_KIND,
-                     CT_PAID_FLIP, CT_PLAYED, CT_RETURNED, CT_RUNES_TAKEN, CT_SALTS, CT_SIZE,
-                     CT_SICKLES, CT_START_POINTS, CT_TOKEN, CT_TOKENS, CT_TRIGGERED, CT_TURNS,
-                     GAME_OVER, GREEDY, GREEDY_TIES, HID_SIZE, KIND, MAX_HAND, MAX_OPTIONS,
-                     MAX_PLAYERS, MAX_TABLEAU, MAX_TYPES, N_COLS, O_BEST_INGREDIENT_POINTS,
-                     O_BONUS_TOKENS, O_CARD, O_CARDS_DISCARDED, O_CARDS_PLAYED, O_DOUBLES, O_PLAYED,
-                     O_POINTS, O_RUNES_FLIPPED, O_RUNES_PAID_FLIP, O_RUNES_RETURNED,
-                     O_RUNES_TAKEN, O_SALTS, O_SICKLES_USED, O_START_POINTS, O_STARTING_CARD,
-                     O_TOKEN, O_TRIGGERED_END, O_TURNS, OUTPUTS, P_CARDS, P_HAND, P_HAND_N, P_MOON,
-                     P_N_CARDS, P_SUN, PLANNER, PUB_SIZE,
-                     R_N_ING_CARDS, R_N_TYPES, ROLLOUT_TIES, ROLLOUT_WEIGHTS, ROUND, SCORE_KINDS,
-                     SEAT, STEP, STEP_ACTION, A, B, C, Redeal, RolloutWork, SearchWork,
-                     player_at)
-from .layout import MAX_DECISIONS, PLAYOUT, ROLLOUT, SEARCH  # noqa: F401  (the shared loop's names)
-from .rules import redeal, setup
+                     CT_PAID_FLIP, CT_PLAYED, CT_RETURNED, CT_RUNES_TAKEN, CT_SALTS, CT_SICKLES,
+                     CT_SIZE, CT_START_POINTS, CT_TOKEN, CT_TOKENS, CT_TRIGGERED, CT_TURNS,
+                     GAIN_SIZE, GAME_OVER, GREEDY, GREEDY_TIES, KIND, MAX_HAND, MAX_OPTIONS,
+                     MAX_PLAYERS, MAX_TYPES, N_COLS, O_BEST_INGREDIENT_POINTS, O_BONUS_TOKENS,
+                     O_CARD, O_CARDS_DISCARDED, O_CARDS_PLAYED, O_DOUBLES, O_PLAYED, O_POINTS,
+                     O_RUNES_FLIPPED, O_RUNES_PAID_FLIP, O_RUNES_RETURNED, O_RUNES_TAKEN,
+                     O_SALTS, O_SICKLES_USED, O_START_POINTS, O_STARTING_CARD, O_TOKEN,
+                     O_TRIGGERED_END, O_TURNS, OUTPUTS, P_CARDS, P_HAND, P_HAND_N, P_MOON,
+                     P_N_CARDS, P_SUN, PLANNER, PUB_SIZE, R_N_ING_CARDS, R_N_TYPES, ROLLOUT_TIES,
+                     ROLLOUT_WEIGHTS, SCORE_KINDS, SEAT, STEP, STEP_ACTION, A, B, C, Redeal,
+                     RolloutWork, SearchWork, cols_of, hid_size, player_at)
+from .layout import HID_SIZE, MAX_DECISIONS, PLAYOUT, ROLLOUT, ROUND, SEARCH  # noqa: F401  (the loop's)
+from .rules import fresh_caches, redeal
+from .rules import setup  # noqa: F401  (the shared loop's)
 from .scoring import best_gain, final_score, gain_table, greedy_score, score_key
 from .scoring import points, ranking_key  # noqa: F401  (the shared loop's names)
 from .step import apply_option, next_decision
@@ -58,61 +61,28 @@ def new_outputs(n_games: int, n_players: int, n_types: int, n_cards: int) -> tup
 
 
 # ---------------------------------------------------------------- scratch
+# The loop's scratch (simkit/gamekit/scratch.py): the state is the API's pub, hid and cnt
+# (the piles and option caches in hid, layout.py), so the loop's own state hooks play it.
 @njit(cache=True)
 def new_scratch(t):
-    """Per-thread work arrays, reused across games (every game resets what it uses)."""
-    n = t.card.shape[0]
-    return _layout.Scratch(  # its fields: layout.Scratch
+    """Per-thread work arrays, reused across games (every game resets what it uses); the
+    rollout player builds its arrays per decision (`rollout_work`), the search player
+    keeps its tree here."""
+    return Scratch(
         pub=np.zeros(PUB_SIZE, np.int32),
         opts=np.zeros((MAX_OPTIONS, N_COLS), np.int32),
-        deck=np.zeros((2, n), np.int64),
-        discard=np.zeros((2, n), np.int64),
-        tops=np.zeros((4, 2), np.int64),
-        starts=np.zeros(n, np.int64),
-        rngs=np.zeros((MAX_PLAYERS + 1, 1), np.uint64),
-        hid=np.zeros(HID_SIZE, np.int64),
+        hid=np.zeros(hid_size(t), np.int64),
         cnt=np.zeros((MAX_PLAYERS, CT_SIZE), np.int64),
-        caches=np.zeros((MAX_PLAYERS, MAX_TYPES, 3), np.int64),
-        hass=np.zeros((MAX_PLAYERS, MAX_TYPES), np.int64),
-        ver=np.zeros((MAX_PLAYERS, 2), np.int64),
-        memo=np.zeros((MAX_PLAYERS, n, 3), np.int64),
-        cols=np.zeros(MAX_TYPES + MAX_TABLEAU, np.int64),
+        rngs=np.zeros((MAX_PLAYERS + 1, 1), np.uint64),
         ranking=np.zeros((2, MAX_PLAYERS), np.int64),
         rollout=None,
         search=new_tree(MAX_PLAYERS, MAX_OPTIONS),
     )
 
 
-# ---------------------------------------------------------------- the state hooks
-# How the shared loop reaches the state: pub, hid and cnt as every game's, and the piles,
-# starting cards and option caches Carnuta keeps beside them.
-@njit(cache=True, inline="always")
-def state_setup(t, n_players, scratch, rng, trace, tracing):
-    setup(t, n_players, scratch.pub, scratch.hid, scratch.cnt, scratch.deck, scratch.discard,
-          scratch.tops, scratch.starts, scratch.ver, scratch.memo, rng, trace, tracing)
-
-
-@njit(cache=True, inline="always")
-def state_next(t, n_players, scratch, rng, trace, tracing):
-    return next_decision(t, n_players, scratch.pub, scratch.hid, scratch.cnt, scratch.deck,
-                         scratch.discard, scratch.tops, rng, scratch.opts, scratch.caches,
-                         scratch.hass, scratch.ver, scratch.memo, scratch.cols, trace, tracing)
-
-
-@njit(cache=True, inline="always")
-def state_apply(t, n_players, scratch, c, rng, trace, tracing):
-    apply_option(t, scratch.pub, scratch.hid, scratch.cnt, scratch.deck, scratch.discard,
-                 scratch.tops, rng, scratch.opts, c, scratch.ver, trace, tracing)
-
-
-@njit(cache=True, inline="always")
-def state_decision(scratch, work):
-    """The state both lookahead players decide from, the search's tree in it (the rollout
-    player's arrays are built per decision: `work` is not used)."""
-    return _layout.Decision(scratch.pub, scratch.hid, scratch.deck, scratch.discard,
-                            scratch.tops, scratch.search)
-
-
+# Which decisions the lookahead players decide, and what a traced decision records: the
+# game's own (the loop's defaults would search every decision and record the first row's
+# kind, which would change the rollout and search players' games and the log).
 @njit(cache=True, inline="always")
 def rollout_decides(t, n_players, scratch):
     """The rollout player plays out actions only (the end of its turn is its policy's)."""
@@ -147,8 +117,7 @@ def ask(sid, opts, n, pub, t, params, rng):
 # the rules the game is played by: it lives with them, below the players. It chooses
 # actions only; a decision's `state` is a layout.Decision.
 @njit(cache=True)
-def playout(t, n_players, pub, hid, cnt, deck, discard, tops, rng, opts, caches, hass, ver,
-            memo, cols, sid, prm, horizon, trace):
+def playout(t, n_players, pub, hid, cnt, rng, opts, sid, prm, horizon, trace):
     """Play on from the pending decision of `pub` with every seat played by strategy `sid`
     (weights `prm`) until the game ends (and is scored) or `horizon` round ends have passed
     (0: no limit). `rng` stands for the deal stream (reveals after a rebuilt deck) and for
@@ -156,14 +125,13 @@ def playout(t, n_players, pub, hid, cnt, deck, discard, tops, rng, opts, caches,
     without the lookahead, tracing or results (the game's end is GAME_OVER)."""
     start = pub[ROUND]
     while True:
-        n = next_decision(t, n_players, pub, hid, cnt, deck, discard, tops, rng, opts, caches,
-                          hass, ver, memo, cols, trace, False)
+        n = next_decision(t, n_players, pub, hid, cnt, opts, rng, trace, False)
         if n == GAME_OVER:
             return pub[ROUND] - start + 1
         if horizon > 0 and pub[ROUND] - start >= horizon:
             return horizon
         c = ask(sid, opts, n, pub, t, prm, rng)
-        apply_option(t, pub, hid, cnt, deck, discard, tops, rng, opts, c, ver, trace, False)
+        apply_option(t, n_players, pub, hid, cnt, opts, c, rng, trace, False)
 
 
 @njit(cache=True, inline="always")
@@ -171,21 +139,11 @@ def new_redeal(t, state, sid, prm):
     """A re-deal's arrays (layout.Redeal) for the decision `state`, with the policy `sid`
     and `prm`. The counters the rules keep in a re-deal are never read, so they start
     from whatever was left."""
-    pub, hid = state.pub, state.hid
-    n_cards = t.card.shape[0]
     return Redeal(  # its fields: layout.Redeal
-        pub=np.empty_like(pub),
-        deck=np.empty((2, n_cards), np.int64),
-        discard=np.empty((2, n_cards), np.int64),
-        tops=np.empty((4, 2), np.int64),
-        hid=np.empty_like(hid),
+        pub=np.empty_like(state.pub),
+        hid=np.empty_like(state.hid),
         cnt=np.zeros((MAX_PLAYERS, CT_SIZE), np.int64),
         opts=np.zeros((MAX_OPTIONS, N_COLS), np.int32),
-        caches=np.zeros((MAX_PLAYERS, MAX_TYPES, 3), np.int64),
-        hass=np.zeros((MAX_PLAYERS, MAX_TYPES), np.int64),
-        ver=np.zeros((MAX_PLAYERS, 2), np.int64),
-        memo=np.zeros((MAX_PLAYERS, n_cards, 3), np.int64),
-        cols=np.zeros(MAX_TYPES + MAX_TABLEAU, np.int64),
         sid=sid,
         prm=prm,
         trace=new_trace_stub(N_COLS),
@@ -205,9 +163,7 @@ def rollout_work(t, n_players, state, params):
         prm = params[ROLLOUT_WEIGHTS:ROLLOUT_WEIGHTS + PLANNER_DEFAULTS.shape[0]].copy()
     work = RolloutWork(  # its fields: layout.RolloutWork
         redeal=new_redeal(t, state, sid, prm),
-        deck=np.empty((2, t.card.shape[0]), np.int64),
-        discard=np.empty((2, t.card.shape[0]), np.int64),
-        tops=np.empty((4, 2), np.int64),
+        deal_hid=np.empty_like(state.hid),
         rng=np.zeros(1, np.uint64),
         rows=np.empty((MAX_OPTIONS, N_COLS), np.int32),
         seed=np.zeros(1, np.uint64),
@@ -251,12 +207,9 @@ def rollout_candidates(t, n_players, state, opts, n, params, rng, work, cand, he
 def rollout_deal(t, n_players, state, work, rng):
     """The decision's piles re-dealt by `redeal` with the seat's stream (every candidate
     plays this deal), and a seed for the reveals after a rebuilt deck and the strategies'
-    draws."""
-    work.deck[:, :] = state.deck
-    work.discard[:, :] = state.discard
-    work.tops[:, :] = state.tops
-    redeal(t, n_players, state.pub, state.hid, work.redeal.cnt, state.pub[SEAT], rng,
-           work.deck, work.discard, work.tops)
+    draws. redeal reads and writes nothing of `pub` and `cnt` here."""
+    work.deal_hid[:] = state.hid
+    redeal(t, n_players, state.pub, work.deal_hid, work.redeal.cnt, state.pub[SEAT], rng)
     work.seed[0] = next_u64(rng)
 
 
@@ -266,23 +219,16 @@ def rollout_play(t, n_players, state, opts, cand, k, i, params, rng, work, keys,
     seat played by the policy; keys by the rules' ranking (final score with the seat
     compensation, then the tiebreak)."""
     r = work.redeal
-    pub, hid = state.pub, state.hid
-    rpub, rdeck, rdisc, rtops, rhid, rcnt = r.pub, r.deck, r.discard, r.tops, r.hid, r.cnt
-    rr, ropts, caches, hass, ver, memo = work.rng, r.opts, r.caches, r.hass, r.ver, r.memo
-    cols, trace = r.cols, r.trace
-    rpub[:] = pub
-    rdeck[:, :] = work.deck
-    rdisc[:, :] = work.discard
-    rtops[:, :] = work.tops
-    rhid[:] = hid
-    ver[:, 0] = 0
-    ver[:, 1] = -1
-    memo[:, :, 2] = -1
+    rpub, rhid, rcnt, rr, ropts, trace = r.pub, r.hid, r.cnt, work.rng, r.opts, r.trace
+    rpub[:] = state.pub
+    rhid[:] = work.deal_hid  # the piles too
+    fresh_caches(t, rhid)
     rr[0] = work.seed[0]
     ropts[:k] = work.rows[:k]
-    apply_option(t, rpub, rhid, rcnt, rdeck, rdisc, rtops, rr, ropts, i, ver, trace, False)
-    playout(t, n_players, rpub, rhid, rcnt, rdeck, rdisc, rtops, rr, ropts, caches, hass, ver,
-            memo, cols, r.sid[0], r.prm, np.int64(params[1] + 0.5), trace)
+    apply_option(t, n_players, rpub, rhid, rcnt, ropts, i, rr, trace, False)
+    playout(t, n_players, rpub, rhid, rcnt, rr, ropts, r.sid[0], r.prm,
+            np.int64(params[1] + 0.5), trace)
+    cols = cols_of(rhid)
     for q in range(n_players):
         pts[q], best = final_score(t, rpub, q, cols)
         keys[q] = score_key(t, q, pts[q], best)
@@ -290,7 +236,7 @@ def rollout_play(t, n_players, state, opts, cand, k, i, params, rng, work, keys,
 
 # ---------------------------------------------------------------- search player
 # The search player's hooks (simkit/kernels/search.py, bound below): a decision's `state`
-# is a layout.Decision. It searches actions, as the rollout player
+# is the loop's Decision, its `work` the tree. It searches actions, as the rollout player
 # does; the end of a turn (Sickle, discards, tokens) is its policy's, at the table and in
 # its tree (search_next plays it off the tree): a node per discard would spread a small
 # budget over moves that matter little.
@@ -303,28 +249,22 @@ def search_work(t, n_players, state, params):
     work = SearchWork(  # its fields: layout.SearchWork
         redeal=new_redeal(t, state, np.full(1, np.int64(params[3] + 0.5), np.int64), prm),
         cut_short=np.zeros(1, np.int64),
-        hand_cache=np.zeros((MAX_TYPES, 3), np.int64),
+        hand_cache=np.zeros(GAIN_SIZE, np.int64),
         hand_has=np.zeros(MAX_TYPES, np.int64),
         hand=np.zeros(MAX_HAND, np.int64),
         hand_gains=np.zeros(MAX_HAND, np.float64),
     )
-    return work, state.tree, np.zeros((2, MAX_PLAYERS), np.int64)
+    return work, state.work, np.zeros((2, MAX_PLAYERS), np.int64)
 
 
 @njit(cache=True, inline="always")
 def search_deal(t, n_players, state, opts, n, work, rng):
     """The decision's state with its piles re-dealt by `redeal`."""
     r = work.redeal
-    ver, memo = r.ver, r.memo
     r.pub[:] = state.pub
-    r.hid[:] = state.hid
-    r.deck[:, :] = state.deck
-    r.discard[:, :] = state.discard
-    r.tops[:, :] = state.tops
-    redeal(t, n_players, r.pub, r.hid, r.cnt, r.pub[SEAT], rng, r.deck, r.discard, r.tops)
-    ver[:, 0] = 0
-    ver[:, 1] = -1
-    memo[:, :, 2] = -1
+    r.hid[:] = state.hid  # the piles too
+    redeal(t, n_players, r.pub, r.hid, r.cnt, r.pub[SEAT], rng)
+    fresh_caches(t, r.hid)
     r.opts[:n] = opts[:n]
     work.cut_short[0] = 0
 
@@ -345,8 +285,7 @@ def search_key(t, work, i):
 @njit(cache=True, inline="always")
 def search_apply(t, n_players, work, i, rng):
     r = work.redeal
-    apply_option(t, r.pub, r.hid, r.cnt, r.deck, r.discard, r.tops, rng, r.opts, i, r.ver,
-                 r.trace, False)
+    apply_option(t, n_players, r.pub, r.hid, r.cnt, r.opts, i, rng, r.trace, False)
 
 
 @njit(cache=True, inline="always")
@@ -354,8 +293,7 @@ def search_next(t, n_players, work, rng):
     """The next action of the re-deal: the end of a turn is played by the policy."""
     r = work.redeal
     while True:
-        n = next_decision(t, n_players, r.pub, r.hid, r.cnt, r.deck, r.discard, r.tops, rng,
-                          r.opts, r.caches, r.hass, r.ver, r.memo, r.cols, r.trace, False)
+        n = next_decision(t, n_players, r.pub, r.hid, r.cnt, r.opts, rng, r.trace, False)
         if n == GAME_OVER or r.pub[STEP] == STEP_ACTION:
             return n
         search_apply(t, n_players, work, search_prefer(t, n_players, work, n, rng), rng)
@@ -407,9 +345,9 @@ def search_end(t, n_players, work, keys, pts):
     if it is the planner, else the planner's defaults), in 1/1024 points: a half-played
     game's tableau alone misjudges it (measured in docs/strategies.md)."""
     r = work.redeal
-    pub = r.pub
+    pub, cols = r.pub, cols_of(r.hid)
     for q in range(n_players):
-        pts[q], best = final_score(t, pub, q, r.cols)
+        pts[q], best = final_score(t, pub, q, cols)
         keys[q] = score_key(t, q, pts[q], best)
     if work.cut_short[0] == 0:
         return

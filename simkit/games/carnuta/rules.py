@@ -4,8 +4,9 @@
 Each function applies one step to the game state (`pub`, the hidden state `hid`, the
 decks) and the per-seat counters `cnt` (layouts: layout.py). None asks a player or writes
 a result array: play.py sequences these steps between decisions, for batch play, traced
-play and the rollout player's playouts alike. `ver` versions each seat's tableau for the
-option tables' caches (options.py). `trace`/`tracing` record events for `simkit play`.
+play and the rollout player's playouts alike. `hid[VERSION + s]` versions each seat's
+tableau for the option tables' caches (options.py). `trace`/`tracing` record events for
+`simkit play`.
 
 Conventions the rule text does not fix (documented, not options): seat 0 holds the
 Ancestor; each cost icon is paid by a different rune showing the icon's side before
@@ -17,79 +18,83 @@ take or Sickle on its row; a counter that passes several spaces in one turn gain
 from __future__ import annotations
 
 from numba import njit
-
 from simkit.kernels.jit import njit_without_refcounts
 from simkit.kernels.lookahead import canonical
 from simkit.kernels.trace import record_event
 from simkit.rng import randint
 
-from .layout import (ACTIONS_LEFT, CARD_AMOUNT, CARD_COST, CARD_DECK, CARD_ING, CARD_KIND,
+from .layout import (ACTIONS_LEFT, BUILT, CARD_AMOUNT, CARD_COST, CARD_DECK, CARD_ING, CARD_KIND,
                      CARD_SCORE, COUNTER, CT_BEST, CT_COLUMN, CT_DISCARDED, CT_DOUBLES, CT_FLIPPED,
                      CT_KIND, CT_PAID_FLIP, CT_PLAYED, CT_RETURNED, CT_RUNES_TAKEN, CT_SALTS,
                      CT_SCORE, CT_SICKLES, CT_SIZE, CT_START_POINTS, CT_TOKEN, CT_TOKENS,
                      CT_TRIGGERED, CT_TURNS, DECK_LEFT, DISCARDS, DISPLAY, DOUBLE, END_REASON,
                      EV_DISCARD, EV_END, EV_FLIP, EV_PADLOCK, EV_PASS, EV_PAY, EV_PLAY,
                      EV_RESHUFFLE, EV_REVEAL, EV_RUNES, EV_SCORE, EV_SETUP, EV_SICKLE, EV_TAKE,
-                     EV_TOKEN, EV_TRIGGER, FINAL, LEVEL, MAX_TYPES, MOON, MOON_FLIP, MOON_RETURN,
-                     N_PLAYERS, N_SLOTS, P_CARDS, P_COLUMN, P_COUNT, P_HAND, P_HAND_N, P_MOON,
-                     P_N_CARDS, P_OPEN, P_PLAYED, P_SCORE, P_SICKLES, P_SUN, P_TOKENS,
+                     EV_TOKEN, EV_TRIGGER, FINAL, LEVEL, MAX_PLAYERS, MAX_TYPES, MOON, MOON_FLIP,
+                     MOON_RETURN, N_PLAYERS, N_SLOTS, P_CARDS, P_COLUMN, P_COUNT, P_HAND, P_HAND_N,
+                     P_MOON, P_N_CARDS, P_OPEN, P_PLAYED, P_SCORE, P_SICKLES, P_SUN, P_TOKENS,
                      PILE_DISCARDS, PILE_END, PILE_TOP, R_END_CARDS, R_FINAL_TURNS, R_MAX_ROUNDS,
                      R_N_ING_CARDS, R_N_TYPES, R_PADLOCKED, R_SICKLES, R_SPACES, R_START_COUNTS,
                      R_START_MOON, R_START_SUN, R_TOP, RESERVE, ROUND, SALT, SEAT, SLOTS_PER_ROW,
-                     STEP, STEP_ACTION, STEP_TOKEN, SUN, SUN_FLIP, SUN_RETURN, TOKENS, TOKENS_DUE,
-                     TRIGGERED, player_at)
+                     STARTS, STEP, STEP_ACTION, STEP_TOKEN, SUN, SUN_FLIP, SUN_RETURN, TOKENS,
+                     TOKENS_DUE, TRIGGERED, VERSION, cols_of, deck_of, discard_of, memo_of,
+                     player_at)
 from .scoring import final_score, tableau_points
 
 
 # ---------------------------------------------------------------- decks
 @njit_without_refcounts
-def shuffle_range(arr, d, n, rng):
-    """Fisher-Yates over arr[d, :n], last position first."""
+def shuffle_range(pile, n, rng):
+    """Fisher-Yates over pile[:n], last position first."""
     for i in range(n - 1, 0, -1):
         j = randint(rng, i + 1)
-        arr[d, i], arr[d, j] = arr[d, j], arr[d, i]
+        pile[i], pile[j] = pile[j], pile[i]
 
 
 @njit(cache=True, inline="always")
-def redeal(t, n_players, pub, hid, cnt, seat, rng, deck, discard, tops):
+def redeal(t, n_players, pub, hid, cnt, seat, rng):
     """Re-sample what `seat` cannot see, for the lookahead players: each deck's undrawn
     cards in a new order drawn from `rng`, from index 0, and each discard pile in sorted
     order (a rebuilt deck is shuffled anyway). Every other card is in sight or was, so the
     seat knows each pile's contents and size, never their order; the deal depends on those
     alone: each pile is sorted before the shuffle. Hands, display, tableaux and runes
-    (`pub`), the counter (`hid`) and `cnt` stay. The game API's signature, then the piles
-    Carnuta still keeps beside `hid`."""
+    (`pub`), the counter, the option caches (`hid`) and `cnt` stay."""
+    n = t.card.shape[0]
     for d in range(2):
-        tops[PILE_END, d] = canonical(deck[d], tops[PILE_TOP, d], tops[PILE_END, d], deck[d])
-        tops[PILE_TOP, d] = 0
-        tops[PILE_DISCARDS, d] = canonical(discard[d], 0, tops[PILE_DISCARDS, d], discard[d])
-        shuffle_range(deck, d, tops[PILE_END, d], rng)
+        deck, discard = deck_of(hid, n, d), discard_of(hid, n, d)
+        hid[PILE_END + d] = canonical(deck, hid[PILE_TOP + d], hid[PILE_END + d], deck)
+        hid[PILE_TOP + d] = 0
+        hid[PILE_DISCARDS + d] = canonical(discard, 0, hid[PILE_DISCARDS + d], discard)
+        shuffle_range(deck, hid[PILE_END + d], rng)
 
 
 @njit_without_refcounts
-def reveal(pub, deck, discard, tops, slot, rng):
+def reveal(cd, pub, hid, slot, rng):
     """Fill display slot `slot` from the top of its row's deck (-1 if there is none).
 
     An empty deck is first rebuilt from that type's discards, shuffled with `rng`; returns
     how many cards were shuffled into it (0: none), for the trace (`record_reveal`).
     """
     d = slot // SLOTS_PER_ROW
+    n = cd.shape[0]
+    deck = deck_of(hid, n, d)
     k = 0
-    if tops[PILE_TOP, d] == tops[PILE_END, d]:
-        k = tops[PILE_DISCARDS, d]
+    if hid[PILE_TOP + d] == hid[PILE_END + d]:
+        k = hid[PILE_DISCARDS + d]
         if k == 0:
             pub[DISPLAY + slot] = -1
             return 0
+        discard = discard_of(hid, n, d)
         for i in range(k):
-            deck[d, i] = discard[d, i]
-        shuffle_range(deck, d, k, rng)
-        tops[PILE_TOP, d] = 0
-        tops[PILE_END, d] = k
-        tops[PILE_DISCARDS, d] = 0
+            deck[i] = discard[i]
+        shuffle_range(deck, k, rng)
+        hid[PILE_TOP + d] = 0
+        hid[PILE_END + d] = k
+        hid[PILE_DISCARDS + d] = 0
         pub[DISCARDS + d] = 0
-    pub[DISPLAY + slot] = deck[d, tops[PILE_TOP, d]]
-    tops[PILE_TOP, d] += 1
-    pub[DECK_LEFT + d] = tops[PILE_END, d] - tops[PILE_TOP, d]
+    pub[DISPLAY + slot] = deck[hid[PILE_TOP + d]]
+    hid[PILE_TOP + d] += 1
+    pub[DECK_LEFT + d] = hid[PILE_END + d] - hid[PILE_TOP + d]
     return k
 
 
@@ -106,11 +111,11 @@ def record_reveal(trace, tracing, pub, slot, shuffled):
 
 
 @njit(cache=True, inline="always")
-def to_discard(cd, pub, discard, tops, c):
+def to_discard(cd, pub, hid, c):
     """Card c goes onto its deck's discard pile."""
     d = cd[c, CARD_DECK]
-    discard[d, tops[PILE_DISCARDS, d]] = c
-    tops[PILE_DISCARDS, d] += 1
+    discard_of(hid, cd.shape[0], d)[hid[PILE_DISCARDS + d]] = c
+    hid[PILE_DISCARDS + d] += 1
     pub[DISCARDS + d] += 1
 
 
@@ -133,36 +138,45 @@ def add_to_tableau(cd, pub, p, c, col, gain):
 
 
 # ---------------------------------------------------------------- setup
+@njit(cache=True, inline="always")
+def fresh_caches(t, hid):
+    """Every seat's option caches out of date (options.py rebuilds them when asked): a new
+    game's, and a lookahead's re-deal's."""
+    for p in range(MAX_PLAYERS):
+        hid[VERSION + p] = 0
+        hid[BUILT + p] = -1
+        memo = memo_of(hid, t.card.shape[0], p)
+        for i in range(2, memo.shape[0], 3):
+            memo[i] = -1  # the version its gain and column were found at
+
+
 @njit_without_refcounts
-def setup(t, n_players, pub, hid, cnt, deck, discard, tops, starts, ver, memo, rng, trace,
-          tracing):
-    """Setup, in rulebook order: decks, display, reserve, tokens, starting cards (starts[s]
-    is seat s's), player boards; seat 0's first turn begins. `rng` is the deal stream."""
+def setup(t, n_players, pub, hid, cnt, rng, trace, tracing):
+    """Setup, in rulebook order: decks, display, reserve, tokens, starting cards (the
+    STARTS work slot's first n_players are dealt), player boards; seat 0's first turn
+    begins. `rng` is the deal stream."""
     cd = t.card
     n_cards = cd.shape[0]
     n_ing = t.rules[R_N_ING_CARDS]
     pub[:] = 0
-    hid[:] = 0
+    hid[:VERSION] = 0  # the piles are dealt below
     hid[END_REASON] = -1  # the last round was played (-2: max_rounds cut the game)
     for s in range(n_players):
         for i in range(CT_SIZE):
             cnt[s, i] = 0
-    ver[:, 0] = 0
-    ver[:, 1] = -1
-    memo[:, :, 2] = -1
+    fresh_caches(t, hid)
 
     # Setup 1-2: Day and Night decks shuffled separately; 4 face up from each.
-    tops[:, :] = 0
     for c in range(n_ing):
         d = cd[c, CARD_DECK]
-        deck[d, tops[PILE_END, d]] = c
-        tops[PILE_END, d] += 1
+        deck_of(hid, n_cards, d)[hid[PILE_END + d]] = c
+        hid[PILE_END + d] += 1
     for d in range(2):
-        shuffle_range(deck, d, tops[PILE_END, d], rng)
-        pub[DECK_LEFT + d] = tops[PILE_END, d]
+        shuffle_range(deck_of(hid, n_cards, d), hid[PILE_END + d], rng)
+        pub[DECK_LEFT + d] = hid[PILE_END + d]
     pub[N_PLAYERS] = n_players
     for slot in range(N_SLOTS):
-        k = reveal(pub, deck, discard, tops, slot, rng)
+        k = reveal(cd, pub, hid, slot, rng)
         record_reveal(trace, tracing, pub, slot, k)
     # Setup 4-5: the rune reserve; the Bonus Ingredient tokens.
     pub[RESERVE + SUN] = t.reserve[n_players, 0]
@@ -171,6 +185,7 @@ def setup(t, n_players, pub, hid, cnt, deck, discard, tops, starts, ver, memo, r
         pub[TOKENS + x] = t.tokens[x] if x < t.rules[R_N_TYPES] else -1
     # Setup 6: one starting card each, face up. Seat 0 holds the Ancestor (7).
     n_start = n_cards - n_ing
+    starts = hid[STARTS:STARTS + n_start]
     for i in range(n_start):
         starts[0 + i] = n_ing + i
     for i in range(n_start - 1, 0, -1):
@@ -203,7 +218,7 @@ def begin_turn(pub, cnt, s):
 
 # ---------------------------------------------------------------- the actions
 @njit(cache=True, inline="always")
-def take_card(pub, s, slot, deck, discard, tops, rng, trace, tracing):
+def take_card(cd, pub, hid, s, slot, rng, trace, tracing):
     """Take a Card: the card in display `slot` into seat s's hand; the slot is refilled."""
     base = player_at(s, 0)
     c = pub[DISPLAY + slot]
@@ -212,7 +227,7 @@ def take_card(pub, s, slot, deck, discard, tops, rng, trace, tracing):
     pub[base + P_HAND_N] = h + 1
     if tracing:
         record_event(trace, tracing, pub[ROUND], EV_TAKE, s, slot, c, 0)
-    k = reveal(pub, deck, discard, tops, slot, rng)
+    k = reveal(cd, pub, hid, slot, rng)
     record_reveal(trace, tracing, pub, slot, k)
 
 
@@ -228,7 +243,7 @@ def from_hand(pub, base, h):
 
 
 @njit(cache=True, inline="always")
-def play_card(t, pub, cnt, s, h, col, gain, ver, trace, tracing):
+def play_card(t, pub, hid, cnt, s, h, col, gain, trace, tracing):
     """Play a Card: hand card h into column col (score gain `gain`), paying its cost (the
     runes of each cost icon flip or return to the reserve); may trigger the end."""
     cd = t.card
@@ -245,7 +260,7 @@ def play_card(t, pub, cnt, s, h, col, gain, ver, trace, tracing):
     if tracing:
         record_event(trace, tracing, pub[ROUND], EV_PAY, s, sf + mf, sr + mr, 0)
     add_to_tableau(cd, pub, s, c, col, gain)
-    ver[s, 0] += 1
+    hid[VERSION + s] += 1
     pub[base + P_PLAYED] += 1
     cnt[s, CT_PLAYED] += 1
     cnt[s, CT_COLUMN + col] += 1
@@ -292,7 +307,7 @@ def pass_action(pub, s, trace, tracing):
 
 
 @njit_without_refcounts
-def use_sickle(cd, pub, cnt, s, d, deck, discard, tops, rng, trace, tracing):
+def use_sickle(cd, pub, hid, cnt, s, d, rng, trace, tracing):
     """The Sickle: discard the 4 cards of row d (0 Day, 1 Night) and reveal 4 new ones."""
     pub[player_at(s, P_SICKLES)] -= 1
     cnt[s, CT_SICKLES] += 1
@@ -302,19 +317,19 @@ def use_sickle(cd, pub, cnt, s, d, deck, discard, tops, rng, trace, tracing):
         slot = d * SLOTS_PER_ROW + i
         c = pub[DISPLAY + slot]
         if c >= 0:
-            to_discard(cd, pub, discard, tops, c)
+            to_discard(cd, pub, hid, c)
             pub[DISPLAY + slot] = -1
     for i in range(SLOTS_PER_ROW):
-        k = reveal(pub, deck, discard, tops, d * SLOTS_PER_ROW + i, rng)
+        k = reveal(cd, pub, hid, d * SLOTS_PER_ROW + i, rng)
         record_reveal(trace, tracing, pub, d * SLOTS_PER_ROW + i, k)
 
 
 # ---------------------------------------------------------------- end of turn
 @njit(cache=True, inline="always")
-def discard_card(cd, pub, cnt, s, h, discard, tops, trace, tracing):
+def discard_card(cd, pub, hid, cnt, s, h, trace, tracing):
     """Over the hand limit: seat s discards hand card h."""
     c = from_hand(pub, player_at(s, 0), h)
-    to_discard(cd, pub, discard, tops, c)
+    to_discard(cd, pub, hid, c)
     cnt[s, CT_DISCARDED] += 1
     if tracing:
         record_event(trace, tracing, pub[ROUND], EV_DISCARD, s, c, 0, 0)
@@ -345,14 +360,14 @@ def reach_level(t, pub, hid, s, trace, tracing):
 
 
 @njit(cache=True, inline="always")
-def take_token(pub, hid, cnt, s, x, gain, ver, trace, tracing):
+def take_token(pub, hid, cnt, s, x, gain, trace, tracing):
     """A bonus space: seat s takes the Bonus Ingredient token of type x (score gain `gain`)."""
     base = player_at(s, 0)
     pub[TOKENS + x] -= 1
     pub[base + P_TOKENS + x] += 1
     pub[base + P_COUNT + x] += 1
     pub[base + P_SCORE] += gain  # the exact gain
-    ver[s, 0] += 1
+    hid[VERSION + s] += 1
     cnt[s, CT_TOKEN + x] += 1
     cnt[s, CT_TOKENS] += 1
     hid[TOKENS_DUE] -= 1
@@ -395,12 +410,13 @@ def end_of_round(t, pub, hid, trace, tracing):
 
 # ---------------------------------------------------------------- scoring
 @njit(cache=True, inline="always")
-def final_scoring(t, n_players, pub, cnt, cols, trace, tracing):
+def final_scoring(t, n_players, pub, hid, cnt, trace, tracing):
     """Every card's line, bonus tokens counting as ingredients; the tiebreaker's most
     points in one ingredient. Totals (with the seat compensation: scoring.final_score)
     into the counters."""
     cd = t.card
     n_ing = t.rules[R_N_ING_CARDS]
+    cols = cols_of(hid)
     for s in range(n_players):
         base = player_at(s, 0)
         total, best = final_score(t, pub, s, cols)

@@ -62,9 +62,10 @@ def tableau_points(cd, pub, p, ex, en):
 
 @njit(cache=True)
 def gain_table(cd, pub, p, cache, has):
-    """Before a decision: cache[x, a] = what seat p's tableau gains from a more ingredients
-    of type x (a = 1, 2), and has[x] = 1 if column x holds a card a Salt may be stacked on
-    (an ingredient card; the starting card by options.salt_on_starting_card).
+    """Before a decision: cache[3 * x + a] = what seat p's tableau gains from a more
+    ingredients of type x (a = 1, 2; layout.GAIN_SIZE), and has[x] = 1 if column x holds
+    a card a Salt may be stacked on (an ingredient card; the starting card by
+    options.salt_on_starting_card).
 
     One pass over the tableau: linear lines (each, two_types, own) add points * a, set
     lines the difference in complete sets.
@@ -73,9 +74,9 @@ def gain_table(cd, pub, p, cache, has):
     cb = base + P_COUNT
     for x in range(has.shape[0]):
         has[x] = 0
-        cache[x, 0] = 0
-        cache[x, 1] = 0
-        cache[x, 2] = 0
+        cache[3 * x] = 0
+        cache[3 * x + 1] = 0
+        cache[3 * x + 2] = 0
     for i in range(pub[base + P_N_CARDS]):
         c = pub[base + P_CARDS + i]
         col = pub[base + P_COLUMN + i]
@@ -86,13 +87,13 @@ def gain_table(cd, pub, p, cache, has):
         if k == FLAT5 or k == FLAT2:  # noqa: SIM109 (numba: a tuple test is slow)
             continue
         if k == OWN:
-            cache[col, 1] += pts
-            cache[col, 2] += 2 * pts
+            cache[3 * col + 1] += pts
+            cache[3 * col + 2] += 2 * pts
         elif k == EACH or k == TWO_TYPES:  # noqa: SIM109
             for j in range(cd[c, CARD_SCORE_N]):
                 x = cd[c, CARD_SCORE_ING + j]
-                cache[x, 1] += pts
-                cache[x, 2] += 2 * pts
+                cache[3 * x + 1] += pts
+                cache[3 * x + 2] += 2 * pts
         else:
             # Sets: complete sets now, and with a more of each listed ingredient.
             n = cd[c, CARD_SCORE_N]
@@ -115,14 +116,14 @@ def gain_table(cd, pub, p, cache, has):
                         v = (pub[cb + y] + (a if y == x else 0)) // cd[c, CARD_MULT + q]
                         if v < sets:
                             sets = v
-                    cache[x, a] += pts * (sets - now)
+                    cache[3 * x + a] += pts * (sets - now)
 
 
 @njit(cache=True, inline="always")
 def play_gain(cd, pub, p, c, col, cache):
     """Score gain of seat p playing card c into column col (cost ignored; after gain_table)."""
     a = cd[c, CARD_AMOUNT]
-    return cache[col, a] + card_points(cd, pub, player_at(p, P_COUNT), c, col, col, a)
+    return cache[3 * col + a] + card_points(cd, pub, player_at(p, P_COUNT), c, col, col, a)
 
 
 @njit(cache=True)
