@@ -43,8 +43,8 @@ from .layout import (ANYONE, CARD_COLOUR, CARD_KIND, CARD_NEXT, CARD_N_SPACES, C
                      TE_POINTS, TE_RUNE_TOKEN, TE_TILE_POINTS, TE_TILE_TOKENS, TIE_RANDOM,
                      TIE_TURN_ORDER, TILE_USED, TODO_AMOUNT, TODO_COLOUR, TODO_FEWEST, TODO_LEFT,
                      TR_AMOUNT, TR_AMOUNT2, TR_EFFECT, TR_ROOT, TURN_POS, T_OCC, T_OCC2, T_TILE,
-                     T_TOKENS, HID_STATE, HV, MAX_COLOURS, MAX_PLAYERS, TIED, piles, player_at,
-                     rune_piles, slot_at, space_col, tree_at)
+                     T_TOKENS, HID_STATE, hv_of, piles, player_at, rune_piles, slot_at,
+                     space_col, tied_of, tree_at)
 from .scoring import card_row, free_spaces, held, holdings, lowest_seat, seats_on_card
 
 
@@ -314,7 +314,7 @@ def offer_card(t, pub, hid, cnt, p, i, s, paid, trace, tracing, season):
     elif e == EF_RUNE:
         draw_runes(pub, p, k, rune_piles(t, hid), cnt, trace, tracing, season)
     else:
-        hv = hid[HV:HV + MAX_COLOURS]
+        hv = hv_of(hid)
         distinct, most, ties = holdings(pub, p, t.rules[R_N_COLOURS], hv)
         points = card_row(t.card, pub, hv, False, c, s, -1, 0, distinct, most, ties)[0]
         score(pub, p, points, SRC_CARD, cnt, trace, tracing, season)
@@ -546,7 +546,7 @@ def season_end(t, n_players, pub, hid, cnt, rng, trace, tracing):
     for p in range(n_players):
         pub[player_at(p, P_MARKERS)] = t.setup[n_players, season + 1]
         record_event(trace, tracing, season, EV_MARKERS, p, t.setup[n_players, season + 1], 0, 0)
-    low = fewest_points(t, pub, n_players, rng, hid[TIED:TIED + MAX_PLAYERS])
+    low = fewest_points(t, pub, n_players, rng, tied_of(hid))
     pub[FIRST] = low
     cnt[low, CT_FIRST] += 1
     record_event(trace, tracing, season, EV_FIRST, low, 0, 0, 0)

@@ -9,12 +9,13 @@ from numba import njit
 
 from simkit.rng import seat_stream
 
-from .layout import (GAME_OVER, GREEDY, HV, KIND, MAX_COLOURS, MAX_PLAYERS, NEUTRAL_LEFT,
+from .layout import (GAME_OVER, GREEDY, KIND, MAX_PLAYERS, NEUTRAL_LEFT,
                      OPT_CARD, OPT_RUNE, OPT_TREE, P_N_RUNES, PH_BLOCK, PH_END_TURN,
                      PH_MOVE, PH_NEXT_SEASON, PH_OFFER, PH_SEASON_END, PH_TILE, PH_TOKENS,
                      PH_TURN, PHASE, R_RUNE_AFTER, RUNE_DONE, SEASON, SEAT, STEP, STEP_BLOCK,
                      STEP_MOVE, STEP_OFFER, STEP_RUNE, STEP_TILE, STEP_TOKEN, STOP_SEASON,
-                     TODO_AMOUNT, TODO_COLOUR, TODO_FEWEST, TODO_LEFT, A, B, C, player_at)
+                     TODO_AMOUNT, TODO_COLOUR, TODO_FEWEST, TODO_LEFT, A, B, C, hv_of,
+                     player_at)
 from .options import (block_rows, colour_rows, move_rows, new_start_rows, offer_rows, rune_rows,
                       tile_rows)
 from .rules import (ask_tile, begin_season, begin_turn, block_space, end_turn, gain, keep_new_start,
@@ -35,7 +36,7 @@ def next_decision(t, n_players, pub, hid, cnt, opts, rng, trace, tracing):
     hid[STOP_SEASON] would begin."""
     n, _fused = next_fused(t, n_players, pub, hid, cnt, opts, rng, trace, tracing, NO_SIDS,
                            NO_PARAMS, rng.reshape((1, rng.shape[0])), False,
-                           hid[HV:HV + MAX_COLOURS])
+                           hv_of(hid))
     return n
 
 
