@@ -423,12 +423,16 @@ else:
     @intrinsic
     def segment(typingctx, a, start, n):
         """a[start:start + n] of the C-contiguous 1-D array `a`, the same memory."""
+        if not (isinstance(a, types.Array) and a.ndim == 1 and a.layout == "C"):
+            return None
         return types.Array(a.dtype, 1, "C")(a, start, n), \
             lambda context, builder, sig, args: _view(context, builder, sig, args, 1)
 
     @intrinsic
     def grid(typingctx, a, start, n_rows, n_cols):
         """a[start:start + n_rows * n_cols] as n_rows x n_cols, the same memory."""
+        if not (isinstance(a, types.Array) and a.ndim == 1 and a.layout == "C"):
+            return None
         return types.Array(a.dtype, 2, "C")(a, start, n_rows, n_cols), \
             lambda context, builder, sig, args: _view(context, builder, sig, args, 2)
 

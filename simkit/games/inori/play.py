@@ -35,7 +35,7 @@ from .layout import (CT_CARD_OFFERS, CT_COMPLETED, CT_DONE, CT_DRAWN, CT_FIRST, 
                      O_TOKENS_GAINED, O_TOKENS_PAID, O_TREE, O_TURNS, OUTPUTS, PH_OVER, PHASE,
                      PLANNER, PUB_SIZE, R_N_COLOURS, R_N_TREE, R_SEASONS, ROLLOUT_TIES,
                      ROLLOUT_WEIGHTS, RUNE_KINDS, SEASON, SEAT, STEP, STEP_OFFER, STOP_SEASON,
-                     HV, MAX_COLOURS, Redeal, RolloutWork, hid_size, hv_of)
+                     HV, MAX_COLOURS, Redeal, RolloutWork, grid, hid_size, hv_of)
 from .layout import CT_SIZE, HID_SIZE, KIND, MAX_DECISIONS, PLAYOUT, ROLLOUT, ROUND  # noqa: F401  (the loop's)
 from .layout import SOURCES as SCORE_SOURCES
 from .options import action_key  # noqa: F401  (the loop's)
@@ -270,7 +270,7 @@ def search_playout(t, n_players, work, params, rng):
     for `params[2]` decisions: the loop's search_playout with greedy seats' tables fused
     (step.next_fused), as the loop's `playout` is this file's (its horizon in seasons)."""
     pub, hid, cnt, opts, trace = work.pub, work.hid, work.cnt, work.opts, work.trace
-    srngs = rng.reshape((1, rng.shape[0]))  # the iteration's stream stands for every seat's
+    srngs = grid(rng, 0, 1, rng.shape[0])  # the iteration's stream stands for every seat's
     horizon = np.int64(params[2] + 0.5)
     steps = 0
     while horizon == 0 or steps < horizon:

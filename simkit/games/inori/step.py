@@ -14,7 +14,7 @@ from .layout import (GAME_OVER, GREEDY, KIND, MAX_PLAYERS, NEUTRAL_LEFT,
                      PH_MOVE, PH_NEXT_SEASON, PH_OFFER, PH_SEASON_END, PH_TILE, PH_TOKENS,
                      PH_TURN, PHASE, R_RUNE_AFTER, RUNE_DONE, SEASON, SEAT, STEP, STEP_BLOCK,
                      STEP_MOVE, STEP_OFFER, STEP_RUNE, STEP_TILE, STEP_TOKEN, STOP_SEASON,
-                     TODO_AMOUNT, TODO_COLOUR, TODO_FEWEST, TODO_LEFT, A, B, C, hv_of,
+                     TODO_AMOUNT, TODO_COLOUR, TODO_FEWEST, TODO_LEFT, A, B, C, grid, hv_of,
                      player_at)
 from .options import (block_rows, colour_rows, move_rows, new_start_rows, offer_rows, rune_rows,
                       tile_rows)
@@ -35,7 +35,7 @@ def next_decision(t, n_players, pub, hid, cnt, opts, rng, trace, tracing):
     Returns their count, or GAME_OVER when the game is over and scored, or the season
     hid[STOP_SEASON] would begin."""
     n, _fused = next_fused(t, n_players, pub, hid, cnt, opts, rng, trace, tracing, NO_SIDS,
-                           NO_PARAMS, rng.reshape((1, rng.shape[0])), False,
+                           NO_PARAMS, grid(rng, 0, 1, rng.shape[0]), False,
                            hv_of(hid))
     return n
 
