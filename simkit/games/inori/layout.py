@@ -463,6 +463,7 @@ class Scratch(NamedTuple):
     opts: np.ndarray  # option table
     rngs: np.ndarray  # rng streams: deal, then one per seat
     hid: np.ndarray  # hidden state, the piles and work slots included (hid_size)
+    hv: np.ndarray  # hid's HV work slot, a view made once (step.next_fused)
     cnt: np.ndarray  # per-seat counters (CT_*), then complete cards per card id
     ranking: np.ndarray  # the end's ranking keys (the shared loop's game_end)
     rollout: tuple  # the lookahead's trace (never recorded into: the rollout and search

@@ -35,7 +35,7 @@ from .layout import (CT_CARD_OFFERS, CT_COMPLETED, CT_DONE, CT_DRAWN, CT_FIRST, 
                      O_TOKENS_GAINED, O_TOKENS_PAID, O_TREE, O_TURNS, OUTPUTS, PH_OVER, PHASE,
                      PLANNER, PUB_SIZE, R_N_COLOURS, R_N_TREE, R_SEASONS, ROLLOUT_TIES,
                      ROLLOUT_WEIGHTS, RUNE_KINDS, SEASON, SEAT, STEP, STEP_OFFER, STOP_SEASON,
-                     Redeal, RolloutWork, grid, hid_size)
+                     HV, MAX_COLOURS, Redeal, RolloutWork, grid, hid_size, hv_of)
 from .layout import CT_SIZE, HID_SIZE, KIND, MAX_DECISIONS, PLAYOUT, ROLLOUT, ROUND  # noqa: F401  (the loop's)
 from .layout import SOURCES as SCORE_SOURCES
 from .options import action_key  # noqa: F401  (the loop's)
@@ -72,6 +72,7 @@ def new_scratch(t):
         opts=np.zeros((MAX_OPTIONS, N_COLS), np.int32),
         rngs=np.zeros((MAX_PLAYERS + 1, 1), np.uint64),
         hid=hid,
+        hv=hid[HV:HV + MAX_COLOURS],
         cnt=np.zeros((MAX_PLAYERS, CT_DONE + n_cards), np.int64),
         ranking=np.zeros((2, MAX_PLAYERS), np.int64),
         rollout=lookahead_trace,
@@ -88,7 +89,7 @@ def state_next_fused(t, n_players, scratch, sids, params, rng, trace, tracing):
     row 0 (step.next_fused, a measured specialisation of next_decision: fused while
     building it; never in a traced game, whose trace records whole tables)."""
     return next_fused(t, n_players, scratch.pub, scratch.hid, scratch.cnt, scratch.opts, rng,
-                      trace, tracing, sids, params, scratch.rngs, not tracing)
+                      trace, tracing, sids, params, scratch.rngs, not tracing, scratch.hv)
 
 
 @njit(cache=True, inline="always")
@@ -130,7 +131,7 @@ def playout(t, n_players, pub, hid, cnt, opts, rngs, sids, params, horizon, trac
     hid[STOP_SEASON] = start + horizon if horizon > 0 else t.rules[R_SEASONS]
     while True:
         n, fz = next_fused(t, n_players, pub, hid, cnt, opts, rngs[0], trace, False, sids,
-                           params, rngs, True)
+                           params, rngs, True, hv_of(hid))
         if n <= 0:
             return pub[SEASON] - start + (1 if hid[PHASE] == PH_OVER else 0)
         s = pub[SEAT]
@@ -274,7 +275,7 @@ def search_playout(t, n_players, work, params, rng):
     steps = 0
     while horizon == 0 or steps < horizon:
         n, fz = next_fused(t, n_players, pub, hid, cnt, opts, rng, trace, False, work.sids,
-                           work.params, srngs, True)
+                           work.params, srngs, True, hv_of(hid))
         if n <= 0:
             return
         s = pub[SEAT]
