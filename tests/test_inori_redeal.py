@@ -6,6 +6,7 @@ depends on what the seat sees only."""
 from __future__ import annotations
 
 import inspect
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -16,6 +17,7 @@ from simkit.games import get_game
 from simkit.games.inori import layout as L
 from simkit.games.inori import play as P
 from simkit.games.inori import rules as R
+from simkit.kernels.trace import new_trace_stub
 from tests.redeal_support import stream
 from tests.test_inori_rollout import GREEDY_PRM, permute_hidden, play_out, started
 
@@ -72,7 +74,7 @@ def test_redeal_keeps_what_the_seat_sees(tables, players, seed, seasons, viewer,
     assert rtops[L.NEW_TOP] == 0 and rtops[L.RUNE_TOP] == 0
     # The deal depends on what the seat sees only: the piles in another order deal the
     # same, from the same stream.
-    other, *_ = permute_hidden(t, scratch, np.random.default_rng(deal_seed))
+    other = permute_hidden(t, scratch, np.random.default_rng(deal_seed))
     R.redeal(t, players, pub.copy(), other, cnt.copy(), seat, stream(deal_seed, 1))
     np.testing.assert_array_equal(other[:L.HID_STATE], h[:L.HID_STATE])
     assert dealt(t, other) == dealt(t, h)
@@ -90,10 +92,47 @@ def test_redeal_shuffles_the_hidden_piles(tables):
     assert len(orders) == 6
 
 
-def test_redeal_in_the_game_api():
-    """redeal takes the game API's signature (docs/new-game.md section 4) and is the one
-    both lookahead players' deal hooks call."""
-    params = inspect.signature(R.redeal.py_func).parameters
-    assert ", ".join(params) == "t, n_players, pub, hid, cnt, seat, rng"
+def test_written_to_the_game_api():
+    """Its rules take the game API's signatures (docs/new-game.md section 4), the shared
+    loop's own state hooks and search hooks play them, and both lookahead players deal
+    with `redeal`."""
+    api = {"setup": "t, n_players, pub, hid, cnt, rng, trace, tracing",
+           "next_decision": "t, n_players, pub, hid, cnt, opts, rng, trace, tracing",
+           "apply_option": "t, n_players, pub, hid, cnt, opts, c, rng, trace, tracing",
+           "redeal": "t, n_players, pub, hid, cnt, seat, rng",
+           "ranking_key": "t, n_players, pub, hid, cnt, s", "points": "t, pub, hid, cnt, s",
+           "action_key": "t, opts, i"}
+    for name, args in api.items():
+        params = inspect.signature(getattr(P, name).py_func).parameters
+        assert ", ".join(params) == args, name
+    for name in ("state_setup", "state_next", "state_apply", "state_decision", "search_apply",
+                 "search_next", "search_prefer", "search_key", "search_end"):
+        code = getattr(P, name).py_func.__code__
+        assert Path(code.co_filename).name == "loop.py", name
     for hook in (P.rollout_deal, P.search_deal):
         assert "redeal" in hook.py_func.__code__.co_names, hook
+
+
+def test_next_decision_plays_the_fused_game(tables):
+    """The game API's next_decision (no table fused) and apply_option, stepped from Python,
+    play the same game as the loop's batch play, where greedy seats' tables are fused: the
+    same final state, seed by seed (play_out's seats all greedy)."""
+    t = tables
+    for seed in range(4):
+        players = 2 + seed % 3
+        fused = started(t, players, seed)
+        play_out(t, players, fused, L.GREEDY, GREEDY_PRM, 0)
+        sc = started(t, players, seed)
+        trace = new_trace_stub(L.N_COLS)
+        params = np.tile(np.asarray(GREEDY_PRM, np.float64), (L.MAX_PLAYERS, 1))
+        decisions = 0
+        while (n := P.next_decision(t, players, sc.pub, sc.hid, sc.cnt, sc.opts, sc.rngs[0],
+                                    trace, False)) != L.GAME_OVER:
+            s = int(sc.pub[L.SEAT])
+            c = P.ask(L.GREEDY, sc.opts, n, sc.pub, t, params[s], sc.rngs[0])
+            P.apply_option(t, players, sc.pub, sc.hid, sc.cnt, sc.opts, c, sc.rngs[0], trace,
+                           False)
+            decisions += 1
+        assert decisions > 20
+        np.testing.assert_array_equal(sc.pub, fused.pub)
+        np.testing.assert_array_equal(sc.cnt, fused.cnt)

@@ -9,6 +9,7 @@ import pytest
 
 from simkit.engine import build_lineup
 from simkit.errors import SimkitError
+from simkit.gamekit.scratch import Decision
 from simkit.games import get_game
 from simkit.games.inori import layout as L
 from simkit.games.inori import options as O
@@ -45,27 +46,24 @@ def test_never_reads_hidden_orders(ino):
         seasons_played = case % 4
         if seasons_played:
             play_out(t, players, scratch, GREEDY, GREEDY_PRM, seasons_played)
-        pub, opts, decks, discards, tops, new_starts, stack, rtops = scratch[:8]
-        hid, cnt, hv = scratch.hid, scratch.cnt, scratch.hv
+        pub, opts, hid, cnt = scratch.pub, scratch.opts, scratch.hid, scratch.cnt
+        hv = hid[L.HV:L.HV + L.MAX_COLOURS]  # the holdings' work slot
         seat = R.next_seat(players, pub, hid)
         R.begin_turn(pub, hid, cnt, seat)
         hid[L.PHASE] = L.PH_END_TURN
         pub[L.STEP] = L.STEP_OFFER
         n = O.offer_rows(t, pub, seat, opts, hv, False, np.zeros(0), np.zeros(1, np.uint64))
         hidden = permute_hidden(t, scratch, rng)
-        before = [a.copy() for a in (pub, hid, opts, decks, discards, tops, new_starts, stack,
-                                     rtops)]
+        before = [a.copy() for a in (pub, hid, opts, cnt)]
         choices = []
         for stream in range(4):
             state = np.array([py_stream_state(case, 1 + stream)], np.uint64)
             picks = []
-            for h, d, dc, ns, sk in ((hid, decks, discards, new_starts, stack), hidden):
-                picks.append(P.search_choice(t, players, seat,
-                                             L.Decision(pub, h, d, dc, tops, ns, sk, rtops,
-                                                        trace),
-                                             opts, n, params, state.copy()))
-            for a, b in zip(before, (pub, hid, opts, decks, discards, tops, new_starts, stack,
-                                     rtops), strict=True):
+            for h in (hid, hidden):
+                decision = Decision(pub, h, cnt, trace)
+                picks.append(P.search_choice(t, players, seat, decision, opts, n, params,
+                                             state.copy()))
+            for a, b in zip(before, (pub, hid, opts, cnt), strict=True):
                 np.testing.assert_array_equal(a, b)  # the real state is left untouched
             assert picks[0] == picks[1], f"case {case}: a hidden order changed a decision"
             assert 0 <= picks[0] < n

@@ -113,7 +113,11 @@ Option table: int32 rows, one per legal option, in this canonical order.
 from typing import NamedTuple
 
 import numpy as np
-from numba import njit
+from numba import config, njit
+from numba.core import types
+from numba.core.imputils import impl_ret_borrowed
+from numba.extending import intrinsic
+from numba.np.arrayobj import populate_array
 
 from simkit.kernels.jit import njit_without_refcounts
 from simkit.outputs import CORE_OUTPUTS, Output
@@ -250,8 +254,7 @@ SOURCES = ("card_effects", "tree_effects", "completed_cards", "new_start_cards",
            "majorities")
 
 # Hidden state: int64[HID_SIZE], what no strategy sees: where play stands between two
-# decisions (the decks and the Rune stack are arrays of their own; a lookahead copies them
-# all with `pub`).
+# decisions, two work slots, then the hidden piles (a lookahead copies it with `pub`).
 #   PHASE        1   what play.next_decision does next (PH_*)
 #   TURN_POS     1   the next position in this turn pass (0: the season's first player)
 #   ANYONE       1   1 once someone took a turn in this pass
@@ -265,9 +268,12 @@ SOURCES = ("card_effects", "tree_effects", "completed_cards", "new_start_cards",
 #   STOP_SEASON  1   play stops when this season would begin (a rollout's horizon)
 #   RUNE_DONE    1   this turn: 0 no Rune tile played yet; 1 one was played before the
 #                    offering; 2 the step after the offering (options.rune_timing) is on
+#   HV           colours   a work slot: the deciding seat's tokens (scoring.holdings)
+#   TIED         players   a work slot: the seats tied on fewest points (rules.fewest_points)
 (PHASE, TURN_POS, ANYONE, TODO_LEFT, TODO_FEWEST, TODO_COLOUR, TODO_AMOUNT,
- STOP_SEASON, RUNE_DONE) = range(9)
-HID_STATE = 9  # the entries above; then the hidden piles (`piles`), in this order:
+ STOP_SEASON, RUNE_DONE, HV) = range(10)
+TIED = HV + MAX_COLOURS
+HID_STATE = TIED + MAX_PLAYERS  # the entries above; then the hidden piles (`piles`):
 #   tops         3 x colours   per colour: deck top, deck end, discards (PILE_*)
 #   rtops        4             New Start top, end; Rune top, end (NEW_*, RUNE_*)
 #   stack        Rune tiles    the Rune stack
@@ -371,20 +377,83 @@ def piles(t, hid):
     """Views of the hidden piles in `hid` (see HID_STATE): tops, rtops, stack, new_starts,
     starts, decks, discards."""
     n_col, n_cards = t.colour.shape[0], t.card.shape[0]
-    a = HID_STATE
-    tops = hid[a:a + 3 * n_col].reshape((3, n_col))
-    a += 3 * n_col
-    rtops = hid[a:a + 4]
-    a += 4
-    stack = hid[a:a + t.rune.shape[0]]
-    a += t.rune.shape[0]
-    new_starts = hid[a:a + n_cards]
-    starts = hid[a + n_cards:a + 2 * n_cards]
+    tops = grid(hid, HID_STATE, 3, n_col)
+    rtops, stack = rune_piles(t, hid)
+    a = HID_STATE + 3 * n_col + 4 + t.rune.shape[0]
+    new_starts = segment(hid, a, n_cards)
+    starts = segment(hid, a + n_cards, n_cards)
     a += 2 * n_cards
-    decks = hid[a:a + n_col * n_cards].reshape((n_col, n_cards))
-    a += n_col * n_cards
-    discards = hid[a:a + n_col * n_cards].reshape((n_col, n_cards))
+    decks = grid(hid, a, n_col, n_cards)
+    discards = grid(hid, a + n_col * n_cards, n_col, n_cards)
     return tops, rtops, stack, new_starts, starts, decks, discards
+
+
+# Views of hid's piles and work slots, made where a step needs them (the rules take the
+# API's pub, hid and cnt). Built in place: a slice clamps its bounds at every view and a
+# `reshape` calls numba's runtime (numba_attempt_nocopy_reshape), and views are made in
+# the turn loop (the holdings slot at a card's offering, the Rune piles at its draws). The
+# bounds are the layout's (hid_size), as unchecked as an index.
+if config.DISABLE_JIT:  # numba's intrinsics cannot run as plain Python (README: debugging)
+    def segment(a, start, n):
+        """a[start:start + n] of the C-contiguous 1-D array `a`, the same memory."""
+        return a[start:start + n]
+
+    def grid(a, start, n_rows, n_cols):
+        """a[start:start + n_rows * n_cols] as n_rows x n_cols, the same memory."""
+        return a[start:start + n_rows * n_cols].reshape((n_rows, n_cols))
+else:
+    def _view(context, builder, signature, args, shape):
+        """The view of args[0] from args[1] on, of `shape` (values of args[2:])."""
+        src_ty, start_ty = signature.args[0], signature.args[1]
+        intp = types.intp
+        src = context.make_array(src_ty)(context, builder, args[0])
+        dims = [context.cast(builder, v, ty, intp)
+                for v, ty in zip(args[2:], signature.args[2:], strict=True)]
+        start = context.cast(builder, args[1], start_ty, intp)
+        item = context.get_constant(intp, context.get_abi_sizeof(
+            context.get_data_type(src_ty.dtype)))
+        strides = [item]
+        for d in reversed(dims[1:]):
+            strides.insert(0, builder.mul(strides[0], d))
+        out = context.make_array(signature.return_type)(context, builder)
+        populate_array(out, data=builder.gep(src.data, [start]), shape=dims, strides=strides,
+                       itemsize=item, meminfo=src.meminfo)
+        return impl_ret_borrowed(context, builder, signature.return_type, out._getvalue())
+
+    @intrinsic
+    def segment(typingctx, a, start, n):
+        """a[start:start + n] of the C-contiguous 1-D array `a`, the same memory."""
+        if not (isinstance(a, types.Array) and a.ndim == 1 and a.layout == "C"):
+            return None
+        return types.Array(a.dtype, 1, "C")(a, start, n), \
+            lambda context, builder, sig, args: _view(context, builder, sig, args, 1)
+
+    @intrinsic
+    def grid(typingctx, a, start, n_rows, n_cols):
+        """a[start:start + n_rows * n_cols] as n_rows x n_cols, the same memory."""
+        if not (isinstance(a, types.Array) and a.ndim == 1 and a.layout == "C"):
+            return None
+        return types.Array(a.dtype, 2, "C")(a, start, n_rows, n_cols), \
+            lambda context, builder, sig, args: _view(context, builder, sig, args, 2)
+
+
+@njit(cache=True, inline="always")
+def rune_piles(t, hid):
+    """Views of `rtops` and the Rune stack in `hid` alone (`piles`), for a turn's draws."""
+    a = HID_STATE + 3 * t.colour.shape[0]
+    return segment(hid, a, 4), segment(hid, a + 4, t.rune.shape[0])
+
+
+@njit(cache=True, inline="always")
+def hv_of(hid):
+    """hid's HV work slot: the deciding seat's tokens (scoring.holdings)."""
+    return segment(hid, HV, MAX_COLOURS)
+
+
+@njit(cache=True, inline="always")
+def tied_of(hid):
+    """hid's TIED work slot: the seats tied on fewest points (rules.fewest_points)."""
+    return segment(hid, TIED, MAX_PLAYERS)
 
 
 class Scratch(NamedTuple):
@@ -392,18 +461,10 @@ class Scratch(NamedTuple):
 
     pub: np.ndarray  # public state
     opts: np.ndarray  # option table
-    decks: np.ndarray  # Journey deck per colour (top first); the piles are views of hid
-    discards: np.ndarray  # discarded Journey cards per colour
-    tops: np.ndarray  # per colour: deck top, deck end, discards (PILE_*)
-    new_starts: np.ndarray  # New Start deck (top first)
-    stack: np.ndarray  # Rune stack
-    rtops: np.ndarray  # New Start top, end; Rune top, end (NEW_*, RUNE_*)
     rngs: np.ndarray  # rng streams: deal, then one per seat
-    tied: np.ndarray  # per seat: ties (fewest points)
-    starts: np.ndarray  # Start cards for this player count (setup)
-    hid: np.ndarray  # hidden state
+    hid: np.ndarray  # hidden state, the piles and work slots included (hid_size)
+    hv: np.ndarray  # hid's HV work slot, a view made once (step.next_fused)
     cnt: np.ndarray  # per-seat counters (CT_*), then complete cards per card id
-    hv: np.ndarray  # the deciding seat's tokens (holdings())
     ranking: np.ndarray  # the end's ranking keys (the shared loop's game_end)
     rollout: tuple  # the lookahead's trace (never recorded into: the rollout and search
     search: tuple  # players' arrays are made per decision, play.rollout_work, search_work)
@@ -415,20 +476,12 @@ class Redeal(NamedTuple):
     (rules.redeal), and the policy every seat plays in it. The search player's work is
     one; the game's own arrays are never touched."""
 
-    pub: np.ndarray  # the re-deal's state ...
+    pub: np.ndarray  # the re-deal's state, its piles in hid ...
     hid: np.ndarray
-    decks: np.ndarray  # ... its piles (views of its hid, layout.piles)
-    discards: np.ndarray
-    tops: np.ndarray
-    new_starts: np.ndarray
-    stack: np.ndarray
-    rtops: np.ndarray
     opts: np.ndarray  # ... its option table
     cnt: np.ndarray
-    hv: np.ndarray
-    tied: np.ndarray
     sids: np.ndarray  # the policy, for every seat ...
-    prms: np.ndarray  # ... with its weights
+    params: np.ndarray  # ... with its weights
     trace: tuple  # the game's trace (never recorded into)
 
 
@@ -452,16 +505,3 @@ class GreedyWeights(NamedTuple):
     cost: float
     random_ties: bool  # ties drawn at random (strategies/ties.py), else the first row
 
-
-class Decision(NamedTuple):
-    """What the rollout and search players decide from: the game's state and piles."""
-
-    pub: np.ndarray
-    hid: np.ndarray
-    decks: np.ndarray
-    discards: np.ndarray
-    tops: np.ndarray
-    new_starts: np.ndarray
-    stack: np.ndarray
-    rtops: np.ndarray
-    trace: tuple

@@ -15,7 +15,7 @@ from simkit.kernels.jit import njit_without_refcounts, trailing_zeros
 from simkit.kernels.ties import at_random, contest, may_win
 
 from .layout import (CARD_COLOUR, CARD_N_SPACES, CARD_NEXT, COST_MAJORITY, COST_NONE, F1, F2, F3,
-                     F4, GREEDY_TIES, KIND, MAX_PLAYERS, MAX_SPACES, N_SLOTS, OCCUPIED_OK,
+                     F4, GREEDY_TIES, KIND, MAX_PLAYERS, MAX_SPACES, N_SLOTS, NEW_TOP, OCCUPIED_OK,
                      OPT_BLOCK, OPT_CARD, OPT_COLOUR, OPT_MOVE, OPT_NEW_START, OPT_NO_RUNE,
                      OPT_PASS, OPT_RUNE, OPT_TILE, OPT_TREE, P_N_RUNES, P_RUNES, POINTS,
                      R_ALTAR_COST, R_BAN_CARD, R_BAN_COLOUR, R_BAN_RUNE, R_BAN_SEAT, R_BAN_TREE,
@@ -24,7 +24,7 @@ from .layout import (CARD_COLOUR, CARD_N_SPACES, CARD_NEXT, COST_MAJORITY, COST_
                      RUNE_TO_COLOUR, RUNES_LEFT, S_CARD, S_OCC, S_OCC2, SP_AMOUNT, SP_COLOUR,
                      SP_COLOUR2, SP_COST, SP_EFFECT, SUPPLY, T_OCC, T_OCC2, T_TILE, T_TOKENS,
                      TILE_USED, TR_ROOT, A, B, C, GreedyWeights, player_at, slot_at, space_col,
-                     tree_at)
+                     piles, tree_at)
 from .scoring import (free_spaces, held, holdings, may_join, offering_value, on_card,
                       rune_value, space_row, taken_places, tree_row)
 
@@ -358,10 +358,22 @@ def block_rows(t, pub, p, opts):
 
 
 @njit_without_refcounts
-def new_start_rows(t, new_starts, top, k, opts):
-    """STEP_NEW_START: the k New Start cards drawn from `new_starts[top:]`, in draw order."""
+def new_start_rows(t, hid, k, opts):
+    """STEP_NEW_START: the k New Start cards just drawn from the New Start deck, in draw
+    order (its view made here, off the turn loop's path: layout.piles)."""
+    _tops, rtops, _stack, new_starts, _starts, _decks, _discards = piles(t, hid)
+    top = rtops[NEW_TOP] - k
     for j in range(k):
         c = new_starts[top + j]
         set_row(opts, j, OPT_NEW_START, c, t.card[c, CARD_COLOUR], t.card[c, CARD_NEXT], 0, 0,
                 0, 0, 0)
     return k
+
+
+@njit(cache=True, inline="always")
+def action_key(t, opts, i):
+    """Row i's move, for the search player's tree (the game API's `action_key`): its kind
+    and what it names (A, B, C)."""
+    row = opts[i]
+    return (((np.int64(row[KIND]) * 1024 + row[A] + 1) * 1024 + row[B] + 1) * 1024
+            + row[C] + 1)

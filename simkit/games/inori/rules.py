@@ -43,7 +43,8 @@ from .layout import (ANYONE, CARD_COLOUR, CARD_KIND, CARD_NEXT, CARD_N_SPACES, C
                      TE_POINTS, TE_RUNE_TOKEN, TE_TILE_POINTS, TE_TILE_TOKENS, TIE_RANDOM,
                      TIE_TURN_ORDER, TILE_USED, TODO_AMOUNT, TODO_COLOUR, TODO_FEWEST, TODO_LEFT,
                      TR_AMOUNT, TR_AMOUNT2, TR_EFFECT, TR_ROOT, TURN_POS, T_OCC, T_OCC2, T_TILE,
-                     T_TOKENS, HID_STATE, piles, player_at, slot_at, space_col, tree_at)
+                     T_TOKENS, HID_STATE, hv_of, piles, player_at, rune_piles, slot_at,
+                     space_col, tied_of, tree_at)
 from .scoring import card_row, free_spaces, held, holdings, lowest_seat, seats_on_card
 
 
@@ -83,8 +84,9 @@ def pay(t, pub, p, x, k, cnt, trace, tracing, season):
 
 
 @njit_without_refcounts
-def draw_runes(pub, p, k, stack, rtops, cnt, trace, tracing, season):
-    """Seat p draws up to k Rune tiles from the top of the stack."""
+def draw_runes(pub, p, k, runes, cnt, trace, tracing, season):
+    """Seat p draws up to k Rune tiles from the top of the stack (`runes`: layout.rune_piles)."""
+    rtops, stack = runes
     for _ in range(k):
         if rtops[RUNE_TOP] >= rtops[RUNE_END]:
             return
@@ -118,10 +120,10 @@ def draw_journey(t, pub, decks, discards, tops, x, rng, trace, tracing, season):
 
 # ---------------------------------------------------------------- setup
 @njit_without_refcounts
-def setup(t, n_players, pub, hid, cnt, decks, discards, tops, new_starts, stack, rtops, starts,
-          rng, trace, tracing):
+def setup(t, n_players, pub, hid, cnt, rng, trace, tracing):
     """Setup (docs/inori.md, steps 1-6) from the deal stream `rng`; play starts with the
     first turn of season 0."""
+    tops, rtops, stack, new_starts, starts, decks, discards = piles(t, hid)
     n_col = t.rules[R_N_COLOURS]
     n_cards = t.card.shape[0]
     seasons = t.rules[R_SEASONS]
@@ -291,7 +293,7 @@ def move_marker(pub, p, who, src, dst, trace, tracing, season):
 
 
 @njit(cache=True, inline="always")
-def offer_card(t, pub, hid, cnt, p, i, s, paid, hv, stack, rtops, trace, tracing, season):
+def offer_card(t, pub, hid, cnt, p, i, s, paid, trace, tracing, season):
     """Seat p offers to space s of the card in slot i (paying a token of `paid`), then its
     effect (a "fewest colour" gain: PH_TOKENS, the colour is asked next)."""
     c = pub[slot_at(i, S_CARD)]
@@ -310,8 +312,9 @@ def offer_card(t, pub, hid, cnt, p, i, s, paid, hv, stack, rtops, trace, tracing
     elif e == EF_FEWEST:
         ask_tokens(hid, 1, k, True)
     elif e == EF_RUNE:
-        draw_runes(pub, p, k, stack, rtops, cnt, trace, tracing, season)
+        draw_runes(pub, p, k, rune_piles(t, hid), cnt, trace, tracing, season)
     else:
+        hv = hv_of(hid)
         distinct, most, ties = holdings(pub, p, t.rules[R_N_COLOURS], hv)
         points = card_row(t.card, pub, hv, False, c, s, -1, 0, distinct, most, ties)[0]
         score(pub, p, points, SRC_CARD, cnt, trace, tracing, season)
@@ -327,8 +330,7 @@ def ask_tokens(hid, decisions, amount, fewest):
 
 
 @njit(cache=True, inline="always")
-def offer_tree(t, pub, hid, cnt, p, ts, colour, paid, placed, stack, rtops, trace, tracing,
-               season):
+def offer_tree(t, pub, hid, cnt, p, ts, colour, paid, placed, trace, tracing, season):
     """Seat p offers to tree space ts, its Altar tile of `colour` (`placed`: the tile was
     chosen now, STEP_TILE), paying the Altar cost in `paid` (-1: nothing); then the
     effect (once per space unless options.altar_repeat; "take any" and "block" ask for
@@ -356,7 +358,7 @@ def offer_tree(t, pub, hid, cnt, p, ts, colour, paid, placed, stack, rtops, trac
     elif e == TE_POINTS:
         score(pub, p, k, SRC_TREE, cnt, trace, tracing, season)
     elif e == TE_RUNE_TOKEN:
-        draw_runes(pub, p, k, stack, rtops, cnt, trace, tracing, season)
+        draw_runes(pub, p, k, rune_piles(t, hid), cnt, trace, tracing, season)
         gain(t, pub, p, colour, k2, cnt, trace, tracing, season)
     elif e == TE_TILE_POINTS:
         score(pub, p, k * held(pub, p, colour), SRC_TREE, cnt, trace, tracing, season)
@@ -439,7 +441,6 @@ def score_card(t, pub, n_players, i, c, cnt, trace, tracing, season):
     return colour
 
 
-
 @njit_without_refcounts
 def end_game(t, pub, n_players, cnt, trace, tracing):
     """Game end: majorities on every tree space holding an Altar tile."""
@@ -477,7 +478,6 @@ def end_game(t, pub, n_players, cnt, trace, tracing):
                 pub[player_at(p, P_SCORE)] += second_pts
                 cnt[p, CT_SRC + SRC_MAJORITY] += second_pts
                 record_event(trace, tracing, seasons - 1, EV_MAJORITY, p, x, second_pts, 2)
-
 
 
 @njit_without_refcounts
@@ -530,11 +530,11 @@ def score_cards(t, pub, n_players, season, last, decks, discards, tops, rng, cnt
 
 
 @njit_without_refcounts
-def season_end(t, n_players, pub, hid, cnt, decks, discards, tops, rtops, rng, tied, trace,
-               tracing):
+def season_end(t, n_players, pub, hid, cnt, rng, trace, tracing):
     """The season end (score_cards), then the game end (-1 returned: PH_OVER) or the next
     season's markers and first player, who draws the New Start cards (options.new_start_use)
     to keep one of: their count is returned (0: none), the cards new_starts[rtops[NEW_TOP] - k:]."""
+    tops, rtops, _stack, _new_starts, _starts, decks, discards = piles(t, hid)
     season = pub[SEASON]
     last = season == t.rules[R_SEASONS] - 1
     score_cards(t, pub, n_players, season, last, decks, discards, tops, rng, cnt, trace,
@@ -546,7 +546,7 @@ def season_end(t, n_players, pub, hid, cnt, decks, discards, tops, rtops, rng, t
     for p in range(n_players):
         pub[player_at(p, P_MARKERS)] = t.setup[n_players, season + 1]
         record_event(trace, tracing, season, EV_MARKERS, p, t.setup[n_players, season + 1], 0, 0)
-    low = fewest_points(t, pub, n_players, rng, tied)
+    low = fewest_points(t, pub, n_players, rng, tied_of(hid))
     pub[FIRST] = low
     cnt[low, CT_FIRST] += 1
     record_event(trace, tracing, season, EV_FIRST, low, 0, 0, 0)

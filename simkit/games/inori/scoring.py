@@ -209,24 +209,24 @@ def final_score(t, pub, p):
 
 
 @njit_without_refcounts
-def points(t, pub, hid, cnt, p):
-    """Seat p's score column: its final score (the game API's `points`)."""
-    return final_score(t, pub, p)
+def points(t, pub, hid, cnt, s):
+    """Seat s's score column: its final score (the game API's `points`)."""
+    return final_score(t, pub, s)
 
 
 @njit_without_refcounts
-def ranking_key(t, n_players, pub, hid, cnt, p):
-    """What ranks seat p at the end: its final score plus its half point of compensation
+def ranking_key(t, n_players, pub, hid, cnt, s):
+    """What ranks seat s at the end: its final score plus its half point of compensation
     (compensation.half, 0 or 1), as 2 x final score + half, so the half point only breaks
     ties on the final score (which stays whole points). No other tie-break: equal keys
     share the win, unless options.win_tie = "most_tokens": then the Favor tokens held
     (at most 90) break them. With every half 0 the order is the final score's, as without
     it."""
-    doubled = 2 * final_score(t, pub, p) + t.rules[R_HALF + p]
+    doubled = 2 * final_score(t, pub, s) + t.rules[R_HALF + s]
     if t.rules[R_WIN_TIE] == WIN_MOST_TOKENS:
         tokens = 0
         for x in range(t.rules[R_N_COLOURS]):
-            tokens += held(pub, p, x)
+            tokens += held(pub, s, x)
         return doubled * 256 + tokens
     return doubled
 

@@ -4,15 +4,17 @@ decision and lists its options, `apply_option` applies the chosen row."""
 
 from __future__ import annotations
 
+import numpy as np
 from numba import njit
 
 from simkit.rng import seat_stream
 
-from .layout import (GREEDY, KIND, NEUTRAL_LEFT, NEW_TOP, OPT_CARD, OPT_RUNE, OPT_TREE, P_N_RUNES,
-                     PH_BLOCK, PH_END_TURN, PH_MOVE, PH_NEXT_SEASON, PH_OFFER, PH_SEASON_END,
-                     PH_TILE, PH_TOKENS, PH_TURN, PHASE, R_RUNE_AFTER, RUNE_DONE, SEASON, SEAT,
-                     STEP, STEP_BLOCK, STEP_MOVE, STEP_OFFER, STEP_RUNE, STEP_TILE, STEP_TOKEN,
-                     STOP_SEASON, TODO_AMOUNT, TODO_COLOUR, TODO_FEWEST, TODO_LEFT, A, B, C,
+from .layout import (GAME_OVER, GREEDY, KIND, MAX_PLAYERS, NEUTRAL_LEFT,
+                     OPT_CARD, OPT_RUNE, OPT_TREE, P_N_RUNES, PH_BLOCK, PH_END_TURN,
+                     PH_MOVE, PH_NEXT_SEASON, PH_OFFER, PH_SEASON_END, PH_TILE, PH_TOKENS,
+                     PH_TURN, PHASE, R_RUNE_AFTER, RUNE_DONE, SEASON, SEAT, STEP, STEP_BLOCK,
+                     STEP_MOVE, STEP_OFFER, STEP_RUNE, STEP_TILE, STEP_TOKEN, STOP_SEASON,
+                     TODO_AMOUNT, TODO_COLOUR, TODO_FEWEST, TODO_LEFT, A, B, C, grid, hv_of,
                      player_at)
 from .options import (block_rows, colour_rows, move_rows, new_start_rows, offer_rows, rune_rows,
                       tile_rows)
@@ -22,14 +24,31 @@ from .rules import (ask_tile, begin_season, begin_turn, block_space, end_turn, g
 from .scoring import needs_tile
 
 
+# The policy of a table never fused (next_decision): never read, as `fusing` is False.
+NO_SIDS = np.full(MAX_PLAYERS, -1, np.int64)
+NO_PARAMS = np.zeros((MAX_PLAYERS, 1), np.float64)
+
+
 @njit(cache=True, inline="always")
-def next_decision(t, n_players, pub, hid, cnt, decks, discards, tops, new_starts, stack, rtops,
-                  rng, tied, opts, hv, sids, params, srngs, fusing, trace, tracing):
+def next_decision(t, n_players, pub, hid, cnt, opts, rng, trace, tracing):
     """Play the automatic steps up to the next decision; its options go into `opts`.
-    Returns (their count, fused): count 0 when the game is over and scored, or the season
-    hid[STOP_SEASON] would begin; fused when, with `fusing`, a greedy seat's rune or
-    offering table was built holding only its choice, in row 0 (options.put_offer,
-    options.rune_rows; ties drawn from the seat's stream in `srngs`: rng.seat_stream).
+    Returns their count, or GAME_OVER when the game is over and scored, or the season
+    hid[STOP_SEASON] would begin."""
+    n, _fused = next_fused(t, n_players, pub, hid, cnt, opts, rng, trace, tracing, NO_SIDS,
+                           NO_PARAMS, grid(rng, 0, 1, rng.shape[0]), False,
+                           hv_of(hid))
+    return n
+
+
+@njit(cache=True, inline="always")
+def next_fused(t, n_players, pub, hid, cnt, opts, rng, trace, tracing, sids, params, srngs,
+               fusing, hv):
+    """`next_decision`, and whether, with `fusing`, a greedy seat's rune or offering table
+    was built holding only its choice, in row 0 (seat s plays sids[s] with params[s]:
+    options.put_offer, options.rune_rows; ties drawn from the seat's stream in `srngs`,
+    rng.seat_stream): (count or GAME_OVER, fused). `hv` is hid's HV work slot, a view the
+    batch's scratch makes once per thread (made here at every offering: 1.04 of main's CPU
+    per game against 1.03, one measurement each).
 
     The phases are tested in the order play goes through them, each falling through to
     the next, so the usual way from one offering to the next (end of turn, next seat,
@@ -92,20 +111,19 @@ def next_decision(t, n_players, pub, hid, cnt, decks, discards, tops, new_starts
             continue
         if phase == PH_SEASON_END:
             # not inlined: a few times a game, and the turn loop stays small
-            k = season_end(t, n_players, pub, hid, cnt, decks, discards, tops, rtops, rng,
-                           tied, trace, tracing)
+            k = season_end(t, n_players, pub, hid, cnt, rng, trace, tracing)
             if k > 0:  # the New Start decision
-                return new_start_rows(t, new_starts, rtops[NEW_TOP] - k, k, opts), False
+                return new_start_rows(t, hid, k, opts), False
             if k < 0:  # the game is over
-                return 0, False
+                return GAME_OVER, False
             phase = PH_NEXT_SEASON
         if phase == PH_NEXT_SEASON:
             begin_season(pub, hid)
             phase = PH_TURN
             if pub[SEASON] >= hid[STOP_SEASON]:
-                return 0, False
+                return GAME_OVER, False
             continue
-        return 0, False  # PH_OVER
+        return GAME_OVER, False  # PH_OVER
     # The rune table, built once here (numba copies an inlined function per call site).
     pub[STEP] = STEP_RUNE
     fuse = fusing and sids[p] == GREEDY
@@ -113,7 +131,7 @@ def next_decision(t, n_players, pub, hid, cnt, decks, discards, tops, new_starts
 
 
 @njit(cache=True, inline="always")
-def apply_option(t, pub, hid, cnt, stack, rtops, opts, c, hv, trace, tracing):
+def apply_option(t, n_players, pub, hid, cnt, opts, c, rng, trace, tracing):
     """Apply option row `c` of the pending decision."""
     p = pub[SEAT]
     step = pub[STEP]
@@ -125,8 +143,8 @@ def apply_option(t, pub, hid, cnt, stack, rtops, opts, c, hv, trace, tracing):
     ts, colour, paid, placed = -1, 0, 0, False
     if step == STEP_OFFER:
         if kind == OPT_CARD:
-            offer_card(t, pub, hid, cnt, p, a, opts[c, B], opts[c, C], hv, stack, rtops,
-                       trace, tracing, season)
+            offer_card(t, pub, hid, cnt, p, a, opts[c, B], opts[c, C], trace, tracing,
+                       season)
         elif kind == OPT_TREE:
             if needs_tile(t, pub, a):
                 ask_tile(hid, a, opts[c, C])
@@ -150,5 +168,4 @@ def apply_option(t, pub, hid, cnt, stack, rtops, opts, c, hv, trace, tracing):
         other = opts[1, A] if c == 0 and hid[TODO_LEFT] > 1 else (opts[0, A] if c > 0 else -1)
         keep_new_start(pub, cnt, p, a, other, trace, tracing, season)
     if ts >= 0:
-        offer_tree(t, pub, hid, cnt, p, ts, colour, paid, placed, stack, rtops, trace, tracing,
-                   season)
+        offer_tree(t, pub, hid, cnt, p, ts, colour, paid, placed, trace, tracing, season)
