@@ -12,7 +12,63 @@ import numpy as np
 from numba import njit
 
 from simkit.grouping import number_rows
-from simkit.summing import ONE, ROWS, block_rows, evaluate
+from simkit.summing import DISTINCT, ONE, ROWS, block_rows, evaluate
+
+# A block's (cluster, group) pairs are summed into a table of every group by every cluster
+# of the block when there are at most this many groups (a witch count, cards left): its
+# fold is then a vectorised pass per group, not a few scattered adds per pair.
+DENSE_GROUPS = 8
+
+
+@njit(cache=True, nogil=True)
+def fold_dense(rows_in: np.ndarray, part: np.ndarray, t: int, groups: int, games: int,
+               ptr: np.ndarray, term: np.ndarray, coef: np.ndarray, const: np.ndarray,
+               ys: np.ndarray, closed: np.ndarray) -> None:
+    """A block's t clusters' pairs, laid as rows_in[g, i] (rows of group g in its i-th
+    cluster) and part[s, g, i] (their summand s's sum), into `closed` (`cluster_sums`'
+    c, m, mm, games, then y, yy, ym a value), and the table zeroed for the next block.
+    An empty slot adds 0 to every sum but c and games: its m and y are 0."""
+    for g in range(groups):
+        m_row = rows_in[g]
+        pairs, m_sum, mm_sum = np.int64(0), np.int64(0), np.int64(0)
+        for i in range(t):
+            m = m_row[i]
+            pairs += 1 if m > 0 else 0
+            m_sum += m
+            mm_sum += m * m
+        closed[g, 0] += pairs
+        closed[g, 1] += m_sum
+        closed[g, 2] += mm_sum
+        closed[g, 3] += m_sum if games == ROWS else pairs
+        for j in range(ptr.shape[0] - 1):
+            w = const[j]
+            for i in range(t):
+                ys[i] = w * m_row[i]
+            for e in range(ptr[j], ptr[j + 1]):
+                col, w = part[term[e], g], coef[e]
+                for i in range(t):
+                    ys[i] += w * col[i]
+            y_sum, yy_sum, ym_sum = np.int64(0), np.int64(0), np.int64(0)
+            for i in range(t):
+                y = ys[i]
+                y_sum += y
+                yy_sum += y * y
+                ym_sum += y * m_row[i]
+            closed[g, 4 + 3 * j] += y_sum
+            closed[g, 5 + 3 * j] += yy_sum
+            closed[g, 6 + 3 * j] += ym_sum
+        m_row[:t] = 0
+        for s in range(part.shape[0]):
+            part[s, g, :t] = 0
+
+
+@njit(cache=True, nogil=True)
+def _splits(opened: np.ndarray, starts: np.ndarray, c: int, d: int) -> bool:
+    """Whether any of clusters c..d-1 is a split deal's (kept apart, pair by pair)."""
+    k = c
+    while k < d and not opened[starts[k]]:
+        k += 1
+    return k < d
 
 
 @njit(cache=True, nogil=True)
@@ -42,6 +98,12 @@ def cluster_sums(cluster: np.ndarray, starts: np.ndarray, longest: int, game: np
     cap = max(block_rows(n_int + n_float), longest)
     ireg, freg = np.zeros((n_int, cap), np.int64), np.zeros((n_float, cap), np.float64)
     gid = np.empty(cap, np.int64)
+    # Few groups, each pair's games its rows or one: the blocks without a split deal
+    # are summed into a table of group by cluster (`fold_dense`).
+    dense = size <= DENSE_GROUPS and sizes == 0 and games != DISTINCT
+    rows_in = np.zeros((size if dense else 0, cap), np.int64)
+    part = np.zeros((n_sum, size if dense else 0, cap), np.int64)
+    ys = np.empty(cap if dense else 0, np.int64)
     groups, c = 0, 0
     while c < len(starts) - 1:
         a, d = starts[c], c + 1  # the block: whole clusters c..d-1, rows a..b-1
@@ -51,6 +113,19 @@ def cluster_sums(cluster: np.ndarray, starts: np.ndarray, longest: int, game: np
         groups = number_rows(keys, which, kept, lo, stride, table, first, groups, a, b, gid)
         evaluate(ops, consts, columns, kinds, n, a, b, ireg, freg, worst)
         col = ireg[summed[0]] if n_sum == 1 else ireg[0]
+        if dense and not _splits(opened, starts, c, d):
+            for k in range(c, d):
+                for r in range(starts[k], starts[k + 1]):
+                    g = gid[r - a]
+                    if g < 0:
+                        continue
+                    rows_in[g, k - c] += 1
+                    for s in range(n_sum):
+                        part[s, g, k - c] += ireg[summed[s], r - a]
+            fold_dense(rows_in, part, d - c, groups, games, ptr, term, coef, const, ys,
+                       closed)
+            c = d
+            continue
         for k in range(c, d):
             t = 0
             for r in range(starts[k], starts[k + 1]):

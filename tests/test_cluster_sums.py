@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from simkit import compiled_totals
-from simkit.cluster_sums import cluster_sums
+from simkit.cluster_sums import DENSE_GROUPS, cluster_sums
 from simkit.compiled_totals import products
 from simkit.grouping import group_table, key_ranges
 from simkit.programs import loads
@@ -61,16 +61,33 @@ def _reference(cluster, game, key, kept, y, opened, games, sizes, values):
 @given(st.lists(_ROW, min_size=1, max_size=40), st.sampled_from([ROWS, ONE, DISTINCT]),
        st.booleans(), st.sampled_from([(False, False), (True, False), (False, True),
                                        (True, True)]),
-       st.sampled_from([1, 2]), st.integers(-3, 3))
+       st.sampled_from([1, 2]), st.integers(-3, 3), st.booleans())
 def test_cluster_sums_are_the_plain_sums_and_the_pairs(rows, games, by_size, split, n_sum,
-                                                        const):
+                                                        const, wide):
     """Clusters of any size, kept rows or not, deals split at either end, one or two
     summands, values of one term or a combination with a constant, grouped by group or
-    by group and size: `cluster_sums` gives the reference's totals, open rows and
-    groups, and `cluster_totals`' (its pairs) arrays."""
+    by group and size, keys of a table of at most 5 entries or up to 17: `cluster_sums`
+    gives the reference's totals, open rows and groups, and `cluster_totals`' (its
+    pairs) arrays."""
+    _check_cluster_sums(rows, games, by_size, split, n_sum, const, wide)
+
+
+@settings(deadline=None, max_examples=150)
+@given(st.lists(_ROW, min_size=1, max_size=60), st.sampled_from([ROWS, ONE]),
+       st.sampled_from([1, 2]), st.integers(-3, 3), st.booleans())
+def test_few_groups_are_summed_group_by_cluster(rows, games, n_sum, const, many):
+    """The same where a pass's table has at most `DENSE_GROUPS` entries, no deal splits
+    and a pair's games are its rows or one: the blocks summed into a table of group by
+    cluster and folded a group at a time (`fold_dense`); repeated past 4,096 rows, the
+    rows are several blocks (`block_rows`), so the table is reset between them."""
+    copies = 4200 // len(rows) + 1 if many else 1
+    _check_cluster_sums(rows * copies, games, False, (False, False), n_sum, const, False)
+
+
+def _check_cluster_sums(rows, games, by_size, split, n_sum, const, wide):
     cluster = np.cumsum([r[0] for r in rows]).astype(np.int64)
     game = np.cumsum([r[0] + r[5] for r in rows]).astype(np.int64)
-    key = np.array([[r[1] for r in rows]], np.int64)
+    key = np.array([[r[1] * (4 if wide else 1) for r in rows]], np.int64)
     kept = np.array([r[4] or i == 0 for i, r in enumerate(rows)])
     y = [np.array([r[2] for r in rows], np.int64), np.array([r[3] for r in rows], np.int64)]
     starts, longest = cluster_starts(cluster)
@@ -84,6 +101,7 @@ def test_cluster_sums_are_the_plain_sums_and_the_pairs(rows, games, by_size, spl
     consts = np.array([c for c, _ in values], np.int64)
     which = np.zeros(1, np.int64)
     lo, stride, size = group_table(key, which, kept, 1 << 20, key_ranges(key))
+    assert size <= DENSE_GROUPS or wide  # keys of 5 values: the table group by cluster
     sizes = longest + 1 if by_size else 0
     program = loads(n_sum)
     columns = y[:n_sum]
