@@ -6,6 +6,7 @@ rows come as simkit writes them. The same integers as the polars plans
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -22,6 +23,7 @@ from simkit.summary import KINDS
 
 _GROUPS = 1 << 22  # key combinations a compiled group-by looks up in a table, at most
 _NUMBERED = 1 << 20  # a pass's table entries times its sums per entry, numbered in it
+_SHARED = 4  # outputs of a program run once for the passes that share it, at most
 
 
 def summable(shape: Shape, frame: pl.DataFrame) -> bool:
@@ -195,6 +197,35 @@ def compiled_totals(frame: pl.DataFrame, shapes: Mapping[str, Shape],
                                            w.n_float, w.outputs[0]).astype(np.bool_)
         return ev[names[how.where]].to_numpy().astype(np.bool_, copy=False)
 
+    # A program of few outputs that several passes run over the same columns (one value
+    # grouped by several keys: Cauldron Master's six by a witch count or cards left) is
+    # run once; the passes read its outputs as they are (`loads`). Its ROUNDs' distances
+    # are over every row either way; the blocks differ, the integers do not.
+    def program_key(program: Program) -> tuple[Any, ...]:
+        return (program.ops_for(frame, category_codes).tobytes(), program.consts.tobytes(),
+                tuple(program.columns), tuple(program.outputs))
+
+    ran: dict[tuple[Any, ...], tuple[Any, ...]] = {}
+    runs_of = Counter(program_key(programs[sig]) for sig in shapes if sig in programs)
+
+    def shared_summands(program: Program
+                        ) -> tuple[list[np.ndarray], np.ndarray, np.ndarray, Program]:
+        """The arrays, kinds, ROUND distances and program a pass of `program` reads."""
+        arrays, kinds = inputs(program, frame, read)
+        worst = np.zeros(len(program.outputs))
+        key = program_key(program)
+        if runs_of[key] < 2 or not 0 < len(program.outputs) <= _SHARED:
+            return arrays, kinds, worst, program
+        if key not in ran:
+            columns = summing.evaluate_columns(
+                program.ops_for(frame, category_codes), program.consts,
+                summing.addresses(arrays), kinds, n, program.n_int, program.n_float,
+                np.asarray(program.outputs, np.int64), worst)
+            ran[key] = (list(columns), np.full(len(columns), summing.I64, np.int64),
+                        worst, loads(len(columns)))
+        columns, loaded_kinds, measured, loaded = ran[key]
+        return columns, loaded_kinds, measured.copy(), loaded
+
     out = {}
     for sig, shape in shapes.items():
         q = shape.query
@@ -211,11 +242,11 @@ def compiled_totals(frame: pl.DataFrame, shapes: Mapping[str, Shape],
             arrays = [c for c in found if c is not None]
             if len(arrays) < len(found):
                 continue
-            program = loads(len(arrays))
+            program = run = loads(len(arrays))
             kinds = np.full(len(arrays), summing.I64, np.int64)
+            worst = np.zeros(len(program.outputs))
         else:
-            arrays, kinds = inputs(program, frame, read)
-        worst = np.zeros(len(program.outputs))
+            arrays, kinds, worst, run = shared_summands(program)
         if q.cluster not in clusters:
             cluster = rows if q.cluster is None else deal if q.cluster == "deal" else game
             clusters[q.cluster] = (cluster, *summing.cluster_starts(cluster))
@@ -239,9 +270,9 @@ def compiled_totals(frame: pl.DataFrame, shapes: Mapping[str, Shape],
             if size < 0:
                 continue  # too many groups: left to polars
         args = (cluster, starts, longest, game, key_codes, which, kept, lo, stride, size,
-                program.ops_for(frame, category_codes), program.consts,
-                summing.addresses(arrays), kinds, program.n_int, program.n_float,
-                np.asarray(program.outputs, np.int64), worst, ptr, term, coef, const,
+                run.ops_for(frame, category_codes), run.consts,
+                summing.addresses(arrays), kinds, run.n_int, run.n_float,
+                np.asarray(run.outputs, np.int64), worst, ptr, term, coef, const,
                 how.games, sizes, is_open if q.cluster == "deal" else none_open)
         # Pairs of one row (a plain mean, a game's seats) are summed row by row, until a
         # pass meets a larger one; without products, clusters of several rows group by

@@ -160,14 +160,25 @@ def evaluate_column(ops: np.ndarray, consts: np.ndarray, columns: np.ndarray,
                     kinds: np.ndarray, n: int, n_int: int, n_float: int, output: int
                     ) -> np.ndarray:
     """A program's int register `output` over all n rows (a filter, a block at a time)."""
-    out = np.empty(n, np.int64)
+    return evaluate_columns(ops, consts, columns, kinds, n, n_int, n_float,
+                            np.full(1, output, np.int64), np.zeros(1))[0]
+
+
+@njit(cache=True, nogil=True)
+def evaluate_columns(ops: np.ndarray, consts: np.ndarray, columns: np.ndarray,
+                     kinds: np.ndarray, n: int, n_int: int, n_float: int,
+                     outputs: np.ndarray, worst: np.ndarray) -> np.ndarray:
+    """A program's int registers `outputs` over all n rows, a block at a time (its
+    ROUNDs' distances into `worst`): summands that several passes share, computed
+    once."""
+    out = np.empty((outputs.shape[0], n), np.int64)
     ireg = np.zeros((n_int, BLOCK), np.int64)
     freg = np.zeros((n_float, BLOCK), np.float64)
-    worst = np.zeros(1)
     for a in range(0, n, BLOCK):
         b = min(n, a + BLOCK)
         evaluate(ops, consts, columns, kinds, n, a, b, ireg, freg, worst)
-        out[a:b] = ireg[output, :b - a]
+        for o in range(outputs.shape[0]):
+            out[o, a:b] = ireg[outputs[o], :b - a]
     return out
 
 

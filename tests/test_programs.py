@@ -199,3 +199,51 @@ def test_every_summand_and_filter_of_a_report_has_a_program():
     assert all(p.program is not None for p in passes)
     assert all(p.where_program is not None for p in passes if p.where is not None)
     assert any(p.where is not None for p in passes)
+
+
+def test_a_program_several_passes_share_is_run_once_to_the_same_totals(monkeypatch):
+    """Cauldron Master's report groups one rounded value by several keys: its program
+    runs once a slice (`summing.evaluate_columns`) and the passes read its outputs; the
+    totals and each rounded value's measured distance from a whole number are those of
+    a run with every pass running its own program (`compiled_totals._SHARED` 0)."""
+    from simkit import compiled_totals, summing
+    from simkit.totals import reduce
+    from tests.test_summary import CM, rows_of
+
+    frame, queries, rotation = rows_of(CM)
+    frame = frame.head(4000)
+    memo: dict = {}
+    reduce(frame, queries, scale=12, rotation=rotation, memo=memo)
+    passes = memo[f"passes row {rotation}"]
+    # The passes of a win share alone (by a witch, a recipe card, ...): a measured
+    # distance lost by any of them shows in the one they report together.
+    shapes = {sig: shape for sig, shape in memo["shapes"][0].items()
+              if sig in passes and passes[sig].program is not None
+              and list(passes[sig].program.columns) == ["win_share"]
+              and len(passes[sig].program.outputs) == 1}
+    assert len(shapes) >= 2
+    # Win shares off whole twelfths by up to 0.07 of one: each pass measures a distance.
+    off = frame.with_columns(
+        win_share=pl.col("win_share") + (pl.col("game") % 7).cast(pl.Float32) / 1000)
+
+    def run(shared: int) -> tuple[dict, dict, int]:
+        runs, real = [], summing.evaluate_columns
+
+        def counted(*args):
+            runs.append(1)
+            return real(*args)
+
+        measured: dict[str, float] = {}
+        with monkeypatch.context() as m:
+            m.setattr(compiled_totals, "_SHARED", shared)
+            m.setattr(summing, "evaluate_columns", counted)
+            out = compiled_totals.compiled_totals(off, shapes, [], rotation == 1, None,
+                                                  measured)
+        return out, measured, len(runs)
+
+    shared_out, shared_measured, shared_runs = run(compiled_totals._SHARED)
+    own_out, own_measured, own_runs = run(0)
+    assert shared_runs > 0 and own_runs == 0
+    assert shared_out == own_out and len(shared_out) == len(shapes)
+    assert shared_measured == own_measured
+    assert max(shared_measured.values()) > 0.01
