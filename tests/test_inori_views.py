@@ -1,4 +1,4 @@
-"""Inori's views of `hid` (layout.segment, grid and the named views built on them): the
+"""Inori's views of `hid` (`jit.segment`, `grid` and the named views built on them): the
 same memory and the same numba array types as the slices and `reshape` they replace
 (built in place, so the turn loop calls no runtime routine for them)."""
 
@@ -12,13 +12,14 @@ from numba import njit
 
 from simkit.games import get_game
 from simkit.games.inori import layout as L
+from simkit.kernels.jit import grid, segment
 
 
 @njit
 def _cut(a, start, n, rows, cols):
     """A segment and a grid of `a`, each written through (-1, -2 at their first cell)."""
-    s = L.segment(a, start, n)
-    g = L.grid(a, start, rows, cols)
+    s = segment(a, start, n)
+    g = grid(a, start, rows, cols)
     if n > 0:
         s[0] = -1
     if rows > 0 and cols > 0:

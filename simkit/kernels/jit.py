@@ -1,7 +1,8 @@
 """How kernels are compiled: with or without numba's reference counting, helpers once per
 argument types and without a CPython wrapper, an array's data pointer (for a plug-in's
 call), tuples of arrays without reference counts (`uncounted`), work arrays in the
-caller's frame (`stack_array`), and the lowest set bit's index (`trailing_zeros`)."""
+caller's frame (`stack_array`), views of an array's cells built in place (`segment`,
+`grid`), and the lowest set bit's index (`trailing_zeros`)."""
 
 from __future__ import annotations
 
@@ -11,8 +12,10 @@ import types as pytypes
 import numpy as np
 from numba import carray, njit, types
 from numba.core import cgutils, config, event
+from numba.core.imputils import impl_ret_borrowed
 from numba.core.registry import CPUDispatcher
 from numba.extending import intrinsic, overload
+from numba.np.arrayobj import populate_array
 
 from simkit.kernels.inline_copy import share_scope_when_inlining
 
@@ -197,6 +200,54 @@ def stack_array(typingctx, n, dtype):
         return made._getvalue()
 
     return array(n, dtype), codegen
+
+
+# Views of a 1-D array's cells, built in place: a slice clamps its bounds at every view
+# and a `reshape` calls numba's runtime (numba_attempt_nocopy_reshape), which a view made
+# at every step of a turn loop pays each time (Inori's piles and work slots in `hid`,
+# docs/decisions.md). The bounds are the caller's, as unchecked as an index.
+if config.DISABLE_JIT:  # numba's intrinsics cannot run as plain Python (README: debugging)
+    def segment(a, start, n):
+        """a[start:start + n] of the C-contiguous 1-D array `a`, the same memory."""
+        return a[start:start + n]
+
+    def grid(a, start, n_rows, n_cols):
+        """a[start:start + n_rows * n_cols] as n_rows x n_cols, the same memory."""
+        return a[start:start + n_rows * n_cols].reshape((n_rows, n_cols))
+else:
+    def _view(context, builder, signature, args, shape):
+        """The view of args[0] from args[1] on, of `shape` (values of args[2:])."""
+        src_ty, start_ty = signature.args[0], signature.args[1]
+        intp = types.intp
+        src = context.make_array(src_ty)(context, builder, args[0])
+        dims = [context.cast(builder, v, ty, intp)
+                for v, ty in zip(args[2:], signature.args[2:], strict=True)]
+        start = context.cast(builder, args[1], start_ty, intp)
+        item = context.get_constant(intp, context.get_abi_sizeof(
+            context.get_data_type(src_ty.dtype)))
+        strides = [item]
+        for d in reversed(dims[1:]):
+            strides.insert(0, builder.mul(strides[0], d))
+        out = context.make_array(signature.return_type)(context, builder)
+        populate_array(out, data=builder.gep(src.data, [start]), shape=dims, strides=strides,
+                       itemsize=item, meminfo=src.meminfo)
+        return impl_ret_borrowed(context, builder, signature.return_type, out._getvalue())
+
+    @intrinsic
+    def segment(typingctx, a, start, n):
+        """a[start:start + n] of the C-contiguous 1-D array `a`, the same memory."""
+        if not (isinstance(a, types.Array) and a.ndim == 1 and a.layout == "C"):
+            return None
+        return types.Array(a.dtype, 1, "C")(a, start, n), \
+            lambda context, builder, sig, args: _view(context, builder, sig, args, 1)
+
+    @intrinsic
+    def grid(typingctx, a, start, n_rows, n_cols):
+        """a[start:start + n_rows * n_cols] as n_rows x n_cols, the same memory."""
+        if not (isinstance(a, types.Array) and a.ndim == 1 and a.layout == "C"):
+            return None
+        return types.Array(a.dtype, 2, "C")(a, start, n_rows, n_cols), \
+            lambda context, builder, sig, args: _view(context, builder, sig, args, 2)
 
 
 @njit(cache=True)

@@ -113,13 +113,9 @@ Option table: int32 rows, one per legal option, in this canonical order.
 from typing import NamedTuple
 
 import numpy as np
-from numba import config, njit
-from numba.core import types
-from numba.core.imputils import impl_ret_borrowed
-from numba.extending import intrinsic
-from numba.np.arrayobj import populate_array
+from numba import njit
 
-from simkit.kernels.jit import njit_without_refcounts
+from simkit.kernels.jit import grid, njit_without_refcounts, segment
 from simkit.outputs import CORE_OUTPUTS, Output
 
 MAX_PLAYERS = 4
@@ -389,54 +385,9 @@ def piles(t, hid):
 
 
 # Views of hid's piles and work slots, made where a step needs them (the rules take the
-# API's pub, hid and cnt). Built in place: a slice clamps its bounds at every view and a
-# `reshape` calls numba's runtime (numba_attempt_nocopy_reshape), and views are made in
-# the turn loop (the holdings slot at a card's offering, the Rune piles at its draws). The
-# bounds are the layout's (hid_size), as unchecked as an index.
-if config.DISABLE_JIT:  # numba's intrinsics cannot run as plain Python (README: debugging)
-    def segment(a, start, n):
-        """a[start:start + n] of the C-contiguous 1-D array `a`, the same memory."""
-        return a[start:start + n]
-
-    def grid(a, start, n_rows, n_cols):
-        """a[start:start + n_rows * n_cols] as n_rows x n_cols, the same memory."""
-        return a[start:start + n_rows * n_cols].reshape((n_rows, n_cols))
-else:
-    def _view(context, builder, signature, args, shape):
-        """The view of args[0] from args[1] on, of `shape` (values of args[2:])."""
-        src_ty, start_ty = signature.args[0], signature.args[1]
-        intp = types.intp
-        src = context.make_array(src_ty)(context, builder, args[0])
-        dims = [context.cast(builder, v, ty, intp)
-                for v, ty in zip(args[2:], signature.args[2:], strict=True)]
-        start = context.cast(builder, args[1], start_ty, intp)
-        item = context.get_constant(intp, context.get_abi_sizeof(
-            context.get_data_type(src_ty.dtype)))
-        strides = [item]
-        for d in reversed(dims[1:]):
-            strides.insert(0, builder.mul(strides[0], d))
-        out = context.make_array(signature.return_type)(context, builder)
-        populate_array(out, data=builder.gep(src.data, [start]), shape=dims, strides=strides,
-                       itemsize=item, meminfo=src.meminfo)
-        return impl_ret_borrowed(context, builder, signature.return_type, out._getvalue())
-
-    @intrinsic
-    def segment(typingctx, a, start, n):
-        """a[start:start + n] of the C-contiguous 1-D array `a`, the same memory."""
-        if not (isinstance(a, types.Array) and a.ndim == 1 and a.layout == "C"):
-            return None
-        return types.Array(a.dtype, 1, "C")(a, start, n), \
-            lambda context, builder, sig, args: _view(context, builder, sig, args, 1)
-
-    @intrinsic
-    def grid(typingctx, a, start, n_rows, n_cols):
-        """a[start:start + n_rows * n_cols] as n_rows x n_cols, the same memory."""
-        if not (isinstance(a, types.Array) and a.ndim == 1 and a.layout == "C"):
-            return None
-        return types.Array(a.dtype, 2, "C")(a, start, n_rows, n_cols), \
-            lambda context, builder, sig, args: _view(context, builder, sig, args, 2)
-
-
+# API's pub, hid and cnt), built in place (`jit.segment`, `jit.grid`): views are made in
+# the turn loop (the holdings slot at a card's offering, the Rune piles at its draws).
+# The bounds are the layout's (hid_size).
 @njit(cache=True, inline="always")
 def rune_piles(t, hid):
     """Views of `rtops` and the Rune stack in `hid` alone (`piles`), for a turn's draws."""

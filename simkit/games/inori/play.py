@@ -18,7 +18,7 @@ import numpy as np
 from numba import njit
 
 from simkit.gamekit.binding import bind
-from simkit.kernels.jit import njit_with_refcounts
+from simkit.kernels.jit import grid, njit_with_refcounts
 from simkit.kernels.search_tree import SEARCH_PARAMS, new_tree
 from simkit.kernels.trace import new_trace_stub
 from simkit.outputs import CORE_OUTPUTS, allocate
@@ -35,7 +35,7 @@ from .layout import (CT_CARD_OFFERS, CT_COMPLETED, CT_DONE, CT_DRAWN, CT_FIRST, 
                      O_TOKENS_GAINED, O_TOKENS_PAID, O_TREE, O_TURNS, OUTPUTS, PH_OVER, PHASE,
                      PLANNER, PUB_SIZE, R_N_COLOURS, R_N_TREE, R_SEASONS, ROLLOUT_TIES,
                      ROLLOUT_WEIGHTS, RUNE_KINDS, SEASON, SEAT, STEP, STEP_OFFER, STOP_SEASON,
-                     HV, MAX_COLOURS, Redeal, RolloutWork, grid, hid_size, hv_of)
+                     HV, MAX_COLOURS, Redeal, RolloutWork, hid_size, hv_of)
 from .layout import CT_SIZE, HID_SIZE, KIND, MAX_DECISIONS, PLAYOUT, ROLLOUT, ROUND  # noqa: F401  (the loop's)
 from .layout import SOURCES as SCORE_SOURCES
 from .options import action_key  # noqa: F401  (the loop's)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from simkit.kernels.jit import grid
 from simkit.rng import seat_stream
 
 from .layout import (GAME_OVER, GREEDY, KIND, MAX_PLAYERS, NEUTRAL_LEFT,
@@ -14,7 +15,7 @@ from .layout import (GAME_OVER, GREEDY, KIND, MAX_PLAYERS, NEUTRAL_LEFT,
                      PH_MOVE, PH_NEXT_SEASON, PH_OFFER, PH_SEASON_END, PH_TILE, PH_TOKENS,
                      PH_TURN, PHASE, R_RUNE_AFTER, RUNE_DONE, SEASON, SEAT, STEP, STEP_BLOCK,
                      STEP_MOVE, STEP_OFFER, STEP_RUNE, STEP_TILE, STEP_TOKEN, STOP_SEASON,
-                     TODO_AMOUNT, TODO_COLOUR, TODO_FEWEST, TODO_LEFT, A, B, C, grid, hv_of,
+                     TODO_AMOUNT, TODO_COLOUR, TODO_FEWEST, TODO_LEFT, A, B, C, hv_of,
                      player_at)
 from .options import (block_rows, colour_rows, move_rows, new_start_rows, offer_rows, rune_rows,
                       tile_rows)
