@@ -13,10 +13,9 @@ from hypothesis import strategies as st
 from simkit import compiled_totals
 from simkit.cluster_sums import DENSE_GROUPS, cluster_sums
 from simkit.compiled_totals import products
-from simkit.grouping import group_table, key_ranges
-from simkit.programs import loads
 from simkit.row_pairs import row_pair_totals
-from simkit.summing import DISTINCT, I64, ONE, ROWS, addresses, cluster_starts, cluster_totals
+from simkit.summing import DISTINCT, ONE, ROWS, cluster_starts, cluster_totals
+from tests.pass_support import one_key_pass
 
 _ROW = st.tuples(st.integers(0, 3), st.integers(-2, 2), st.integers(-50, 50),
                  st.integers(-9, 9), st.booleans(), st.booleans())  # step, key, y0, y1, kept, game+
@@ -90,25 +89,12 @@ def _check_cluster_sums(rows, games, by_size, split, n_sum, const, wide):
     key = np.array([[r[1] * (4 if wide else 1) for r in rows]], np.int64)
     kept = np.array([r[4] or i == 0 for i, r in enumerate(rows)])
     y = [np.array([r[2] for r in rows], np.int64), np.array([r[3] for r in rows], np.int64)]
-    starts, longest = cluster_starts(cluster)
     opened = np.zeros(len(rows), np.bool_)
     opened[cluster == cluster[0]] = split[0]
     opened[cluster == cluster[-1]] |= split[1]
-    values = [(0, [(0, 1)])] + ([(const, [(0, 2), (1, -1)])] if n_sum == 2 else [])
-    ptr = np.cumsum([0] + [len(t) for _, t in values]).astype(np.int64)
-    term = np.array([t for _, ts in values for t, _ in ts], np.int64)
-    coef = np.array([c for _, ts in values for _, c in ts], np.int64)
-    consts = np.array([c for c, _ in values], np.int64)
-    which = np.zeros(1, np.int64)
-    lo, stride, size = group_table(key, which, kept, 1 << 20, key_ranges(key))
-    assert size <= DENSE_GROUPS or wide  # keys of 5 values: the table group by cluster
-    sizes = longest + 1 if by_size else 0
-    program = loads(n_sum)
-    columns = y[:n_sum]
-    args = (cluster, starts, longest, game, key, which, kept, lo, stride, size,
-            program.ops, program.consts, addresses(columns), np.full(n_sum, I64, np.int64),
-            program.n_int, program.n_float, np.asarray(program.outputs, np.int64),
-            np.zeros(n_sum), ptr, term, coef, consts, games, sizes, opened)
+    made = one_key_pass(cluster, game, key, kept, y, opened, games, by_size, n_sum, const)
+    args, values, sizes = made.args, made.values, made.sizes
+    assert made.size <= DENSE_GROUPS or wide  # keys of 5 values: the table group by cluster
     closed, out_open, first = cluster_sums(*args)
     want_closed, want_open, groups = _reference(cluster, game, key[0], kept, y, opened,
                                                 games, sizes, values)
@@ -137,26 +123,15 @@ def test_row_pairs_are_the_plain_sums_when_each_pair_is_a_row(rows, games, by_si
     the values' products (the same integers modulo 2^64)."""
     cluster = np.cumsum([r[0] for r in rows]).astype(np.int64)
     game = np.cumsum([r[0] + r[5] for r in rows]).astype(np.int64)
-    starts, longest = cluster_starts(cluster)
+    starts, _ = cluster_starts(cluster)
     place = np.arange(len(rows)) - np.repeat(starts[:-1], np.diff(starts))
     key = np.array([place if seats else [r[1] for r in rows]], np.int64)
     kept = np.array([r[4] or i == 0 for i, r in enumerate(rows)])
     y = [np.array([r[2] for r in rows], np.int64), np.array([r[3] for r in rows], np.int64)]
     opened = np.zeros(len(rows), np.bool_)
     opened[cluster == cluster[-1]] = split
-    values = [(0, [(0, 1)])] + ([(const, [(0, 2), (1, -1)])] if n_sum == 2 else [])
-    ptr = np.cumsum([0] + [len(t) for _, t in values]).astype(np.int64)
-    term = np.array([t for _, ts in values for t, _ in ts], np.int64)
-    coef = np.array([c for _, ts in values for _, c in ts], np.int64)
-    consts = np.array([c for c, _ in values], np.int64)
-    which = np.zeros(1, np.int64)
-    lo, stride, size = group_table(key, which, kept, 1 << 20, key_ranges(key))
-    sizes = longest + 1 if by_size else 0
-    program = loads(n_sum)
-    args = (cluster, starts, longest, game, key, which, kept, lo, stride, size,
-            program.ops, program.consts, addresses(y[:n_sum]), np.full(n_sum, I64, np.int64),
-            program.n_int, program.n_float, np.asarray(program.outputs, np.int64),
-            np.zeros(n_sum), ptr, term, coef, consts, games, sizes, opened)
+    made = one_key_pass(cluster, game, key, kept, y, opened, games, by_size, n_sum, const)
+    args, values, sizes = made.args, made.values, made.sizes
     ok, *got = row_pair_totals(*args)
     kept_pairs = [(int(cluster[r]), int(key[0, r])) for r in range(len(rows)) if kept[r]]
     assert ok == (len(set(kept_pairs)) == len(kept_pairs) and not split)
@@ -168,8 +143,8 @@ def test_row_pairs_are_the_plain_sums_when_each_pair_is_a_row(rows, games, by_si
     assert len(got[2]) == len(groups)
     assert all(np.array_equal(a, b) for a, b in zip(got, cluster_sums(*args), strict=True))
     with patch.object(compiled_totals, "PRODUCTS", 100.0):  # products even for 2 values
-        folded_by = products(ptr.tolist(), term.tolist(), coef.tolist(), consts.tolist(),
-                             n_sum)
+        folded_by = products(made.ptr.tolist(), made.term.tolist(), made.coef.tolist(),
+                             made.consts.tolist(), n_sum)
     assert len(folded_by[0])
     folded = cluster_totals(*args, *folded_by)
     assert all(np.array_equal(a, b) for a, b in zip(got, folded, strict=True))

@@ -12,9 +12,8 @@ from hypothesis import strategies as st
 from simkit import compiled_totals
 from simkit.cluster_sums import cluster_sums
 from simkit.compiled_totals import products
-from simkit.grouping import group_table, key_ranges
-from simkit.programs import loads
-from simkit.summing import DISTINCT, I64, ONE, ROWS, addresses, cluster_starts, cluster_totals
+from simkit.summing import DISTINCT, ONE, ROWS, cluster_totals
+from tests.pass_support import one_key_pass
 
 
 @settings(deadline=None, max_examples=60)
@@ -49,22 +48,11 @@ def test_products_over_regular_blocks_are_the_general_totals(seed, m0, rows, gam
         opened[cluster == cluster[-1]] = True
     y = [rng.integers(-2 ** 40, 2 ** 40, n, dtype=np.int64),
          rng.integers(-9, 10, n, dtype=np.int64)]
-    values = [(0, [(0, 1)])] + ([(const, [(0, 2), (1, -1)])] if n_sum == 2 else [])
-    ptr = np.cumsum([0] + [len(t) for _, t in values]).astype(np.int64)
-    term = np.array([t for _, ts in values for t, _ in ts], np.int64)
-    coef = np.array([c for _, ts in values for _, c in ts], np.int64)
-    consts = np.array([c for c, _ in values], np.int64)
-    which = np.zeros(1, np.int64)
-    lo, stride, size = group_table(key, which, kept, 1 << 20, key_ranges(key))
-    starts, longest = cluster_starts(cluster)
-    program = loads(n_sum)
-    args = (cluster, starts, longest, game, key, which, kept, lo, stride, size,
-            program.ops, program.consts, addresses(y[:n_sum]), np.full(n_sum, I64, np.int64),
-            program.n_int, program.n_float, np.asarray(program.outputs, np.int64),
-            np.zeros(n_sum), ptr, term, coef, consts, games, 0, opened)
+    made = one_key_pass(cluster, game, key, kept, y, opened, games, False, n_sum, const)
+    args = made.args
     with patch.object(compiled_totals, "PRODUCTS", 100.0):  # products even for 2 values
-        folded_by = products(ptr.tolist(), term.tolist(), coef.tolist(), consts.tolist(),
-                             n_sum)
+        folded_by = products(made.ptr.tolist(), made.term.tolist(), made.coef.tolist(),
+                             made.consts.tolist(), n_sum)
     assert len(folded_by[0])
     folded = cluster_totals(*args, *folded_by)
     assert all(np.array_equal(a, b) for a, b in zip(folded, cluster_sums(*args), strict=True))
