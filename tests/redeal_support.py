@@ -1,9 +1,13 @@
 """What the games' `redeal` tests share (tests/test_*_redeal.py): the kernels' random
-streams, and a walk to a mid-game decision by the rules themselves."""
+streams, a walk to a mid-game decision by the rules themselves, and the check that a
+built-in is written to the game API."""
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable
+from pathlib import Path
+from types import ModuleType
 
 import numpy as np
 
@@ -38,3 +42,26 @@ def walk(next_decision: Callable[[], int], apply_option: Callable[[int], None], 
             return n
         apply_option(int(pick.integers(n)))
     return None
+
+
+# The game API's signatures (docs/new-game.md section 4), as a built-in's play module has them.
+API = {"setup": "t, n_players, pub, hid, cnt, rng, trace, tracing",
+       "next_decision": "t, n_players, pub, hid, cnt, opts, rng, trace, tracing",
+       "apply_option": "t, n_players, pub, hid, cnt, opts, c, rng, trace, tracing",
+       "redeal": "t, n_players, pub, hid, cnt, seat, rng",
+       "ranking_key": "t, n_players, pub, hid, cnt, s", "points": "t, pub, hid, cnt, s",
+       "action_key": "t, opts, i"}
+
+
+def check_written_to_the_api(play: ModuleType, loops: tuple[str, ...],
+                             own: tuple[str, ...] = ()) -> None:
+    """`play`'s rules have the API's signatures (but the hooks in `own`, the game's own
+    where the loop's default would play other games), and its hooks named in `loops` are
+    the shared loop's (gamekit/loop.py), not the game's."""
+    for name, args in API.items():
+        if name not in own:
+            params = inspect.signature(getattr(play, name).py_func).parameters
+            assert ", ".join(params) == args, name
+    for name in loops:
+        code = getattr(play, name).py_func.__code__
+        assert Path(code.co_filename).name == "loop.py", name

@@ -5,9 +5,6 @@ discard pile), and the deal depends on what the seat sees alone."""
 
 from __future__ import annotations
 
-import inspect
-from pathlib import Path
-
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -17,7 +14,7 @@ from simkit.games.carnuta import layout as L
 from simkit.games.carnuta import play as P
 from simkit.games.carnuta import rules as R
 from simkit.kernels.trace import new_trace_stub
-from tests.redeal_support import stream, tables_by_config, walk
+from tests.redeal_support import check_written_to_the_api, stream, tables_by_config, walk
 
 OVERRIDES = {"default": (), "take_choose": ("options.take_runes=choose",),
              "sickle_any_time": ("options.sickle_after_actions=false",)}
@@ -119,14 +116,5 @@ def test_written_to_the_game_api():
     """Its rules take the game API's signatures (docs/new-game.md section 4), the piles and
     option caches in `hid`, and the shared loop's own state hooks play them: none is
     Carnuta's."""
-    api = {"setup": "t, n_players, pub, hid, cnt, rng, trace, tracing",
-           "next_decision": "t, n_players, pub, hid, cnt, opts, rng, trace, tracing",
-           "apply_option": "t, n_players, pub, hid, cnt, opts, c, rng, trace, tracing",
-           "redeal": "t, n_players, pub, hid, cnt, seat, rng",
-           "ranking_key": "t, n_players, pub, hid, cnt, s", "points": "t, pub, hid, cnt, s"}
-    for name, args in api.items():
-        params = inspect.signature(getattr(P, name).py_func).parameters
-        assert ", ".join(params) == args, name
-    for name in ("state_setup", "state_next", "state_apply", "state_decision"):
-        code = getattr(P, name).py_func.__code__
-        assert Path(code.co_filename).name == "loop.py", name
+    check_written_to_the_api(P, ("state_setup", "state_next", "state_apply", "state_decision"),
+                             own=("action_key",))  # its search keys a move by its own search_key

@@ -7,8 +7,6 @@ sees alone."""
 from __future__ import annotations
 
 import importlib
-import inspect
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -19,7 +17,7 @@ from simkit.games.cauldron_master import layout as L
 from simkit.games.cauldron_master import rules as R
 from simkit.games.cauldron_master import step as S
 from simkit.kernels.trace import new_trace_stub
-from tests.redeal_support import stream, tables_by_config, walk
+from tests.redeal_support import check_written_to_the_api, stream, tables_by_config, walk
 
 OVERRIDES = {"default": (), "player_recipes": ("options.recipe_choice=player",),
              "optional_picking": ("options.picking_compulsory=false",)}
@@ -118,16 +116,6 @@ def test_written_to_the_game_api():
     """Its rules take the game API's signatures (docs/new-game.md section 4), and the
     shared loop's own state hooks and search hooks play them: none is Cauldron Master's."""
     play = importlib.import_module("simkit.games.cauldron_master.play")
-    api = {"setup": "t, n_players, pub, hid, cnt, rng, trace, tracing",
-           "next_decision": "t, n_players, pub, hid, cnt, opts, rng, trace, tracing",
-           "apply_option": "t, n_players, pub, hid, cnt, opts, c, rng, trace, tracing",
-           "redeal": "t, n_players, pub, hid, cnt, seat, rng",
-           "ranking_key": "t, n_players, pub, hid, cnt, s", "points": "t, pub, hid, cnt, s",
-           "action_key": "t, opts, i"}
-    for name, args in api.items():
-        params = inspect.signature(getattr(play, name).py_func).parameters
-        assert ", ".join(params) == args, name
-    for name in ("state_setup", "state_next", "state_apply", "state_decision", "search_apply",
-                 "search_prefer", "search_key", "search_end", "rollout_candidates"):
-        code = getattr(play, name).py_func.__code__
-        assert Path(code.co_filename).name == "loop.py", name
+    check_written_to_the_api(play, ("state_setup", "state_next", "state_apply",
+                                    "state_decision", "search_apply", "search_prefer",
+                                    "search_key", "search_end", "rollout_candidates"))

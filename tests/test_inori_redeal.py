@@ -5,9 +5,6 @@ depends on what the seat sees only."""
 
 from __future__ import annotations
 
-import inspect
-from pathlib import Path
-
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -18,7 +15,7 @@ from simkit.games.inori import layout as L
 from simkit.games.inori import play as P
 from simkit.games.inori import rules as R
 from simkit.kernels.trace import new_trace_stub
-from tests.redeal_support import stream
+from tests.redeal_support import check_written_to_the_api, stream
 from tests.test_inori_rollout import GREEDY_PRM, permute_hidden, play_out, started
 
 
@@ -96,19 +93,9 @@ def test_written_to_the_game_api():
     """Its rules take the game API's signatures (docs/new-game.md section 4), the shared
     loop's own state hooks and search hooks play them, and both lookahead players deal
     with `redeal`."""
-    api = {"setup": "t, n_players, pub, hid, cnt, rng, trace, tracing",
-           "next_decision": "t, n_players, pub, hid, cnt, opts, rng, trace, tracing",
-           "apply_option": "t, n_players, pub, hid, cnt, opts, c, rng, trace, tracing",
-           "redeal": "t, n_players, pub, hid, cnt, seat, rng",
-           "ranking_key": "t, n_players, pub, hid, cnt, s", "points": "t, pub, hid, cnt, s",
-           "action_key": "t, opts, i"}
-    for name, args in api.items():
-        params = inspect.signature(getattr(P, name).py_func).parameters
-        assert ", ".join(params) == args, name
-    for name in ("state_setup", "state_next", "state_apply", "state_decision", "search_apply",
-                 "search_next", "search_prefer", "search_key", "search_end"):
-        code = getattr(P, name).py_func.__code__
-        assert Path(code.co_filename).name == "loop.py", name
+    check_written_to_the_api(P, ("state_setup", "state_next", "state_apply", "state_decision",
+                                 "search_apply", "search_next", "search_prefer",
+                                 "search_key", "search_end"))
     for hook in (P.rollout_deal, P.search_deal):
         assert "redeal" in hook.py_func.__code__.co_names, hook
 
