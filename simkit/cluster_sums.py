@@ -12,7 +12,7 @@ import numpy as np
 from numba import njit
 
 from simkit.grouping import number_rows
-from simkit.summing import DISTINCT, ONE, ROWS, block_rows, evaluate
+from simkit.summing import DISTINCT, ONE, ROWS, block_end, block_rows, evaluate
 
 # A block's (cluster, group) pairs are summed into a table of every group by every cluster
 # of the block when there are at most this many groups (a witch count, cards left): its
@@ -106,10 +106,8 @@ def cluster_sums(cluster: np.ndarray, starts: np.ndarray, longest: int, game: np
     ys = np.empty(cap if dense else 0, np.int64)
     groups, c = 0, 0
     while c < len(starts) - 1:
-        a, d = starts[c], c + 1  # the block: whole clusters c..d-1, rows a..b-1
-        while d < len(starts) - 1 and starts[d + 1] - a <= cap:
-            d += 1
-        b = starts[d]
+        d = block_end(starts, c, cap)  # the block: whole clusters c..d-1, rows a..b-1
+        a, b = starts[c], starts[d]
         groups = number_rows(keys, which, kept, lo, stride, table, first, groups, a, b, gid)
         evaluate(ops, consts, columns, kinds, n, a, b, ireg, freg, worst)
         col = ireg[summed[0]] if n_sum == 1 else ireg[0]

@@ -13,7 +13,7 @@ import numpy as np
 from numba import njit
 
 from simkit.grouping import number_rows
-from simkit.summing import block_rows, evaluate
+from simkit.summing import block_end, block_rows, evaluate
 
 
 @njit(cache=True, nogil=True)
@@ -42,10 +42,8 @@ def row_pair_totals(cluster: np.ndarray, starts: np.ndarray, longest: int, game:
     single = len(starts) - 1 == n  # every cluster one row (a plain mean, a histogram)
     groups, c = 0, 0
     while c < len(starts) - 1:
-        a, d = starts[c], c + 1  # the block: whole clusters c..d-1, rows a..b-1
-        while d < len(starts) - 1 and starts[d + 1] - a <= cap:
-            d += 1
-        b = starts[d]
+        d = block_end(starts, c, cap)  # the block: whole clusters c..d-1, rows a..b-1
+        a, b = starts[c], starts[d]
         groups = number_rows(keys, which, kept, lo, stride, table, first, groups, a, b, gid)
         evaluate(ops, consts, columns, kinds, n, a, b, ireg, freg, worst)
         for j in range(n_val):  # each value's rows: const + its terms (m is 1)

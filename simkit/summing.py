@@ -270,6 +270,16 @@ def block_rows(n_registers: int) -> int:
 
 
 @njit(cache=True, nogil=True)
+def block_end(starts: np.ndarray, c: int, cap: int) -> int:
+    """The block of whole clusters from cluster c: its end d (clusters c..d-1, rows
+    starts[c]..starts[d]-1), as many as fit in `cap` rows, and at least one."""
+    a, d = starts[c], c + 1
+    while d < len(starts) - 1 and starts[d + 1] - a <= cap:
+        d += 1
+    return d
+
+
+@njit(cache=True, nogil=True)
 def _single_rows(cluster: np.ndarray, opened: np.ndarray) -> bool:
     """Whether every cluster is one row, and none is kept apart."""
     for r in range(cluster.shape[0]):
@@ -418,11 +428,8 @@ def cluster_totals(cluster: np.ndarray, starts: np.ndarray, longest: int, game: 
     freg = np.zeros((n_float, cap), np.float64)
     c = 0
     while c < len(starts) - 1:
-        a = starts[c]  # the block: whole clusters c..d-1, rows a..b-1
-        d = c + 1
-        while d < len(starts) - 1 and starts[d + 1] - a <= cap:
-            d += 1
-        b = starts[d]
+        d = block_end(starts, c, cap)  # the block: whole clusters c..d-1, rows a..b-1
+        a, b = starts[c], starts[d]
         groups = number_rows(keys, which, kept, lo, stride, table, first, groups, a, b, gid)
         if (m0 > 0 and width == 1 and n_prod and games != DISTINCT
                 and regular(gid, starts, c, d, m0, opened)):  # its pairs: its clusters
