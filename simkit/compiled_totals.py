@@ -206,14 +206,15 @@ def compiled_totals(frame: pl.DataFrame, shapes: Mapping[str, Shape],
                 tuple(program.columns), tuple(program.outputs))
 
     ran: dict[tuple[Any, ...], tuple[Any, ...]] = {}
-    runs_of = Counter(program_key(programs[sig]) for sig in shapes if sig in programs)
+    program_keys = {sig: program_key(programs[sig]) for sig in shapes if sig in programs}
+    runs_of = Counter(program_keys.values())
 
-    def shared_summands(program: Program
+    def shared_summands(program: Program, key: tuple[Any, ...]
                         ) -> tuple[list[np.ndarray], np.ndarray, np.ndarray, Program]:
-        """The arrays, kinds, ROUND distances and program a pass of `program` reads."""
+        """The arrays, kinds, ROUND distances and program a pass of `program` (its
+        `program_key`) reads."""
         arrays, kinds = inputs(program, frame, read)
         worst = np.zeros(len(program.outputs))
-        key = program_key(program)
         if runs_of[key] < 2 or not 0 < len(program.outputs) <= _SHARED:
             return arrays, kinds, worst, program
         if key not in ran:
@@ -246,7 +247,7 @@ def compiled_totals(frame: pl.DataFrame, shapes: Mapping[str, Shape],
             kinds = np.full(len(arrays), summing.I64, np.int64)
             worst = np.zeros(len(program.outputs))
         else:
-            arrays, kinds, worst, run = shared_summands(program)
+            arrays, kinds, worst, run = shared_summands(program, program_keys[sig])
         if q.cluster not in clusters:
             cluster = rows if q.cluster is None else deal if q.cluster == "deal" else game
             clusters[q.cluster] = (cluster, *summing.cluster_starts(cluster))
