@@ -67,7 +67,7 @@ from simkit.summary import (
     read_aggregate,
     write_aggregate,
 )
-from simkit.threads import get_threads, set_threads
+from simkit.threads import batches_begun, get_threads, set_threads, wait_for_batch
 from simkit.totals import chunk_reducer
 
 
@@ -321,6 +321,9 @@ def manifest_stub(p: Prepared) -> dict[str, Any]:
                        "placeholders": p.config.placeholders(), "resolved": p.config.data}}
 
 
+BATCH_WAIT = 0.02  # seconds the writer waits for the next chunk's batch to begin, at most
+
+
 def _play_and_save(p: Prepared, chunks: Iterable[tuple[int, int]], run_dir: Path,
                    scheduler: str | None, workers: int | None,
                    progress: Callable[[int], None] | None,
@@ -333,7 +336,9 @@ def _play_and_save(p: Prepared, chunks: Iterable[tuple[int, int]], run_dir: Path
     reducers: list[Callable[[Any], Aggregate]] = []  # made at the first save
     categories = p.game.categories(p.compiled)
 
-    def save(first: int, n: int, rows: Any) -> None:
+    def save(first: int, n: int, rows: Any, seen: int | None) -> None:
+        if seen is not None:  # the next chunk's threads first (`threads.wait_for_batch`)
+            wait_for_batch(seen, BATCH_WAIT)
         if isinstance(rows, Parts):  # slices from this process's kernel
             rows = long_table_of_slices(rows, first, p.lineup.rotate, list(p.lineup.names),
                                         categories)
@@ -363,7 +368,8 @@ def _play_and_save(p: Prepared, chunks: Iterable[tuple[int, int]], run_dir: Path
                                     None if isinstance(queries, Future) else queries):
             if pending is not None:
                 finish(pending)
-            pending = (writer.submit(save, first, n, rows), n)
+            pending = (writer.submit(save, first, n, rows,
+                                     batches_begun() if local else None), n)
         if pending is not None:
             finish(pending)
 

@@ -21,7 +21,13 @@ from contextlib import contextmanager
 
 from simkit.errors import SimkitError
 
-BLOCKS_PER_THREAD = 8  # enough that threads finish together; each block is one call
+# Blocks shrink as the batch goes (guided scheduling): each is a SHARE-th of the games left
+# per thread, and at least a LEAST-th of the batch per thread, so the threads finish within
+# a small block of each other. Eight equal blocks a thread left one thread idle for half a
+# block at the end of every batch, longer when a summary run's writer thread had taken its
+# core for a while: 4.5% of a Carnuta summary-only run's two cores (docs/speed.md).
+SHARE = 2
+LEAST = 32
 
 
 def available() -> int:
@@ -62,9 +68,44 @@ def using(threads: int) -> Iterator[None]:
 
 
 def blocks(n_games: int, threads: int) -> list[tuple[int, int]]:
-    """Games 0 .. n_games - 1 cut into consecutive (start, stop) blocks for `threads`."""
-    n = min(n_games, 1 if threads == 1 else threads * BLOCKS_PER_THREAD)
-    return [(b * n_games // n, (b + 1) * n_games // n) for b in range(n)]
+    """Games 0 .. n_games - 1 cut into consecutive (start, stop) blocks for `threads`, from
+    large to small (one block on one thread: each block is one call of the kernel)."""
+    if threads == 1 or n_games <= 1:
+        return [(0, n_games)] if n_games else []
+    least = max(1, n_games // (threads * LEAST))
+    cut, start = [], 0
+    while start < n_games:
+        stop = min(n_games, start + max(least, (n_games - start) // (threads * SHARE)))
+        cut.append((start, stop))
+        start = stop
+    return cut
+
+
+# Batches whose threads have each taken a block: a thread of the process about to hold
+# the GIL for a while (a summary-only run's writer reducing a chunk) first lets the
+# next batch begin (`wait_for_batch`). Starting a batch takes the GIL for a moment in
+# each of its threads, and each of those moments waited for the writer's switch
+# interval: 1-2% of the two cores of a Carnuta run (docs/speed.md).
+_begun = threading.Condition()
+_batches = 0
+
+
+def batches_begun() -> int:
+    """The batches begun so far in this process (for `wait_for_batch`)."""
+    return _batches
+
+
+def wait_for_batch(seen: int, timeout: float) -> None:
+    """Wait until a batch begins after `batches_begun()` read `seen`, or `timeout` s."""
+    with _begun:
+        _begun.wait_for(lambda: _batches > seen, timeout)
+
+
+def _began() -> None:
+    global _batches
+    with _begun:
+        _batches += 1
+        _begun.notify_all()
 
 
 def play_blocks(play: Callable[[int, int], None], n_games: int,
@@ -75,6 +116,7 @@ def play_blocks(play: Callable[[int, int], None], n_games: int,
     todo = blocks(n_games, threads or _threads)
     workers = min(threads or _threads, len(todo))
     if workers <= 1:
+        _began()
         for start, stop in todo:
             play(start, stop)
         return
@@ -89,6 +131,8 @@ def play_blocks(play: Callable[[int, int], None], n_games: int,
                     return
                 start, stop = todo[position[0]]
                 position[0] += 1
+                if position[0] == workers:  # each thread has a block
+                    _began()
             try:
                 play(start, stop)
             except BaseException as exc:  # noqa: BLE001 - handed to the caller below

@@ -7,7 +7,17 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from simkit.errors import SimkitError
-from simkit.threads import available, blocks, get_threads, play_blocks, set_threads, using
+from simkit.threads import (
+    LEAST,
+    available,
+    batches_begun,
+    blocks,
+    get_threads,
+    play_blocks,
+    set_threads,
+    using,
+    wait_for_batch,
+)
 
 
 @given(st.integers(0, 5000), st.integers(1, 16))
@@ -17,6 +27,33 @@ def test_blocks_cover_the_batch_once_in_order(n_games, threads):
     assert all(stop > start for start, stop in cut)
     if threads == 1:
         assert len(cut) <= 1  # one call: the work arrays allocated once
+
+
+@given(st.integers(2, 10**7), st.integers(2, 16))
+def test_blocks_shrink_to_a_small_last_block(n_games, threads):
+    """Large blocks first, small ones last: the threads end within a small block of each
+    other, and the calls stay few (one per block)."""
+    sizes = [stop - start for start, stop in blocks(n_games, threads)]
+    assert sizes == sorted(sizes, reverse=True)
+    assert sizes[-1] <= max(1, n_games // (threads * LEAST))
+    assert len(sizes) <= 12 * threads  # about the 8 equal blocks a thread of before
+
+
+def test_a_writer_waits_for_the_next_batch_to_begin():
+    seen = batches_begun()
+    began = threading.Event()
+
+    def writer() -> None:
+        wait_for_batch(seen, timeout=30)
+        began.set()
+
+    thread = threading.Thread(target=writer)
+    thread.start()
+    assert not began.wait(0.1)  # no batch yet: still waiting
+    play_blocks(lambda start, stop: None, 10, threads=2)
+    thread.join(30)
+    assert began.is_set() and batches_begun() > seen
+    wait_for_batch(batches_begun(), timeout=0.01)  # no batch comes: the timeout ends it
 
 
 @settings(deadline=None, max_examples=40)
