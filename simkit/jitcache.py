@@ -73,3 +73,11 @@ def drop_stale_modules(folder: Path, stems: Sequence[str], stamp: str) -> bool:
 
     return drop_if_changed(folder / "__pycache__" / stamp,
                            [folder / f"{stem}.py" for stem in stems], cache_files)
+
+
+def modules_cached(folder: Path, stems: Sequence[str]) -> bool:
+    """Whether every module in `stems` (files of `folder`) has compiled code in numba's
+    cache: if one has none, its first call compiles it (after an install, or once
+    `drop_stale_modules` dropped them)."""
+    folders = numba_caches(folder)
+    return all(any(next(d.glob(f"{stem}.*.nbi"), None) for d in folders) for stem in stems)

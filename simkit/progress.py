@@ -129,3 +129,18 @@ def say_if_compiling(game: Any, lineups: Any = (), stream: IO[str] | None = None
                      "from the cache in under a second)...\n")
         stream.flush()
     return bool(missing)
+
+
+def say_if_compiling_totals(stream: IO[str] | None = None) -> bool:
+    """Say so before the first game when a summary-only run will compile the reductions
+    that sum its chunks (`simkit.summing`: after an install or an update of them), which
+    takes about half a minute. Returns whether it will."""
+    from simkit.summing import reductions_cached
+
+    if reductions_cached():
+        return False
+    stream = stream if stream is not None else sys.stderr
+    stream.write("Compiling the summary's totals (first summary-only run after an install or "
+                 "an update only; later runs load them from the cache)...\n")
+    stream.flush()
+    return True

@@ -18,7 +18,7 @@ from numba.extending import intrinsic
 
 from simkit.folding import fold_laid, fold_products, lay_regular, regular
 from simkit.grouping import number_rows
-from simkit.jitcache import drop_stale_modules
+from simkit.jitcache import drop_stale_modules, modules_cached
 
 # The compiled reductions call one another across these files, and numba's cache of a
 # function notices changes to its own file only: an edit to folding.py would leave
@@ -26,6 +26,12 @@ from simkit.jitcache import drop_stale_modules
 # before any is called (each of the others imports this module first).
 REDUCTION_MODULES = ("grouping", "folding", "summing", "row_pairs", "cluster_sums")
 drop_stale_modules(Path(__file__).parent, REDUCTION_MODULES, "reductions.stamp")
+
+
+def reductions_cached() -> bool:
+    """Whether the reductions load from numba's cache (else a summary-only run's first
+    chunk compiles them: about 30 CPU-s)."""
+    return modules_cached(Path(__file__).parent, REDUCTION_MODULES)
 
 ROWS, ONE, DISTINCT = 0, 1, 2  # how a group's games are counted: its rows, 1, distinct games
 

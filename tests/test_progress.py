@@ -55,6 +55,23 @@ def test_the_compile_check_asks_once_per_kernel_variant():
     assert "Compiling the Toy kernel (first run only;" in out.getvalue()
 
 
+def test_a_summary_only_run_says_when_its_totals_compile(monkeypatch, tmp_path):
+    """The reductions' first compile (about half a minute) is said, from what is cached."""
+    import simkit.jitcache
+    import simkit.summing
+
+    monkeypatch.setattr(simkit.jitcache, "numba_caches", lambda folder: [tmp_path])
+    out = io.StringIO()
+    assert progress.say_if_compiling_totals(out)  # nothing cached
+    assert out.getvalue().startswith("Compiling the summary's totals (first summary-only run")
+    for stem in simkit.summing.REDUCTION_MODULES[:-1]:
+        (tmp_path / f"{stem}.cluster_totals-300.py311.nbi").touch()
+    assert progress.say_if_compiling_totals(io.StringIO())  # one module still missing
+    (tmp_path / f"{simkit.summing.REDUCTION_MODULES[-1]}.f-1.py311.nbi").touch()
+    out = io.StringIO()
+    assert not progress.say_if_compiling_totals(out) and out.getvalue() == ""
+
+
 def test_a_resumed_bar_counts_the_earlier_games_but_not_in_its_rate(monkeypatch):
     now = [100.0]
     monkeypatch.setattr(progress.time, "perf_counter", lambda: now[0])

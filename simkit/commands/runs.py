@@ -10,7 +10,7 @@ import click
 
 from simkit import folders
 from simkit.errors import SimkitError
-from simkit.progress import Progress, say_if_compiling
+from simkit.progress import Progress, say_if_compiling, say_if_compiling_totals
 from simkit.stopping import StopRule
 from simkit.words import count, shown
 
@@ -116,6 +116,8 @@ def run(game: str, strategy_list: str, players: int, seed: int, n_games: int, ou
         def started(state: str, before: int) -> Callable[[int], None]:
             """Told by the engine once the folder is claimed, before any game."""
             compiles.append(say_if_compiling(prepared.game, [prepared.lineup]))
+            if summary_only:
+                compiles.append(say_if_compiling_totals())
             if before:
                 click.echo(f"Resuming the interrupted run in {out_dir}: {before:,} of "
                            f"{n_games:,} games were played before.", err=True)
