@@ -16,9 +16,9 @@ $(BIN)/simkit: pyproject.toml
 	@touch $(BIN)/simkit
 
 # Every balance verdict of Cauldron Master at every skill level of its ladder
-# (docs/ladder.md): 20,000 games a field, the rollout rung's 4,000 (configs/ladders.toml).
-# It stops at rollout: the search rung above it (about 9 CPU-minutes more) is named on the
-# page as a stronger player not played; drop --up-to to play it.
+# (docs/ladder.md), random players to the search player: 20,000 games a field, the
+# rollout rung's 4,000 and the search rung's 1,000 (configs/ladders.toml); the search
+# rung is about half of its CPU. `--up-to RUNG` stops lower.
 demo: $(BIN)/simkit
 	$(BIN)/simkit ladder cauldron-master --players 4 --games 20000 --seed 2026 --out runs/demo
 	@echo "Report: open runs/demo/report.html in a browser (text: runs/demo/summary.md)"
