@@ -15,7 +15,7 @@ which is this check.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 
 import numba
@@ -67,9 +67,8 @@ def drop_stale_modules(folder: Path, stems: Sequence[str], stamp: str) -> bool:
     (files of `folder`) are deleted when any of those files changed. True if they were."""
 
     def cache_files() -> Iterable[Path]:
-        for d in numba_caches(folder):
-            for stem in stems:
-                yield from d.glob(f"{stem}.*.nb[ic]")
+        for stem in stems:
+            yield from module_cache_files(folder, stem)
 
     return drop_if_changed(folder / "__pycache__" / stamp,
                            [folder / f"{stem}.py" for stem in stems], cache_files)
@@ -79,5 +78,11 @@ def modules_cached(folder: Path, stems: Sequence[str]) -> bool:
     """Whether every module in `stems` (files of `folder`) has compiled code in numba's
     cache: if one has none, its first call compiles it (after an install, or once
     `drop_stale_modules` dropped them)."""
-    folders = numba_caches(folder)
-    return all(any(next(d.glob(f"{stem}.*.nbi"), None) for d in folders) for stem in stems)
+    return all(next(module_cache_files(folder, stem, "nbi"), None) for stem in stems)
+
+
+def module_cache_files(folder: Path, stem: str, kinds: str = "nb[ic]") -> Iterator[Path]:
+    """numba's cache files of the functions of module `stem` (a file of `folder`), wherever
+    numba keeps them: their index (.nbi) and compiled code (.nbc) files."""
+    for d in numba_caches(folder):
+        yield from d.glob(f"{stem}.*.{kinds}")

@@ -27,7 +27,7 @@ from pathlib import Path
 import numba
 
 from simkit.games.base import NOT_KERNEL
-from simkit.jitcache import drop_if_changed, numba_caches
+from simkit.jitcache import drop_if_changed, module_cache_files, numba_caches
 
 STAMP = "sources.sha256"
 
@@ -96,8 +96,7 @@ def drop_stale(place: Path, folder: Path, shared: Iterable[Path],
         for d in numba_caches(place, folder):
             yield from d.glob("*.nb[ic]")
         for path in own:
-            for d in numba_caches(path.parent):
-                yield from d.glob(f"{path.stem}.*.nb[ic]")
+            yield from module_cache_files(path.parent, path.stem)
 
     return drop_if_changed(place / STAMP, [*kernel_sources(folder), *shared, *own],
                            cache_files)
